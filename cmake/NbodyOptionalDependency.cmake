@@ -1,0 +1,21 @@
+# One pattern for every optional dependency (after Cabana):
+#   nbody_optional_dependency(<Package> [find_package args...])
+# looks for the package quietly; -DNBODY_REQUIRE_<PACKAGE>=ON turns a miss into an
+# error, -DNBODY_ENABLE_<PACKAGE>=OFF skips it. Sets NBODY_HAVE_<PACKAGE>.
+macro(nbody_optional_dependency package)
+  string(TOUPPER ${package} _nbody_upper)
+  option(NBODY_ENABLE_${_nbody_upper} "Use ${package} when found" ON)
+  option(NBODY_REQUIRE_${_nbody_upper} "Fail when ${package} is not found" OFF)
+  set(NBODY_HAVE_${_nbody_upper} OFF)
+  if(NBODY_ENABLE_${_nbody_upper})
+    if(NBODY_REQUIRE_${_nbody_upper})
+      find_package(${package} ${ARGN} REQUIRED)
+    else()
+      find_package(${package} ${ARGN} QUIET)
+    endif()
+    if(${package}_FOUND)
+      set(NBODY_HAVE_${_nbody_upper} ON)
+    endif()
+  endif()
+  message(STATUS "nbody: ${package} ${NBODY_HAVE_${_nbody_upper}}")
+endmacro()

@@ -1,0 +1,32 @@
+#pragma once
+// What this binary was built with and what the machine offers (for --version,
+// benchmark labels and error messages).
+#include <string>
+#include <vector>
+
+namespace nbody {
+
+struct GpuDevice {
+  int index = 0;
+  std::string name;
+  int compute_major = 0, compute_minor = 0;
+  double memory_gib = 0;
+  int multiprocessors = 0;
+};
+
+struct BuildInfo {
+  std::string version;
+  std::string compiler;
+  bool cuda = false;       // built with CUDA
+  bool openmp = false;     // built with OpenMP
+  int max_threads = 1;     // OpenMP threads available
+  std::string cpu_model;   // from /proc/cpuinfo when readable
+};
+
+[[nodiscard]] BuildInfo build_info();
+
+/// CUDA devices visible to this process; empty (with *reason set) when the build has no
+/// CUDA, or no driver or device is present.
+[[nodiscard]] std::vector<GpuDevice> gpu_devices(std::string* reason = nullptr);
+
+}  // namespace nbody

@@ -1,0 +1,48 @@
+#pragma once
+// Gravity solvers: one interface, several implementations chosen at run time.
+// Direct summation (scalar reference, SIMD/OpenMP) now; the tree and CUDA solvers
+// plug in behind the same interface.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nbody/particles.hpp"
+
+namespace nbody {
+
+enum class Precision { Float, Double };
+enum class Device { Cpu, Gpu };
+
+[[nodiscard]] std::string_view to_string(Precision p);
+[[nodiscard]] std::string_view to_string(Device d);
+
+struct GravityOptions {
+  std::string algorithm = "direct";  // direct (tree: later issue)
+  std::string kernel = "fast";       // CPU direct: "scalar" reference or "fast" SIMD/OpenMP
+  Device device = Device::Cpu;
+  Precision precision = Precision::Double;
+  double G = 1.0;
+  double softening = 0.0;  // Plummer epsilon
+  int threads = 0;         // OpenMP threads; 0 = OpenMP's default
+  double theta = 0.5;      // opening angle for tree solvers
+};
+
+/// Computes accelerations for every body of a particle system.
+class GravitySolver {
+ public:
+  virtual ~GravitySolver() = default;
+  /// Short name for logs and benchmarks, e.g. "direct-simd-float".
+  [[nodiscard]] virtual std::string name() const = 0;
+  /// Overwrites ps.ax, ps.ay, ps.az with the accelerations at the current positions.
+  virtual void compute_accelerations(ParticleSystem& ps) = 0;
+};
+
+/// Builds the solver the options ask for; throws nbody::Error for an unknown or
+/// unavailable combination, naming the option and value.
+[[nodiscard]] std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options);
+
+/// Names accepted by GravityOptions::kernel for the CPU direct sum.
+[[nodiscard]] std::vector<std::string> cpu_direct_kernels();
+
+}  // namespace nbody

@@ -1,0 +1,40 @@
+#pragma once
+// Particle files. Formats:
+//   text: one body per line "x y z vx vy vz m [r]", '#' comments (the seeds' format)
+//   csv:  header row naming columns (x,y,z,vx,vy,vz,m required; r,id optional)
+// Readers validate everything and throw nbody::Error("FILE:LINE: problem") on bad input.
+// Writers write to a temporary file in the same folder and rename it into place.
+#include <filesystem>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "nbody/particles.hpp"
+
+namespace nbody {
+
+enum class FileFormat { Text, Csv };
+
+/// Format from a name ("text", "csv") or, when name is empty or "auto", from the
+/// file's extension (.csv is CSV; anything else is text). Throws on an unknown name.
+[[nodiscard]] FileFormat resolve_format(const std::filesystem::path& path, const std::string& name);
+[[nodiscard]] std::vector<std::string> format_names();
+
+[[nodiscard]] ParticleSystem read_particles(const std::filesystem::path& path,
+                                            FileFormat format);
+void write_particles(const std::filesystem::path& path, const ParticleSystem& ps,
+                     FileFormat format);
+
+[[nodiscard]] ParticleSystem read_text(const std::filesystem::path& path);
+void write_text(const std::filesystem::path& path, const ParticleSystem& ps);
+[[nodiscard]] ParticleSystem read_csv(const std::filesystem::path& path);
+void write_csv(const std::filesystem::path& path, const ParticleSystem& ps);
+
+/// Writes what `write` puts on the stream to path atomically: a temporary file beside
+/// it, flushed and closed, then renamed over the target, so a crash never leaves a
+/// half-written file. Throws nbody::Error naming the path on failure.
+void write_file_atomically(const std::filesystem::path& path,
+                           const std::function<void(std::ostream&)>& write);
+
+}  // namespace nbody

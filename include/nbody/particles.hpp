@@ -1,0 +1,77 @@
+#pragma once
+// Particle storage: structure of arrays, float64, one array per component.
+// Every solver, integrator and writer reads and writes through this type.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace nbody {
+
+struct Vec3 {
+  double x = 0, y = 0, z = 0;
+};
+
+/// One body, used to add bodies and to read them back one at a time.
+struct Body {
+  Vec3 position;
+  Vec3 velocity;
+  double mass = 0;
+  double radius = 0;
+  std::uint64_t id = 0;  // 0 means "assign the next free id"
+};
+
+/// Structure-of-arrays particle state. Accelerations belong to the state because the
+/// leapfrog and the diagnostics reuse the ones computed at the end of the previous step.
+class ParticleSystem {
+ public:
+  std::vector<double> x, y, z;     // positions
+  std::vector<double> vx, vy, vz;  // velocities
+  std::vector<double> ax, ay, az;  // accelerations at the current positions
+  std::vector<double> mass;
+  std::vector<double> radius;
+  std::vector<std::uint64_t> id;
+  int dim = 3;      // 3, or 2 for planar systems (z and vz held at exactly 0)
+  double time = 0;  // simulated time
+
+  [[nodiscard]] std::size_t size() const { return x.size(); }
+  [[nodiscard]] bool empty() const { return x.empty(); }
+
+  void resize(std::size_t n);
+  void reserve(std::size_t n);
+  void clear();
+  /// Appends a body; an id of 0 gets one more than the largest id seen so far.
+  void add(const Body& body);
+  /// Sets ids to 1..N (positive ids, as GADGET-style readers expect).
+  void assign_sequential_ids();
+  [[nodiscard]] Body body(std::size_t i) const;
+  /// True when any body has a non-zero radius (decides whether writers emit radii).
+  [[nodiscard]] bool has_radii() const;
+
+  /// Marks the stored accelerations as not matching the positions (after edits).
+  void invalidate_accelerations() { accelerations_valid_ = false; }
+  void set_accelerations_valid() { accelerations_valid_ = true; }
+  [[nodiscard]] bool accelerations_valid() const { return accelerations_valid_; }
+
+  /// Makes the system planar: sets z and vz to exactly 0 and dim to 2.
+  /// Returns the number of bodies whose z or vz was non-zero.
+  std::size_t make_planar();
+
+ private:
+  bool accelerations_valid_ = false;
+  std::uint64_t next_id_ = 1;
+};
+
+/// Read-only spans of the data a gravity kernel needs (no ownership).
+struct PositionsMassesView {
+  const double* x;
+  const double* y;
+  const double* z;
+  const double* mass;
+  std::size_t n;
+};
+
+[[nodiscard]] inline PositionsMassesView positions_masses(const ParticleSystem& ps) {
+  return {ps.x.data(), ps.y.data(), ps.z.data(), ps.mass.data(), ps.size()};
+}
+
+}  // namespace nbody

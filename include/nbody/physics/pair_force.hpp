@@ -1,0 +1,48 @@
+#pragma once
+// The softened pair interaction, written once. Used by the scalar reference, the
+// SIMD/OpenMP path (instantiated with vector types) and, later, the CUDA kernels.
+//
+// Plummer softening: a_i += G m_j r_ij / (|r_ij|^2 + eps^2)^{3/2}, r_ij = x_j - x_i,
+//                    phi_i -= G m_j / (|r_ij|^2 + eps^2)^{1/2}.
+// G is applied once per body by the caller, not per pair.
+#include <cmath>
+
+#include "nbody/host_device.hpp"
+
+namespace nbody {
+
+/// Arithmetic the pair functions need beyond + - *. Scalars use 1/sqrt; a SIMD
+/// vector type specialises this (e.g. hardware rsqrt plus Newton steps). A struct
+/// rather than overloads because GCC vector types have no namespace for ADL.
+template <class Real>
+struct PairMath {
+  /// 1/sqrt(r2) for r2 > 0 and 0 for r2 == 0, so that the self term (and coincident
+  /// bodies without softening) contributes nothing instead of 0 * inf = NaN.
+  NBODY_HD static Real safe_rsqrt(Real r2) {
+    return r2 > Real(0) ? Real(1) / std::sqrt(r2) : Real(0);
+  }
+};
+
+/// Adds body j's softened pull on body i to (ax, ay, az).
+/// dx = x_j - x_i etc.; mj = m_j; eps2 = softening^2. Real is a scalar or a SIMD vector.
+// cost: 3 FMA for r2, one rsqrt, 3 MUL for m/r^3, 3 FMA to accumulate
+template <class Real>
+NBODY_HD void accumulate_pair_acceleration(Real dx, Real dy, Real dz, Real mj, Real eps2, Real& ax,
+                                           Real& ay, Real& az) {
+  const Real r2 = dx * dx + dy * dy + dz * dz + eps2;
+  const Real inv_r = PairMath<Real>::safe_rsqrt(r2);
+  const Real s = mj * inv_r * inv_r * inv_r;
+  ax += s * dx;
+  ay += s * dy;
+  az += s * dz;
+}
+
+/// Softened pair potential -m_j / sqrt(r^2 + eps^2) (per unit G and per unit m_i);
+/// 0 for the self term.
+template <class Real>
+NBODY_HD Real pair_potential(Real dx, Real dy, Real dz, Real mj, Real eps2) {
+  const Real r2 = dx * dx + dy * dy + dz * dz + eps2;
+  return -mj * PairMath<Real>::safe_rsqrt(r2);
+}
+
+}  // namespace nbody

@@ -1,0 +1,46 @@
+// nbody gen MODEL: write initial conditions to a file.
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "nbody/initial_conditions.hpp"
+#include "nbody/io.hpp"
+
+namespace nbody::cli {
+
+namespace {
+struct GenArgs {
+  ModelOptions model;
+  std::string output;
+  std::string format = "auto";
+  bool quiet = false;
+};
+}  // namespace
+
+void add_gen_command(CLI::App& app) {
+  auto args = std::make_shared<GenArgs>();
+  auto* cmd = app.add_subcommand("gen", "Generate initial conditions (deterministic for a given --seed)");
+  cmd->add_option("model", args->model.model, fmt::format("Model: {}", fmt::join(model_names(), ", ")))
+      ->required()
+      ->check(CLI::IsMember(model_names()));
+  add_model_options(cmd, args->model);
+  cmd->add_option("--G", args->model.G, "Gravitational constant the velocities are set up for")
+      ->capture_default_str();
+  add_dim_option(cmd, args->model.dim);
+  cmd->add_option("-o,--output", args->output, "Output file")->required();
+  add_format_option(cmd, args->format);
+  cmd->add_flag("-q,--quiet", args->quiet, "Print nothing on success");
+  cmd->callback([args] {
+    const ParticleSystem ps = generate(args->model);
+    write_particles(args->output, ps, resolve_format(args->output, args->format));
+    if (!args->quiet) {
+      fmt::print("wrote {} bodies ({} model, seed {}) to {}\n", ps.size(), args->model.model, args->model.seed,
+                 args->output);
+    }
+  });
+}
+
+}  // namespace nbody::cli

@@ -1,0 +1,50 @@
+// nbody: the command-line entry point. Subcommands live in one file each.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "nbody/build_info.hpp"
+#include "nbody/error.hpp"
+
+namespace {
+std::string version_text() {
+  const nbody::BuildInfo b = nbody::build_info();
+  std::string out = fmt::format("nbody {} ({}; CUDA {}; OpenMP {}, {} threads)\n", b.version, b.compiler, b.cuda ? "on" : "off",
+             b.openmp ? "on" : "off", b.max_threads);
+  out += fmt::format("CPU: {}\n", b.cpu_model);
+  std::string reason;
+  const auto gpus = nbody::gpu_devices(&reason);
+  if (gpus.empty()) out += fmt::format("GPU: none ({})", reason);
+  for (const auto& g : gpus) {
+    out += fmt::format("GPU {}: {} (sm_{}{}, {:.0f} GiB, {} SMs)\n", g.index, g.name, g.compute_major, g.compute_minor,
+               g.memory_gib, g.multiprocessors);
+  }
+  while (!out.empty() && out.back() == '\n') out.pop_back();  // CLI11 adds the last newline
+  return out;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"nbody: gravitational N-body simulation (direct sum, leapfrog and more)", "nbody"};
+  app.set_version_flag("--version", version_text, "Print the version, build options and devices");
+  app.require_subcommand(1);
+  nbody::cli::add_gen_command(app);
+  nbody::cli::add_run_command(app);
+  nbody::cli::add_info_command(app);
+  nbody::cli::add_bench_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const nbody::Error& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "nbody: error: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "nbody: internal error: {}\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,83 @@
+#include "cli/options.hpp"
+
+#include "nbody/io.hpp"
+
+namespace nbody::cli {
+
+namespace {
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+}  // namespace
+
+void add_model_options(CLI::App* app, ModelOptions& m) {
+  app->add_option("-n,--count", m.n, "Number of bodies")->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--seed", m.seed, "Random seed (same seed, same bodies)")->capture_default_str();
+  app->add_option("--radius", m.radius, "Radius given to every body")->check(CLI::NonNegativeNumber);
+  app->add_option("--mass", m.mass, "Total mass (uniform-cube, uniform-sphere, cold-sphere)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--size", m.size, "Cube half-edge or sphere radius (uniform-*, cold-sphere)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--velocity", m.velocity, "uniform-*: velocity components uniform in [-v, v]")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app->add_option("--e", m.e, "kepler: eccentricity, 0 <= e < 1")->capture_default_str();
+  app->add_option("--a", m.a, "kepler: semi-major axis")->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--separation", m.separation, "two-clusters: distance between the centres")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--impact", m.impact, "two-clusters: impact parameter")->capture_default_str();
+  app->add_option("--disk-mass", m.disk_mass, "disk: total mass of the disk (central mass 1)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--scale-length", m.scale_length, "disk: exponential scale length")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+}
+
+void add_gravity_options(CLI::App* app, GravityOptions& g) {
+  app->add_option("--gravity", g.algorithm, "Gravity solver: direct (exact O(N^2) sum)")
+      ->check(CLI::IsMember({"direct"}))->capture_default_str();
+  app->add_option("--kernel", g.kernel,
+                  "CPU direct-sum kernel: fast (SIMD + OpenMP) or scalar (reference)")
+      ->check(CLI::IsMember(cpu_direct_kernels()))->capture_default_str();
+  app->add_option_function<std::string>(
+         "--device", [&g](const std::string& v) { g.device = v == "gpu" ? Device::Gpu : Device::Cpu; },
+         "Where forces are computed: cpu or gpu")
+      ->check(CLI::IsMember({"cpu", "gpu"}))
+      ->default_str("cpu");
+  app->add_option_function<std::string>(
+         "--precision",
+         [&g](const std::string& v) { g.precision = v == "float" ? Precision::Float : Precision::Double; },
+         "Force arithmetic: float (float32) or double (float64)")
+      ->check(CLI::IsMember({"float", "double"}))
+      ->default_str("double");
+  app->add_option("--softening,--eps", g.softening, "Plummer softening length epsilon")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app->add_option("--G", g.G, "Gravitational constant (e.g. 6.67430e-11 for SI units)")
+      ->check(CLI::Number)->capture_default_str();
+  app->add_option("--threads", g.threads, "CPU threads for forces (0 = all available)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+}
+
+void add_integrator_options(CLI::App* app, IntegratorOptions& i) {
+  app->add_option("--integrator", i.scheme,
+                  "Time integrator: leapfrog (kick-drift-kick), euler (semi-implicit), kinematic "
+                  "(x += (v + a dt/2) dt, v += a dt)")
+      ->check(CLI::IsMember(integrator_names()))->capture_default_str();
+  app->add_option("--damping", i.damping,
+                  "Velocity damping factor applied after each step's velocity update (1 = none)")
+      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+}
+
+void add_format_option(CLI::App* app, std::string& format) {
+  app->add_option("--format", format,
+                  "File format: " + joined(format_names()) + ", or auto (from the extension: .csv is CSV, "
+                  "anything else text)")
+      ->capture_default_str();
+}
+
+void add_dim_option(CLI::App* app, int& dim) {
+  app->add_option("--dim", dim, "Dimensions: 3, or 2 for a planar system (z = vz = 0 exactly)")
+      ->check(CLI::IsMember({2, 3}))->capture_default_str();
+}
+
+}  // namespace nbody::cli

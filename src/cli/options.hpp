@@ -1,0 +1,31 @@
+#pragma once
+// Option groups shared by several subcommands, so that `gen`, `run` (and later
+// `view`, `bench`) spell and check them the same way.
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "nbody/gravity.hpp"
+#include "nbody/initial_conditions.hpp"
+#include "nbody/integrator.hpp"
+
+namespace nbody::cli {
+
+/// -n, --seed, --G is not here (it belongs to gravity), and the per-model options
+/// (--e, --a, --size, ...). `model` itself is added by the caller (positional for gen,
+/// --model for run).
+void add_model_options(CLI::App* app, ModelOptions& model);
+
+/// --gravity, --kernel, --device, --precision, --softening, --G, --threads.
+void add_gravity_options(CLI::App* app, GravityOptions& gravity);
+
+/// --integrator, --damping.
+void add_integrator_options(CLI::App* app, IntegratorOptions& integrator);
+
+/// --format text|csv|auto.
+void add_format_option(CLI::App* app, std::string& format);
+
+/// --dim 2|3.
+void add_dim_option(CLI::App* app, int& dim);
+
+}  // namespace nbody::cli

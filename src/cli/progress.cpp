@@ -1,0 +1,74 @@
+#include "cli/progress.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace nbody::cli {
+
+namespace {
+std::string format_duration(double s) {
+  if (s < 60) return fmt::format("{:.0f}s", s);
+  if (s < 3600) return fmt::format("{:.0f}m{:02.0f}s", std::floor(s / 60), std::fmod(s, 60));
+  return fmt::format("{:.0f}h{:02.0f}m", std::floor(s / 3600), std::fmod(s / 60, 60));
+}
+}  // namespace
+
+ProgressLine::ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabled)
+    : out_(out),
+      total_(total_steps),
+      enabled_(enabled),
+      tty_(isatty(fileno(out)) != 0),
+      start_(Clock::now()),
+      last_print_(start_),
+      last_drift_(start_) {}
+
+void ProgressLine::update(std::uint64_t step, double sim_time,
+                          const std::function<double()>& energy_drift) {
+  if (!enabled_) return;
+  const auto now = Clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  // A terminal gets a line rewritten twice a second; a log file one line every 10 s.
+  const double interval = tty_ ? 0.5 : 10.0;
+  if (elapsed < 2.0 || std::chrono::duration<double>(now - last_print_).count() < interval) return;
+  // Energy needs an O(N^2) pass: recompute it only when that costs under ~10% of the time.
+  const double since_drift = std::chrono::duration<double>(now - last_drift_).count();
+  if (energy_drift && (drift_ < 0 || since_drift > 10 * drift_cost_)) {
+    const auto t0 = Clock::now();
+    drift_ = energy_drift();
+    last_drift_ = Clock::now();
+    drift_cost_ = std::chrono::duration<double>(last_drift_ - t0).count();
+  }
+  const double rate = double(step) / elapsed;
+  const double eta = rate > 0 ? double(total_ - step) / rate : 0.0;
+  std::string line = fmt::format("step {}/{} ({:.1f}%)  t = {:.6g}  {:.3g} steps/s  ETA {}", step,
+                                 total_, 100.0 * double(step) / double(total_ ? total_ : 1),
+                                 sim_time, rate, format_duration(eta));
+  if (drift_ >= 0) line += fmt::format("  |dE/E| = {:.3e}", drift_);
+  if (tty_) {
+    fmt::print(out_, "\r{:<100}", line);
+  } else {
+    fmt::print(out_, "{}\n", line);
+  }
+  std::fflush(out_);
+  shown_ = true;
+  last_print_ = Clock::now();
+}
+
+void ProgressLine::finish() {
+  if (shown_ && tty_) fmt::print(out_, "\n");
+  shown_ = false;
+}
+
+void print_timing_table(std::FILE* out, const PhaseTimes& times, std::uint64_t steps) {
+  const double total = times.total();
+  fmt::print(out, "{:<12} {:>10} {:>12} {:>7}\n", "phase", "seconds", "ms/step", "share");
+  for (const auto& [name, seconds] : times.entries()) {
+    fmt::print(out, "{:<12} {:>10.3f} {:>12.4f} {:>6.1f}%\n", name, seconds,
+               steps ? 1e3 * seconds / double(steps) : 0.0, total > 0 ? 100 * seconds / total : 0.0);
+  }
+  fmt::print(out, "{:<12} {:>10.3f} {:>12.4f} {:>6.1f}%\n", "total", total,
+             steps ? 1e3 * total / double(steps) : 0.0, 100.0);
+}
+
+}  // namespace nbody::cli

@@ -1,0 +1,11 @@
+// gpu_devices() for builds without CUDA.
+#include "nbody/build_info.hpp"
+
+namespace nbody {
+
+std::vector<GpuDevice> gpu_devices(std::string* reason) {
+  if (reason) *reason = "this nbody was built without CUDA (configure with -DNBODY_CUDA=ON)";
+  return {};
+}
+
+}  // namespace nbody

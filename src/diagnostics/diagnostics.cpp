@@ -1,0 +1,68 @@
+#include "nbody/diagnostics.hpp"
+
+#include <cmath>
+
+#include "nbody/physics/pair_force.hpp"
+
+namespace nbody {
+
+double kinetic_energy(const ParticleSystem& ps) {
+  double t = 0;
+  const std::size_t n = ps.size();
+#pragma omp parallel for reduction(+ : t) schedule(static) if (n > 100000)
+  for (std::size_t i = 0; i < n; ++i) {
+    t += 0.5 * ps.mass[i] * (ps.vx[i] * ps.vx[i] + ps.vy[i] * ps.vy[i] + ps.vz[i] * ps.vz[i]);
+  }
+  return t;
+}
+
+double potential_energy(const ParticleSystem& ps, double G, double softening) {
+  const std::size_t n = ps.size();
+  const double eps2 = softening * softening;
+  double w = 0;
+  // Each pair once (j > i); rows shrink, so hand them out dynamically.
+#pragma omp parallel for reduction(+ : w) schedule(dynamic, 64) if (n > 2000)
+  for (std::size_t i = 0; i < n; ++i) {
+    double wi = 0;
+    for (std::size_t j = i + 1; j < n; ++j) {
+      wi += pair_potential<double>(ps.x[j] - ps.x[i], ps.y[j] - ps.y[i], ps.z[j] - ps.z[i],
+                                   ps.mass[j], eps2);
+    }
+    w += ps.mass[i] * wi;
+  }
+  return G * w;
+}
+
+double relative_energy_drift(double e0, double e) {
+  return e0 != 0.0 ? std::abs((e - e0) / e0) : std::abs(e - e0);
+}
+
+Diagnostics compute_diagnostics(const ParticleSystem& ps, double G, double softening) {
+  Diagnostics d;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const double m = ps.mass[i];
+    d.total_mass += m;
+    d.momentum.x += m * ps.vx[i];
+    d.momentum.y += m * ps.vy[i];
+    d.momentum.z += m * ps.vz[i];
+    d.com.x += m * ps.x[i];
+    d.com.y += m * ps.y[i];
+    d.com.z += m * ps.z[i];
+    // L = sum m (r x v)
+    d.angular_momentum.x += m * (ps.y[i] * ps.vz[i] - ps.z[i] * ps.vy[i]);
+    d.angular_momentum.y += m * (ps.z[i] * ps.vx[i] - ps.x[i] * ps.vz[i]);
+    d.angular_momentum.z += m * (ps.x[i] * ps.vy[i] - ps.y[i] * ps.vx[i]);
+  }
+  if (d.total_mass > 0) {
+    d.com = {d.com.x / d.total_mass, d.com.y / d.total_mass, d.com.z / d.total_mass};
+    d.com_velocity = {d.momentum.x / d.total_mass, d.momentum.y / d.total_mass,
+                      d.momentum.z / d.total_mass};
+  }
+  d.kinetic = kinetic_energy(ps);
+  d.potential = potential_energy(ps, G, softening);
+  d.total_energy = d.kinetic + d.potential;
+  d.virial_ratio = d.potential != 0.0 ? 2.0 * d.kinetic / std::abs(d.potential) : 0.0;
+  return d;
+}
+
+}  // namespace nbody

@@ -1,0 +1,20 @@
+#pragma once
+// The reference direct sum: one body at a time, plain loops, no threads, no SIMD.
+// Every faster solver is tested against it.
+#include "nbody/gravity.hpp"
+
+namespace nbody {
+
+template <class Real>
+class DirectSumScalar final : public GravitySolver {
+ public:
+  DirectSumScalar(double G, double softening) : G_(G), softening_(softening) {}
+  [[nodiscard]] std::string name() const override;
+  void compute_accelerations(ParticleSystem& ps) override;
+
+ private:
+  double G_;
+  double softening_;
+};
+
+}  // namespace nbody

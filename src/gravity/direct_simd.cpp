@@ -1,0 +1,192 @@
+// The fast CPU direct sum: packs the bodies into padded, aligned SoA scratch arrays of
+// float or double, runs the SIMD kernel (AVX2+FMA when the CPU has it, else the
+// baseline) over blocks of i-bodies with OpenMP, and scales the result back.
+#include "gravity/direct_simd.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <new>
+#include <type_traits>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "gravity/direct_simd_kernels.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody {
+namespace simd {
+
+std::string_view to_string(Isa isa) { return isa == Isa::Avx2 ? "avx2" : "baseline"; }
+
+bool isa_supported(Isa isa) {
+  if (isa == Isa::Baseline) return true;
+#if defined(NBODY_HAVE_AVX2_KERNEL)
+  // libgcc's check includes the OS saving the AVX registers (XCR0).
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+Isa best_isa() { return isa_supported(Isa::Avx2) ? Isa::Avx2 : Isa::Baseline; }
+
+namespace {
+
+/// std::allocator with kAlignment-byte alignment, for the packed arrays.
+template <class T>
+struct AlignedAllocator {
+  using value_type = T;
+  AlignedAllocator() = default;
+  template <class U>
+  explicit AlignedAllocator(const AlignedAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kAlignment}));
+  }
+  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{kAlignment}); }
+  friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
+};
+
+template <class Real>
+using AlignedVector = std::vector<Real, AlignedAllocator<Real>>;
+
+template <class Real>
+using KernelFn = void (*)(const KernelArgs<Real>&, std::size_t, std::size_t);
+
+template <class Real>
+KernelFn<Real> kernel_for(Isa isa) {
+#if defined(NBODY_HAVE_AVX2_KERNEL)
+  if (isa == Isa::Avx2) return &avx2::accelerations;
+#endif
+  (void)isa;
+  return &baseline::accelerations;
+}
+
+/// Largest finite |v| over values, at least `largest`.
+double largest_magnitude(const std::vector<double>& values, double largest) {
+  for (double v : values) {
+    if (std::isfinite(v)) largest = std::max(largest, std::abs(v));
+  }
+  return largest;
+}
+
+/// e with 2^-e * largest in [0.5, 1) (0 for largest == 0), clamped to [-limit, limit].
+int scale_exponent(double largest, int limit) {
+  if (!(largest > 0) || !std::isfinite(largest)) return 0;
+  int e = 0;
+  (void)std::frexp(largest, &e);
+  return std::clamp(e, -limit, limit);
+}
+
+/// The kernel works on scaled data: positions and softening times 2^-p, masses times
+/// 2^-q, so that they are O(1). Powers of two scale exactly (each kernel operation gives
+/// the same bits, scaled), and accelerations scale back by 2^(q-2p). It keeps the
+/// kernels' float quantities in range whatever the units: float r^2 overflows for
+/// r > 1.8e19 (a galaxy in SI units), and the double kernel's first rsqrt guess is a
+/// float; float masses and accelerations get the same treatment.
+struct Scaling {
+  double position = 1, mass = 1, acceleration = 1;
+};
+
+Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
+  double extent = std::isfinite(softening) ? std::abs(softening) : 0.0;
+  for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_magnitude(*v, extent);
+  const int p = scale_exponent(extent, 400);  // limits keep every factor a normal double
+  const int q = scale_exponent(largest_magnitude(ps.mass, 0.0), 200);
+  return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p)};
+}
+
+template <class Real>
+class DirectSumSimd final : public GravitySolver {
+ public:
+  DirectSumSimd(double G, double softening, int threads, Isa isa)
+      : G_(G), softening_(softening), threads_(threads), isa_(isa), kernel_(kernel_for<Real>(isa)) {}
+
+  [[nodiscard]] std::string name() const override {
+    return fmt::format("direct-simd-{}-{}", to_string(isa_),
+                       std::is_same_v<Real, float> ? "float" : "double");
+  }
+
+  void compute_accelerations(ParticleSystem& ps) override {
+    const std::size_t n = ps.size();
+    for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
+    if (n == 0) {
+      ps.set_accelerations_valid();
+      return;
+    }
+    const Scaling scale = kernel_scaling(ps, softening_);
+
+    // Pack. Padding i-bodies sit on the last body with mass 0 (the kernels only read
+    // j < n, so padding never acts on a real body; its own results are dropped).
+    const std::size_t padded = (n + kBlock - 1) / kBlock * kBlock;
+    for (auto* v : {&x_, &y_, &z_, &m_, &ax_, &ay_, &az_}) v->resize(padded);
+    for (std::size_t i = 0; i < padded; ++i) {
+      const std::size_t s = std::min(i, n - 1);
+      x_[i] = Real(ps.x[s] * scale.position);
+      y_[i] = Real(ps.y[s] * scale.position);
+      z_[i] = Real(ps.z[s] * scale.position);
+      m_[i] = i < n ? Real(ps.mass[i] * scale.mass) : Real(0);
+    }
+    const Real eps = Real(softening_ * scale.position);
+    const KernelArgs<Real> args{x_.data(),  y_.data(),  z_.data(),  m_.data(), n,
+                                eps * eps, ax_.data(), ay_.data(), az_.data()};
+
+    const auto blocks = static_cast<std::ptrdiff_t>(padded / kBlock);
+    const KernelFn<Real> kernel = kernel_;
+#if defined(_OPENMP)
+    const int wanted = threads_ > 0 ? threads_ : omp_get_max_threads();
+    const int team = static_cast<int>(std::min<std::ptrdiff_t>(wanted, blocks));
+#pragma omp parallel for schedule(static) num_threads(team)
+#endif
+    for (std::ptrdiff_t b = 0; b < blocks; ++b) {
+      const auto i = static_cast<std::size_t>(b) * kBlock;
+      kernel(args, i, i + kBlock);
+    }
+
+    // (G a) 2^(q-2p): the first product rounds as the scalar reference's G * a does, the
+    // second is exact.
+    for (std::size_t i = 0; i < n; ++i) {
+      ps.ax[i] = G_ * double(ax_[i]) * scale.acceleration;
+      ps.ay[i] = G_ * double(ay_[i]) * scale.acceleration;
+      ps.az[i] = G_ * double(az_[i]) * scale.acceleration;
+    }
+    ps.set_accelerations_valid();
+  }
+
+ private:
+  double G_;
+  double softening_;
+  int threads_;
+  Isa isa_;
+  KernelFn<Real> kernel_;
+  AlignedVector<Real> x_, y_, z_, m_, ax_, ay_, az_;  // scratch, reused between calls
+};
+
+}  // namespace
+
+std::unique_ptr<GravitySolver> make_direct_simd(Precision precision, double G, double softening,
+                                                int threads, Isa isa) {
+  if (!isa_supported(isa)) {
+    throw Error(fmt::format("direct-sum kernel {}: not supported by this CPU or build",
+                            to_string(isa)));
+  }
+  if (precision == Precision::Float) {
+    return std::make_unique<DirectSumSimd<float>>(G, softening, threads, isa);
+  }
+  return std::make_unique<DirectSumSimd<double>>(G, softening, threads, isa);
+}
+
+}  // namespace simd
+
+std::unique_ptr<GravitySolver> make_direct_simd(Precision precision, double G, double softening,
+                                                int threads) {
+  return simd::make_direct_simd(precision, G, softening, threads, simd::best_isa());
+}
+
+}  // namespace nbody

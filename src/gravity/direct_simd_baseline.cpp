@@ -1,0 +1,79 @@
+// The fast direct-sum kernel for any x86-64 (SSE2: 4 floats or 2 doubles per vector),
+// used when the CPU lacks AVX2/FMA; elsewhere the same kernel with a portable rsqrt.
+// Compiled with -ffp-contract=fast (src/CMakeLists.txt) and no -m flags.
+#include <cmath>
+#include <cstddef>
+
+#include "nbody/physics/pair_force.hpp"
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+
+#include <cfloat>
+#endif
+
+namespace nbody::simd::baseline {
+typedef float vfloat4 __attribute__((vector_size(16)));
+typedef double vdouble2 __attribute__((vector_size(16)));
+}  // namespace nbody::simd::baseline
+
+#include "gravity/direct_simd_kernel.hpp"
+
+namespace nbody {
+
+// Declared before the kernel is instantiated below.
+#if defined(__SSE2__)
+
+template <>
+struct PairMath<simd::baseline::vfloat4> {
+  using V = simd::baseline::vfloat4;
+  /// rsqrtps (12 bits) + one Newton step: ~2e-7 relative.
+  static V safe_rsqrt(V r2) {
+    const V y0 = _mm_rsqrt_ps(r2);
+    return simd::zero_where_not_positive(r2, simd::rsqrt_newton_step(r2, y0));
+  }
+};
+
+template <>
+struct PairMath<simd::baseline::vdouble2> {
+  using V = simd::baseline::vdouble2;
+  /// As the AVX2 kernel: float rsqrt guess (kept finite), one fourth-order refinement.
+  static V safe_rsqrt(V r2) {
+    const __m128 f = _mm_max_ps(_mm_cvtpd_ps(r2), _mm_set1_ps(FLT_MIN));
+    const V y0 = _mm_cvtps_pd(_mm_rsqrt_ps(f));
+    return simd::zero_where_not_positive(r2, simd::rsqrt_refine_series4(r2, y0));
+  }
+};
+
+#else  // portable: the scalar definition lane by lane
+
+template <class V>
+struct PortableVectorRsqrt {
+  static V safe_rsqrt(V r2) {
+    V y{};
+    for (std::size_t l = 0; l < sizeof(V) / sizeof(r2[0]); ++l) {
+      y[l] = PairMath<simd::lane_t<V>>::safe_rsqrt(r2[l]);
+    }
+    return y;
+  }
+};
+template <>
+struct PairMath<simd::baseline::vfloat4> : PortableVectorRsqrt<simd::baseline::vfloat4> {};
+template <>
+struct PairMath<simd::baseline::vdouble2> : PortableVectorRsqrt<simd::baseline::vdouble2> {};
+
+#endif
+
+}  // namespace nbody
+
+namespace nbody::simd::baseline {
+
+void accelerations(const KernelArgs<float>& args, std::size_t i_begin, std::size_t i_end) {
+  accelerations_range<vfloat4, 2>(args, i_begin, i_end);
+}
+
+void accelerations(const KernelArgs<double>& args, std::size_t i_begin, std::size_t i_end) {
+  accelerations_range<vdouble2, 2>(args, i_begin, i_end);
+}
+
+}  // namespace nbody::simd::baseline

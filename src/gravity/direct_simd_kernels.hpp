@@ -1,0 +1,63 @@
+#pragma once
+// Private to the fast CPU direct sum: the kernel entry points, compiled once per ISA
+// (direct_simd_baseline.cpp, direct_simd_avx2.cpp), and the hooks the tests use to
+// pick one. The solver itself is in direct_simd.cpp.
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "nbody/gravity.hpp"
+
+namespace nbody::simd {
+
+/// i-bodies per OpenMP work item. The packed arrays are padded to a multiple of it,
+/// and it is a multiple of every kernel's i-step (lanes x i-vectors per j broadcast).
+inline constexpr std::size_t kBlock = 64;
+/// Alignment of the packed arrays, in bytes (a cache line; enough for any vector load).
+inline constexpr std::size_t kAlignment = 64;
+
+/// One evaluation's packed data: structure of arrays, kAlignment-aligned, padded to a
+/// multiple of kBlock i-bodies. The kernels read j = 0 .. n-1 and write the i-range
+/// they are given; the padding i-bodies' results are discarded.
+template <class Real>
+struct KernelArgs {
+  const Real* x;
+  const Real* y;
+  const Real* z;
+  const Real* m;
+  std::size_t n;  // real bodies
+  Real eps2;      // softening^2
+  Real* ax;       // accelerations per unit G, padded length
+  Real* ay;
+  Real* az;
+};
+
+// Kernel entry points: accelerations of i-bodies [i_begin, i_end) from all n bodies.
+// i_begin and i_end must be multiples of kBlock. Thread-safe for disjoint i-ranges.
+namespace baseline {  // any x86-64 (SSE2), or portable code elsewhere
+void accelerations(const KernelArgs<float>& args, std::size_t i_begin, std::size_t i_end);
+void accelerations(const KernelArgs<double>& args, std::size_t i_begin, std::size_t i_end);
+}  // namespace baseline
+#if defined(NBODY_HAVE_AVX2_KERNEL)
+namespace avx2 {  // x86-64 with AVX2 and FMA; call only when isa_supported(Isa::Avx2)
+void accelerations(const KernelArgs<float>& args, std::size_t i_begin, std::size_t i_end);
+void accelerations(const KernelArgs<double>& args, std::size_t i_begin, std::size_t i_end);
+}  // namespace avx2
+#endif
+
+/// Instruction sets the kernel is compiled for.
+enum class Isa { Baseline, Avx2 };
+
+[[nodiscard]] std::string_view to_string(Isa isa);
+/// True when the kernel for isa is compiled in and this CPU (and OS) can run it.
+[[nodiscard]] bool isa_supported(Isa isa);
+/// The fastest supported kernel (what make_direct_simd uses).
+[[nodiscard]] Isa best_isa();
+
+/// make_direct_simd with the kernel chosen by the caller (tests compare the kernels);
+/// throws nbody::Error when isa is not supported here.
+[[nodiscard]] std::unique_ptr<GravitySolver> make_direct_simd(Precision precision, double G,
+                                                              double softening, int threads,
+                                                              Isa isa);
+
+}  // namespace nbody::simd

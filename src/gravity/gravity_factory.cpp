@@ -1,0 +1,33 @@
+#include <fmt/format.h>
+
+#include "gravity/direct_scalar.hpp"
+#include "gravity/direct_simd.hpp"
+#include "nbody/error.hpp"
+#include "nbody/gravity.hpp"
+
+namespace nbody {
+
+std::string_view to_string(Precision p) { return p == Precision::Float ? "float" : "double"; }
+std::string_view to_string(Device d) { return d == Device::Cpu ? "cpu" : "gpu"; }
+
+std::vector<std::string> cpu_direct_kernels() { return {"fast", "scalar"}; }
+
+std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& o) {
+  if (o.device == Device::Gpu) {
+    throw Error("--device gpu: GPU solvers are not available in this version of nbody");
+  }
+  if (o.algorithm != "direct") {
+    throw Error(fmt::format("--gravity {}: unknown gravity solver (available: direct)", o.algorithm));
+  }
+  if (o.softening < 0) throw Error(fmt::format("--softening {}: must be >= 0", o.softening));
+  if (o.kernel == "scalar") {
+    if (o.precision == Precision::Float) return std::make_unique<DirectSumScalar<float>>(o.G, o.softening);
+    return std::make_unique<DirectSumScalar<double>>(o.G, o.softening);
+  }
+  if (o.kernel == "fast" || o.kernel.empty()) {
+    return make_direct_simd(o.precision, o.G, o.softening, o.threads);
+  }
+  throw Error(fmt::format("--kernel {}: unknown CPU direct-sum kernel (available: fast, scalar)", o.kernel));
+}
+
+}  // namespace nbody

@@ -1,0 +1,162 @@
+// nbody::generate(): looks the model up by name, checks the options it uses, runs it,
+// then applies what every model shares (ids 1..N, body radius, planar projection).
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (in format.h before fmt 11)
+
+#include "ic/models.hpp"
+#include "ic/random.hpp"
+#include "nbody/error.hpp"
+#include "nbody/initial_conditions.hpp"
+
+namespace nbody {
+
+namespace {
+
+// ---- Option checks. Messages name the command-line option and the value given, so a
+// ---- user can fix the call without reading the source. --------------------------
+
+void require_positive(std::string_view option, double value, std::string_view what) {
+  if (!(std::isfinite(value) && value > 0)) {
+    throw Error(fmt::format("--{} {}: {} must be positive and finite", option, value, what));
+  }
+}
+
+void require_non_negative(std::string_view option, double value, std::string_view what) {
+  if (!(std::isfinite(value) && value >= 0)) {
+    throw Error(fmt::format("--{} {}: {} must be non-negative and finite", option, value, what));
+  }
+}
+
+void require_bodies(const ModelOptions& o, std::size_t minimum, std::string_view why) {
+  if (o.n < minimum) {
+    throw Error(fmt::format("--n {}: model '{}' needs at least {} bodies{}", o.n, o.model,
+                            minimum, why));
+  }
+}
+
+void check_uniform(const ModelOptions& o) {
+  require_bodies(o, 1, "");
+  require_positive("mass", o.mass, "total mass");
+  require_positive("size", o.size, "cube half-edge / sphere radius");
+  require_non_negative("velocity", o.velocity, "velocity range");
+}
+
+void check_plummer(const ModelOptions& o) { require_bodies(o, 1, ""); }
+
+void check_kepler(const ModelOptions& o) {
+  // !(a <= e < b) also rejects NaN.
+  if (!(o.e >= 0 && o.e < 1)) {
+    throw Error(fmt::format("--e {}: eccentricity must be in [0, 1)", o.e));
+  }
+  require_positive("a", o.a, "semi-major axis");
+}
+
+void check_nothing(const ModelOptions&) {}
+
+void check_two_clusters(const ModelOptions& o) {
+  require_bodies(o, 2, " (one per cluster)");
+  require_positive("separation", o.separation, "distance between the cluster centres");
+  require_non_negative("impact", o.impact, "impact parameter");
+}
+
+void check_disk(const ModelOptions& o) {
+  require_bodies(o, 2, " (the central mass and at least one disk body)");
+  // A massless disk is allowed: test particles around a point mass.
+  require_non_negative("disk-mass", o.disk_mass, "disk mass");
+  require_positive("scale-length", o.scale_length, "disk scale length");
+}
+
+struct Model {
+  std::string_view name;
+  void (*check)(const ModelOptions&);
+  ParticleSystem (*make)(const ModelOptions&, ic::Random&);
+};
+
+// The order here is the order model_names() (and so the CLI help) lists them in.
+constexpr Model kModels[] = {
+    {"uniform-cube", check_uniform, ic::uniform_cube},
+    {"uniform-sphere", check_uniform, ic::uniform_sphere},
+    {"cold-sphere", check_uniform, ic::cold_sphere},
+    {"plummer", check_plummer, ic::plummer},
+    {"kepler", check_kepler, ic::kepler},
+    {"figure-eight", check_nothing, ic::figure_eight},
+    {"two-clusters", check_two_clusters, ic::two_clusters},
+    {"disk", check_disk, ic::exponential_disk},
+};
+
+const Model& find_model(const std::string& name) {
+  for (const Model& m : kModels) {
+    if (m.name == name) return m;
+  }
+  throw Error(fmt::format("unknown model '{}' (available: {})", name,
+                          fmt::join(model_names(), ", ")));
+}
+
+}  // namespace
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const Model& m : kModels) names.emplace_back(m.name);
+  return names;
+}
+
+ParticleSystem generate(const ModelOptions& options) {
+  const Model& model = find_model(options.model);
+  // Options every model uses.
+  if (options.dim != 2 && options.dim != 3) {
+    throw Error(fmt::format("--dim {}: dimension must be 2 or 3", options.dim));
+  }
+  require_positive("G", options.G, "gravitational constant");
+  require_non_negative("radius", options.radius, "body radius");
+  model.check(options);
+
+  ic::Random rng(options.seed);
+  ParticleSystem ps = model.make(options, rng);
+
+  ps.assign_sequential_ids();
+  for (double& r : ps.radius) r = options.radius;
+  if (options.dim == 2) {
+    // A projection onto the x-y plane: the planar models (kepler, figure-eight, disk)
+    // are unchanged, but a 3-D model (plummer, uniform-*, two-clusters) just loses z
+    // and vz, so it is no longer in virial equilibrium or a uniform 2-D density.
+    ps.make_planar();
+  }
+  ps.time = 0;
+  ps.invalidate_accelerations();
+  return ps;
+}
+
+namespace ic {
+
+void to_center_of_mass_frame(ParticleSystem& ps, std::size_t begin, std::size_t end) {
+  // Plain sums in a fixed order: deterministic, and accurate enough (residual momentum
+  // ~1e-16 of the typical |m v|) for every model here.
+  double m = 0, cx = 0, cy = 0, cz = 0, cvx = 0, cvy = 0, cvz = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    m += ps.mass[i];
+    cx += ps.mass[i] * ps.x[i];
+    cy += ps.mass[i] * ps.y[i];
+    cz += ps.mass[i] * ps.z[i];
+    cvx += ps.mass[i] * ps.vx[i];
+    cvy += ps.mass[i] * ps.vy[i];
+    cvz += ps.mass[i] * ps.vz[i];
+  }
+  if (!(m > 0)) return;  // massless set: no centre of mass to move to
+  cx /= m, cy /= m, cz /= m, cvx /= m, cvy /= m, cvz /= m;
+  for (std::size_t i = begin; i < end; ++i) {
+    ps.x[i] -= cx;
+    ps.y[i] -= cy;
+    ps.z[i] -= cz;
+    ps.vx[i] -= cvx;
+    ps.vy[i] -= cvy;
+    ps.vz[i] -= cvz;
+  }
+}
+
+}  // namespace ic
+}  // namespace nbody

@@ -1,0 +1,82 @@
+// Uniform models: uniform-cube (the original `gen N file` generator), uniform-sphere
+// and cold-sphere. They are left where they were drawn (no centre-of-mass shift), so
+// every body stays inside the cube or ball the user asked for.
+#include <cstddef>
+
+#include "ic/models.hpp"
+
+namespace nbody::ic {
+
+namespace {
+
+// Equal masses that add up to the requested total.
+void set_equal_masses(ParticleSystem& ps, double total_mass) {
+  const double m = total_mass / static_cast<double>(ps.size());
+  for (double& mi : ps.mass) mi = m;
+}
+
+// Velocities uniform in [-v, v] per component. Drawn even when v is 0, so the
+// positions a seed gives do not depend on --velocity (and uniform-sphere and
+// cold-sphere share them).
+// v == 0 writes +0 (not 0 * negative = -0, which files would print as "-0").
+void set_velocity(ParticleSystem& ps, std::size_t i, Random& rng, double v) {
+  const double ux = 2.0 * rng.uniform() - 1.0;
+  const double uy = 2.0 * rng.uniform() - 1.0;
+  const double uz = 2.0 * rng.uniform() - 1.0;
+  ps.vx[i] = v == 0 ? 0.0 : v * ux;
+  ps.vy[i] = v == 0 ? 0.0 : v * uy;
+  ps.vz[i] = v == 0 ? 0.0 : v * uz;
+}
+
+// A point uniform in the ball of radius `radius` by rejection from the cube around it:
+// plain arithmetic only (no cbrt/sin/cos), so the bits do not depend on the maths
+// library; about 1.9 tries per point.
+void ball_point(Random& rng, double radius, double& x, double& y, double& z) {
+  double u, v, w;
+  do {
+    u = 2.0 * rng.uniform() - 1.0;
+    v = 2.0 * rng.uniform() - 1.0;
+    w = 2.0 * rng.uniform() - 1.0;
+  } while (u * u + v * v + w * w > 1.0);
+  x = radius * u;
+  y = radius * v;
+  z = radius * w;
+}
+
+ParticleSystem uniform_ball(const ModelOptions& o, Random& rng, double velocity) {
+  ParticleSystem ps;
+  ps.resize(o.n);
+  for (std::size_t i = 0; i < o.n; ++i) {
+    ball_point(rng, o.size, ps.x[i], ps.y[i], ps.z[i]);
+    set_velocity(ps, i, rng, velocity);
+  }
+  set_equal_masses(ps, o.mass);
+  return ps;
+}
+
+}  // namespace
+
+ParticleSystem uniform_cube(const ModelOptions& o, Random& rng) {
+  ParticleSystem ps;
+  ps.resize(o.n);
+  for (std::size_t i = 0; i < o.n; ++i) {
+    ps.x[i] = o.size * (2.0 * rng.uniform() - 1.0);
+    ps.y[i] = o.size * (2.0 * rng.uniform() - 1.0);
+    ps.z[i] = o.size * (2.0 * rng.uniform() - 1.0);
+    set_velocity(ps, i, rng, o.velocity);
+  }
+  set_equal_masses(ps, o.mass);
+  return ps;
+}
+
+ParticleSystem uniform_sphere(const ModelOptions& o, Random& rng) {
+  return uniform_ball(o, rng, o.velocity);
+}
+
+ParticleSystem cold_sphere(const ModelOptions& o, Random& rng) {
+  // Zero velocities whatever --velocity says: "cold" is the point of the model. The
+  // free-fall time of the continuous sphere is (pi/2) sqrt(R^3 / (2 G M)).
+  return uniform_ball(o, rng, 0.0);
+}
+
+}  // namespace nbody::ic

@@ -1,0 +1,15 @@
+#include "integrators/integrators.hpp"
+
+namespace nbody {
+
+void LeapfrogKDK::step(ParticleSystem& ps, GravitySolver& gravity, double dt) {
+  ensure_accelerations(ps, gravity);
+  kick(ps, 0.5 * dt);
+  drift(ps, dt);
+  gravity.compute_accelerations(ps);
+  kick(ps, 0.5 * dt);
+  apply_damping(ps, damping_);  // once per step, after the closing kick
+  ps.time += dt;
+}
+
+}  // namespace nbody

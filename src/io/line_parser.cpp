@@ -1,0 +1,207 @@
+#include "io/line_parser.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string_view>
+
+#include "nbody/error.hpp"
+
+namespace nbody::io_detail {
+
+namespace {
+
+// Big enough that fread() calls are rare; a line longer than the buffer grows it.
+constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
+// A particle line is a few hundred bytes; a line this long means a binary or wrong
+// file, and refusing it keeps such a file from being pulled into memory whole.
+constexpr std::size_t kMaxLineBytes = std::size_t{64} << 20;
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// The offending text as shown in a message: quoted, and cut short so a garbage line
+// does not flood the terminal.
+std::string quoted(std::string_view text) {
+  constexpr std::size_t kShown = 40;
+  if (text.size() <= kShown) return fmt::format("'{}'", text);
+  return fmt::format("'{}...'", text.substr(0, kShown));
+}
+
+[[noreturn]] void fail_field(const LineReader& in, const Field& f, std::string_view problem) {
+  in.fail(fmt::format("column {} ({}): {}", f.column, f.name, problem));
+}
+
+}  // namespace
+
+// ---- LineReader ------------------------------------------------------------------
+
+LineReader::LineReader(const std::filesystem::path& path)
+    : file_name_(path.string()), buffer_(kBufferBytes) {
+  errno = 0;
+  file_.reset(std::fopen(path.c_str(), "rb"));
+  if (!file_) {
+    throw Error(fmt::format("{}: cannot open file ({})", file_name_,
+                            errno != 0 ? std::strerror(errno) : "unknown reason"));
+  }
+}
+
+void LineReader::refill() {
+  // Move the unread tail to the front so the buffer only grows for a single long line.
+  if (begin_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == buffer_.size()) {
+    if (buffer_.size() >= kMaxLineBytes) {
+      throw Error(fmt::format("{}:{}: line is longer than {} MiB (is this a particle file?)",
+                              file_name_, line_number_ + 1, kMaxLineBytes >> 20));
+    }
+    buffer_.resize(buffer_.size() * 2);
+  }
+  errno = 0;
+  const std::size_t got = std::fread(buffer_.data() + end_, 1, buffer_.size() - end_, file_.get());
+  if (got == 0) {
+    if (std::ferror(file_.get())) {
+      throw Error(fmt::format("{}: cannot read file ({})", file_name_,
+                              errno != 0 ? std::strerror(errno) : "read error"));
+    }
+    at_eof_ = true;
+  }
+  end_ += got;
+}
+
+bool LineReader::next(std::string_view& line) {
+  for (;;) {
+    const char* start = buffer_.data() + begin_;
+    const std::size_t available = end_ - begin_;
+    const void* newline = std::memchr(start + scanned_, '\n', available - scanned_);
+    if (newline != nullptr) {
+      const auto length = static_cast<std::size_t>(static_cast<const char*>(newline) - start);
+      line = std::string_view(start, length);
+      begin_ += length + 1;
+      break;
+    }
+    if (at_eof_) {
+      if (available == 0) return false;
+      line = std::string_view(start, available);  // last line without a final '\n'
+      begin_ = end_;
+      break;
+    }
+    scanned_ = available;
+    refill();
+  }
+  scanned_ = 0;
+  ++line_number_;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line_number_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
+  return true;
+}
+
+void LineReader::fail(std::string_view problem) const {
+  throw Error(fmt::format("{}:{}: {}", file_name_, line_number_, problem));
+}
+
+void fail_no_particles(const LineReader& in, std::string_view why) {
+  throw Error(fmt::format("{}: no particles found ({})", in.file_name(), why));
+}
+
+// ---- Splitting -------------------------------------------------------------------
+
+std::string_view strip_comment(std::string_view line) {
+  const std::size_t hash = line.find('#');
+  return hash == std::string_view::npos ? line : line.substr(0, hash);
+}
+
+bool is_blank(std::string_view line) { return trim(line).empty(); }
+
+std::size_t split_whitespace(std::string_view line, std::span<std::string_view> out) {
+  std::size_t count = 0;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_space(line[i])) ++i;
+    if (i == line.size()) break;
+    const std::size_t first = i;
+    while (i < line.size() && !is_space(line[i])) ++i;
+    if (count < out.size()) out[count] = line.substr(first, i - first);
+    ++count;
+  }
+  return count;
+}
+
+void split_csv(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
+  for (;;) {
+    const std::size_t comma = line.find(',');
+    std::string_view field = trim(line.substr(0, comma));
+    if (field.size() >= 2 && field.front() == '"' && field.back() == '"') {
+      field = field.substr(1, field.size() - 2);
+    }
+    out.push_back(field);
+    if (comma == std::string_view::npos) break;
+    line.remove_prefix(comma + 1);
+  }
+}
+
+// ---- Numbers ---------------------------------------------------------------------
+
+double parse_finite(const LineReader& in, const Field& f) {
+  std::string_view text = f.text;
+  if (text.empty()) fail_field(in, f, "field is empty");
+  // from_chars rejects a leading '+', which other tools write; allow exactly one.
+  if (text.front() == '+') {
+    text.remove_prefix(1);
+    if (text.starts_with('+') || text.starts_with('-')) {
+      fail_field(in, f, fmt::format("{} is not a number", quoted(f.text)));
+    }
+  }
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  // Strict: the whole field must be the number ("1.5abc" is not 1.5).
+  if (ec == std::errc::invalid_argument || end != text.data() + text.size()) {
+    fail_field(in, f, fmt::format("{} is not a number", quoted(f.text)));
+  }
+  if (ec == std::errc::result_out_of_range) {
+    fail_field(in, f, fmt::format("{} is out of the range of a double", quoted(f.text)));
+  }
+  // from_chars accepts "nan" and "inf"; a body cannot sit at either.
+  if (std::isnan(value)) fail_field(in, f, "value is NaN");
+  if (std::isinf(value)) fail_field(in, f, "value is infinite");
+  return value;
+}
+
+double parse_mass(const LineReader& in, const Field& f) {
+  const double m = parse_finite(in, f);
+  if (!(m > 0)) fail_field(in, f, fmt::format("mass must be positive, got {}", m));
+  return m;
+}
+
+double parse_radius(const LineReader& in, const Field& f) {
+  const double r = parse_finite(in, f);
+  if (r < 0) fail_field(in, f, fmt::format("radius must be >= 0, got {}", r));
+  return r;
+}
+
+std::uint64_t parse_id(const LineReader& in, const Field& f) {
+  std::string_view text = f.text;
+  if (text.empty()) fail_field(in, f, "field is empty");
+  if (text.front() == '+') text.remove_prefix(1);
+  std::uint64_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  // Unsigned from_chars already refuses '-', so "-3" lands here too.
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || id == 0) {
+    fail_field(in, f, fmt::format("id must be a positive integer, got {}", quoted(f.text)));
+  }
+  return id;
+}
+
+}  // namespace nbody::io_detail

@@ -1,0 +1,85 @@
+#pragma once
+// Private helpers shared by the particle file readers: streaming a file line by line,
+// splitting lines into fields, and parsing numbers with "FILE:LINE: problem" errors.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nbody::io_detail {
+
+/// Reads a file one line at a time through a fixed-size buffer, so a file of any size
+/// streams without being held in memory. Lines come back without '\n' or a trailing
+/// '\r' (CRLF files), and a UTF-8 byte-order mark on the first line is dropped.
+class LineReader {
+ public:
+  /// Opens path; throws nbody::Error("FILE: cannot open file (REASON)").
+  explicit LineReader(const std::filesystem::path& path);
+
+  /// The next line, valid until the following call; false at the end of the file.
+  bool next(std::string_view& line);
+
+  /// 1-based physical number of the line last returned by next().
+  [[nodiscard]] std::size_t line_number() const { return line_number_; }
+  [[nodiscard]] const std::string& file_name() const { return file_name_; }
+
+  /// Throws nbody::Error("FILE:LINE: problem") for the current line.
+  [[noreturn]] void fail(std::string_view problem) const;
+
+ private:
+  struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+
+  void refill();
+
+  std::unique_ptr<std::FILE, FileCloser> file_;
+  std::string file_name_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0;    // unread bytes are buffer_[begin_, end_)
+  std::size_t end_ = 0;
+  std::size_t scanned_ = 0;  // bytes after begin_ already known to hold no '\n'
+  bool at_eof_ = false;
+  std::size_t line_number_ = 0;
+};
+
+/// The line without its comment: everything from the first '#' on (numbers and column
+/// names never contain '#', so a whole-line comment and a trailing one are the same).
+[[nodiscard]] std::string_view strip_comment(std::string_view line);
+
+/// True when the line holds nothing but spaces and tabs.
+[[nodiscard]] bool is_blank(std::string_view line);
+
+/// Splits on runs of spaces and tabs into out; returns how many fields the line has,
+/// which may be more than out.size() (the extra fields are counted, not stored).
+std::size_t split_whitespace(std::string_view line, std::span<std::string_view> out);
+
+/// Splits on ',' into out, trimming spaces and tabs around each field and one pair of
+/// surrounding double quotes (spreadsheets and R quote header names).
+void split_csv(std::string_view line, std::vector<std::string_view>& out);
+
+/// One field of the current line, named for error messages: "column 4 (vx)".
+struct Field {
+  std::string_view text;
+  std::size_t column;  // 1-based
+  std::string_view name;
+};
+
+/// A finite double; throws for text that is not a number, NaN, infinity or out of range.
+[[nodiscard]] double parse_finite(const LineReader& in, const Field& field);
+/// A finite mass > 0.
+[[nodiscard]] double parse_mass(const LineReader& in, const Field& field);
+/// A finite radius >= 0.
+[[nodiscard]] double parse_radius(const LineReader& in, const Field& field);
+/// A positive integer id.
+[[nodiscard]] std::uint64_t parse_id(const LineReader& in, const Field& field);
+
+/// The error for a file that held no bodies.
+[[noreturn]] void fail_no_particles(const LineReader& in, std::string_view why);
+
+}  // namespace nbody::io_detail

@@ -1,0 +1,72 @@
+// The text format of the seed files: one body per line, "x y z vx vy vz m [r]",
+// whitespace separated, '#' comments. Ids are not stored; reading assigns 1..N.
+#include <fmt/format.h>
+
+#include <array>
+#include <iterator>
+#include <ostream>
+#include <string_view>
+
+#include "io/line_parser.hpp"
+#include "nbody/io.hpp"
+
+namespace nbody {
+
+namespace {
+constexpr std::array<std::string_view, 8> kColumnNames = {"x",  "y",  "z", "vx",
+                                                          "vy", "vz", "m", "r"};
+// Formatted text is handed to the stream in chunks of about this size: one write per
+// megabyte instead of one stream operation per number.
+constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+}  // namespace
+
+ParticleSystem read_text(const std::filesystem::path& path) {
+  io_detail::LineReader in(path);
+  ParticleSystem ps;
+  std::array<std::string_view, 8> fields;
+  std::string_view line;
+  while (in.next(line)) {
+    line = io_detail::strip_comment(line);
+    if (io_detail::is_blank(line)) continue;
+    const std::size_t n = io_detail::split_whitespace(line, fields);
+    if (n != 7 && n != 8) {
+      in.fail(fmt::format("expected 7 or 8 columns (x y z vx vy vz m [r]), found {}", n));
+    }
+    auto field = [&](std::size_t i) { return io_detail::Field{fields[i], i + 1, kColumnNames[i]}; };
+    Body b;
+    b.position = {io_detail::parse_finite(in, field(0)), io_detail::parse_finite(in, field(1)),
+                  io_detail::parse_finite(in, field(2))};
+    b.velocity = {io_detail::parse_finite(in, field(3)), io_detail::parse_finite(in, field(4)),
+                  io_detail::parse_finite(in, field(5))};
+    b.mass = io_detail::parse_mass(in, field(6));
+    if (n == 8) b.radius = io_detail::parse_radius(in, field(7));
+    ps.add(b);
+  }
+  if (ps.empty()) io_detail::fail_no_particles(in, "the file is empty or holds only comments");
+  ps.assign_sequential_ids();
+  return ps;
+}
+
+void write_text(const std::filesystem::path& path, const ParticleSystem& ps) {
+  // Radii only when some body has one, so radius-free files stay in the 7-column form.
+  const bool radii = ps.has_radii();
+  write_file_atomically(path, [&](std::ostream& out) {
+    fmt::memory_buffer buf;
+    auto sink = std::back_inserter(buf);
+    fmt::format_to(sink, "{}", radii ? "# x y z vx vy vz m r\n" : "# x y z vx vy vz m\n");
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      // %.17g: enough digits that reading the text back gives the same double.
+      fmt::format_to(sink, "{:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}", ps.x[i],
+                     ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i], ps.mass[i]);
+      if (radii) fmt::format_to(sink, " {:.17g}", ps.radius[i]);
+      buf.push_back('\n');
+      if (buf.size() >= kFlushBytes) {
+        out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+        buf.clear();
+      }
+    }
+    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  });
+}
+
+}  // namespace nbody

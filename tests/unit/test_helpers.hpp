@@ -1,0 +1,58 @@
+#pragma once
+// Shared test fixtures: seeded random systems and error measures.
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+#include "nbody/particles.hpp"
+
+namespace nbody::test {
+
+/// n bodies uniform in [-1,1]^3, velocities uniform in [-0.1,0.1]^3, masses in [0.5,1.5]/n.
+inline ParticleSystem random_system(std::size_t n, std::uint64_t seed, int dim = 3) {
+  std::mt19937_64 rng(seed);
+  auto u = [&](double lo, double hi) {
+    return lo + (hi - lo) * double(rng() >> 11) * 0x1.0p-53;
+  };
+  ParticleSystem ps;
+  ps.dim = dim;
+  ps.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ps.x[i] = u(-1, 1);
+    ps.y[i] = u(-1, 1);
+    ps.z[i] = dim == 3 ? u(-1, 1) : 0.0;
+    ps.vx[i] = u(-0.1, 0.1);
+    ps.vy[i] = u(-0.1, 0.1);
+    ps.vz[i] = dim == 3 ? u(-0.1, 0.1) : 0.0;
+    ps.mass[i] = u(0.5, 1.5) / double(n);
+  }
+  ps.assign_sequential_ids();
+  return ps;
+}
+
+/// Norm-wise relative difference of two acceleration fields: ||a - b|| / ||b||
+/// over all bodies (what METHOD.md and GADGET's force tests use).
+inline double relative_acceleration_error(const ParticleSystem& a, const ParticleSystem& b) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double dx = a.ax[i] - b.ax[i], dy = a.ay[i] - b.ay[i], dz = a.az[i] - b.az[i];
+    num += dx * dx + dy * dy + dz * dz;
+    den += b.ax[i] * b.ax[i] + b.ay[i] * b.ay[i] + b.az[i] * b.az[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+/// Largest per-body error relative to the rms acceleration: catches a single wrong body
+/// that a norm-wise measure would average away.
+inline double max_error_over_rms(const ParticleSystem& a, const ParticleSystem& b) {
+  double worst = 0, den = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double dx = a.ax[i] - b.ax[i], dy = a.ay[i] - b.ay[i], dz = a.az[i] - b.az[i];
+    worst = std::max(worst, std::sqrt(dx * dx + dy * dy + dz * dz));
+    den += b.ax[i] * b.ax[i] + b.ay[i] * b.ay[i] + b.az[i] * b.az[i];
+  }
+  const double rms = a.size() ? std::sqrt(den / double(a.size())) : 0.0;
+  return rms > 0 ? worst / rms : worst;
+}
+
+}  // namespace nbody::test
