@@ -85,7 +85,7 @@ void bench_direct(const BenchArgs& a) {
     }
   }
   if (a.json) {
-    nlohmann::json j = {{"suite", "direct"}, {"n", a.n}, {"cpu", info.cpu_model}, {"results", nlohmann::json::array()}};
+    nlohmann::ordered_json j = {{"suite", "direct"}, {"n", a.n}, {"cpu", info.cpu_model}, {"results", nlohmann::ordered_json::array()}};
     for (const auto& r : results) {
       j["results"].push_back({{"solver", r.solver},
                               {"precision", r.precision},

@@ -2,9 +2,9 @@
 
 namespace nbody::cli {
 
-nlohmann::json to_json(const Vec3& v) { return nlohmann::json::array({v.x, v.y, v.z}); }
+nlohmann::ordered_json to_json(const Vec3& v) { return nlohmann::ordered_json::array({v.x, v.y, v.z}); }
 
-nlohmann::json to_json(const Diagnostics& d, std::size_t n) {
+nlohmann::ordered_json to_json(const Diagnostics& d, std::size_t n) {
   return {{"n", n},
           {"total_mass", d.total_mass},
           {"kinetic", d.kinetic},
@@ -17,8 +17,8 @@ nlohmann::json to_json(const Diagnostics& d, std::size_t n) {
           {"com_velocity", to_json(d.com_velocity)}};
 }
 
-nlohmann::json to_json(const PhaseTimes& t) {
-  nlohmann::json j = nlohmann::json::object();
+nlohmann::ordered_json to_json(const PhaseTimes& t) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& [name, seconds] : t.entries()) j[name] = seconds;
   j["total"] = t.total();
   return j;

@@ -8,11 +8,11 @@
 
 namespace nbody::cli {
 
-[[nodiscard]] nlohmann::json to_json(const Vec3& v);
+[[nodiscard]] nlohmann::ordered_json to_json(const Vec3& v);
 /// n, total_mass, kinetic, potential, total_energy, virial_ratio, momentum,
 /// angular_momentum, com, com_velocity.
-[[nodiscard]] nlohmann::json to_json(const Diagnostics& d, std::size_t n);
+[[nodiscard]] nlohmann::ordered_json to_json(const Diagnostics& d, std::size_t n);
 /// {phase: seconds, ..., "total": seconds}
-[[nodiscard]] nlohmann::json to_json(const PhaseTimes& t);
+[[nodiscard]] nlohmann::ordered_json to_json(const PhaseTimes& t);
 
 }  // namespace nbody::cli

@@ -130,7 +130,7 @@ void run(RunArgs& a, const CLI::App& app) {
     print_timing_table(human, sim.times(), total_steps);
   }
   if (a.json) {
-    nlohmann::json j = {{"n", n},
+    nlohmann::ordered_json j = {{"n", n},
                         {"dim", ps.dim},
                         {"steps", total_steps},
                         {"t", ps.time},

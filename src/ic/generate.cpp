@@ -34,8 +34,8 @@ void require_non_negative(std::string_view option, double value, std::string_vie
 
 void require_bodies(const ModelOptions& o, std::size_t minimum, std::string_view why) {
   if (o.n < minimum) {
-    throw Error(fmt::format("--n {}: model '{}' needs at least {} bodies{}", o.n, o.model,
-                            minimum, why));
+    throw Error(
+        fmt::format("--n {}: model '{}' needs at least {} bodies{}", o.n, o.model, minimum, why));
   }
 }
 
@@ -46,7 +46,9 @@ void check_uniform(const ModelOptions& o) {
   require_non_negative("velocity", o.velocity, "velocity range");
 }
 
-void check_plummer(const ModelOptions& o) { require_bodies(o, 1, ""); }
+void check_plummer(const ModelOptions& o) {
+  require_bodies(o, 1, "");
+}
 
 void check_kepler(const ModelOptions& o) {
   // !(a <= e < b) also rejects NaN.
@@ -93,8 +95,8 @@ const Model& find_model(const std::string& name) {
   for (const Model& m : kModels) {
     if (m.name == name) return m;
   }
-  throw Error(fmt::format("unknown model '{}' (available: {})", name,
-                          fmt::join(model_names(), ", ")));
+  throw Error(
+      fmt::format("unknown model '{}' (available: {})", name, fmt::join(model_names(), ", ")));
 }
 
 }  // namespace

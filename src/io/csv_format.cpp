@@ -182,10 +182,13 @@ void write_csv(const std::filesystem::path& path, const ParticleSystem& ps) {
     auto sink = std::back_inserter(buf);
     fmt::format_to(sink, "x,y,z,vx,vy,vz,m,r,id\n");
     for (std::size_t i = 0; i < ps.size(); ++i) {
-      // %.17g: enough digits that reading the text back gives the same double.
-      fmt::format_to(sink, "{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{}\n",
-                     ps.x[i], ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i], ps.mass[i],
-                     ps.radius[i], ps.id[i]);
+      const double values[8] = {ps.x[i],  ps.y[i],  ps.z[i],    ps.vx[i],
+                                ps.vy[i], ps.vz[i], ps.mass[i], ps.radius[i]};
+      for (double v : values) {
+        io_detail::append_exact(buf, v);
+        buf.push_back(',');
+      }
+      fmt::format_to(sink, "{}\n", ps.id[i]);
       if (buf.size() >= kFlushBytes) {
         out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
         buf.clear();

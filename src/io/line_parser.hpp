@@ -1,6 +1,10 @@
 #pragma once
-// Private helpers shared by the particle file readers: streaming a file line by line,
-// splitting lines into fields, and parsing numbers with "FILE:LINE: problem" errors.
+// Private helpers shared by the particle file formats: streaming a file line by line,
+// splitting lines into fields, parsing numbers with "FILE:LINE: problem" errors, and
+// the matching exact text form of a number for the writers.
+#include <fmt/format.h>
+
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -78,6 +82,15 @@ struct Field {
 [[nodiscard]] double parse_radius(const LineReader& in, const Field& field);
 /// A positive integer id.
 [[nodiscard]] std::uint64_t parse_id(const LineReader& in, const Field& field);
+
+/// Appends v as printf's "%.17g" would: 17 significant digits, so parse_finite gives
+/// back the same bits. std::to_chars produces the identical text about twice as fast as
+/// fmt's "{:.17g}", which matters when writing millions of bodies.
+inline void append_exact(fmt::memory_buffer& buf, double v) {
+  char text[32];  // the longest %.17g form, "-1.2345678901234567e-308", is 24 characters
+  const auto result = std::to_chars(text, text + sizeof text, v, std::chars_format::general, 17);
+  buf.append(text, result.ptr);
+}
 
 /// The error for a file that held no bodies.
 [[noreturn]] void fail_no_particles(const LineReader& in, std::string_view why);

@@ -55,10 +55,13 @@ void write_text(const std::filesystem::path& path, const ParticleSystem& ps) {
     auto sink = std::back_inserter(buf);
     fmt::format_to(sink, "{}", radii ? "# x y z vx vy vz m r\n" : "# x y z vx vy vz m\n");
     for (std::size_t i = 0; i < ps.size(); ++i) {
-      // %.17g: enough digits that reading the text back gives the same double.
-      fmt::format_to(sink, "{:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}", ps.x[i],
-                     ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i], ps.mass[i]);
-      if (radii) fmt::format_to(sink, " {:.17g}", ps.radius[i]);
+      const double values[8] = {ps.x[i],  ps.y[i],  ps.z[i],    ps.vx[i],
+                                ps.vy[i], ps.vz[i], ps.mass[i], ps.radius[i]};
+      const std::size_t columns = radii ? 8 : 7;
+      for (std::size_t k = 0; k < columns; ++k) {
+        if (k > 0) buf.push_back(' ');
+        io_detail::append_exact(buf, values[k]);
+      }
       buf.push_back('\n');
       if (buf.size() >= kFlushBytes) {
         out.write(buf.data(), static_cast<std::streamsize>(buf.size()));

@@ -1,1 +1,83 @@
-// placeholder: being written
+// The pair interaction and the scalar reference against hand-computed values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gravity/direct_scalar.hpp"
+#include "nbody/error.hpp"
+#include "nbody/physics/pair_force.hpp"
+
+namespace nbody {
+namespace {
+
+TEST(PairForce, InverseSquareWithoutSoftening) {
+  double ax = 0, ay = 0, az = 0;
+  accumulate_pair_acceleration<double>(2.0, 0.0, 0.0, 3.0, 0.0, ax, ay, az);
+  EXPECT_DOUBLE_EQ(ax, 3.0 / 4.0);  // m / r^2 toward the other body
+  EXPECT_EQ(ay, 0.0);
+  EXPECT_EQ(az, 0.0);
+}
+
+TEST(PairForce, PlummerSoftening) {
+  double ax = 0, ay = 0, az = 0;
+  const double r = 1.5, eps = 0.5, m = 2.0;
+  accumulate_pair_acceleration<double>(0.0, -r, 0.0, m, eps * eps, ax, ay, az);
+  EXPECT_NEAR(ay, -m * r / std::pow(r * r + eps * eps, 1.5), 1e-15);
+  EXPECT_NEAR(pair_potential<double>(0.0, -r, 0.0, m, eps * eps), -m / std::sqrt(r * r + eps * eps), 1e-15);
+}
+
+TEST(PairForce, SelfTermAndCoincidentBodiesContributeNothing) {
+  double ax = 0, ay = 0, az = 0;
+  accumulate_pair_acceleration<double>(0.0, 0.0, 0.0, 1.0, 0.0, ax, ay, az);
+  float fx = 0, fy = 0, fz = 0;
+  accumulate_pair_acceleration<float>(0.0f, 0.0f, 0.0f, 1.0f, 0.0f, fx, fy, fz);
+  EXPECT_EQ(ax, 0.0);
+  EXPECT_EQ(fx, 0.0f);
+  EXPECT_FALSE(std::isnan(fy) || std::isnan(fz) || std::isnan(ay) || std::isnan(az));
+  EXPECT_EQ(pair_potential<double>(0, 0, 0, 1.0, 0.0), 0.0);
+}
+
+TEST(DirectScalar, NewtonsThirdLawAndG) {
+  ParticleSystem ps;
+  ps.add({{0, 0, 0}, {}, 2.0, 0, 0});
+  ps.add({{0, 3, 4}, {}, 5.0, 0, 0});  // distance 5
+  const double G = 6.67430e-11;
+  DirectSumScalar<double> solver(G, 0.0);
+  solver.compute_accelerations(ps);
+  EXPECT_NEAR(ps.ay[0], G * 5.0 / 25.0 * 3.0 / 5.0, 1e-25);
+  EXPECT_NEAR(ps.az[0], G * 5.0 / 25.0 * 4.0 / 5.0, 1e-25);
+  // m1 a1 = -m2 a2
+  EXPECT_NEAR(2.0 * ps.ay[0], -5.0 * ps.ay[1], 1e-25);
+  EXPECT_NEAR(2.0 * ps.az[0], -5.0 * ps.az[1], 1e-25);
+  EXPECT_TRUE(ps.accelerations_valid());
+}
+
+TEST(DirectScalar, SingleBodyFeelsNoForce) {
+  ParticleSystem ps;
+  ps.add({{1, 2, 3}, {}, 1.0, 0, 0});
+  DirectSumScalar<float> solver(1.0, 0.0);
+  solver.compute_accelerations(ps);
+  EXPECT_EQ(ps.ax[0], 0.0);
+  EXPECT_EQ(ps.ay[0], 0.0);
+  EXPECT_EQ(ps.az[0], 0.0);
+}
+
+TEST(GravityFactory, RejectsUnknownChoicesWithTheOptionName) {
+  GravityOptions o;
+  o.algorithm = "fmm";
+  try {
+    (void)make_gravity_solver(o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--gravity fmm"), std::string::npos) << e.what();
+  }
+  o.algorithm = "direct";
+  o.kernel = "magic";
+  EXPECT_THROW((void)make_gravity_solver(o), Error);
+  o.kernel = "fast";
+  o.device = Device::Gpu;
+  EXPECT_THROW((void)make_gravity_solver(o), Error);
+}
+
+}  // namespace
+}  // namespace nbody
