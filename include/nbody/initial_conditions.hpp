@@ -22,8 +22,8 @@ struct ModelOptions {
   double velocity = 0.0;    // uniform-*: velocity components uniform in [-v, v]
   double e = 0.5;           // kepler eccentricity
   double a = 1.0;           // kepler semi-major axis
-  double separation = 10.0; // two-clusters: initial distance between the centres
-  double impact = 1.0;      // two-clusters: impact parameter
+  double separation = 10.0; // two-clusters: initial x offset of the centres
+  double impact = 1.0;      // two-clusters: impact parameter (y offset of the centres)
   double disk_mass = 0.1;   // disk: total disk mass (central mass 1)
   double scale_length = 1.0;  // disk: exponential scale length Rd
   int dim = 3;              // 2: planar output (z = vz = 0)

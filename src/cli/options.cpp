@@ -72,6 +72,11 @@ void add_format_option(CLI::App* app, std::string& format) {
   app->add_option("--format", format,
                   "File format: " + joined(format_names()) + ", or auto (from the extension: .csv is CSV, "
                   "anything else text)")
+      ->check(CLI::IsMember([] {
+        auto names = format_names();
+        names.emplace_back("auto");
+        return names;
+      }()))
       ->capture_default_str();
 }
 

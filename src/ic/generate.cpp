@@ -34,8 +34,8 @@ void require_non_negative(std::string_view option, double value, std::string_vie
 
 void require_bodies(const ModelOptions& o, std::size_t minimum, std::string_view why) {
   if (o.n < minimum) {
-    throw Error(
-        fmt::format("--n {}: model '{}' needs at least {} bodies{}", o.n, o.model, minimum, why));
+    throw Error(fmt::format("-n {}: model '{}' needs at least {} {}{}", o.n, o.model, minimum,
+                            minimum == 1 ? "body" : "bodies", why));
   }
 }
 

@@ -22,7 +22,7 @@ ParticleSystem two_clusters(const ModelOptions& o, Random& rng) {
   // moving along -x at the parabolic (zero orbital energy) speed for their distance.
   const double dx = o.separation;
   const double dy = o.impact;
-  const double d = std::hypot(dx, dy);
+  const double d = std::sqrt(dx * dx + dy * dy);  // not hypot: sqrt is exact everywhere
   const double v = std::sqrt(2.0 * o.G * (2.0 * cluster_mass) / d);
   for (std::size_t i = n1; i < o.n; ++i) {
     ps.x[i] += dx;

@@ -1,0 +1,182 @@
+"""End-to-end tests of the nbody command line: exit codes, error messages, JSON keys.
+
+Run by ctest (which sets NBODY_EXE); standard library only.
+"""
+import json
+import math
+import os
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+EXE = os.environ.get("NBODY_EXE", "nbody")
+
+RUN_KEYS = {"n", "steps", "t", "energy_start", "energy_end", "energy_drift", "momentum",
+            "angular_momentum", "steps_per_second", "timings"}
+INFO_KEYS = {"n", "total_mass", "kinetic", "potential", "total_energy", "virial_ratio", "momentum",
+             "angular_momentum", "com", "com_velocity"}
+MODELS = ["uniform-cube", "uniform-sphere", "cold-sphere", "plummer", "kepler", "figure-eight",
+          "two-clusters", "disk"]
+
+
+def nbody(*args, check=True):
+    proc = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"nbody {' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
+class CliTestCase(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self._tmp.name)
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def write(self, name, text):
+        path = self.dir / name
+        path.write_text(text)
+        return path
+
+
+class TestGenInfoRun(CliTestCase):
+    def test_every_model_generates_and_info_reports_json(self):
+        for model in MODELS:
+            out = self.dir / f"{model}.txt"
+            nbody("gen", model, "-n", 100, "--seed", 3, "-o", out)
+            info = json.loads(nbody("info", out, "--json").stdout)
+            self.assertTrue(INFO_KEYS <= info.keys(), model)
+            expected = {"kepler": 2, "figure-eight": 3}.get(model, 100)
+            self.assertEqual(info["n"], expected, model)
+            self.assertTrue(all(math.isfinite(v) for v in info["momentum"]), model)
+
+    def test_gen_is_deterministic(self):
+        a, b = self.dir / "a.txt", self.dir / "b.csv"
+        nbody("gen", "plummer", "-n", 50, "--seed", 9, "-o", a)
+        nbody("gen", "plummer", "-n", 50, "--seed", 9, "-o", b)
+        ia = json.loads(nbody("info", a, "--json").stdout)
+        ib = json.loads(nbody("info", b, "--json").stdout)
+        self.assertEqual(ia["total_energy"], ib["total_energy"])
+
+    def test_run_json_has_the_documented_keys(self):
+        proc = nbody("run", "--model", "plummer", "-n", 200, "--steps", 20, "--dt", 0.01, "--softening", 0.01,
+                     "--json")
+        result = json.loads(proc.stdout)  # stdout holds only the JSON object
+        self.assertTrue(RUN_KEYS <= result.keys())
+        self.assertTrue({"gravity", "integrate", "io"} <= result["timings"].keys())
+        self.assertEqual(result["n"], 200)
+        self.assertEqual(result["steps"], 20)
+        self.assertAlmostEqual(result["t"], 0.2, places=12)
+        self.assertLess(result["energy_drift"], 1e-3)
+        self.assertEqual(len(result["momentum"]), 3)
+
+    def test_kepler_run_returns_to_start(self):
+        start = self.dir / "k0.txt"
+        end = self.dir / "k1.txt"
+        nbody("gen", "kepler", "-o", start)
+        result = json.loads(nbody("run", "-i", start, "--t-end", 2 * math.pi, "--dt", 2 * math.pi / 1000,
+                                  "-o", end, "--json", "--quiet").stdout)
+        self.assertAlmostEqual(result["t"], 2 * math.pi, places=12)
+        rows0 = [list(map(float, l.split())) for l in start.read_text().splitlines() if not l.startswith("#")]
+        rows1 = [list(map(float, l.split())) for l in end.read_text().splitlines() if not l.startswith("#")]
+        for r0, r1 in zip(rows0, rows1):
+            self.assertLess(math.dist(r0[:3], r1[:3]), 1e-3)
+
+    def test_float_and_double_and_every_integrator(self):
+        for precision in ("float", "double"):
+            for integrator in ("leapfrog", "euler", "kinematic"):
+                result = json.loads(nbody("run", "--model", "plummer", "-n", 100, "--steps", 10, "--precision",
+                                          precision, "--integrator", integrator, "--softening", 0.05,
+                                          "--threads", 1, "--json", "--quiet").stdout)
+                self.assertLess(result["energy_drift"], 1e-2, (precision, integrator))
+
+    def test_dim_2_keeps_the_plane(self):
+        out = self.dir / "flat.csv"
+        nbody("run", "--model", "uniform-cube", "-n", 64, "--steps", 20, "--dim", 2, "--softening", 0.1, "-o", out,
+              "--quiet")
+        lines = out.read_text().splitlines()
+        self.assertEqual(lines[0], "x,y,z,vx,vy,vz,m,r,id")
+        for line in lines[1:]:
+            fields = line.split(",")
+            self.assertEqual(float(fields[2]), 0.0)
+            self.assertEqual(float(fields[5]), 0.0)
+
+    def test_every_writes_numbered_snapshots(self):
+        out = self.dir / "state.txt"
+        nbody("run", "--model", "plummer", "-n", 20, "--steps", 6, "--every", 2, "-o", out, "--quiet")
+        names = sorted(p.name for p in self.dir.iterdir())
+        self.assertEqual(names, ["state.txt", "state_000002.txt", "state_000004.txt"])
+
+    def test_output_replaces_existing_file_atomically(self):
+        out = self.write("out.txt", "old contents\n")
+        nbody("run", "--model", "kepler", "--steps", 1, "-o", out, "--quiet")
+        self.assertNotIn("old", out.read_text())
+        self.assertEqual([p.name for p in self.dir.iterdir()], ["out.txt"])  # no temporary left
+
+    def test_si_units(self):
+        body = "0 0 0 0 0 0 5.972e24\n384400000 0 0 0 1022 0 7.342e22\n"
+        moon = self.write("earth_moon.txt", body)
+        result = json.loads(nbody("run", "-i", moon, "--G", 6.67430e-11, "--dt", 60, "--steps", 100, "--json",
+                                  "--quiet").stdout)
+        self.assertLess(result["energy_drift"], 1e-6)
+
+
+class TestBadInput(CliTestCase):
+    CASES = {
+        "columns": ("0 0 0 0 0 0 1\n1 1 1 0 0 0\n", ":2:", "columns"),
+        "not_a_number": ("# header\n0 0 0 0 0 0 1\n0 0 0 abc 0 0 1\n", ":3:", "not a number"),
+        "nan": ("0 0 0 0 0 0 1\nnan 0 0 0 0 0 1\n", ":2:", "NaN"),
+        "inf": ("0 0 0 0 0 0 1\n0 inf 0 0 0 0 1\n", ":2:", "infinite"),
+        "negative_mass": ("0 0 0 0 0 0 1\n\n1 0 0 0 0 0 -2\n", ":3:", "mass"),
+        "zero_mass": ("0 0 0 0 0 0 0\n", ":1:", "mass"),
+        "negative_radius": ("0 0 0 0 0 0 1 -1\n", ":1:", "radius"),
+    }
+
+    def check_fails(self, args, *fragments):
+        proc = nbody(*args, check=False)
+        self.assertNotEqual(proc.returncode, 0, f"expected failure for {args}")
+        self.assertNotIn("internal error", proc.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, proc.stderr, f"{args}: {proc.stderr!r}")
+        return proc
+
+    def test_broken_text_files_name_file_and_line(self):
+        for name, (text, line, problem) in self.CASES.items():
+            path = self.write(f"{name}.txt", text)
+            for command in (["info", path], ["run", "-i", path, "--steps", 1]):
+                self.check_fails(command, f"{name}.txt{line}", problem)
+
+    def test_broken_csv_names_file_and_line(self):
+        path = self.write("bad.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n0,0,0,0,0,zz,1\n")
+        self.check_fails(["info", path], "bad.csv:3:", "not a number")
+
+    def test_empty_and_missing_files(self):
+        empty = self.write("empty.txt", "")
+        self.check_fails(["info", empty], "empty.txt", "no particles")
+        comments = self.write("comments.txt", "# nothing here\n\n")
+        self.check_fails(["info", comments], "comments.txt", "no particles")
+        self.check_fails(["info", self.dir / "missing.txt"], "missing.txt")
+        self.check_fails(["run", "-i", self.dir / "missing.txt", "--steps", 1], "missing.txt")
+
+    def test_bad_options(self):
+        self.check_fails(["run", "--model", "plummer", "-n", 10], "--steps")
+        self.check_fails(["run", "--steps", 1], "-i FILE")
+        self.check_fails(["run", "--model", "plummer", "--steps", 1, "--integrator", "rk99"], "--integrator")
+        self.check_fails(["run", "--model", "plummer", "--steps", 1, "--dt", -1], "--dt")
+        self.check_fails(["gen", "galaxy-zoo", "-o", self.dir / "x.txt"], "galaxy-zoo")
+        self.check_fails(["gen", "kepler", "--e", 1.5, "-o", self.dir / "x.txt"], "--e")
+        self.check_fails(["run", "--model", "plummer", "--steps", 1, "--format", "xml"], "--format", "xml")
+
+    def test_gpu_without_gpu_is_a_clear_error(self):
+        proc = nbody("run", "--model", "plummer", "-n", 10, "--steps", 1, "--device", "gpu", check=False)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("--device gpu", proc.stderr)
+
+    def test_unwritable_output_is_reported(self):
+        self.check_fails(["gen", "plummer", "-n", 10, "-o", self.dir / "no" / "such" / "dir.txt"], "dir.txt")
+
+
+if __name__ == "__main__":
+    unittest.main()
