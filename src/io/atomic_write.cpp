@@ -1,6 +1,7 @@
 // Atomic file replacement: write a temporary file beside the target, then rename it
 // over the target. rename() within one directory is atomic on POSIX, so readers (and
-// a crash mid-write) see either the old file or the complete new one, never a part.
+// a process that dies mid-write) see either the old file or the complete new one.
+// There is no fsync: surviving a power cut is not worth its cost on every snapshot.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -24,7 +25,9 @@ namespace fs = std::filesystem;
 // Large enough that writing millions of bodies costs few system calls.
 constexpr std::size_t kStreamBufferBytes = std::size_t{1} << 20;
 
-std::string os_reason(int err) { return err != 0 ? std::strerror(err) : "unknown I/O error"; }
+std::string os_reason(int err) {
+  return err != 0 ? std::strerror(err) : "unknown I/O error";
+}
 
 /// A name no other writer uses at the same time: the process id keeps separate
 /// processes apart, the counter separate writes (and threads) within one.
@@ -45,17 +48,15 @@ fs::path existing_parent(const fs::path& path) {
   const fs::file_status st = fs::status(dir, ec);
   if (fs::is_directory(st)) return dir;
   if (!fs::exists(st)) {
-    throw Error(fmt::format("{}: cannot write file (directory '{}' does not exist)", target,
-                            dir.string()));
+    throw Error(
+        fmt::format("{}: cannot write file (directory '{}' does not exist)", target, dir.string()));
   }
-  throw Error(fmt::format("{}: cannot write file ('{}' is not a directory)", target,
-                          dir.string()));
+  throw Error(fmt::format("{}: cannot write file ('{}' is not a directory)", target, dir.string()));
 }
 
 }  // namespace
 
-void write_file_atomically(const fs::path& path,
-                           const std::function<void(std::ostream&)>& write) {
+void write_file_atomically(const fs::path& path, const std::function<void(std::ostream&)>& write) {
   const fs::path dir = existing_parent(path);
   const fs::path tmp = temporary_beside(dir, path);
   std::error_code ignored;

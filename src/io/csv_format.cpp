@@ -78,8 +78,8 @@ Header parse_header(const io_detail::LineReader& in, const std::vector<std::stri
     }
     auto& seen = seen_at[static_cast<std::size_t>(spec - kColumns.begin())];
     if (seen != 0) {
-      in.fail(fmt::format("column {}: column '{}' appears twice (also column {})", i + 1, name,
-                          seen));
+      in.fail(
+          fmt::format("column {}: column '{}' appears twice (also column {})", i + 1, name, seen));
     }
     seen = i + 1;
     h.columns.push_back(spec->column);
@@ -118,8 +118,8 @@ void check_unique_ids(const std::string& file, const std::vector<std::uint64_t>&
     }
   }
   if (second) {
-    throw Error(fmt::format("{}:{}: duplicate id {} (first used on line {})", file,
-                            lines[*second], ids[*second], lines[*first]));
+    throw Error(fmt::format("{}:{}: duplicate id {} (first used on line {})", file, lines[*second],
+                            ids[*second], lines[*first]));
   }
 }
 
@@ -152,15 +152,33 @@ ParticleSystem read_csv(const std::filesystem::path& path) {
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const io_detail::Field f{fields[i], i + 1, header->names[i]};
       switch (header->columns[i]) {
-        case Column::X: b.position.x = io_detail::parse_finite(in, f); break;
-        case Column::Y: b.position.y = io_detail::parse_finite(in, f); break;
-        case Column::Z: b.position.z = io_detail::parse_finite(in, f); break;
-        case Column::Vx: b.velocity.x = io_detail::parse_finite(in, f); break;
-        case Column::Vy: b.velocity.y = io_detail::parse_finite(in, f); break;
-        case Column::Vz: b.velocity.z = io_detail::parse_finite(in, f); break;
-        case Column::M: b.mass = io_detail::parse_mass(in, f); break;
-        case Column::R: b.radius = io_detail::parse_radius(in, f); break;
-        case Column::Id: b.id = io_detail::parse_id(in, f); break;
+        case Column::X:
+          b.position.x = io_detail::parse_finite(in, f);
+          break;
+        case Column::Y:
+          b.position.y = io_detail::parse_finite(in, f);
+          break;
+        case Column::Z:
+          b.position.z = io_detail::parse_finite(in, f);
+          break;
+        case Column::Vx:
+          b.velocity.x = io_detail::parse_finite(in, f);
+          break;
+        case Column::Vy:
+          b.velocity.y = io_detail::parse_finite(in, f);
+          break;
+        case Column::Vz:
+          b.velocity.z = io_detail::parse_finite(in, f);
+          break;
+        case Column::M:
+          b.mass = io_detail::parse_mass(in, f);
+          break;
+        case Column::R:
+          b.radius = io_detail::parse_radius(in, f);
+          break;
+        case Column::Id:
+          b.id = io_detail::parse_id(in, f);
+          break;
       }
     }
     ps.add(b);

@@ -9,7 +9,9 @@
 
 namespace nbody {
 
-std::vector<std::string> format_names() { return {"text", "csv"}; }
+std::vector<std::string> format_names() {
+  return {"text", "csv"};
+}
 
 FileFormat resolve_format(const std::filesystem::path& path, const std::string& name) {
   if (name == "text") return FileFormat::Text;
@@ -28,8 +30,10 @@ FileFormat resolve_format(const std::filesystem::path& path, const std::string& 
 
 ParticleSystem read_particles(const std::filesystem::path& path, FileFormat format) {
   switch (format) {
-    case FileFormat::Csv: return read_csv(path);
-    case FileFormat::Text: break;
+    case FileFormat::Csv:
+      return read_csv(path);
+    case FileFormat::Text:
+      break;
   }
   return read_text(path);
 }
@@ -37,8 +41,11 @@ ParticleSystem read_particles(const std::filesystem::path& path, FileFormat form
 void write_particles(const std::filesystem::path& path, const ParticleSystem& ps,
                      FileFormat format) {
   switch (format) {
-    case FileFormat::Csv: write_csv(path, ps); return;
-    case FileFormat::Text: break;
+    case FileFormat::Csv:
+      write_csv(path, ps);
+      return;
+    case FileFormat::Text:
+      break;
   }
   write_text(path, ps);
 }

@@ -20,7 +20,9 @@ constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
 // file, and refusing it keeps such a file from being pulled into memory whole.
 constexpr std::size_t kMaxLineBytes = std::size_t{64} << 20;
 
-bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t';
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -122,7 +124,9 @@ std::string_view strip_comment(std::string_view line) {
   return hash == std::string_view::npos ? line : line.substr(0, hash);
 }
 
-bool is_blank(std::string_view line) { return trim(line).empty(); }
+bool is_blank(std::string_view line) {
+  return trim(line).empty();
+}
 
 std::size_t split_whitespace(std::string_view line, std::span<std::string_view> out) {
   std::size_t count = 0;

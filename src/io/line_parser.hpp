@@ -45,7 +45,7 @@ class LineReader {
   std::unique_ptr<std::FILE, FileCloser> file_;
   std::string file_name_;
   std::vector<char> buffer_;
-  std::size_t begin_ = 0;    // unread bytes are buffer_[begin_, end_)
+  std::size_t begin_ = 0;  // unread bytes are buffer_[begin_, end_)
   std::size_t end_ = 0;
   std::size_t scanned_ = 0;  // bytes after begin_ already known to hold no '\n'
   bool at_eof_ = false;

@@ -244,9 +244,9 @@ TEST(InitialConditions, BadOptionsThrowNamingTheOption) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   expect_error({.model = "nope"}, "unknown model 'nope' (available: uniform-cube,");
-  expect_error({.model = "plummer", .n = 0}, "--n 0");
-  expect_error({.model = "two-clusters", .n = 1}, "--n 1");
-  expect_error({.model = "disk", .n = 1}, "--n 1");
+  expect_error({.model = "plummer", .n = 0}, "-n 0");
+  expect_error({.model = "two-clusters", .n = 1}, "-n 1");
+  expect_error({.model = "disk", .n = 1}, "-n 1");
   expect_error({.model = "kepler", .e = 1.2}, "--e 1.2: eccentricity must be in [0, 1)");
   expect_error({.model = "kepler", .e = 1.0}, "--e 1:");
   expect_error({.model = "kepler", .e = -0.1}, "--e -0.1");

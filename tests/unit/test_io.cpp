@@ -98,8 +98,14 @@ void expect_same_bodies(const ParticleSystem& a, const ParticleSystem& b) {
 /// negative zero.
 ParticleSystem awkward_system(bool with_radii) {
   ParticleSystem ps = test::random_system(50, 42);
-  const double awkward[] = {1e-300, -0.1, 1.0 / 3.0, -0.0, 4.9406564584124654e-324,
-                            std::numeric_limits<double>::max(), -2.5e17, 0.1 + 0.2};
+  const double awkward[] = {1e-300,
+                            -0.1,
+                            1.0 / 3.0,
+                            -0.0,
+                            4.9406564584124654e-324,
+                            std::numeric_limits<double>::max(),
+                            -2.5e17,
+                            0.1 + 0.2};
   for (std::size_t i = 0; i < std::size(awkward); ++i) {
     ps.x[i] = awkward[i];
     ps.vy[i] = awkward[i];
@@ -107,7 +113,8 @@ ParticleSystem awkward_system(bool with_radii) {
     ps.mass[i] = std::fabs(awkward[i]) > 0 ? std::fabs(awkward[i]) : 1e-300;
   }
   if (with_radii) {
-    for (std::size_t i = 0; i < ps.size(); ++i) ps.radius[i] = i % 3 == 0 ? 0.0 : 1e-3 / 3.0 * double(i);
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      ps.radius[i] = i % 3 == 0 ? 0.0 : 1e-3 / 3.0 * double(i);
   }
   return ps;
 }
@@ -223,8 +230,7 @@ TEST_F(IoTest, CsvKeepsGivenIdsInAnyOrder) {
 }
 
 TEST_F(IoTest, LineLongerThanTheReadBufferIsRead) {
-  const fs::path p =
-      write_raw("long.txt", "#" + std::string(3 << 20, 'c') + "\n1 2 3 4 5 6 7\n");
+  const fs::path p = write_raw("long.txt", "#" + std::string(3 << 20, 'c') + "\n1 2 3 4 5 6 7\n");
   const ParticleSystem ps = read_text(p);
   ASSERT_EQ(ps.size(), 1U);
   EXPECT_EQ(ps.mass[0], 7);
@@ -240,24 +246,24 @@ TEST_F(IoTest, TextErrorsNameFileLineAndColumn) {
     std::string problem;
   };
   const std::vector<Case> cases = {
-      {"# c\n" + good + good + good + good + good + "1 2 3 4 5 6\n", "particles.txt:7:",
-       "expected 7 or 8 columns (x y z vx vy vz m [r]), found 6"},
-      {good + good + good + good + "1 2 3 4 5 6 7 8 9\n", "particles.txt:5:",
-       "expected 7 or 8 columns (x y z vx vy vz m [r]), found 9"},
+      {"# c\n" + good + good + good + good + good + "1 2 3 4 5 6\n",
+       "particles.txt:7:", "expected 7 or 8 columns (x y z vx vy vz m [r]), found 6"},
+      {good + good + good + good + "1 2 3 4 5 6 7 8 9\n",
+       "particles.txt:5:", "expected 7 or 8 columns (x y z vx vy vz m [r]), found 9"},
       {good + "\n1 2 3 abc 5 6 7\n", "particles.txt:3:", "column 4 (vx): 'abc' is not a number"},
       {"1.5abc 0 0 0 0 0 1\n", "particles.txt:1:", "column 1 (x): '1.5abc' is not a number"},
       {"0 +-1 0 0 0 0 1\n", "particles.txt:1:", "column 2 (y): '+-1' is not a number"},
       {"0 0 0x10 0 0 0 1\n", "particles.txt:1:", "column 3 (z): '0x10' is not a number"},
-      {good + good + good + good + "nan 0 0 0 0 0 1\n", "particles.txt:5:",
-       "column 1 (x): value is NaN"},
+      {good + good + good + good + "nan 0 0 0 0 0 1\n",
+       "particles.txt:5:", "column 1 (x): value is NaN"},
       {"0 0 0 0 -inf 0 1\n", "particles.txt:1:", "column 5 (vy): value is infinite"},
       {"0 0 0 0 0 Infinity 1\n", "particles.txt:1:", "column 6 (vz): value is infinite"},
       {"1e400 0 0 0 0 0 1\n", "particles.txt:1:", "column 1 (x): '1e400' is out of the range"},
       {good + good + good + good + good + good + good + good + "0 0 0 0 0 0 -1\n",
        "particles.txt:9:", "column 7 (m): mass must be positive, got -1"},
       {"0 0 0 0 0 0 0\n", "particles.txt:1:", "column 7 (m): mass must be positive, got 0"},
-      {good + "0 0 0 0 0 0 1 -0.5\n", "particles.txt:2:",
-       "column 8 (r): radius must be >= 0, got -0.5"},
+      {good + "0 0 0 0 0 0 1 -0.5\n",
+       "particles.txt:2:", "column 8 (r): radius must be >= 0, got -0.5"},
       {"0 0 0 0 0 0 1 nan\n", "particles.txt:1:", "column 8 (r): value is NaN"},
   };
   for (const Case& c : cases) {
@@ -280,20 +286,20 @@ TEST_F(IoTest, CsvErrorsNameFileLineAndColumn) {
       {"x,y,z,vx,vz\n", "p.csv:1:", "header lacks required columns vy, m"},
       {"x,y,z,vx,vy,vz,m,x\n", "p.csv:1:", "column 8: column 'x' appears twice (also column 1)"},
       {"x,y,,vx,vy,vz,m\n", "p.csv:1:", "column 3: empty column name"},
-      {header + good + "0,0,0,0,0,1\n", "p.csv:3:",
-       "expected 7 columns (as in the header on line 1), found 6"},
+      {header + good + "0,0,0,0,0,1\n",
+       "p.csv:3:", "expected 7 columns (as in the header on line 1), found 6"},
       {header + good + "\n0,0,0,abc,0,0,1\n", "p.csv:4:", "column 4 (vx): 'abc' is not a number"},
       {header + "0,0,,0,0,0,1\n", "p.csv:2:", "column 3 (z): field is empty"},
       {header + "nan,0,0,0,0,0,1\n", "p.csv:2:", "column 1 (x): value is NaN"},
       {header + "0,0,0,0,0,0,-1\r\n", "p.csv:2:", "column 7 (m): mass must be positive, got -1"},
-      {"x,y,z,vx,vy,vz,m,r\n0,0,0,0,0,0,1,-0.5\n", "p.csv:2:",
-       "column 8 (r): radius must be >= 0, got -0.5"},
-      {"id,x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,0,1\n", "p.csv:2:",
-       "column 1 (id): id must be a positive integer, got '0'"},
-      {"x,y,z,vx,vy,vz,m,id\n0,0,0,0,0,0,1,-3\n", "p.csv:2:",
-       "column 8 (id): id must be a positive integer, got '-3'"},
-      {"x,y,z,vx,vy,vz,m,id\n0,0,0,0,0,0,1,1.5\n", "p.csv:2:",
-       "column 8 (id): id must be a positive integer, got '1.5'"},
+      {"x,y,z,vx,vy,vz,m,r\n0,0,0,0,0,0,1,-0.5\n",
+       "p.csv:2:", "column 8 (r): radius must be >= 0, got -0.5"},
+      {"id,x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,0,1\n",
+       "p.csv:2:", "column 1 (id): id must be a positive integer, got '0'"},
+      {"x,y,z,vx,vy,vz,m,id\n0,0,0,0,0,0,1,-3\n",
+       "p.csv:2:", "column 8 (id): id must be a positive integer, got '-3'"},
+      {"x,y,z,vx,vy,vz,m,id\n0,0,0,0,0,0,1,1.5\n",
+       "p.csv:2:", "column 8 (id): id must be a positive integer, got '1.5'"},
       {"x,y,z,vx,vy,vz,m,id\n0,0,0,0,0,0,1,5\n0,0,0,0,0,0,1,2\n# c\n0,0,0,0,0,0,1,9\n"
        "0,0,0,0,0,0,1,2\n0,0,0,0,0,0,1,5\n",
        "p.csv:6:", "duplicate id 2 (first used on line 3)"},
@@ -311,8 +317,8 @@ TEST_F(IoTest, MissingFileNamesFileAndReason) {
       (void)read_particles(p, resolve_format(p, ""));
       ADD_FAILURE() << "no error";
     } catch (const Error& e) {
-      EXPECT_THAT(e.what(), HasSubstr(std::string(name) +
-                                      ": cannot open file (No such file or directory)"));
+      EXPECT_THAT(e.what(),
+                  HasSubstr(std::string(name) + ": cannot open file (No such file or directory)"));
     }
   }
 }
