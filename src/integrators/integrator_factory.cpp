@@ -1,5 +1,3 @@
-#include <cmath>
-
 #include <fmt/format.h>
 
 #include "integrators/integrators.hpp"
@@ -7,15 +5,47 @@
 
 namespace nbody {
 
-std::vector<std::string> integrator_names() { return {"leapfrog", "euler", "kinematic"}; }
+namespace {
+using StepFunction = void (*)(ParticleSystem&, GravitySolver&, double dt, double damping);
+
+/// An integrator is a named step function plus its damping factor.
+class SchemeIntegrator final : public Integrator {
+ public:
+  SchemeIntegrator(std::string name, StepFunction step_function, double damping)
+      : name_(std::move(name)), step_(step_function), damping_(damping) {}
+  [[nodiscard]] std::string name() const override { return name_; }
+  void step(ParticleSystem& ps, GravitySolver& gravity, double dt) override {
+    step_(ps, gravity, dt, damping_);
+  }
+
+ private:
+  std::string name_;
+  StepFunction step_;
+  double damping_;
+};
+
+struct Scheme {
+  const char* name;
+  StepFunction step;
+};
+constexpr Scheme kSchemes[] = {{"leapfrog", leapfrog_kdk_step},
+                               {"euler", symplectic_euler_step},
+                               {"kinematic", kinematic_step}};
+}  // namespace
+
+std::vector<std::string> integrator_names() {
+  std::vector<std::string> names;
+  for (const auto& s : kSchemes) names.emplace_back(s.name);
+  return names;
+}
 
 std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& o) {
   if (!(o.damping > 0.0 && o.damping <= 1.0)) {
     throw Error(fmt::format("--damping {}: must be in (0, 1] (1 = no damping)", o.damping));
   }
-  if (o.scheme == "leapfrog") return std::make_unique<LeapfrogKDK>(o.damping);
-  if (o.scheme == "euler") return std::make_unique<SymplecticEuler>(o.damping);
-  if (o.scheme == "kinematic") return std::make_unique<KinematicUpdate>(o.damping);
+  for (const auto& s : kSchemes) {
+    if (o.scheme == s.name) return std::make_unique<SchemeIntegrator>(s.name, s.step, o.damping);
+  }
   throw Error(fmt::format("--integrator {}: unknown integrator (available: leapfrog, euler, kinematic)",
                           o.scheme));
 }

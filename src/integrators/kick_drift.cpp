@@ -1,29 +1,30 @@
+#include <vector>
+
 #include "integrators/integrators.hpp"
 
 namespace nbody {
 
+namespace {
 // The loops are memory-bound; threads pay off only for large N.
 constexpr std::size_t kParallelThreshold = 100000;
 
-void kick(ParticleSystem& ps, double h) {
-  const std::size_t n = ps.size();
+/// (x, y, z) += (sx, sy, sz) * h, element-wise.
+void add_scaled(std::vector<double>& x, std::vector<double>& y, std::vector<double>& z,
+                const std::vector<double>& sx, const std::vector<double>& sy,
+                const std::vector<double>& sz, double h) {
+  const std::size_t n = x.size();
 #pragma omp parallel for simd schedule(static) if (n > kParallelThreshold)
   for (std::size_t i = 0; i < n; ++i) {
-    ps.vx[i] += ps.ax[i] * h;
-    ps.vy[i] += ps.ay[i] * h;
-    ps.vz[i] += ps.az[i] * h;
+    x[i] += sx[i] * h;
+    y[i] += sy[i] * h;
+    z[i] += sz[i] * h;
   }
 }
+}  // namespace
 
-void drift(ParticleSystem& ps, double dt) {
-  const std::size_t n = ps.size();
-#pragma omp parallel for simd schedule(static) if (n > kParallelThreshold)
-  for (std::size_t i = 0; i < n; ++i) {
-    ps.x[i] += ps.vx[i] * dt;
-    ps.y[i] += ps.vy[i] * dt;
-    ps.z[i] += ps.vz[i] * dt;
-  }
-}
+void kick(ParticleSystem& ps, double h) { add_scaled(ps.vx, ps.vy, ps.vz, ps.ax, ps.ay, ps.az, h); }
+
+void drift(ParticleSystem& ps, double dt) { add_scaled(ps.x, ps.y, ps.z, ps.vx, ps.vy, ps.vz, dt); }
 
 void apply_damping(ParticleSystem& ps, double damping) {
   if (damping == 1.0) return;

@@ -2,7 +2,7 @@
 
 namespace nbody {
 
-void KinematicUpdate::step(ParticleSystem& ps, GravitySolver& gravity, double dt) {
+void kinematic_step(ParticleSystem& ps, GravitySolver& gravity, double dt, double damping) {
   ensure_accelerations(ps, gravity);
   const std::size_t n = ps.size();
   const double half_dt2 = 0.5 * dt * dt;
@@ -14,7 +14,7 @@ void KinematicUpdate::step(ParticleSystem& ps, GravitySolver& gravity, double dt
     ps.z[i] += ps.vz[i] * dt + ps.az[i] * half_dt2;
   }
   kick(ps, dt);
-  apply_damping(ps, damping_);
+  apply_damping(ps, damping);
   gravity.compute_accelerations(ps);
   ps.time += dt;
 }

@@ -2,13 +2,13 @@
 
 namespace nbody {
 
-void LeapfrogKDK::step(ParticleSystem& ps, GravitySolver& gravity, double dt) {
+void leapfrog_kdk_step(ParticleSystem& ps, GravitySolver& gravity, double dt, double damping) {
   ensure_accelerations(ps, gravity);
   kick(ps, 0.5 * dt);
   drift(ps, dt);
   gravity.compute_accelerations(ps);
   kick(ps, 0.5 * dt);
-  apply_damping(ps, damping_);  // once per step, after the closing kick
+  apply_damping(ps, damping);  // once per step, after the closing kick
   ps.time += dt;
 }
 
