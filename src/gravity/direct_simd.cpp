@@ -22,7 +22,9 @@
 namespace nbody {
 namespace simd {
 
-std::string_view to_string(Isa isa) { return isa == Isa::Avx2 ? "avx2" : "baseline"; }
+std::string_view to_string(Isa isa) {
+  return isa == Isa::Avx2 ? "avx2" : "baseline";
+}
 
 bool isa_supported(Isa isa) {
   if (isa == Isa::Baseline) return true;
@@ -35,7 +37,9 @@ bool isa_supported(Isa isa) {
 #endif
 }
 
-Isa best_isa() { return isa_supported(Isa::Avx2) ? Isa::Avx2 : Isa::Baseline; }
+Isa best_isa() {
+  return isa_supported(Isa::Avx2) ? Isa::Avx2 : Isa::Baseline;
+}
 
 namespace {
 
@@ -45,11 +49,13 @@ struct AlignedAllocator {
   using value_type = T;
   AlignedAllocator() = default;
   template <class U>
-  explicit AlignedAllocator(const AlignedAllocator<U>&) noexcept {}
+  AlignedAllocator(const AlignedAllocator<U>&) noexcept {}  // rebinding; implicit on purpose
   T* allocate(std::size_t n) {
     return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kAlignment}));
   }
-  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{kAlignment}); }
+  void deallocate(T* p, std::size_t) noexcept {
+    ::operator delete(p, std::align_val_t{kAlignment});
+  }
   friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
 };
 
@@ -84,12 +90,13 @@ int scale_exponent(double largest, int limit) {
   return std::clamp(e, -limit, limit);
 }
 
-/// The kernel works on scaled data: positions and softening times 2^-p, masses times
-/// 2^-q, so that they are O(1). Powers of two scale exactly (each kernel operation gives
-/// the same bits, scaled), and accelerations scale back by 2^(q-2p). It keeps the
-/// kernels' float quantities in range whatever the units: float r^2 overflows for
-/// r > 1.8e19 (a galaxy in SI units), and the double kernel's first rsqrt guess is a
-/// float; float masses and accelerations get the same treatment.
+/// The kernels work on scaled data: positions and softening times 2^-p, masses times
+/// 2^-q, with p and q chosen to make both O(1); accelerations scale back by 2^(q-2p).
+/// Powers of two scale exactly (every kernel operation gives the same bits, scaled, short
+/// of subnormals), so in ordinary units this changes nothing. It keeps the kernels'
+/// float quantities in range whatever the units: in float, r^2 overflows for r > 1.8e19
+/// and masses above 3.4e38 (a galaxy in SI units), and the double kernel starts from a
+/// float rsqrt of r^2.
 struct Scaling {
   double position = 1, mass = 1, acceleration = 1;
 };
@@ -106,7 +113,11 @@ template <class Real>
 class DirectSumSimd final : public GravitySolver {
  public:
   DirectSumSimd(double G, double softening, int threads, Isa isa)
-      : G_(G), softening_(softening), threads_(threads), isa_(isa), kernel_(kernel_for<Real>(isa)) {}
+      : G_(G),
+        softening_(softening),
+        threads_(threads),
+        isa_(isa),
+        kernel_(kernel_for<Real>(isa)) {}
 
   [[nodiscard]] std::string name() const override {
     return fmt::format("direct-simd-{}-{}", to_string(isa_),
@@ -134,7 +145,7 @@ class DirectSumSimd final : public GravitySolver {
       m_[i] = i < n ? Real(ps.mass[i] * scale.mass) : Real(0);
     }
     const Real eps = Real(softening_ * scale.position);
-    const KernelArgs<Real> args{x_.data(),  y_.data(),  z_.data(),  m_.data(), n,
+    const KernelArgs<Real> args{x_.data(), y_.data(),  z_.data(),  m_.data(), n,
                                 eps * eps, ax_.data(), ay_.data(), az_.data()};
 
     const auto blocks = static_cast<std::ptrdiff_t>(padded / kBlock);
@@ -173,8 +184,8 @@ class DirectSumSimd final : public GravitySolver {
 std::unique_ptr<GravitySolver> make_direct_simd(Precision precision, double G, double softening,
                                                 int threads, Isa isa) {
   if (!isa_supported(isa)) {
-    throw Error(fmt::format("direct-sum kernel {}: not supported by this CPU or build",
-                            to_string(isa)));
+    throw Error(
+        fmt::format("direct-sum kernel {}: not supported by this CPU or build", to_string(isa)));
   }
   if (precision == Precision::Float) {
     return std::make_unique<DirectSumSimd<float>>(G, softening, threads, isa);

@@ -17,6 +17,10 @@
 #include <type_traits>
 #include <utility>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "gravity/direct_simd_kernels.hpp"
 #include "nbody/physics/pair_force.hpp"
 
@@ -45,16 +49,30 @@ inline void store(lane_t<V>* p, V v) {
   std::memcpy(p, &v, sizeof v);
 }
 
-/// y where r2 > 0, else 0: the self term (and coincident bodies without softening) then
-/// contributes nothing. Also clears the inf/NaN that rsqrt(0) and its refinement give.
+/// y where y > 0, else 0 -- in particular 0 where y is NaN.
+///
+/// This is how the vector safe_rsqrt gives 0 for r2 == 0: rsqrt(0) is +inf, and the
+/// refinement's first product r2 * y0 = 0 * inf is NaN, which propagates to the result.
+/// (r2 = +inf gives rsqrt 0, inf * 0 = NaN, so 0, as 1/sqrt(inf) = 0 does.) On x86 it
+/// is one max instruction, which returns its second operand when either is NaN; a
+/// compare and a mask on r2 would be two, and the refinement needs no special case.
 template <class V>
-inline V zero_where_not_positive(V r2, V y) {
-  return r2 > V{} ? y : V{};
+inline V positive_or_zero(V y) {
+#if defined(__SSE2__)
+  using S = lane_t<V>;
+#if defined(__AVX__)
+  if constexpr (sizeof(V) == 32 && std::is_same_v<S, float>) return _mm256_max_ps(y, V{});
+  if constexpr (sizeof(V) == 32 && std::is_same_v<S, double>) return _mm256_max_pd(y, V{});
+#endif
+  if constexpr (sizeof(V) == 16 && std::is_same_v<S, float>) return _mm_max_ps(y, V{});
+  if constexpr (sizeof(V) == 16 && std::is_same_v<S, double>) return _mm_max_pd(y, V{});
+#endif
+  return y > V{} ? y : V{};  // same semantics, compare + mask
 }
 
-/// One Newton-Raphson step for 1/sqrt(x): y(3 - x y^2)/2. A relative error e in y
-/// becomes about -1.5 e^2 (hardware rsqrt's 1.5*2^-12 becomes ~2e-7, float's ulp).
-/// Four multiply/FMA operations, none of them on the divider.
+/// One Newton-Raphson step for 1/sqrt(x): y + y(1 - x y^2)/2. A relative error e in y
+/// becomes about -1.5 e^2 (hardware rsqrt's <= 1.5*2^-12 becomes <= ~2e-7, about float's
+/// rounding). Four multiply/FMA operations, none of them on the divider.
 template <class V>
 inline V rsqrt_newton_step(V x, V y) {
   using S = lane_t<V>;
@@ -63,25 +81,26 @@ inline V rsqrt_newton_step(V x, V y) {
   return y + (S(0.5) * y) * d;
 }
 
-/// Refines y ~ 1/sqrt(x) with relative error up to ~4e-4 (a float rsqrt) to double
-/// accuracy in one step: y (1 - d)^(-1/2), d = 1 - x y^2, with the binomial series to
-/// d^4 (truncation ~0.25 d^5 < 1e-16). Seven multiply/FMA operations, against eight for
-/// two Newton steps that reach only ~6e-14.
+/// Refines y ~ 1/sqrt(x), relative error e, in one step: 1/sqrt(x) = y (1 - d)^(-1/2)
+/// with d = 1 - x y^2 ~ -2e, and the binomial series to d^3; the truncation is
+/// (35/128) d^4. From a float rsqrt (|e| <= 1.5*2^-12, |d| <= 7.3e-4) that is <= 8e-14
+/// (<= 2e-14 with this AMD CPU's rsqrt, |e| <= 2.6e-4): the accuracy of two Newton steps
+/// (<= 6e-14) in six multiply/FMA operations instead of eight, and a shorter dependency
+/// chain, which is what limits the double kernel.
 template <class V>
-inline V rsqrt_refine_series4(V x, V y) {
+inline V rsqrt_refine_series3(V x, V y) {
   using S = lane_t<V>;
   const V t = x * y;
   const V d = S(1) - t * y;
-  const V p = ((S(35.0 / 128.0) * d + S(5.0 / 16.0)) * d + S(3.0 / 8.0)) * d + S(0.5);
+  const V p = (S(5.0 / 16.0) * d + S(3.0 / 8.0)) * d + S(0.5);
   return y + (y * d) * p;
 }
 
 /// Accelerations (per unit G) of the i-bodies [i_begin, i_end) from all a.n bodies.
 /// K vectors of i-bodies share each broadcast of body j (register blocking: K
 /// independent dependency chains per j, and the j loads amortised over K*lanes bodies).
-template <class V, int K>
-void accelerations_range(const KernelArgs<lane_t<V>>& a, std::size_t i_begin,
-                         std::size_t i_end) {
+template <class V, int K, class OtherMath = PairMath<V>, int KOther = 0>
+void accelerations_range(const KernelArgs<lane_t<V>>& a, std::size_t i_begin, std::size_t i_end) {
   using S = lane_t<V>;
   constexpr std::size_t lanes = sizeof(V) / sizeof(S);
   constexpr std::size_t step = K * lanes;
@@ -108,9 +127,14 @@ void accelerations_range(const KernelArgs<lane_t<V>>& a, std::size_t i_begin,
       const V yj = splat<V>(ys[j]);
       const V zj = splat<V>(zs[j]);
       const V mj = splat<V>(ms[j]);
-      for (int k = 0; k < K; ++k) {
-        accumulate_pair_acceleration<V>(xj - xi[k], yj - yi[k], zj - zi[k], mj, eps2, ax[k],
-                                        ay[k], az[k]);
+      for (int k = 0; k < K - KOther; ++k) {
+        accumulate_pair_acceleration<V>(xj - xi[k], yj - yi[k], zj - zi[k], mj, eps2, ax[k], ay[k],
+                                        az[k]);
+      }
+      // The last KOther vectors may take 1/sqrt another way, e.g. on an otherwise idle divider.
+      for (int k = K - KOther; k < K; ++k) {
+        accumulate_pair_acceleration<V, OtherMath>(xj - xi[k], yj - yi[k], zj - zi[k], mj, eps2,
+                                                   ax[k], ay[k], az[k]);
       }
     }
     for (int k = 0; k < K; ++k) {

@@ -25,13 +25,15 @@ struct PairMath {
 
 /// Adds body j's softened pull on body i to (ax, ay, az).
 /// dx = x_j - x_i etc.; mj = m_j; eps2 = softening^2. Real is a scalar or a SIMD vector.
-// cost: 3 FMA for r2, one rsqrt, 3 MUL for m/r^3, 3 FMA to accumulate
-template <class Real>
+// cost: 3 FMA for r^2, one rsqrt, 3 MUL for m/r^3, 3 FMA to accumulate
+/// Math chooses how 1/sqrt is computed (PairMath<Real> unless a kernel mixes methods).
+template <class Real, class Math = PairMath<Real>>
 NBODY_HD void accumulate_pair_acceleration(Real dx, Real dy, Real dz, Real mj, Real eps2, Real& ax,
                                            Real& ay, Real& az) {
-  const Real r2 = dx * dx + dy * dy + dz * dz + eps2;
-  const Real inv_r = PairMath<Real>::safe_rsqrt(r2);
-  const Real s = mj * inv_r * inv_r * inv_r;
+  // eps2 first: with FMA contraction this is three chained FMAs, one op fewer.
+  const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;
+  const Real inv_r = Math::safe_rsqrt(r2);
+  const Real s = (mj * inv_r) * (inv_r * inv_r);  // two dependent levels, not three
   ax += s * dx;
   ay += s * dy;
   az += s * dz;
