@@ -65,9 +65,11 @@ void bench_direct(const BenchArgs& a) {
   fmt::print(human, "{:<28} {:>9} {:>8} {:>12} {:>16} {:>16}\n", "solver", "precision", "threads", "ms/eval",
              "interactions/s", "per core");
   std::vector<DirectResult> results;
-  for (const auto& kernel : a.kernels) {
-    for (Precision p : {Precision::Float, Precision::Double}) {
-      for (int t : thread_counts) {
+  // Threads outermost: after a parallel region OpenMP's idle workers spin for a while, and
+  // on machines whose cores share a physical core that slows a following 1-thread run.
+  for (int t : thread_counts) {
+    for (const auto& kernel : a.kernels) {
+      for (Precision p : {Precision::Float, Precision::Double}) {
         GravityOptions g;
         g.kernel = kernel;
         g.precision = p;
