@@ -18,14 +18,23 @@ enum class Device { Cpu, Gpu };
 [[nodiscard]] std::string_view to_string(Device d);
 
 struct GravityOptions {
-  std::string algorithm = "direct";  // direct (tree: later issue)
+  std::string algorithm = "direct";  // direct | tree
   std::string kernel = "fast";       // CPU direct: "scalar" reference or "fast" SIMD/OpenMP
   Device device = Device::Cpu;
   Precision precision = Precision::Double;
   double G = 1.0;
   double softening = 0.0;  // Plummer epsilon
   int threads = 0;         // OpenMP threads; 0 = OpenMP's default
-  double theta = 0.5;      // opening angle for tree solvers
+  double theta = 0.5;      // tree: opening angle (cell accepted when size/distance < theta)
+  bool quadrupole = false; // tree: add quadrupole moments to cell interactions
+  int dim = 3;             // 3: octree, 2: quadtree (tree solvers)
+};
+
+/// What a solver did in its last evaluation, for benchmarks and the accuracy tool.
+struct SolverStats {
+  double interactions_per_body = 0;  // pair + cell interactions, averaged over bodies
+  double build_seconds = 0;          // tree solvers: bounding box + build + summarise
+  double walk_seconds = 0;           // tree solvers: the force walk
 };
 
 /// Computes accelerations for every body of a particle system.
@@ -36,6 +45,8 @@ class GravitySolver {
   [[nodiscard]] virtual std::string name() const = 0;
   /// Overwrites ps.ax, ps.ay, ps.az with the accelerations at the current positions.
   virtual void compute_accelerations(ParticleSystem& ps) = 0;
+  /// Statistics of the last compute_accelerations() (zeros where not applicable).
+  [[nodiscard]] virtual SolverStats stats() const { return {}; }
 };
 
 /// Builds the solver the options ask for; throws nbody::Error for an unknown or

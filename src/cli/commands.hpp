@@ -9,5 +9,6 @@ void add_gen_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_accuracy_command(CLI::App& app);
 
 }  // namespace nbody::cli

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   nbody::cli::add_run_command(app);
   nbody::cli::add_info_command(app);
   nbody::cli::add_bench_command(app);
+  nbody::cli::add_accuracy_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

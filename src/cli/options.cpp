@@ -34,8 +34,14 @@ void add_model_options(CLI::App* app, ModelOptions& m) {
 }
 
 void add_gravity_options(CLI::App* app, GravityOptions& g) {
-  app->add_option("--gravity", g.algorithm, "Gravity solver: direct (exact O(N^2) sum)")
-      ->check(CLI::IsMember({"direct"}))->capture_default_str();
+  app->add_option("--gravity", g.algorithm,
+                  "Gravity solver: direct (exact O(N^2) sum) or tree (Barnes-Hut, O(N log N))")
+      ->check(CLI::IsMember({"direct", "tree"}))->capture_default_str();
+  app->add_option("--theta", g.theta,
+                  "tree: opening angle; a cell of size s at distance d is used whole when s/d < theta "
+                  "(0 = exact direct sum)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app->add_flag("--quadrupole", g.quadrupole, "tree: add quadrupole moments (more accurate at the same theta)");
   app->add_option("--kernel", g.kernel,
                   "CPU direct-sum kernel: fast (SIMD + OpenMP) or scalar (reference)")
       ->check(CLI::IsMember(cpu_direct_kernels()))->capture_default_str();

@@ -2,6 +2,7 @@
 
 #include "gravity/direct_scalar.hpp"
 #include "gravity/direct_simd.hpp"
+#include "tree/tree_solver.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
 
@@ -16,10 +17,11 @@ std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& o) {
   if (o.device == Device::Gpu) {
     throw Error("--device gpu: GPU solvers are not available in this version of nbody");
   }
-  if (o.algorithm != "direct") {
-    throw Error(fmt::format("--gravity {}: unknown gravity solver (available: direct)", o.algorithm));
-  }
   if (o.softening < 0) throw Error(fmt::format("--softening {}: must be >= 0", o.softening));
+  if (o.algorithm == "tree") return make_tree_solver(o);
+  if (o.algorithm != "direct") {
+    throw Error(fmt::format("--gravity {}: unknown gravity solver (available: direct, tree)", o.algorithm));
+  }
   if (o.kernel == "scalar") {
     if (o.precision == Precision::Float) return std::make_unique<DirectSumScalar<float>>(o.G, o.softening);
     return std::make_unique<DirectSumScalar<double>>(o.G, o.softening);

@@ -10,6 +10,7 @@ class Simulation::TimedGravity final : public GravitySolver {
  public:
   explicit TimedGravity(std::unique_ptr<GravitySolver> inner) : inner_(std::move(inner)) {}
   [[nodiscard]] std::string name() const override { return inner_->name(); }
+  [[nodiscard]] SolverStats stats() const override { return inner_->stats(); }
   void compute_accelerations(ParticleSystem& ps) override {
     const auto start = std::chrono::steady_clock::now();
     inner_->compute_accelerations(ps);
@@ -26,14 +27,25 @@ class Simulation::TimedGravity final : public GravitySolver {
   double seconds_ = 0;
 };
 
+namespace {
+ParticleSystem planar_if_2d(ParticleSystem ps) {
+  if (ps.dim == 2) ps.make_planar();
+  return ps;
+}
+
+/// The solver builds a quadtree or an octree to match the system.
+GravityOptions for_dimension(GravityOptions options, int dim) {
+  options.dim = dim;
+  return options;
+}
+}  // namespace
+
 Simulation::Simulation(ParticleSystem particles, const GravityOptions& gravity,
                        const IntegratorOptions& integrator)
-    : particles_(std::move(particles)),
-      gravity_options_(gravity),
-      gravity_(std::make_unique<TimedGravity>(make_gravity_solver(gravity))),
-      integrator_(make_integrator(integrator)) {
-  if (particles_.dim == 2) particles_.make_planar();
-}
+    : particles_(planar_if_2d(std::move(particles))),
+      gravity_options_(for_dimension(gravity, particles_.dim)),
+      gravity_(std::make_unique<TimedGravity>(make_gravity_solver(gravity_options_))),
+      integrator_(make_integrator(integrator)) {}
 
 Simulation::~Simulation() = default;
 Simulation::Simulation(Simulation&&) noexcept = default;
