@@ -87,6 +87,7 @@ void run(RunArgs& a, const CLI::App& app) {
     fmt::print(human, "nbody run: {} bodies ({}D), {}, {} dt = {:g}, {} steps, G = {:g}, softening = {:g}\n", n,
                ps.dim, sim.gravity().name(), sim.integrator().name(), a.dt, total_steps, a.gravity.G,
                a.gravity.softening);
+    std::fflush(human);  // before the progress line, which goes to stderr
   }
   const Diagnostics start = sim.diagnostics();
   ProgressLine progress(stderr, total_steps, talk);
