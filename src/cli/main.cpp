@@ -29,6 +29,14 @@ int main(int argc, char** argv) {
   CLI::App app{"nbody: gravitational N-body simulation (direct sum, leapfrog and more)", "nbody"};
   app.set_version_flag("--version", version_text, "Print the version, build options and devices");
   app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  nbody gen plummer -n 10000 --seed 1 -o cluster.txt\n"
+      "  nbody info cluster.txt\n"
+      "  nbody run -i cluster.txt --t-end 10 --dt 0.01 --softening 0.01 -o final.txt\n"
+      "  nbody run --model kepler --e 0.5 --t-end 62.83 --dt 0.00628 --json\n"
+      "  nbody bench direct\n"
+      "Run 'nbody COMMAND --help' for a command's options.");
   nbody::cli::add_gen_command(app);
   nbody::cli::add_run_command(app);
   nbody::cli::add_info_command(app);
