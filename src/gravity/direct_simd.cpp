@@ -146,7 +146,8 @@ class DirectSumSimd final : public GravitySolver {
     }
     const Real eps = Real(softening_ * scale.position);
     const KernelArgs<Real> args{x_.data(), y_.data(),  z_.data(),  m_.data(), n,
-                                eps * eps, ax_.data(), ay_.data(), az_.data()};
+                                eps * eps, ax_.data(), ay_.data(), az_.data(),
+                                x_.data(), y_.data(),  z_.data()};  // targets = sources
 
     const auto blocks = static_cast<std::ptrdiff_t>(padded / kBlock);
     const KernelFn<Real> kernel = kernel_;

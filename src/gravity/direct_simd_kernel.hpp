@@ -96,7 +96,7 @@ inline V rsqrt_refine_series3(V x, V y) {
   return y + (y * d) * p;
 }
 
-/// Accelerations (per unit G) of the i-bodies [i_begin, i_end) from all a.n bodies.
+/// Accelerations (per unit G) of the targets [i_begin, i_end) (a.tx..) from all a.n sources.
 /// K vectors of i-bodies share each broadcast of body j (register blocking: K
 /// independent dependency chains per j, and the j loads amortised over K*lanes bodies).
 template <class V, int K, class OtherMath = PairMath<V>, int KOther = 0>
@@ -105,6 +105,7 @@ void accelerations_range(const KernelArgs<lane_t<V>>& a, std::size_t i_begin, st
   constexpr std::size_t lanes = sizeof(V) / sizeof(S);
   constexpr std::size_t step = K * lanes;
   static_assert(kBlock % step == 0, "an i-block must hold whole kernel steps");
+  static_assert(kStep % step == 0, "kStep must hold whole kernel steps");
 
   const S* const xs = a.x;
   const S* const ys = a.y;
@@ -117,9 +118,9 @@ void accelerations_range(const KernelArgs<lane_t<V>>& a, std::size_t i_begin, st
     V xi[K], yi[K], zi[K], ax[K], ay[K], az[K];
     for (int k = 0; k < K; ++k) {
       const std::size_t o = i + std::size_t(k) * lanes;
-      xi[k] = load<V>(xs + o);
-      yi[k] = load<V>(ys + o);
-      zi[k] = load<V>(zs + o);
+      xi[k] = load<V>(a.tx + o);
+      yi[k] = load<V>(a.ty + o);
+      zi[k] = load<V>(a.tz + o);
       ax[k] = ay[k] = az[k] = V{};
     }
     for (std::size_t j = 0; j < n; ++j) {

@@ -15,10 +15,17 @@ namespace nbody::simd {
 inline constexpr std::size_t kBlock = 64;
 /// Alignment of the packed arrays, in bytes (a cache line; enough for any vector load).
 inline constexpr std::size_t kAlignment = 64;
+/// Every kernel's i-step (lanes x i-vectors per j broadcast) divides this, so any i-range
+/// whose ends are multiples of it is valid. The tree pads its groups to it (not to kBlock:
+/// its groups hold ~20-64 bodies, and padding 20 to 64 would waste two thirds of the work).
+inline constexpr std::size_t kStep = 32;
 
 /// One evaluation's packed data: structure of arrays, kAlignment-aligned, padded to a
-/// multiple of kBlock i-bodies. The kernels read j = 0 .. n-1 and write the i-range
-/// they are given; the padding i-bodies' results are discarded.
+/// multiple of kBlock (direct sum) or kStep (tree) i-bodies. The kernels read sources
+/// j = 0 .. n-1 from x, y, z, m and targets i from tx, ty, tz, and write the i-range they
+/// are given; the padding i-bodies' results are discarded. The direct sum passes its own
+/// arrays as targets (tx == x); the tree passes a group of bodies as targets and its
+/// interaction list (cells and bodies) as sources.
 template <class Real>
 struct KernelArgs {
   const Real* x;
@@ -30,10 +37,13 @@ struct KernelArgs {
   Real* ax;       // accelerations per unit G, padded length
   Real* ay;
   Real* az;
+  const Real* tx;  // target (i) positions, padded length; may equal x, y, z
+  const Real* ty;
+  const Real* tz;
 };
 
 // Kernel entry points: accelerations of i-bodies [i_begin, i_end) from all n bodies.
-// i_begin and i_end must be multiples of kBlock. Thread-safe for disjoint i-ranges.
+// i_begin and i_end must be multiples of kStep. Thread-safe for disjoint i-ranges.
 namespace baseline {  // any x86-64 (SSE2), or portable code elsewhere
 void accelerations(const KernelArgs<float>& args, std::size_t i_begin, std::size_t i_end);
 void accelerations(const KernelArgs<double>& args, std::size_t i_begin, std::size_t i_end);

@@ -1,1 +1,199 @@
-// placeholder: being written
+// Tree build from Morton-sorted bodies (the issue allows this instead of inserting
+// bodies one at a time under per-cell locks): bounding cube, Morton keys, radix sort,
+// permutation into tree order, then a top-down split in which a cell covers a contiguous
+// key range and its children are found by binary search on the next key digit.
+// No locks, no pointer chasing, and the same tree for any number of threads.
+//
+// Measured (Plummer N = 100000, 3D, leaf 8, Zen 3, 1 thread, loaded machine): the build
+// 6-12 ms, moments + groups ~1.2 ms, against ~370 ms (float) of walk: ~3%, so the sort
+// and the split stay serial; the bounding box, keys and permutation are OpenMP loops.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "tree/tree.hpp"
+
+namespace nbody::tree {
+namespace {
+
+int team_size(int threads) {
+#if defined(_OPENMP)
+  return threads > 0 ? threads : omp_get_max_threads();
+#else
+  (void)threads;
+  return 1;
+#endif
+}
+
+/// Spreads the low 21 bits of v to every third bit (bit k -> bit 3k).
+std::uint64_t spread3(std::uint64_t v) {
+  v &= 0x1fffff;
+  v = (v | v << 32) & 0x1f00000000ffffULL;
+  v = (v | v << 16) & 0x1f0000ff0000ffULL;
+  v = (v | v << 8) & 0x100f00f00f00f00fULL;
+  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+  v = (v | v << 2) & 0x1249249249249249ULL;
+  return v;
+}
+
+/// Spreads the low 31 bits of v to every other bit (bit k -> bit 2k).
+std::uint64_t spread2(std::uint64_t v) {
+  v &= 0x7fffffff;
+  v = (v | v << 16) & 0x0000ffff0000ffffULL;
+  v = (v | v << 8) & 0x00ff00ff00ff00ffULL;
+  v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fULL;
+  v = (v | v << 2) & 0x3333333333333333ULL;
+  v = (v | v << 1) & 0x5555555555555555ULL;
+  return v;
+}
+
+/// LSD radix sort of (key, index) by key, 11-bit digits (6 passes over 63 bits), passes
+/// in which every key has the same digit skipped. Stable, so equal keys stay in index
+/// order and the result is deterministic. ~4x faster than std::sort at N = 1e5.
+void radix_sort(std::vector<std::pair<std::uint64_t, std::uint32_t>>& a,
+                std::vector<std::pair<std::uint64_t, std::uint32_t>>& tmp, int key_bits) {
+  constexpr int kDigit = 11;
+  constexpr std::size_t kBuckets = std::size_t(1) << kDigit;
+  tmp.resize(a.size());
+  std::vector<std::size_t> count(kBuckets);
+  for (int shift = 0; shift < key_bits; shift += kDigit) {
+    std::fill(count.begin(), count.end(), 0);
+    for (const auto& e : a) ++count[(e.first >> shift) & (kBuckets - 1)];
+    if (count[(a.front().first >> shift) & (kBuckets - 1)] == a.size()) continue;
+    std::size_t sum = 0;
+    for (auto& c : count) sum += std::exchange(c, sum);
+    for (const auto& e : a) tmp[count[(e.first >> shift) & (kBuckets - 1)]++] = e;
+    a.swap(tmp);
+  }
+}
+
+}  // namespace
+
+void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int threads, Tree& t,
+                BuildScratch& scratch) {
+  const std::size_t n = ps.size();
+  const int team = team_size(threads);
+  const bool planar = dim == 2;
+  t.dim = dim;
+  t.leaf_size = std::max<std::size_t>(leaf_size, 1);
+  for (auto* v : {&t.first_child, &t.parent}) v->clear();
+  t.child_count.clear();
+  t.level.clear();
+  for (auto* v : {&t.cx, &t.cy, &t.cz, &t.half}) v->clear();
+  t.begin.clear();
+  t.end.clear();
+  for (auto* v : {&t.x, &t.y, &t.z, &t.m}) v->resize(n);
+  t.order.resize(n);
+  t.keys.resize(n);
+  if (n == 0) return;
+
+  // Bounding cube: a parallel min/max reduction.
+  const double inf = std::numeric_limits<double>::infinity();
+  double lx = inf, ly = inf, lz = inf, hx = -inf, hy = -inf, hz = -inf;
+  const auto sn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for num_threads(team) schedule(static) \
+    reduction(min : lx, ly, lz) reduction(max : hx, hy, hz)
+  for (std::ptrdiff_t i = 0; i < sn; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    lx = std::min(lx, ps.x[u]);
+    hx = std::max(hx, ps.x[u]);
+    ly = std::min(ly, ps.y[u]);
+    hy = std::max(hy, ps.y[u]);
+    const double zi = planar ? 0.0 : ps.z[u];
+    lz = std::min(lz, zi);
+    hz = std::max(hz, zi);
+  }
+  t.root_x = 0.5 * (lx + hx);
+  t.root_y = 0.5 * (ly + hy);
+  t.root_z = 0.5 * (lz + hz);
+  const double extent = std::max({hx - lx, hy - ly, hz - lz});
+  // Slightly larger than the extent so the extreme bodies get keys below 2^bits; all
+  // bodies at one point still get a cube of positive size (its value does not matter).
+  const double big = std::max({std::abs(lx), std::abs(hx), std::abs(ly), std::abs(hy),
+                               std::abs(lz), std::abs(hz)});
+  t.root_half = extent > 0 ? 0.5 * extent * (1 + 1e-9) : (big > 0 ? big : 1.0);
+
+  // Morton keys in parallel. Digit order inside a level: x is bit 0, y bit 1, z bit 2.
+  const int bits = key_bits_per_axis(dim);
+  const double cells_per_axis = std::ldexp(1.0, bits);
+  const double to_grid = cells_per_axis / (2 * t.root_half);
+  const double x0 = t.root_x - t.root_half, y0 = t.root_y - t.root_half,
+               z0 = t.root_z - t.root_half;
+  auto grid = [&](double v, double lo) {
+    const double g = std::floor((v - lo) * to_grid);
+    return static_cast<std::uint64_t>(std::clamp(g, 0.0, cells_per_axis - 1));
+  };
+  scratch.keyed.resize(n);
+#pragma omp parallel for num_threads(team) schedule(static)
+  for (std::ptrdiff_t i = 0; i < sn; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    const std::uint64_t gx = grid(ps.x[u], x0), gy = grid(ps.y[u], y0);
+    const std::uint64_t key = planar ? spread2(gx) | spread2(gy) << 1
+                                     : spread3(gx) | spread3(gy) << 1 | spread3(grid(ps.z[u], z0)) << 2;
+    scratch.keyed[u] = {key, static_cast<std::uint32_t>(u)};
+  }
+  radix_sort(scratch.keyed, scratch.tmp, dim * bits);
+
+  // Bodies into tree order.
+#pragma omp parallel for num_threads(team) schedule(static)
+  for (std::ptrdiff_t i = 0; i < sn; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const std::uint32_t s = scratch.keyed[k].second;
+    t.keys[k] = scratch.keyed[k].first;
+    t.order[k] = s;
+    t.x[k] = ps.x[s];
+    t.y[k] = ps.y[s];
+    t.z[k] = planar ? 0.0 : ps.z[s];
+    t.m[k] = ps.mass[s];
+  }
+
+  // Top-down split, breadth first: the cell array is its own work queue (cell c is
+  // processed after every cell before it, and appends its children at the end), so there
+  // is no recursion and no stack, and children always follow their parent.
+  auto add_cell = [&t](std::int32_t parent, std::uint8_t level, double x, double y, double z,
+                       double h, std::uint32_t b, std::uint32_t e) {
+    t.first_child.push_back(-1);
+    t.child_count.push_back(0);
+    t.parent.push_back(parent);
+    t.level.push_back(level);
+    t.cx.push_back(x);
+    t.cy.push_back(y);
+    t.cz.push_back(z);
+    t.half.push_back(h);
+    t.begin.push_back(b);
+    t.end.push_back(e);
+  };
+  add_cell(-1, 0, t.root_x, t.root_y, t.root_z, t.root_half, 0, static_cast<std::uint32_t>(n));
+  const std::uint32_t children = 1u << dim;
+  for (std::size_t c = 0; c < t.cells(); ++c) {
+    const std::uint32_t b = t.begin[c], e = t.end[c];
+    const int level = t.level[c];
+    if (e - b <= t.leaf_size || level >= bits) continue;  // a leaf (bucket at max depth)
+    const int shift = dim * (bits - 1 - level);
+    const double h = 0.5 * t.half[c];
+    t.first_child[c] = static_cast<std::int32_t>(t.cells());
+    std::uint32_t lo = b;
+    for (std::uint32_t digit = 0; digit < children && lo < e; ++digit) {
+      // Keys in [b, e) share every digit above this level, so the digit orders them.
+      const std::uint64_t* first = t.keys.data() + lo;
+      const auto* hi_ptr = std::partition_point(first, static_cast<const std::uint64_t*>(t.keys.data() + e), [&](std::uint64_t k) {
+        return ((k >> shift) & (children - 1)) <= digit;
+      });
+      const auto hi = static_cast<std::uint32_t>(hi_ptr - t.keys.data());
+      if (hi > lo) {
+        add_cell(static_cast<std::int32_t>(c), static_cast<std::uint8_t>(level + 1),
+                 t.cx[c] + ((digit & 1) ? h : -h), t.cy[c] + ((digit & 2) ? h : -h),
+                 planar ? t.cz[c] : t.cz[c] + ((digit & 4) ? h : -h), h, lo, hi);
+        ++t.child_count[c];
+      }
+      lo = hi;
+    }
+  }
+}
+
+}  // namespace nbody::tree

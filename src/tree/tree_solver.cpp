@@ -1,12 +1,102 @@
-// placeholder until the tree lands: --gravity tree reports that it is not built yet.
+// The CPU Barnes-Hut solver: build (tree_build.cpp), moments (tree_moments.cpp), group
+// walk with the SIMD kernel (tree_walk.cpp), accelerations scattered back to the
+// particle system's order and multiplied by G.
+//
+// Parameters, measured on Plummer N = 100000, theta = 0.5, float, 1 thread, Zen 3 (a
+// loaded machine, so +-15%): max group 32 / 64 / 96 gave walks of 510 / 370 / 360 ms with
+// 2821 / 3214 / 3533 interactions per body (smaller groups repeat the walk more often,
+// larger ones lengthen every body's list); leaf size 4 / 8 / 12 / 16 gave 389 / 370 /
+// 382 / 398 ms. 64 is kept over 96 for the shorter lists (the double kernel is 2.7x
+// slower per pair, so the list length matters more there).
 #include "tree/tree_solver.hpp"
 
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <type_traits>
+
 #include "nbody/error.hpp"
+#include "tree/tree.hpp"
 
 namespace nbody {
+namespace {
 
-std::unique_ptr<GravitySolver> make_tree_solver(const GravityOptions&) {
-  throw Error("--gravity tree: the Barnes-Hut solver is not available in this build yet");
+/// Bodies per leaf at most (except at maximum depth).
+constexpr std::size_t kLeafSize = 8;
+/// Bodies per walk group at most.
+constexpr std::size_t kMaxGroup = 64;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <class Real>
+class TreeSolver final : public GravitySolver {
+ public:
+  explicit TreeSolver(const GravityOptions& o) : options_(o) {}
+
+  [[nodiscard]] std::string name() const override {
+    return fmt::format("tree-{}-{}{}", options_.dim == 2 ? "quadtree" : "octree",
+                       std::is_same_v<Real, float> ? "float" : "double",
+                       options_.quadrupole ? "-quadrupole" : "");
+  }
+
+  void compute_accelerations(ParticleSystem& ps) override {
+    const std::size_t n = ps.size();
+    for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
+    const auto t0 = std::chrono::steady_clock::now();
+    tree::build_tree(ps, options_.dim, kLeafSize, options_.threads, tree_, scratch_);
+    tree::compute_moments(tree_, options_.quadrupole);
+    tree::make_groups(tree_, kMaxGroup, groups_);
+    stats_.build_seconds = seconds_since(t0);
+
+    const auto t1 = std::chrono::steady_clock::now();
+    const tree::WalkOptions walk{options_.theta, options_.quadrupole, options_.softening,
+                                 options_.threads};
+    const std::uint64_t interactions =
+        tree::walk_forces<Real>(tree_, groups_, walk, ax_, ay_, az_);
+    stats_.interactions_per_body = n ? double(interactions) / double(n) : 0.0;
+
+    // Back to the particle system's order, times G.
+    const double G = options_.G;
+    const bool planar = options_.dim == 2;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = tree_.order[k];
+      ps.ax[i] = G * ax_[k];
+      ps.ay[i] = G * ay_[k];
+      ps.az[i] = planar ? 0.0 : G * az_[k];
+    }
+    stats_.walk_seconds = seconds_since(t1);
+    ps.set_accelerations_valid();
+  }
+
+  [[nodiscard]] SolverStats stats() const override { return stats_; }
+
+ private:
+  GravityOptions options_;
+  tree::Tree tree_;
+  tree::BuildScratch scratch_;
+  std::vector<tree::Group> groups_;
+  std::vector<double> ax_, ay_, az_;  // tree order, per unit G
+  SolverStats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<GravitySolver> make_tree_solver(const GravityOptions& options) {
+  if (!std::isfinite(options.theta) || options.theta < 0) {
+    throw Error(fmt::format("--theta {}: the opening angle must be a finite number >= 0",
+                            options.theta));
+  }
+  if (options.dim != 2 && options.dim != 3) {
+    throw Error(fmt::format("--dim {}: the tree needs 2 (quadtree) or 3 (octree)", options.dim));
+  }
+  if (options.device != Device::Cpu) {
+    throw Error("--device gpu: the tree solver runs on the CPU only in this build");
+  }
+  if (options.precision == Precision::Float) return std::make_unique<TreeSolver<float>>(options);
+  return std::make_unique<TreeSolver<double>>(options);
 }
 
 }  // namespace nbody

@@ -1,0 +1,75 @@
+#pragma once
+// Cell multipoles for the tree solvers, written once (CPU now, CUDA later).
+//
+// Monopole: the cell acts as a point of its mass at its centre of mass, through the
+// ordinary softened pair force (pair_force.hpp), so softening treats cells as pairs.
+//
+// Quadrupole: the traceless tensor about the centre of mass,
+//   Q_ab = sum_k m_k (3 r_a r_b - |r|^2 delta_ab),  r = x_k - com
+// (6 components; a planar system has z = 0, so Q_xz = Q_yz = 0 and Q_zz = -sum m r^2).
+// The potential at separation r = x - com is -G [M/r + (r.Q.r) / (2 r^5)], so the
+// acceleration's quadrupole part, written with the pair convention d = com - x = -r, is
+//   a_q = G [ -(Q.d)/r^5 + (5/2) (d.Q.d) d / r^7 ].
+// Softening: the standard formula with r^2 replaced by the softened r^2 + eps^2 (the
+// simple choice; not the exact expansion of the Plummer potential, which differs at
+// O(eps^2/r^2) in the quadrupole term, itself O((s/r)^2) of the monopole; accepted cells
+// are at least s/theta away, far outside eps in any sensible run).
+#include "nbody/host_device.hpp"
+#include "nbody/physics/pair_force.hpp"
+
+namespace nbody {
+
+/// Traceless quadrupole tensor, 6 components.
+template <class Real>
+struct Quadrupole {
+  Real xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
+};
+
+/// Adds the quadrupole of mass m at offset (x, y, z) from the centre of mass.
+template <class Real>
+NBODY_HD void add_point_quadrupole(Quadrupole<Real>& q, Real m, Real x, Real y, Real z) {
+  const Real r2 = x * x + y * y + z * z;
+  q.xx += m * (Real(3) * x * x - r2);
+  q.yy += m * (Real(3) * y * y - r2);
+  q.zz += m * (Real(3) * z * z - r2);
+  q.xy += m * (Real(3) * x * y);
+  q.xz += m * (Real(3) * x * z);
+  q.yz += m * (Real(3) * y * z);
+}
+
+/// Adds a child's quadrupole (about its own centre of mass) shifted to the parent's
+/// centre of mass: parallel-axis theorem, the child's mass m sitting at offset (x, y, z)
+/// from the parent's centre of mass (the child's dipole about its own COM is zero).
+template <class Real>
+NBODY_HD void add_shifted_quadrupole(Quadrupole<Real>& q, const Quadrupole<Real>& child,
+                                            Real m, Real x, Real y, Real z) {
+  q.xx += child.xx;
+  q.yy += child.yy;
+  q.zz += child.zz;
+  q.xy += child.xy;
+  q.xz += child.xz;
+  q.yz += child.yz;
+  add_point_quadrupole(q, m, x, y, z);
+}
+
+/// Adds the quadrupole part of a cell's pull (per unit G) to (ax, ay, az).
+/// d = com - x_target (pair convention), eps2 = softening^2. 0 for d = 0 with eps = 0.
+template <class Real>
+NBODY_HD void accumulate_quadrupole_acceleration(Real dx, Real dy, Real dz,
+                                                        const Quadrupole<Real>& q, Real eps2,
+                                                        Real& ax, Real& ay, Real& az) {
+  const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;
+  const Real inv_r = PairMath<Real>::safe_rsqrt(r2);
+  const Real inv_r2 = inv_r * inv_r;
+  const Real inv_r5 = inv_r2 * inv_r2 * inv_r;
+  const Real qdx = q.xx * dx + q.xy * dy + q.xz * dz;  // (Q.d)
+  const Real qdy = q.xy * dx + q.yy * dy + q.yz * dz;
+  const Real qdz = q.xz * dx + q.yz * dy + q.zz * dz;
+  const Real dqd = dx * qdx + dy * qdy + dz * qdz;  // d.Q.d
+  const Real radial = Real(2.5) * dqd * inv_r2;
+  ax += inv_r5 * (radial * dx - qdx);
+  ay += inv_r5 * (radial * dy - qdy);
+  az += inv_r5 * (radial * dz - qdz);
+}
+
+}  // namespace nbody

@@ -1,0 +1,55 @@
+#pragma once
+// The Barnes-Hut opening criterion, written once (CPU walk now, CUDA walk later).
+//
+// A cell of edge length s whose centre of mass is at distance d from the body is
+// ACCEPTED (its multipole used instead of its bodies) when s/d < theta, i.e. it is
+// OPENED when s >= theta d. Written on squares, s^2 >= theta^2 d^2, so no sqrt.
+// theta = 0 opens every cell: the walk then reduces to the direct sum.
+//
+// For a group walk (one interaction list for a group of nearby bodies) d is the
+// distance from the centre of mass to the NEAREST point of the group's bounding box:
+// that is <= the distance to any body of the group, so the group opens at least every
+// cell that one of its bodies would open, and its accuracy is at least the per-body one.
+//
+// Independently of theta, a cell whose box overlaps the group's box (in particular one
+// that contains the body) is always opened: the guard against the "exploding cell",
+// where the centre of mass of a big cell lies far from a body inside it and s/d < theta
+// although the body sits among the cell's mass (GADGET does the same).
+#include "nbody/host_device.hpp"
+
+namespace nbody {
+
+/// True when a cell of squared edge length s2 must be opened for a target at squared
+/// distance d2 from its centre of mass, with theta2 = theta^2.
+template <class Real>
+NBODY_HD bool bh_must_open(Real s2, Real theta2, Real d2) {
+  return s2 >= theta2 * d2;
+}
+
+/// Squared distance from point p to the axis-aligned box centre c, half-extents h
+/// (0 when p is inside).
+template <class Real>
+NBODY_HD Real distance2_point_box(Real px, Real py, Real pz, Real cx, Real cy, Real cz,
+                                         Real hx, Real hy, Real hz) {
+  auto gap = [](Real p, Real c, Real h) {
+    const Real a = (p > c ? p - c : c - p) - h;
+    return a > Real(0) ? a : Real(0);
+  };
+  const Real dx = gap(px, cx, hx), dy = gap(py, cy, hy), dz = gap(pz, cz, hz);
+  return dx * dx + dy * dy + dz * dz;
+}
+
+/// True when two axis-aligned boxes (centres a, b; half-extents ha, hb) overlap or
+/// touch. `slack` widens the test (absolute), so that a body on a cell face, or one that
+/// rounding put a hair outside its cell, still counts as inside.
+template <class Real>
+NBODY_HD bool boxes_overlap(Real ax, Real ay, Real az, Real hax, Real hay, Real haz,
+                                   Real bx, Real by, Real bz, Real hbx, Real hby, Real hbz,
+                                   Real slack) {
+  auto apart = [slack](Real a, Real b, Real ha, Real hb) {
+    return (a > b ? a - b : b - a) > ha + hb + slack;
+  };
+  return !(apart(ax, bx, hax, hbx) || apart(ay, by, hay, hby) || apart(az, bz, haz, hbz));
+}
+
+}  // namespace nbody

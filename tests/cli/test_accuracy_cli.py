@@ -1,0 +1,156 @@
+"""End-to-end tests of `nbody accuracy` and `nbody bench tree`.
+
+The Barnes-Hut solver may not be built yet: then `--gravity tree` must fail with a clear
+message naming the option; once it is available the full behaviour is asserted. Which state
+we are in is found out by running the tree once (setUpModule). Standard library only; ctest
+sets NBODY_EXE.
+"""
+import json
+import math
+import os
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+EXE = os.environ.get("NBODY_EXE", "nbody")
+
+ACCURACY_KEYS = {"n", "theta", "sample", "median", "p90", "p99", "p999", "max", "rms", "tree_seconds",
+                 "direct_seconds"}
+STEPS_KEYS = {"steps", "position_error_sq", "velocity_error_sq"}
+BENCH_TREE_KEYS = {"suite", "n", "cpu", "threads", "precision", "theta", "softening", "seconds_per_eval",
+                   "build_seconds", "walk_seconds", "interactions_per_body", "direct_seconds_per_eval",
+                   "direct_measured"}
+
+TREE_AVAILABLE = False
+TREE_MESSAGE = ""
+
+
+def nbody(*args, check=True):
+    proc = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"nbody {' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
+def accuracy_json(*args):
+    return json.loads(nbody("accuracy", *args, "--json").stdout)
+
+
+def setUpModule():
+    global TREE_AVAILABLE, TREE_MESSAGE
+    proc = nbody("accuracy", "--gravity", "tree", "--model", "plummer", "-n", 100, "--json", check=False)
+    TREE_AVAILABLE = proc.returncode == 0
+    TREE_MESSAGE = proc.stderr
+
+
+class TestAccuracyDirect(unittest.TestCase):
+    """The direct solvers: tiny (double) or float-sized errors, every documented key."""
+
+    def test_double_direct_has_all_keys_and_round_off_errors(self):
+        r = accuracy_json("--gravity", "direct", "--model", "plummer", "-n", 500)
+        self.assertTrue(ACCURACY_KEYS <= r.keys(), ACCURACY_KEYS - r.keys())
+        self.assertEqual(r["n"], 500)
+        self.assertEqual(r["sample"], 500)  # default K = 1000 >= N: every body
+        self.assertFalse(r["direct_seconds_estimated"])
+        self.assertLess(r["max"], 1e-12)
+        for key in ("median", "p90", "p99", "p999", "max", "rms"):
+            self.assertTrue(math.isfinite(r[key]) and r[key] >= 0, key)
+        self.assertLessEqual(r["median"], r["p90"])
+        self.assertLessEqual(r["p999"], r["max"])
+        self.assertGreater(r["tree_seconds"], 0)
+        self.assertGreater(r["direct_seconds"], 0)
+
+    def test_float_direct_errors_are_float_sized_and_sampled(self):
+        r = accuracy_json("--gravity", "direct", "--precision", "float", "--model", "plummer", "-n", 2000,
+                          "--sample", 300)
+        self.assertEqual(r["sample"], 300)
+        self.assertTrue(r["direct_seconds_estimated"])
+        self.assertEqual(r["precision"], "float")
+        self.assertGreater(r["median"], 1e-9)
+        self.assertLess(r["median"], 1e-5)
+        self.assertLess(r["max"], 1e-4)
+
+    def test_human_output_names_the_quantiles_and_the_estimate(self):
+        out = nbody("accuracy", "--gravity", "direct", "--model", "plummer", "-n", 400, "--sample", 100).stdout
+        for word in ("median", "p99.9", "rms", "estimated"):
+            self.assertIn(word, out)
+
+    def test_steps_against_theta_zero_are_identical_for_the_direct_sum(self):
+        r = accuracy_json("--gravity", "direct", "--model", "plummer", "-n", 200, "--steps", 5, "--dt", 0.01)
+        self.assertTrue(STEPS_KEYS <= r.keys())
+        self.assertEqual(r["steps"], 5)
+        self.assertEqual(r["position_error_sq"], 0.0)  # theta means nothing to the direct sum
+        self.assertEqual(r["velocity_error_sq"], 0.0)
+
+    def test_planar_and_file_input(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "bodies.txt"
+            nbody("gen", "uniform-sphere", "-n", 300, "--seed", 4, "-o", path)
+            r = accuracy_json("--gravity", "direct", "-i", path, "--dim", 2, "--softening", 0.01)
+            self.assertEqual(r["n"], 300)
+            self.assertEqual(r["dim"], 2)
+            self.assertLess(r["max"], 1e-12)
+
+
+class TestAccuracyErrors(unittest.TestCase):
+    def assert_fails(self, *args, says):
+        proc = nbody("accuracy", *args, check=False)
+        self.assertNotEqual(proc.returncode, 0, args)
+        self.assertIn(says, proc.stderr, args)
+
+    def test_bad_theta(self):
+        self.assert_fails("--gravity", "direct", "--model", "plummer", "-n", 100, "--theta", -0.5, says="theta")
+        self.assert_fails("--gravity", "direct", "--model", "plummer", "-n", 100, "--theta", "abc", says="theta")
+        self.assert_fails("--gravity", "direct", "--model", "plummer", "-n", 100, "--theta", "inf", says="theta")
+
+    def test_bad_bodies(self):
+        self.assert_fails("--gravity", "direct", "--model", "no-such-model", "-n", 100, says="no-such-model")
+        self.assert_fails("--gravity", "direct", "-i", "/no/such/file.txt", says="/no/such/file.txt")
+        self.assert_fails("--gravity", "direct", says="needs bodies")
+        self.assert_fails("--gravity", "fmm", "--model", "plummer", says="--gravity")
+
+
+class TestTree(unittest.TestCase):
+    """Full checks once the tree exists; until then a clear '--gravity tree' error."""
+
+    def test_accuracy_tree(self):
+        proc = nbody("accuracy", "--model", "plummer", "-n", 3000, "--theta", 0.5, "--json", check=False)
+        if not TREE_AVAILABLE:
+            self.assertNotEqual(proc.returncode, 0)
+            self.assertIn("--gravity tree", proc.stderr)
+            return
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        r = json.loads(proc.stdout)
+        self.assertTrue(ACCURACY_KEYS <= r.keys(), ACCURACY_KEYS - r.keys())
+        self.assertEqual(r["theta"], 0.5)
+        self.assertGreater(r["median"], 0)
+        self.assertLess(r["median"], 5e-3)
+        self.assertGreater(r["interactions_per_body"], 0)
+
+    def test_accuracy_tree_steps(self):
+        if not TREE_AVAILABLE:
+            self.skipTest("tree solver not built yet: " + TREE_MESSAGE.strip())
+        r = accuracy_json("--model", "plummer", "-n", 500, "--theta", 0.7, "--steps", 5, "--softening", 0.01)
+        self.assertTrue(STEPS_KEYS <= r.keys())
+        self.assertGreater(r["position_error_sq"], 0)
+        self.assertLess(r["position_error_sq"], 1e-3)
+
+    def test_bench_tree(self):
+        proc = nbody("bench", "tree", "-n", 2000, "--seconds", 0.1, "--json", check=False)
+        if not TREE_AVAILABLE:
+            self.assertNotEqual(proc.returncode, 0)
+            self.assertIn("--gravity tree", proc.stderr)
+            return
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        r = json.loads(proc.stdout)
+        self.assertTrue(BENCH_TREE_KEYS <= r.keys(), BENCH_TREE_KEYS - r.keys())
+        self.assertEqual(r["suite"], "tree")
+        self.assertEqual(r["n"], 2000)
+        self.assertTrue(r["direct_measured"])  # N <= 30000: timed, not estimated
+        self.assertGreater(r["seconds_per_eval"], 0)
+        self.assertGreater(r["interactions_per_body"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
