@@ -52,10 +52,13 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
       ->default_str("cpu");
   app->add_option_function<std::string>(
          "--precision",
-         [&g](const std::string& v) { g.precision = v == "float" ? Precision::Float : Precision::Double; },
-         "Force arithmetic: float (float32) or double (float64)")
-      ->check(CLI::IsMember({"float", "double"}))
-      ->default_str("double");
+         [&g](const std::string& v) {
+           g.precision = v == "float" ? Precision::Float : v == "double" ? Precision::Double : Precision::Auto;
+         },
+         "Force arithmetic: float (float32), double (float64), or auto (double for the direct sum, float "
+         "for the tree, whose ~1e-3 truncation error dwarfs float rounding)")
+      ->check(CLI::IsMember({"auto", "float", "double"}))
+      ->default_str("auto");
   app->add_option("--softening,--eps", g.softening, "Plummer softening length epsilon")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   app->add_option("--G", g.G, "Gravitational constant (e.g. 6.67430e-11 for SI units)")

@@ -8,12 +8,25 @@
 
 namespace nbody {
 
-std::string_view to_string(Precision p) { return p == Precision::Float ? "float" : "double"; }
+std::string_view to_string(Precision p) {
+  switch (p) {
+    case Precision::Float: return "float";
+    case Precision::Double: return "double";
+    default: return "auto";
+  }
+}
+
+Precision resolve_precision(Precision p, const std::string& algorithm) {
+  if (p != Precision::Auto) return p;
+  return algorithm == "tree" ? Precision::Float : Precision::Double;
+}
 std::string_view to_string(Device d) { return d == Device::Cpu ? "cpu" : "gpu"; }
 
 std::vector<std::string> cpu_direct_kernels() { return {"fast", "scalar"}; }
 
-std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& o) {
+std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options) {
+  GravityOptions o = options;
+  o.precision = resolve_precision(o.precision, o.algorithm);
   if (o.device == Device::Gpu) {
     throw Error("--device gpu: GPU solvers are not available in this version of nbody");
   }
