@@ -24,7 +24,8 @@ enum class Device { Cpu, Gpu };
 
 struct GravityOptions {
   std::string algorithm = "direct";  // direct | tree
-  std::string kernel = "fast";       // CPU direct: "scalar" reference or "fast" SIMD/OpenMP
+  std::string kernel = "fast";       // CPU direct: "fast" SIMD/OpenMP or "scalar" reference;
+                                     // GPU direct: "fast", "tiled" or "naive"
   Device device = Device::Cpu;
   Precision precision = Precision::Auto;
   double G = 1.0;
@@ -33,13 +34,14 @@ struct GravityOptions {
   double theta = 0.5;      // tree: opening angle (cell accepted when size/distance < theta)
   bool quadrupole = false; // tree: add quadrupole moments to cell interactions
   int dim = 3;             // 3: octree, 2: quadtree (tree solvers)
+  int block_size = 0;      // GPU: threads per block; 0 = the kernel's default
 };
 
 /// What a solver did in its last evaluation, for benchmarks and the accuracy tool.
 struct SolverStats {
   double interactions_per_body = 0;  // pair + cell interactions, averaged over bodies
   double build_seconds = 0;          // tree solvers: bounding box + build + summarise
-  double walk_seconds = 0;           // tree solvers: the force walk
+  double walk_seconds = 0;           // tree solvers: the force walk; GPU solvers: kernel time
 };
 
 /// Computes accelerations for every body of a particle system.
@@ -60,5 +62,7 @@ class GravitySolver {
 
 /// Names accepted by GravityOptions::kernel for the CPU direct sum.
 [[nodiscard]] std::vector<std::string> cpu_direct_kernels();
+/// Names accepted by GravityOptions::kernel for the GPU direct sum (device == Gpu).
+[[nodiscard]] std::vector<std::string> gpu_direct_kernels();
 
 }  // namespace nbody

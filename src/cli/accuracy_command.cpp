@@ -45,16 +45,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-ParticleSystem load_bodies(AccuracyArgs& a, const CLI::App& app) {
-  if (!a.input.empty()) return read_particles(a.input, resolve_format(a.input, a.format));
-  if (app.count("--model") == 0) {
-    throw Error("nbody accuracy needs bodies: give an input file (-i FILE) or a model (--model MODEL -n N)");
-  }
-  a.model.G = a.gravity.G;
-  a.model.dim = a.dim;
-  return generate(a.model);
-}
-
 /// Σ|x - x0|² and Σ|v - v0|² after K leapfrog steps with the solver at theta and at theta = 0
 /// from the same start: how the force errors accumulate into the trajectories.
 std::pair<double, double> trajectory_errors(const ParticleSystem& start, const GravityOptions& options,
@@ -89,7 +79,7 @@ void accuracy(AccuracyArgs& a, const CLI::App& app) {
   if (app.count("--model") && std::ranges::find(names, a.model.model) == names.end()) {
     throw Error(fmt::format("--model {}: unknown model (available: {})", a.model.model, fmt::join(names, ", ")));
   }
-  ParticleSystem ps = load_bodies(a, app);
+  ParticleSystem ps = load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "accuracy");
   if (a.dim == 2) ps.make_planar();
   GravityOptions options = a.gravity;
   options.dim = ps.dim;  // quadtree for planar systems

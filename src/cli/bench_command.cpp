@@ -1,6 +1,8 @@
 // nbody bench SUITE: built-in benchmarks. `direct` times the CPU direct sum and prints
-// pairwise interactions per second (per core, too); `tree` times the Barnes-Hut solver on a
-// Plummer sphere against the direct sum for the same N. Later suites plug in here.
+// pairwise interactions per second (per core, too); with --device gpu it times the CUDA
+// kernels (whole evaluation and kernel alone), optionally sweeping block sizes and N;
+// `tree` times the Barnes-Hut solver on a Plummer sphere against the direct sum for the
+// same N. Later suites plug in here.
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -27,8 +29,14 @@ struct BenchArgs {
   bool json = false;
   double theta = 0.5;                // tree only
   bool quadrupole = false;           // tree only
-  std::string precision = "auto";  // tree only (direct times both); auto = float for the tree
+  std::string precision = "auto";  // tree, gpu direct (auto: both); auto = float for the tree
+  std::string device = "cpu";      // direct: cpu or gpu
+  int block_size = 0;              // gpu: threads per block (0 = kernel default)
+  bool sweep_block_size = false;   // gpu: steps/s over block sizes (N = 16384) and over N
 };
+
+constexpr std::size_t kGpuDefaultN = 1048576;
+constexpr std::size_t kSweepBlockN = 16384;
 
 constexpr std::size_t kTreeDefaultN = 100000;
 constexpr double kBenchSoftening = 0.01;
@@ -59,6 +67,140 @@ double time_evaluations(GravitySolver& solver, ParticleSystem& ps, double budget
   }
   std::nth_element(samples.begin(), samples.begin() + std::ptrdiff_t(samples.size() / 2), samples.end());
   return samples[samples.size() / 2];
+}
+
+/// Median of `values` (reorders them).
+double median_of(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(values.size() / 2), values.end());
+  return values[values.size() / 2];
+}
+
+struct GpuTiming {
+  double seconds = 0;         // median wall time of one compute_accelerations (upload + kernel + download)
+  double kernel_seconds = 0;  // median kernel time (CUDA events, stats().walk_seconds)
+  std::size_t samples = 0;
+};
+
+/// Like time_evaluations, also keeping the solver's kernel time. compute_accelerations
+/// synchronises with the GPU before it returns, so wall time covers the whole evaluation.
+GpuTiming time_gpu(GravitySolver& solver, ParticleSystem& ps, double budget) {
+  using Clock = std::chrono::steady_clock;
+  solver.compute_accelerations(ps);  // warm-up: allocations, module load, clocks up
+  std::vector<double> wall, kernel;
+  const auto start = Clock::now();
+  while (wall.size() < 3 ||
+         (std::chrono::duration<double>(Clock::now() - start).count() < budget && wall.size() < 1000)) {
+    const auto t0 = Clock::now();
+    solver.compute_accelerations(ps);
+    wall.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    kernel.push_back(solver.stats().walk_seconds);
+  }
+  return {median_of(wall), median_of(kernel), wall.size()};
+}
+
+std::unique_ptr<GravitySolver> gpu_direct_solver(const std::string& kernel, Precision p, int block) {
+  GravityOptions g;
+  g.device = Device::Gpu;
+  g.kernel = kernel;
+  g.precision = p;
+  g.block_size = block;
+  g.softening = kBenchSoftening;
+  return make_gravity_solver(g);
+}
+
+ParticleSystem bench_bodies(std::size_t n) {
+  ModelOptions model;
+  model.model = "uniform-cube";
+  model.n = n;
+  model.seed = 42;
+  return generate(model);
+}
+
+void bench_direct_gpu(const BenchArgs& a, std::vector<std::string> kernels) {
+  std::FILE* human = a.json ? stderr : stdout;
+  if (kernels.empty()) kernels = {"naive", "tiled", "fast"};
+  std::vector<Precision> precisions{Precision::Float, Precision::Double};
+  if (a.precision == "float") precisions = {Precision::Float};
+  if (a.precision == "double") precisions = {Precision::Double};
+  for (const auto& k : kernels) (void)gpu_direct_solver(k, precisions.front(), a.block_size);  // fail fast
+  const std::vector<GpuDevice> devices = gpu_devices();
+  const std::string gpu = devices.empty() ? "?" : devices.front().name;
+  const std::string block_text = a.block_size > 0 ? std::to_string(a.block_size) : "default";
+  nlohmann::ordered_json j = {{"suite", "direct"}, {"device", "gpu"}, {"gpu", gpu}, {"softening", kBenchSoftening}};
+
+  if (!a.sweep_block_size) {
+    ParticleSystem ps = bench_bodies(a.n);
+    fmt::print(human, "direct sum on the GPU, N = {}, GPU: {}, block size {}, softening {:g}\n", a.n, gpu, block_text,
+               kBenchSoftening);
+    fmt::print(human, "{:<28} {:>9} {:>12} {:>12} {:>16} {:>16}\n", "solver", "precision", "ms/eval", "kernel ms",
+               "interactions/s", "kernel inter/s");
+    j["n"] = a.n;
+    j["block_size"] = a.block_size;
+    j["results"] = nlohmann::ordered_json::array();
+    for (Precision p : precisions) {
+      for (const auto& k : kernels) {
+        auto solver = gpu_direct_solver(k, p, a.block_size);
+        const GpuTiming t = time_gpu(*solver, ps, a.seconds);
+        const double pairs = double(a.n) * double(a.n);
+        fmt::print(human, "{:<28} {:>9} {:>12.3f} {:>12.3f} {:>16.3e} {:>16.3e}\n", solver->name(), to_string(p),
+                   1e3 * t.seconds, 1e3 * t.kernel_seconds, pairs / t.seconds, pairs / t.kernel_seconds);
+        std::fflush(human);
+        j["results"].push_back({{"solver", solver->name()},
+                                {"kernel", k},
+                                {"precision", to_string(p)},
+                                {"seconds_per_eval", t.seconds},
+                                {"kernel_seconds", t.kernel_seconds},
+                                {"interactions_per_second", pairs / t.seconds},
+                                {"kernel_interactions_per_second", pairs / t.kernel_seconds},
+                                {"evaluations", t.samples}});
+      }
+    }
+  } else {
+    // Seed 002's table: steps per second (1 / seconds per evaluation) against block size.
+    const Precision p = precisions.front();
+    ParticleSystem ps = bench_bodies(kSweepBlockN);
+    fmt::print(human, "steps/s (1 / s per evaluation, kernel-only in brackets), N = {}, {}, GPU: {}\n", kSweepBlockN,
+               to_string(p), gpu);
+    fmt::print(human, "{:>6}", "block");
+    for (const auto& k : kernels) fmt::print(human, " {:>24}", k);
+    fmt::print(human, "\n");
+    j["precision"] = to_string(p);
+    j["block_sweep"] = {{"n", kSweepBlockN}, {"rows", nlohmann::ordered_json::array()}};
+    for (int b = 8; b <= 1024; b *= 2) {
+      fmt::print(human, "{:>6}", b);
+      for (const auto& k : kernels) {
+        auto solver = gpu_direct_solver(k, p, b);
+        const GpuTiming t = time_gpu(*solver, ps, a.seconds);
+        fmt::print(human, " {:>11.1f} ({:>10.1f})", 1 / t.seconds, 1 / t.kernel_seconds);
+        j["block_sweep"]["rows"].push_back({{"kernel", k}, {"block_size", b}, {"steps_per_second", 1 / t.seconds},
+                                            {"kernel_steps_per_second", 1 / t.kernel_seconds}});
+      }
+      fmt::print(human, "\n");
+      std::fflush(human);
+    }
+    // Steps per second against N, each kernel at the chosen block size.
+    fmt::print(human, "\nsteps/s (kernel-only interactions/s in brackets) against N, {}, block size {}\n",
+               to_string(p), block_text);
+    fmt::print(human, "{:>8}", "N");
+    for (const auto& k : kernels) fmt::print(human, " {:>24}", k);
+    fmt::print(human, "\n");
+    j["n_sweep"] = {{"block_size", a.block_size}, {"rows", nlohmann::ordered_json::array()}};
+    for (std::size_t n = 1024; n <= kGpuDefaultN; n *= 2) {
+      ParticleSystem bodies = bench_bodies(n);
+      fmt::print(human, "{:>8}", n);
+      for (const auto& k : kernels) {
+        auto solver = gpu_direct_solver(k, p, a.block_size);
+        const GpuTiming t = time_gpu(*solver, bodies, a.seconds);
+        const double pairs = double(n) * double(n);
+        fmt::print(human, " {:>11.1f} ({:>10.3e})", 1 / t.seconds, pairs / t.kernel_seconds);
+        j["n_sweep"]["rows"].push_back({{"kernel", k}, {"n", n}, {"steps_per_second", 1 / t.seconds},
+                                        {"kernel_interactions_per_second", pairs / t.kernel_seconds}});
+      }
+      fmt::print(human, "\n");
+      std::fflush(human);
+    }
+  }
+  if (a.json) fmt::print("{}\n", j.dump(2));
 }
 
 void bench_direct(const BenchArgs& a) {
@@ -111,11 +253,6 @@ void bench_direct(const BenchArgs& a) {
   }
 }
 
-/// Median of `values` (reorders them).
-double median_of(std::vector<double> values) {
-  std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(values.size() / 2), values.end());
-  return values[values.size() / 2];
-}
 
 void bench_tree(const BenchArgs& a) {
   std::FILE* human = a.json ? stderr : stdout;
@@ -227,19 +364,38 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "Threads (direct: 0 = one thread, then all; tree: 0 = all)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--kernel", args->kernels, "Kernels to time")->check(CLI::IsMember(cpu_direct_kernels()));
+  auto* kernels = cmd->add_option("--kernel", args->kernels,
+                                  "Kernels to time (CPU: fast, scalar; GPU: naive, tiled, fast)")
+                      ->check(CLI::IsMember({"fast", "scalar", "naive", "tiled"}));
+  cmd->add_option("--device", args->device, "direct: time the CPU or the GPU (CUDA) direct sum")
+      ->check(CLI::IsMember({"cpu", "gpu"}))
+      ->capture_default_str();
+  cmd->add_option("--block-size", args->block_size, "gpu: threads per block (0 = each kernel's default)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_flag("--sweep-block-size", args->sweep_block_size,
+                "gpu: steps/s for block sizes 8..1024 at N = 16384, then against N = 1024..1048576");
   cmd->add_option("--theta", args->theta, "tree: opening angle")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_flag("--quadrupole", args->quadrupole, "tree: add quadrupole moments");
   cmd->add_option("--precision", args->precision,
-                  "tree: force arithmetic, float, double or auto (float for the tree)")
+                  "tree: force arithmetic, float, double or auto (float for the tree); gpu direct: float, "
+                  "double or auto (both)")
       ->check(CLI::IsMember({"auto", "float", "double"}))
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout");
-  cmd->callback([args, count] {
+  cmd->callback([args, count, kernels] {
     if (args->suite == "tree") {
+      if (args->device == "gpu") throw Error("bench tree --device gpu: not available yet");
       if (count->count() == 0) args->n = kTreeDefaultN;
       bench_tree(*args);
+    } else if (args->device == "gpu") {
+      if (count->count() == 0) args->n = kGpuDefaultN;
+      bench_direct_gpu(*args, kernels->count() ? args->kernels : std::vector<std::string>{});
     } else {
+      for (const auto& k : args->kernels) {
+        if (k != "fast" && k != "scalar") throw Error("--kernel " + k + ": GPU only (bench direct --device gpu)");
+      }
+      if (args->block_size != 0 || args->sweep_block_size) throw Error("--block-size, --sweep-block-size: GPU only (--device gpu)");
       bench_direct(*args);
     }
   });

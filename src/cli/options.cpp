@@ -1,5 +1,6 @@
 #include "cli/options.hpp"
 
+#include "nbody/error.hpp"
 #include "nbody/io.hpp"
 
 namespace nbody::cli {
@@ -43,8 +44,13 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   app->add_flag("--quadrupole", g.quadrupole, "tree: add quadrupole moments (more accurate at the same theta)");
   app->add_option("--kernel", g.kernel,
-                  "CPU direct-sum kernel: fast (SIMD + OpenMP) or scalar (reference)")
-      ->check(CLI::IsMember(cpu_direct_kernels()))->capture_default_str();
+                  "Direct-sum kernel. CPU: fast (SIMD + OpenMP) or scalar (reference); GPU: fast (register "
+                  "blocking + shared memory), tiled (shared-memory tiles) or naive (global memory)")
+      ->check(CLI::IsMember({"fast", "scalar", "naive", "tiled"}))->capture_default_str();
+  app->add_option("--block-size", g.block_size,
+                  "GPU: threads per block (0 = the kernel's default: 512 fast, 256 tiled and naive; tiled and fast need a power of two "
+                  "from 8 to 1024, naive 1 to 1024)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   app->add_option_function<std::string>(
          "--device", [&g](const std::string& v) { g.device = v == "gpu" ? Device::Gpu : Device::Cpu; },
          "Where forces are computed: cpu or gpu")
@@ -92,6 +98,18 @@ void add_format_option(CLI::App* app, std::string& format) {
 void add_dim_option(CLI::App* app, int& dim) {
   app->add_option("--dim", dim, "Dimensions: 3, or 2 for a planar system (z = vz = 0 exactly)")
       ->check(CLI::IsMember({2, 3}))->capture_default_str();
+}
+
+ParticleSystem load_or_generate(const std::string& input, const std::string& format, ModelOptions model,
+                                double G, int dim, const CLI::App& app, const std::string& command) {
+  if (!input.empty()) return read_particles(input, resolve_format(input, format));
+  if (app.count("--model") == 0) {
+    throw Error("nbody " + command +
+                " needs bodies: give an input file (-i FILE) or a model (--model MODEL -n N)");
+  }
+  model.G = G;
+  model.dim = dim;
+  return generate(model);
 }
 
 }  // namespace nbody::cli

@@ -28,4 +28,11 @@ void add_format_option(CLI::App* app, std::string& format);
 /// --dim 2|3.
 void add_dim_option(CLI::App* app, int& dim);
 
+/// The bodies a command works on: the file given with -i (input non-empty), or the model
+/// given with --model, generated for this G and dimension. Throws nbody::Error naming the
+/// command when neither was given.
+[[nodiscard]] ParticleSystem load_or_generate(const std::string& input, const std::string& format,
+                                              ModelOptions model, double G, int dim,
+                                              const CLI::App& app, const std::string& command);
+
 }  // namespace nbody::cli

@@ -43,16 +43,6 @@ std::filesystem::path numbered_path(const std::filesystem::path& path, std::uint
   return numbered;
 }
 
-ParticleSystem load_initial_state(RunArgs& a, const CLI::App& app) {
-  if (!a.input.empty()) return read_particles(a.input, resolve_format(a.input, a.format));
-  if (app.count("--model") == 0) {
-    throw Error("nbody run needs bodies: give an input file (-i FILE) or a model (--model MODEL -n N)");
-  }
-  a.model.G = a.gravity.G;
-  a.model.dim = a.dim;
-  return generate(a.model);
-}
-
 void run(RunArgs& a, const CLI::App& app) {
   // Human-readable output goes to stderr when stdout carries the JSON object.
   std::FILE* human = a.json ? stderr : stdout;
@@ -64,7 +54,7 @@ void run(RunArgs& a, const CLI::App& app) {
   ParticleSystem initial;
   {
     ScopedPhase phase(io_times, "io");
-    initial = load_initial_state(a, app);
+    initial = load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "run");
   }
   if (a.dim == 2) {
     const std::size_t moved = initial.make_planar();

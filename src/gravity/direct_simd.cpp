@@ -16,6 +16,7 @@
 #include <omp.h>
 #endif
 
+#include "core/aligned_vector.hpp"
 #include "gravity/direct_simd_kernels.hpp"
 #include "nbody/error.hpp"
 
@@ -43,24 +44,7 @@ Isa best_isa() {
 
 namespace {
 
-/// std::allocator with kAlignment-byte alignment, for the packed arrays.
-template <class T>
-struct AlignedAllocator {
-  using value_type = T;
-  AlignedAllocator() = default;
-  template <class U>
-  AlignedAllocator(const AlignedAllocator<U>&) noexcept {}  // rebinding; implicit on purpose
-  T* allocate(std::size_t n) {
-    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kAlignment}));
-  }
-  void deallocate(T* p, std::size_t) noexcept {
-    ::operator delete(p, std::align_val_t{kAlignment});
-  }
-  friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
-};
-
-template <class Real>
-using AlignedVector = std::vector<Real, AlignedAllocator<Real>>;
+static_assert(kAlignment <= kCacheLineAlignment, "packed arrays must be kAlignment-aligned");
 
 template <class Real>
 using KernelFn = void (*)(const KernelArgs<Real>&, std::size_t, std::size_t);

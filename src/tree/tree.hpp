@@ -14,26 +14,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/aligned_vector.hpp"
 #include "nbody/particles.hpp"
 #include "nbody/physics/multipole.hpp"
 
 namespace nbody::tree {
 
-/// std::allocator with 64-byte alignment, for arrays the SIMD kernel reads.
-template <class T>
-struct AlignedAllocator {
-  using value_type = T;
-  AlignedAllocator() = default;
-  template <class U>
-  AlignedAllocator(const AlignedAllocator<U>&) noexcept {}  // rebinding; implicit on purpose
-  T* allocate(std::size_t n) {
-    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64}));
-  }
-  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{64}); }
-  friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
-};
-template <class T>
-using AlignedVector = std::vector<T, AlignedAllocator<T>>;
+using nbody::AlignedVector;
 
 /// Morton key bits per axis: 21 in 3D (63-bit keys), 31 in 2D (62-bit keys). Also the
 /// maximum depth: a cell at that level cannot be split, so it is a leaf whatever it holds.

@@ -1,0 +1,254 @@
+// The CUDA direct-sum kernels. Each thread accumulates the pull of every body on its
+// body (or bodies) with nbody::accumulate_pair_acceleration; the three kernels differ in
+// how the j-bodies reach the registers:
+//   naive  one thread per i-body, j-bodies read from global memory (through L1/L2);
+//   tiled  GPU Gems 3 ch. 31: the block stages blockDim j-bodies in shared memory per tile;
+//   fast   tiled, plus 4 (2 for blocks > 256) i-bodies per thread (each shared-memory load
+//          feeds that many interactions), an unrolled inner loop, and for small N the
+//          j-range split over several blocks with a second reduction pass, so that every
+//          SM has work.
+// Plummer softening with eps2 > 0 makes r2 >= eps2 > 0, so the softened policies skip the
+// r2 == 0 test (they are used only then); without softening the self term and coincident
+// bodies give safe_rsqrt(0) = 0.
+#include <cuda_runtime.h>
+
+#include "gravity/cuda/cuda_check.cuh"
+#include "gravity/cuda/direct_kernels.cuh"
+#include "nbody/physics/pair_force.hpp"
+
+namespace nbody::cuda_direct {
+
+namespace {
+
+// ---- Device math policies (the Math argument of accumulate_pair_acceleration) ----------
+
+/// rsqrtf() as the bare hardware instruction (MUFU.RSQ, ~2 ulp): the .ftz form. Plain
+/// rsqrtf() without -ftz=true adds a denormal-input fix-up (compare, two multiplies,
+/// selects) that costs ~30% of the float kernel's issue slots; r2 is never subnormal here
+/// (positions are scaled to O(1); a subnormal r2 flushes to 0 and gives 0 or +inf).
+__device__ __forceinline__ float rsqrtf_hw(float x) {
+  float y;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+/// float: the hardware reciprocal square root, 0 at r2 == 0.
+struct MathFloat {
+  static __device__ __forceinline__ float safe_rsqrt(float r2) { return r2 > 0.0f ? rsqrtf_hw(r2) : 0.0f; }
+};
+/// float with eps2 > 0 (r2 can never be 0).
+struct MathFloatSoftened {
+  static __device__ __forceinline__ float safe_rsqrt(float r2) { return rsqrtf_hw(r2); }
+};
+/// double through CUDA's math library rsqrt() (correctly rounded to ~1 ulp).
+struct MathDouble {
+  static __device__ __forceinline__ double safe_rsqrt(double r2) { return r2 > 0.0 ? rsqrt(r2) : 0.0; }
+};
+struct MathDoubleSoftened {
+  static __device__ __forceinline__ double safe_rsqrt(double r2) { return rsqrt(r2); }
+};
+
+/// double from a float seed (rel. error ~2^-22) and one third-order correction:
+/// e = 1 - r2 y^2, y += y e (1/2 + 3/8 e), leaving an error ~e^3 ~ 1e-20, i.e. double
+/// rounding. 5 double operations + 2 conversions + MUFU instead of the library's longer
+/// sequence. Valid for r2 in float's normal range (the solver scales positions to O(1)).
+__device__ __forceinline__ double rsqrt_seeded(double r2) {
+  const double y = double(rsqrtf_hw(float(r2)));
+  const double h = r2 * y;
+  const double e = fma(-h, y, 1.0);
+  const double p = fma(0.375, e, 0.5);
+  return fma(y * e, p, y);
+}
+struct MathDoubleSeeded {
+  static __device__ __forceinline__ double safe_rsqrt(double r2) { return r2 > 0.0 ? rsqrt_seeded(r2) : 0.0; }
+};
+struct MathDoubleSeededSoftened {
+  static __device__ __forceinline__ double safe_rsqrt(double r2) { return rsqrt_seeded(r2); }
+};
+
+template <class Real, bool Fast, bool Softened>
+struct MathFor;
+template <bool Fast> struct MathFor<float, Fast, false> { using type = MathFloat; };
+template <bool Fast> struct MathFor<float, Fast, true> { using type = MathFloatSoftened; };
+template <> struct MathFor<double, false, false> { using type = MathDouble; };
+template <> struct MathFor<double, false, true> { using type = MathDoubleSoftened; };
+template <> struct MathFor<double, true, false> { using type = MathDoubleSeeded; };
+template <> struct MathFor<double, true, true> { using type = MathDoubleSeededSoftened; };
+
+// ---- naive ------------------------------------------------------------------------------
+
+template <class Real, class Math>
+__global__ void direct_naive(const Vec4<Real>* __restrict__ bodies, unsigned n, Real eps2,
+                             Vec4<Real>* __restrict__ out) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Vec4<Real> bi = bodies[i];
+  Real ax = 0, ay = 0, az = 0;
+  for (unsigned j = 0; j < n; ++j) {
+    const Vec4<Real> bj = bodies[j];
+    accumulate_pair_acceleration<Real, Math>(bj.x - bi.x, bj.y - bi.y, bj.z - bi.z, bj.w, eps2, ax, ay, az);
+  }
+  out[i] = {ax, ay, az, Real(0)};
+}
+
+// ---- tiled (GPU Gems 3, ch. 31) ---------------------------------------------------------
+
+template <class Real, class Math>
+__global__ void direct_tiled(const Vec4<Real>* __restrict__ bodies, unsigned n_padded, Real eps2,
+                             Vec4<Real>* __restrict__ out) {
+  extern __shared__ unsigned char shared_raw[];
+  auto* tile = reinterpret_cast<Vec4<Real>*>(shared_raw);
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;  // < n_padded (a multiple of blockDim)
+  const Vec4<Real> bi = bodies[i];
+  Real ax = 0, ay = 0, az = 0;
+  for (unsigned j0 = 0; j0 < n_padded; j0 += blockDim.x) {
+    tile[threadIdx.x] = bodies[j0 + threadIdx.x];
+    __syncthreads();
+#pragma unroll 8
+    for (unsigned j = 0; j < blockDim.x; ++j) {
+      const Vec4<Real> bj = tile[j];
+      accumulate_pair_acceleration<Real, Math>(bj.x - bi.x, bj.y - bi.y, bj.z - bi.z, bj.w, eps2, ax, ay, az);
+    }
+    __syncthreads();
+  }
+  out[i] = {ax, ay, az, Real(0)};
+}
+
+// ---- fast ---------------------------------------------------------------------------------
+
+/// Block b.x owns i-bodies b.x * K * blockDim + k * blockDim + threadIdx.x (k < K: strided,
+/// so loads and stores coalesce); block b.y sums j in [b.y * j_per_split, + j_per_split).
+/// Writes out[b.y * n_padded + i] (the partial sum of split b.y).
+template <class Real, class Math, int K, int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads) direct_fast(const Vec4<Real>* __restrict__ bodies, unsigned n_padded,
+                                                    unsigned j_per_split, Real eps2, Vec4<Real>* __restrict__ out) {
+  extern __shared__ unsigned char shared_raw[];
+  auto* tile = reinterpret_cast<Vec4<Real>*>(shared_raw);
+  const unsigned block = blockDim.x;
+  const unsigned i0 = blockIdx.x * block * K + threadIdx.x;
+  Real xi[K], yi[K], zi[K], ax[K], ay[K], az[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const Vec4<Real> b = bodies[i0 + unsigned(k) * block];
+    xi[k] = b.x;
+    yi[k] = b.y;
+    zi[k] = b.z;
+    ax[k] = ay[k] = az[k] = Real(0);
+  }
+  const unsigned j_begin = blockIdx.y * j_per_split;
+  const unsigned j_end = min(j_begin + j_per_split, n_padded);
+  for (unsigned j0 = j_begin; j0 < j_end; j0 += block) {
+    tile[threadIdx.x] = bodies[j0 + threadIdx.x];
+    __syncthreads();
+#pragma unroll 16
+    for (unsigned j = 0; j < block; ++j) {
+      const Vec4<Real> bj = tile[j];  // same address across the warp: a broadcast
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        accumulate_pair_acceleration<Real, Math>(bj.x - xi[k], bj.y - yi[k], bj.z - zi[k], bj.w, eps2, ax[k],
+                                                 ay[k], az[k]);
+      }
+    }
+    __syncthreads();
+  }
+  Vec4<Real>* dst = out + std::size_t(blockIdx.y) * n_padded;
+#pragma unroll
+  for (int k = 0; k < K; ++k) dst[i0 + unsigned(k) * block] = {ax[k], ay[k], az[k], Real(0)};
+}
+
+/// Second pass of the fast kernel: out[i] = sum over splits of partial[s * n_padded + i],
+/// in split order (deterministic, no atomics).
+template <class Real>
+__global__ void reduce_splits(const Vec4<Real>* __restrict__ partial, unsigned n_padded, unsigned splits,
+                              Vec4<Real>* __restrict__ out) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n_padded) return;
+  Real ax = 0, ay = 0, az = 0;
+  for (unsigned s = 0; s < splits; ++s) {
+    const Vec4<Real> p = partial[std::size_t(s) * n_padded + i];
+    ax += p.x;
+    ay += p.y;
+    az += p.z;
+  }
+  out[i] = {ax, ay, az, Real(0)};
+}
+
+unsigned blocks_for(unsigned n, int block) { return (n + unsigned(block) - 1) / unsigned(block); }
+
+/// Softening makes r2 >= eps2 > 0; the bound keeps the double kernel's float seed normal.
+template <class Real>
+bool softened(Real eps2) {
+  return eps2 >= Real(1e-30);
+}
+
+template <class Real, bool Softened>
+void launch_with(Kernel kernel, const LaunchArgs<Real>& a, cudaStream_t stream) {
+  const std::size_t shared = std::size_t(a.block) * sizeof(Vec4<Real>);
+  switch (kernel) {
+    case Kernel::Naive: {
+      using Math = typename MathFor<Real, false, Softened>::type;
+      direct_naive<Real, Math><<<blocks_for(a.n, a.block), a.block, 0, stream>>>(a.bodies, a.n, a.eps2, a.out);
+      NBODY_CUDA_CHECK_LAUNCH("direct_naive");
+      break;
+    }
+    case Kernel::Tiled: {
+      using Math = typename MathFor<Real, false, Softened>::type;
+      direct_tiled<Real, Math><<<a.n_padded / unsigned(a.block), a.block, shared, stream>>>(a.bodies, a.n_padded,
+                                                                                            a.eps2, a.out);
+      NBODY_CUDA_CHECK_LAUNCH("direct_tiled");
+      break;
+    }
+    case Kernel::Fast: {
+      using Math = typename MathFor<Real, true, Softened>::type;
+      const int k = fast_bodies_per_thread(a.block);
+      const dim3 grid(a.n_padded / unsigned(a.block * k), a.splits);
+      Vec4<Real>* dst = a.splits > 1 ? a.partial : a.out;
+      if (a.block <= kFastMaxBlockForK4) {
+        direct_fast<Real, Math, 4, kFastMaxBlockForK4>
+            <<<grid, a.block, shared, stream>>>(a.bodies, a.n_padded, a.j_per_split, a.eps2, dst);
+      } else {
+        direct_fast<Real, Math, 2, 1024><<<grid, a.block, shared, stream>>>(a.bodies, a.n_padded, a.j_per_split, a.eps2, dst);
+      }
+      NBODY_CUDA_CHECK_LAUNCH("direct_fast");
+      if (a.splits > 1) {
+        reduce_splits<Real><<<blocks_for(a.n_padded, 256), 256, 0, stream>>>(a.partial, a.n_padded, a.splits, a.out);
+        NBODY_CUDA_CHECK_LAUNCH("reduce_splits");
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+template <class Real>
+void launch(Kernel kernel, const LaunchArgs<Real>& args, cudaStream_t stream) {
+  if (args.n == 0) return;
+  if (softened(args.eps2)) {
+    launch_with<Real, true>(kernel, args, stream);
+  } else {
+    launch_with<Real, false>(kernel, args, stream);
+  }
+}
+
+template <class Real>
+int fast_blocks_per_sm(int block) {
+  using Math = typename MathFor<Real, true, true>::type;
+  int blocks = 0;
+  const std::size_t shared = std::size_t(block) * sizeof(Vec4<Real>);
+  if (block <= kFastMaxBlockForK4) {
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, direct_fast<Real, Math, 4, kFastMaxBlockForK4>, block, shared));
+  } else {
+    NBODY_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, direct_fast<Real, Math, 2, 1024>, block, shared));
+  }
+  return blocks > 0 ? blocks : 1;
+}
+
+template void launch<float>(Kernel, const LaunchArgs<float>&, cudaStream_t);
+template void launch<double>(Kernel, const LaunchArgs<double>&, cudaStream_t);
+template int fast_blocks_per_sm<float>(int);
+template int fast_blocks_per_sm<double>(int);
+
+}  // namespace nbody::cuda_direct
