@@ -1,0 +1,49 @@
+#pragma once
+// Shared by the `nbody bench` suites (one file each in this folder): the options, the
+// timing helpers and the bodies every suite measures on.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "nbody/gravity.hpp"
+#include "nbody/particles.hpp"
+
+namespace nbody::cli::bench {
+
+struct BenchArgs {
+  std::string suite;
+  std::size_t n = 16384;  // direct; tree defaults to kTreeDefaultN unless -n is given
+  double seconds = 1.0;  // time per configuration
+  int threads = 0;       // 0: 1 thread and all threads
+  std::vector<std::string> kernels{"fast", "scalar"};
+  bool json = false;
+  double theta = 0.5;                // tree only
+  bool quadrupole = false;           // tree only
+  std::string precision = "auto";  // tree, gpu direct (auto: both); auto = float for the tree
+  std::string device = "cpu";      // direct: cpu or gpu
+  int block_size = 0;              // gpu: threads per block (0 = kernel default)
+  bool sweep_block_size = false;   // gpu: steps/s over block sizes (N = 16384) and over N
+};
+
+constexpr std::size_t kGpuDefaultN = 1048576;
+constexpr std::size_t kSweepBlockN = 16384;
+
+constexpr std::size_t kTreeDefaultN = 100000;
+constexpr double kBenchSoftening = 0.01;
+// bench tree: the direct sum is measured up to this N, above it timed at kDirectProbeN and
+// scaled by N^2 (at 100k bodies each direct evaluation takes seconds, and the timing repeats it).
+constexpr std::size_t kDirectMeasuredMaxN = 30000;
+constexpr std::size_t kDirectProbeN = 16384;
+
+/// Median seconds of one force evaluation, repeated for about `budget` seconds (after a
+/// warm-up evaluation).
+double time_evaluations(GravitySolver& solver, ParticleSystem& ps, double budget);
+double median_of(std::vector<double> values);
+/// The bodies the direct-sum suites time: a seeded uniform cube.
+ParticleSystem bench_bodies(std::size_t n);
+
+void bench_direct(const BenchArgs& a);
+void bench_direct_gpu(const BenchArgs& a, std::vector<std::string> kernels);
+void bench_tree(const BenchArgs& a);
+
+}  // namespace nbody::cli::bench
