@@ -2,8 +2,16 @@
 // A simulation: the particle state, a gravity solver and an integrator, stepped
 // together, with the time spent in each phase recorded. The command line, the viewer
 // and the Python module all drive this class.
+//
+// With GravityOptions::device == Gpu the whole simulation lives on the GPU (a private
+// DeviceStepper): the bodies are copied in once, stepped, integrated and measured there,
+// and copied out only when particles() is asked for after a step. particles() (non-const)
+// also marks the host copy as edited, so the next step() or diagnostics() copies it back
+// in: call it again after each step rather than keeping the reference across steps.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "nbody/diagnostics.hpp"
 #include "nbody/gravity.hpp"
@@ -12,6 +20,8 @@
 #include "nbody/phase_times.hpp"
 
 namespace nbody {
+
+class DeviceStepper;
 
 class Simulation {
  public:
@@ -25,12 +35,22 @@ class Simulation {
   /// Advances by one step of size dt.
   void step(double dt);
 
-  [[nodiscard]] ParticleSystem& particles() { return particles_; }
-  [[nodiscard]] const ParticleSystem& particles() const { return particles_; }
+  /// The state, current after the last step (on the GPU path: downloaded when stale; the
+  /// non-const form also schedules an upload before the next step or diagnostics).
+  [[nodiscard]] ParticleSystem& particles();
+  [[nodiscard]] const ParticleSystem& particles() const;
+  /// Simulated time and number of bodies; never copy the state from the GPU.
+  [[nodiscard]] double time() const;
+  [[nodiscard]] std::size_t size() const;
   [[nodiscard]] std::uint64_t steps_done() const { return steps_done_; }
   [[nodiscard]] const GravityOptions& gravity_options() const { return gravity_options_; }
+  /// The CPU solver; throws nbody::Error on the GPU path (use solver_name()).
   [[nodiscard]] const GravitySolver& gravity() const;
+  /// E.g. "direct-simd-double", or "direct-cuda-fast-double-resident" on the GPU path.
+  [[nodiscard]] std::string solver_name() const;
   [[nodiscard]] const Integrator& integrator() const { return *integrator_; }
+  /// True when the state lives on the GPU (GravityOptions::device == Gpu).
+  [[nodiscard]] bool on_device() const { return stepper_ != nullptr; }
 
   /// Energies etc. with the run's G and softening (timed as "diagnostics").
   [[nodiscard]] Diagnostics diagnostics();
@@ -41,12 +61,20 @@ class Simulation {
 
  private:
   class TimedGravity;
-  ParticleSystem particles_;
+  /// GPU path: copies the state from the device when the host copy is stale.
+  void sync_from_device() const;
+  /// GPU path: copies the host copy to the device when it may have been edited.
+  void sync_to_device();
+
+  mutable ParticleSystem particles_;  // GPU path: a cache of the device state
   GravityOptions gravity_options_;
-  std::unique_ptr<TimedGravity> gravity_;
+  std::unique_ptr<TimedGravity> gravity_;   // CPU path
+  std::unique_ptr<DeviceStepper> stepper_;  // GPU path
   std::unique_ptr<Integrator> integrator_;
   PhaseTimes times_;
   std::uint64_t steps_done_ = 0;
+  mutable bool host_stale_ = false;  // the device has stepped since the last download
+  bool host_edited_ = false;         // particles() handed out a mutable reference
 };
 
 }  // namespace nbody

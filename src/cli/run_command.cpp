@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -62,20 +63,22 @@ void run(RunArgs& a, const CLI::App& app) {
       fmt::print(stderr, "nbody: --dim 2: set z = vz = 0 for {} of {} bodies\n", moved, initial.size());
     }
   }
+  const int dim = initial.dim;
   Simulation sim(std::move(initial), a.gravity, a.integrator);
-  ParticleSystem& ps = sim.particles();
+  // The state is read through sim.particles() only when it is written out: with
+  // --device gpu that is the only time the bodies leave the GPU.
 
   // --t-end T runs until exactly T: the last step is shortened to land on it.
-  const double t0 = ps.time;
+  const double t0 = sim.time();
   std::uint64_t total_steps = a.steps;
   if (app.count("--t-end")) {
     if (!(a.t_end > t0)) throw Error(fmt::format("--t-end {}: must be after the start time {}", a.t_end, t0));
     total_steps = std::uint64_t(std::ceil((a.t_end - t0) / a.dt * (1 - 1e-12)));
   }
-  const std::size_t n = ps.size();
+  const std::size_t n = sim.size();
   if (talk) {
     fmt::print(human, "nbody run: {} bodies ({}D), {}, {} dt = {:g}, {} steps, G = {:g}, softening = {:g}\n", n,
-               ps.dim, sim.gravity().name(), sim.integrator().name(), a.dt, total_steps, a.gravity.G,
+               dim, sim.solver_name(), sim.integrator().name(), a.dt, total_steps, a.gravity.G,
                a.gravity.softening);
     std::fflush(human);  // before the progress line, which goes to stderr
   }
@@ -84,34 +87,34 @@ void run(RunArgs& a, const CLI::App& app) {
   auto drift_now = [&] { return relative_energy_drift(start.total_energy, sim.diagnostics().total_energy); };
   const auto wall_start = std::chrono::steady_clock::now();
   for (std::uint64_t s = 1; s <= total_steps; ++s) {
-    const double h = (app.count("--t-end") && s == total_steps) ? a.t_end - ps.time : a.dt;
+    const double h = (app.count("--t-end") && s == total_steps) ? a.t_end - sim.time() : a.dt;
     sim.step(h);
     if (a.every > 0 && s % a.every == 0 && s != total_steps) {
       if (!a.output.empty()) {
         ScopedPhase phase(sim.times(), "io");
         const auto path = numbered_path(a.output, s);
-        write_particles(path, ps, resolve_format(a.output, a.format));
+        write_particles(path, std::as_const(sim).particles(), resolve_format(a.output, a.format));
       }
       if (talk) {
         progress.finish();
-        fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, ps.time, drift_now());
+        fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, sim.time(), drift_now());
       }
     }
-    progress.update(s, ps.time, drift_now);
+    progress.update(s, sim.time(), drift_now);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   progress.finish();
   const Diagnostics end = sim.diagnostics();
   if (!a.output.empty()) {
     ScopedPhase phase(sim.times(), "io");
-    write_particles(a.output, ps, resolve_format(a.output, a.format));
+    write_particles(a.output, std::as_const(sim).particles(), resolve_format(a.output, a.format));
   }
   sim.times().add("io", io_times.get("io"));
   const double drift = relative_energy_drift(start.total_energy, end.total_energy);
   const double steps_per_second = wall > 0 ? double(total_steps) / wall : 0.0;
 
   if (talk) {
-    fmt::print(human, "done: {} steps to t = {:.6g} in {:.3f} s ({:.4g} steps/s)\n", total_steps, ps.time, wall,
+    fmt::print(human, "done: {} steps to t = {:.6g} in {:.3f} s ({:.4g} steps/s)\n", total_steps, sim.time(), wall,
                steps_per_second);
     fmt::print(human, "energy: {:.10g} -> {:.10g}, |dE/E| = {:.3e}\n", start.total_energy, end.total_energy, drift);
     fmt::print(human, "momentum: ({:.3e}, {:.3e}, {:.3e})  angular momentum: ({:.6g}, {:.6g}, {:.6g})\n",
@@ -122,12 +125,12 @@ void run(RunArgs& a, const CLI::App& app) {
   }
   if (a.json) {
     nlohmann::ordered_json j = {{"n", n},
-                        {"dim", ps.dim},
+                        {"dim", dim},
                         {"steps", total_steps},
-                        {"t", ps.time},
+                        {"t", sim.time()},
                         {"dt", a.dt},
                         {"integrator", sim.integrator().name()},
-                        {"solver", sim.gravity().name()},
+                        {"solver", sim.solver_name()},
                         {"G", a.gravity.G},
                         {"softening", a.gravity.softening},
                         {"energy_start", start.total_energy},

@@ -219,7 +219,8 @@ TEST_P(CudaPrecision, WallTimeStatsReportTheKernel) {
   EXPECT_EQ(solver->stats().interactions_per_body, 4096.0);
 }
 
-// ---- A 1000-step leapfrog run, GPU against CPU -----------------------------------------
+// ---- A 1000-step leapfrog run, GPU against CPU (through Simulation, so on the GPU the whole
+// ---- state stays resident: the stepper integrates on the device) --------------------------
 
 TEST_P(CudaPrecision, LeapfrogRunMatchesCpu) {
   SKIP_WITHOUT_GPU();

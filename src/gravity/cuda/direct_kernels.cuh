@@ -4,7 +4,10 @@
 // (physics/pair_force.hpp) with a device math policy; the formula lives there alone.
 #include <cuda_runtime.h>
 
+#include <cfloat>
+#include <cmath>
 #include <cstddef>
+#include <string>
 
 namespace nbody::cuda_direct {
 
@@ -47,5 +50,91 @@ void launch(Kernel kernel, const LaunchArgs<Real>& args, cudaStream_t stream);
 /// block size (for choosing the number of j-splits).
 template <class Real>
 int fast_blocks_per_sm(int block);
+
+// ---- Shared by the solver (direct_cuda.cu) and the resident stepper (simulation/cuda) ----
+
+/// "12345 bytes (0.00 GiB)".
+std::string bytes_text(std::size_t bytes);
+
+/// cudaMalloc that says how much was asked for and how much the device has free.
+void* device_allocate(std::size_t bytes, const char* what);
+
+/// A device array that only grows.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { cudaFree(data_); }
+  void reserve(std::size_t count, const char* what) {
+    if (count <= capacity_) return;
+    cudaFree(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+    data_ = static_cast<T*>(device_allocate(count * sizeof(T), what));
+    capacity_ = count;
+  }
+  [[nodiscard]] T* data() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+[[nodiscard]] const char* kernel_name(Kernel k);
+
+/// The kernel and threads per block that GravityOptions::kernel and ::block_size ask for
+/// (block 0 = the kernel's default); throws nbody::Error naming the option when invalid.
+struct KernelChoice {
+  Kernel kernel = Kernel::Fast;
+  int block = 512;
+};
+[[nodiscard]] KernelChoice choose_kernel(const std::string& kernel, int block_size);
+
+// The power-of-two scaling of the CPU SIMD solver: positions and softening times 2^-p,
+// masses times 2^-q (both O(1)), accelerations back by 2^(q-2p). Exact in binary, and it
+// keeps float r^2 and masses in range whatever the units.
+inline constexpr int kPositionExponentLimit = 400;
+inline constexpr int kMassExponentLimit = 200;
+
+/// The exponent e with largest = f 2^e, f in [0.5, 1), clamped to [-limit, limit]; 0 for
+/// 0, NaN or infinity. Host and device (the resident stepper scales on the device).
+__host__ __device__ inline int scale_exponent(double largest, int limit) {
+  if (!(largest > 0) || !(largest <= DBL_MAX)) return 0;
+  int e = 0;
+  (void)frexp(largest, &e);
+  return e < -limit ? -limit : (e > limit ? limit : e);
+}
+
+/// The force evaluation on bodies already in device memory, in the kernels' layout:
+/// owns the body array (padded to whole tiles, padding with mass 0), the output and the
+/// fast kernel's partial sums, and plans the fast kernel's j-splits (about one full wave
+/// of the GPU). DirectSumCuda fills bodies() from the host; the resident stepper fills it
+/// on the device.
+template <class Real>
+class DirectForces {
+ public:
+  /// Needs the current device set (queries its SM count and the fast kernel's occupancy).
+  DirectForces(Kernel kernel, int block);
+  /// Bodies the arrays hold for n bodies: a whole number of tiles.
+  [[nodiscard]] std::size_t padded(std::size_t n) const;
+  /// Makes room for n bodies (bodies(), out(): padded(n) entries).
+  void reserve(std::size_t n);
+  [[nodiscard]] Vec4<Real>* bodies() const { return bodies_.data(); }
+  [[nodiscard]] Vec4<Real>* out() const { return out_.data(); }
+  [[nodiscard]] Kernel kernel() const { return kernel_; }
+  [[nodiscard]] int block() const { return block_; }
+  /// Launches the kernel for n bodies (bodies() filled, padding included) on `stream`:
+  /// out()[i] = the acceleration of body i per unit G, in scaled units. eps = scaled softening.
+  void launch(std::size_t n, Real eps, cudaStream_t stream);
+
+ private:
+  Kernel kernel_;
+  int block_;
+  int sms_ = 1;
+  int fast_blocks_per_sm_ = 1;
+  DeviceBuffer<Vec4<Real>> bodies_, out_, partial_;
+};
 
 }  // namespace nbody::cuda_direct

@@ -1,0 +1,14 @@
+// make_device_stepper() for builds without CUDA: --device gpu fails exactly as it does
+// for the GPU solver (the gravity factory checks the options, then make_direct_cuda of
+// direct_cuda_none.cpp throws "--device gpu: this nbody was built without CUDA ...").
+#include "nbody/error.hpp"
+#include "simulation/device_stepper.hpp"
+
+namespace nbody {
+
+std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity, const IntegratorOptions&) {
+  (void)make_gravity_solver(gravity);  // throws
+  throw Error("--device gpu: not available in this build");  // not reached
+}
+
+}  // namespace nbody
