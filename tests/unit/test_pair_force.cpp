@@ -74,9 +74,13 @@ TEST(GravityFactory, RejectsUnknownChoicesWithTheOptionName) {
   o.algorithm = "direct";
   o.kernel = "magic";
   EXPECT_THROW((void)make_gravity_solver(o), Error);
-  o.kernel = "fast";
+  o.kernel = "scalar";  // the reference is CPU-only: an error with or without a GPU
   o.device = Device::Gpu;
   EXPECT_THROW((void)make_gravity_solver(o), Error);
+#ifndef NBODY_HAVE_CUDA
+  o.kernel = "fast";  // a build without CUDA refuses every GPU solver
+  EXPECT_THROW((void)make_gravity_solver(o), Error);
+#endif
 }
 
 }  // namespace
