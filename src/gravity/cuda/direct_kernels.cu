@@ -200,11 +200,11 @@ void launch_with(Kernel kernel, const LaunchArgs<Real>& a, cudaStream_t stream) 
     }
     case Kernel::Fast: {
       using Math = typename MathFor<Real, true, Softened>::type;
-      const int k = fast_bodies_per_thread(a.block);
+      const int k = fast_bodies_per_thread<Real>(a.block);
       const dim3 grid(a.n_padded / unsigned(a.block * k), a.splits);
       Vec4<Real>* dst = a.splits > 1 ? a.partial : a.out;
-      if (a.block <= kFastMaxBlockForK4) {
-        direct_fast<Real, Math, 4, kFastMaxBlockForK4>
+      if (a.block <= kFastMaxBlockForK4<Real>) {
+        direct_fast<Real, Math, 4, kFastMaxBlockForK4<Real>>
             <<<grid, a.block, shared, stream>>>(a.bodies, a.n_padded, a.j_per_split, a.eps2, dst);
       } else {
         direct_fast<Real, Math, 2, 1024><<<grid, a.block, shared, stream>>>(a.bodies, a.n_padded, a.j_per_split, a.eps2, dst);
@@ -236,9 +236,9 @@ int fast_blocks_per_sm(int block) {
   using Math = typename MathFor<Real, true, true>::type;
   int blocks = 0;
   const std::size_t shared = std::size_t(block) * sizeof(Vec4<Real>);
-  if (block <= kFastMaxBlockForK4) {
+  if (block <= kFastMaxBlockForK4<Real>) {
     NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, direct_fast<Real, Math, 4, kFastMaxBlockForK4>, block, shared));
+        &blocks, direct_fast<Real, Math, 4, kFastMaxBlockForK4<Real>>, block, shared));
   } else {
     NBODY_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, direct_fast<Real, Math, 2, 1024>, block, shared));
