@@ -18,6 +18,7 @@
 
 #include "core/aligned_vector.hpp"
 #include "gravity/direct_simd_kernels.hpp"
+#include "gravity/unit_scaling.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -58,14 +59,6 @@ KernelFn<Real> kernel_for(Isa isa) {
   return &baseline::accelerations;
 }
 
-/// Largest finite |v| over values, at least `largest`.
-double largest_magnitude(const std::vector<double>& values, double largest) {
-  for (double v : values) {
-    if (std::isfinite(v)) largest = std::max(largest, std::abs(v));
-  }
-  return largest;
-}
-
 /// e with 2^-e * largest in [0.5, 1) (0 for largest == 0), clamped to [-limit, limit].
 int scale_exponent(double largest, int limit) {
   if (!(largest > 0) || !std::isfinite(largest)) return 0;
@@ -87,9 +80,9 @@ struct Scaling {
 
 Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
   double extent = std::isfinite(softening) ? std::abs(softening) : 0.0;
-  for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_magnitude(*v, extent);
+  for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
   const int p = scale_exponent(extent, 400);  // limits keep every factor a normal double
-  const int q = scale_exponent(largest_magnitude(ps.mass, 0.0), 200);
+  const int q = scale_exponent(largest_finite_magnitude(ps.mass, 0.0), 200);
   return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p)};
 }
 

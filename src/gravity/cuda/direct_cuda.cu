@@ -18,6 +18,7 @@
 #include "gravity/cuda/cuda_check.cuh"
 #include "gravity/cuda/direct_kernels.cuh"
 #include "gravity/direct_cuda.hpp"
+#include "gravity/unit_scaling.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
 
@@ -162,50 +163,17 @@ template class DirectForces<double>;
 
 namespace {
 
-/// A pinned host array that only grows (faster transfers than pageable memory).
-template <class T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() { cudaFreeHost(data_); }
-  void reserve(std::size_t count) {
-    if (count <= capacity_) return;
-    cudaFreeHost(data_);
-    data_ = nullptr;
-    capacity_ = 0;
-    NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
-    capacity_ = count;
-  }
-  [[nodiscard]] T* data() const { return data_; }
-
- private:
-  T* data_ = nullptr;
-  std::size_t capacity_ = 0;
-};
 
 // Positions and softening times 2^-p, masses times 2^-q (see scale_exponent).
-double largest_magnitude(const std::vector<double>& values, double largest) {
-  for (double v : values) {
-    if (std::isfinite(v)) largest = std::max(largest, std::abs(v));
-  }
-  return largest;
-}
-/// Selects device 0 before the members that query it are built.
-Kernel on_device_0(Kernel k) {
-  NBODY_CUDA_CHECK(cudaSetDevice(0));
-  return k;
-}
 
 struct Scaling {
   double position = 1, mass = 1, acceleration = 1;
 };
 Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
   double extent = std::isfinite(softening) ? std::abs(softening) : 0.0;
-  for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_magnitude(*v, extent);
+  for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
   const int p = scale_exponent(extent, kPositionExponentLimit);
-  const int q = scale_exponent(largest_magnitude(ps.mass, 0.0), kMassExponentLimit);
+  const int q = scale_exponent(largest_finite_magnitude(ps.mass, 0.0), kMassExponentLimit);
   return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p)};
 }
 

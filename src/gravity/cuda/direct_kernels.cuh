@@ -2,6 +2,7 @@
 // CUDA direct-sum kernels (naive, tiled, fast) and their launchers. Only .cu files
 // include this. Every kernel evaluates nbody::accumulate_pair_acceleration
 // (physics/pair_force.hpp) with a device math policy; the formula lives there alone.
+#include "gravity/cuda/cuda_check.cuh"
 #include <cuda_runtime.h>
 
 #include <cfloat>
@@ -143,5 +144,35 @@ class DirectForces {
   int fast_blocks_per_sm_ = 1;
   DeviceBuffer<Vec4<Real>> bodies_, out_, partial_;
 };
+
+/// A pinned host array that only grows (faster transfers than pageable memory).
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() { cudaFreeHost(data_); }
+  void reserve(std::size_t count) {
+    if (count <= capacity_) return;
+    cudaFreeHost(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+    NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+    capacity_ = count;
+  }
+  [[nodiscard]] T* data() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+/// Selects device 0 and passes k through, so a constructor can do it in its member
+/// initialiser list before the members that query the device are built.
+inline Kernel on_device_0(Kernel k) {
+  NBODY_CUDA_CHECK(cudaSetDevice(0));
+  return k;
+}
 
 }  // namespace nbody::cuda_direct

@@ -41,6 +41,7 @@
 #include "gravity/cuda/cuda_check.cuh"
 #include "gravity/cuda/direct_kernels.cuh"
 #include "gravity/direct_cuda.hpp"
+#include "gravity/unit_scaling.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
 #include "nbody/physics/pair_force.hpp"
@@ -264,40 +265,8 @@ __global__ void sum_partials(const double* __restrict__ partial, unsigned blocks
   result[k] = total;
 }
 
-/// A pinned host array that only grows.
-template <class T>
-class Pinned {
- public:
-  Pinned() = default;
-  Pinned(const Pinned&) = delete;
-  Pinned& operator=(const Pinned&) = delete;
-  ~Pinned() { cudaFreeHost(data_); }
-  void reserve(std::size_t count) {
-    if (count <= capacity_) return;
-    cudaFreeHost(data_);
-    data_ = nullptr;
-    capacity_ = 0;
-    NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
-    capacity_ = count;
-  }
-  [[nodiscard]] T* data() const { return data_; }
 
- private:
-  T* data_ = nullptr;
-  std::size_t capacity_ = 0;
-};
 
-double largest_finite(const std::vector<double>& values, double largest) {
-  for (double v : values) {
-    if (std::isfinite(v)) largest = std::max(largest, std::abs(v));
-  }
-  return largest;
-}
-
-Kernel on_device_0(Kernel k) {
-  NBODY_CUDA_CHECK(cudaSetDevice(0));
-  return k;
-}
 
 template <class Real>
 class CudaStepper final : public DeviceStepper {
@@ -353,9 +322,9 @@ class CudaStepper final : public DeviceStepper {
     }
     // The scaling DirectSumCuda would use for these bodies.
     double extent = std::isfinite(softening_) ? std::abs(softening_) : 0.0;
-    for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite(*v, extent);
+    for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
     set_position_exponent(extent);
-    mass_exponent_ = cuda_direct::scale_exponent(largest_finite(ps.mass, 0.0), cuda_direct::kMassExponentLimit);
+    mass_exponent_ = cuda_direct::scale_exponent(largest_finite_magnitude(ps.mass, 0.0), cuda_direct::kMassExponentLimit);
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host arrays may change after this
   }
 
@@ -514,9 +483,9 @@ class CudaStepper final : public DeviceStepper {
   int timed_pairs_ = 0;
   DeviceBuffer<double> x_, y_, z_, vx_, vy_, vz_, ax_, ay_, az_, m_;
   DeviceBuffer<unsigned long long> extent_;
-  Pinned<unsigned long long> extent_host_;
+  cuda_direct::PinnedBuffer<unsigned long long> extent_host_;
   DeviceBuffer<double> partial_, result_;
-  Pinned<double> result_host_;
+  cuda_direct::PinnedBuffer<double> result_host_;
   std::size_t n_ = 0;
   double time_ = 0;
   bool accelerations_valid_ = false;
