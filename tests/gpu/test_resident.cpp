@@ -21,16 +21,12 @@
 #include "nbody/integrator.hpp"
 #include "nbody/simulation.hpp"
 #include "simulation/device_stepper.hpp"
+#include "gpu/gpu_test_helpers.hpp"
 #include "unit/test_helpers.hpp"
 
 namespace nbody {
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                                            \
-  do {                                                                                \
-    std::string reason_;                                                              \
-    if (gpu_devices(&reason_).empty()) GTEST_SKIP() << "no CUDA device: " << reason_; \
-  } while (0)
 
 constexpr double kSoftening = 0.05;
 constexpr double kDt = 1e-3;
