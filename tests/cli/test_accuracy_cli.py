@@ -22,10 +22,6 @@ BENCH_TREE_KEYS = {"suite", "n", "cpu", "threads", "precision", "theta", "soften
                    "build_seconds", "walk_seconds", "interactions_per_body", "direct_seconds_per_eval",
                    "direct_measured"}
 
-TREE_AVAILABLE = False
-TREE_MESSAGE = ""
-
-
 def nbody(*args, check=True):
     proc = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=300)
     if check and proc.returncode != 0:
@@ -35,13 +31,6 @@ def nbody(*args, check=True):
 
 def accuracy_json(*args):
     return json.loads(nbody("accuracy", *args, "--json").stdout)
-
-
-def setUpModule():
-    global TREE_AVAILABLE, TREE_MESSAGE
-    proc = nbody("accuracy", "--gravity", "tree", "--model", "plummer", "-n", 100, "--json", check=False)
-    TREE_AVAILABLE = proc.returncode == 0
-    TREE_MESSAGE = proc.stderr
 
 
 class TestAccuracyDirect(unittest.TestCase):
@@ -112,16 +101,10 @@ class TestAccuracyErrors(unittest.TestCase):
 
 
 class TestTree(unittest.TestCase):
-    """Full checks once the tree exists; until then a clear '--gravity tree' error."""
+    """The tree through the accuracy tool and its benchmark."""
 
     def test_accuracy_tree(self):
-        proc = nbody("accuracy", "--model", "plummer", "-n", 3000, "--theta", 0.5, "--json", check=False)
-        if not TREE_AVAILABLE:
-            self.assertNotEqual(proc.returncode, 0)
-            self.assertIn("--gravity tree", proc.stderr)
-            return
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        r = json.loads(proc.stdout)
+        r = accuracy_json("--model", "plummer", "-n", 3000, "--theta", 0.5)
         self.assertTrue(ACCURACY_KEYS <= r.keys(), ACCURACY_KEYS - r.keys())
         self.assertEqual(r["theta"], 0.5)
         self.assertGreater(r["median"], 0)
@@ -129,21 +112,13 @@ class TestTree(unittest.TestCase):
         self.assertGreater(r["interactions_per_body"], 0)
 
     def test_accuracy_tree_steps(self):
-        if not TREE_AVAILABLE:
-            self.skipTest("tree solver not built yet: " + TREE_MESSAGE.strip())
         r = accuracy_json("--model", "plummer", "-n", 500, "--theta", 0.7, "--steps", 5, "--softening", 0.01)
         self.assertTrue(STEPS_KEYS <= r.keys())
         self.assertGreater(r["position_error_sq"], 0)
         self.assertLess(r["position_error_sq"], 1e-3)
 
     def test_bench_tree(self):
-        proc = nbody("bench", "tree", "-n", 2000, "--seconds", 0.1, "--json", check=False)
-        if not TREE_AVAILABLE:
-            self.assertNotEqual(proc.returncode, 0)
-            self.assertIn("--gravity tree", proc.stderr)
-            return
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        r = json.loads(proc.stdout)
+        r = json.loads(nbody("bench", "tree", "-n", 2000, "--seconds", 0.1, "--json").stdout)
         self.assertTrue(BENCH_TREE_KEYS <= r.keys(), BENCH_TREE_KEYS - r.keys())
         self.assertEqual(r["suite"], "tree")
         self.assertEqual(r["n"], 2000)

@@ -150,11 +150,7 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<std::string> kernels) {
 void bench_direct(const BenchArgs& a) {
   std::FILE* human = a.json ? stderr : stdout;
   const BuildInfo info = build_info();
-  ModelOptions model;
-  model.model = "uniform-cube";
-  model.n = a.n;
-  model.seed = 42;
-  ParticleSystem ps = generate(model);
+  ParticleSystem ps = bench_bodies(a.n);
   std::vector<int> thread_counts = a.threads > 0 ? std::vector<int>{a.threads} : std::vector<int>{1};
   if (a.threads == 0 && info.max_threads > 1) thread_counts.push_back(info.max_threads);
 

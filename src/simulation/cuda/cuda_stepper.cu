@@ -96,6 +96,15 @@ __device__ __forceinline__ void warp_max_to(double v, unsigned long long* extent
 ///   Kinematic  x += v dt + a dt^2/2; v += a dt; v *= damping (kinematic.cpp)
 /// `half` is 0.5 * dt (leapfrog) or 0.5 * dt * dt (kinematic), computed on the host as the
 /// CPU code computes it.
+/// v *= damping after a step's velocity update (seed 002); 1 leaves v untouched, exactly
+/// as apply_damping() on the CPU.
+__device__ __forceinline__ void damp(double& vx, double& vy, double& vz, double damping) {
+  if (damping == 1.0) return;
+  vx = mul(vx, damping);
+  vy = mul(vy, damping);
+  vz = mul(vz, damping);
+}
+
 template <Scheme S>
 __global__ void open_step(State s, double dt, double half, double damping, unsigned long long* extent) {
   double largest = 0.0;
@@ -114,11 +123,7 @@ __global__ void open_step(State s, double dt, double half, double damping, unsig
       vx = add(vx, mul(ax, dt));
       vy = add(vy, mul(ay, dt));
       vz = add(vz, mul(az, dt));
-      if (damping != 1.0) {
-        vx = mul(vx, damping);
-        vy = mul(vy, damping);
-        vz = mul(vz, damping);
-      }
+      damp(vx, vy, vz, damping);
       x = add(x, mul(vx, dt));
       y = add(y, mul(vy, dt));
       z = add(z, mul(vz, dt));
@@ -129,11 +134,7 @@ __global__ void open_step(State s, double dt, double half, double damping, unsig
       vx = add(vx, mul(ax, dt));
       vy = add(vy, mul(ay, dt));
       vz = add(vz, mul(az, dt));
-      if (damping != 1.0) {
-        vx = mul(vx, damping);
-        vy = mul(vy, damping);
-        vz = mul(vz, damping);
-      }
+      damp(vx, vy, vz, damping);
     }
     s.x[i] = x;
     s.y[i] = y;
@@ -175,11 +176,7 @@ __global__ void finish_step(State s, const Vec4<Real>* __restrict__ out, double 
       double vx = add(s.vx[i], mul(ax, half_dt));
       double vy = add(s.vy[i], mul(ay, half_dt));
       double vz = add(s.vz[i], mul(az, half_dt));
-      if (damping != 1.0) {
-        vx = mul(vx, damping);
-        vy = mul(vy, damping);
-        vz = mul(vz, damping);
-      }
+      damp(vx, vy, vz, damping);
       s.vx[i] = vx;
       s.vy[i] = vy;
       s.vz[i] = vz;
