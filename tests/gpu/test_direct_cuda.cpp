@@ -110,6 +110,11 @@ TEST_P(CudaMatchesCpu, Accelerations) {
   // match it to max/rms 2e-5, while the fast kernel's split-and-reduce order (more
   // accurate against the float64 sum) differs from it by max/rms 1.9e-4 (measured, H200).
   if (precision == Precision::Float && n > 5000) tol.max_over_rms = 5e-4;
+  // Without softening a close pair gives one body an acceleration far above the rms, and
+  // the each-pair-once path (N >= 65536) adds its partial sums in another order than the
+  // reference's sequential float sum: max/rms 1.2e-3 at N = 131073 (measured, H200),
+  // relative error 7.9e-6.
+  if (precision == Precision::Float && n >= 65536 && softening == 0) tol.max_over_rms = 2e-3;
   EXPECT_LT(rel, tol.relative);
   EXPECT_LT(worst, tol.max_over_rms);
 }
@@ -134,6 +139,15 @@ INSTANTIATE_TEST_SUITE_P(BlockSizes, CudaMatchesCpu,
                                             ::testing::Values(Precision::Float, Precision::Double),
                                             ::testing::Values(std::size_t{3}, std::size_t{4097}),
                                             ::testing::Values(0.01), ::testing::Values(8, 32, 128, 1024)),
+                         match_name);
+
+// N >= 65536 takes the fast kernel's each-pair-once path (direct_mutual.cu): N not a
+// multiple of its band, with and without softening (coincident padding bodies).
+INSTANTIATE_TEST_SUITE_P(EachPairOnce, CudaMatchesCpu,
+                         ::testing::Combine(::testing::Values("fast"),
+                                            ::testing::Values(Precision::Float, Precision::Double),
+                                            ::testing::Values(std::size_t{70001}, std::size_t{131073}),
+                                            ::testing::Values(0.0, 0.01), ::testing::Values(0)),
                          match_name);
 
 // ---- Kernels agree with each other ----------------------------------------------------
@@ -184,6 +198,17 @@ TEST_P(CudaPrecision, ReusesBuffersAcrossSizes) {
       EXPECT_EQ(got.ax, fresh.ax) << k << " N=" << n;
       EXPECT_EQ(got.az, fresh.az) << k << " N=" << n;
     }
+  }
+}
+
+TEST_P(CudaPrecision, EachPairOnceReplansAcrossSizes) {
+  SKIP_WITHOUT_GPU();
+  // The each-pair-once path sums with atomics (order varies): compare within tolerance.
+  auto solver = gpu_solver("fast", GetParam(), 0.01);
+  for (std::size_t n : {70001, 65536, 1000, 70001}) {
+    const ParticleSystem got = accelerations(*solver, reference(n, 0.01, GetParam()));
+    const ParticleSystem fresh = accelerations(*gpu_solver("fast", GetParam(), 0.01), reference(n, 0.01, GetParam()));
+    EXPECT_LT(test::relative_acceleration_error(got, fresh), tolerance(GetParam()).relative) << "N=" << n;
   }
 }
 

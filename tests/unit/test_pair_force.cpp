@@ -62,6 +62,27 @@ TEST(DirectScalar, SingleBodyFeelsNoForce) {
   EXPECT_EQ(ps.az[0], 0.0);
 }
 
+TEST(PairForce, MutualPairEqualsTwoOneSidedPairs) {
+  // The each-pair-once form gives body i exactly what the one-sided form gives it and body
+  // j the opposite pull scaled by m_i: Newton's third law, to rounding.
+  const double xi[3] = {0.1, -0.2, 0.3}, xj[3] = {-0.4, 0.5, 0.25};
+  const double mi = 0.7, mj = 1.9, eps2 = 1e-4;
+  const double dx = xj[0] - xi[0], dy = xj[1] - xi[1], dz = xj[2] - xi[2];
+  double ai[3] = {0, 0, 0}, aj[3] = {0, 0, 0}, ri[3] = {0, 0, 0}, rj[3] = {0, 0, 0};
+  accumulate_mutual_pair_acceleration(dx, dy, dz, mi, mj, eps2, ai[0], ai[1], ai[2], aj[0], aj[1], aj[2]);
+  accumulate_pair_acceleration(dx, dy, dz, mj, eps2, ri[0], ri[1], ri[2]);
+  accumulate_pair_acceleration(-dx, -dy, -dz, mi, eps2, rj[0], rj[1], rj[2]);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_NEAR(ai[c], ri[c], 1e-15 * std::abs(ri[c]) + 1e-300);
+    EXPECT_NEAR(aj[c], rj[c], 1e-15 * std::abs(rj[c]) + 1e-300);
+    EXPECT_NEAR(mi * ai[c] + mj * aj[c], 0.0, 1e-15 * mi * std::abs(ai[c]));
+  }
+  // Coincident bodies without softening: zero, not NaN.
+  double z[6] = {0, 0, 0, 0, 0, 0};
+  accumulate_mutual_pair_acceleration(0.0, 0.0, 0.0, mi, mj, 0.0, z[0], z[1], z[2], z[3], z[4], z[5]);
+  for (double v : z) EXPECT_EQ(v, 0.0);
+}
+
 TEST(GravityFactory, RejectsUnknownChoicesWithTheOptionName) {
   GravityOptions o;
   o.algorithm = "fmm";

@@ -68,6 +68,7 @@ KernelChoice choose_kernel(const std::string& name, int block_size) {
     throw Error("--kernel " + name + ": not a GPU direct-sum kernel (GPU kernels: naive, tiled, fast)");
   }
   const int block = block_size == 0 ? default_block(kernel) : block_size;
+  const bool each_pair_once = block_size == 0;
   if (kernel == Kernel::Naive) {
     if (block < 1 || block > 1024) {
       throw Error("--block-size " + std::to_string(block_size) +
@@ -78,21 +79,31 @@ KernelChoice choose_kernel(const std::string& name, int block_size) {
                 " kernel needs a power of two from 8 to 1024 threads per block (0 = its default, " +
                 std::to_string(default_block(kernel)) + ")");
   }
-  return {kernel, block};
+  return {kernel, block, each_pair_once};
 }
 
 // ---- DirectForces: the launch plan shared by the solver and the resident stepper -------
 
 template <class Real>
-DirectForces<Real>::DirectForces(Kernel kernel, int block) : kernel_(kernel), block_(block) {
+DirectForces<Real>::DirectForces(Kernel kernel, int block, bool each_pair_once)
+    : kernel_(kernel), block_(block), each_pair_once_(each_pair_once) {
   int device = 0;
   NBODY_CUDA_CHECK(cudaGetDevice(&device));
   NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
-  if (kernel_ == Kernel::Fast) fast_blocks_per_sm_ = fast_blocks_per_sm<Real>(block_);
+  if (kernel_ == Kernel::Fast) {
+    fast_blocks_per_sm_ = fast_blocks_per_sm<Real>(block_);
+    mutual_blocks_per_sm_ = mutual_blocks_per_sm<Real>();
+  }
+}
+
+template <class Real>
+bool DirectForces<Real>::mutual(std::size_t n) const {
+  return kernel_ == Kernel::Fast && each_pair_once_ && n >= kMutualMinBodies;
 }
 
 template <class Real>
 std::size_t DirectForces<Real>::padded(std::size_t n) const {
+  if (mutual(n)) return (n + kMutualBand<Real> - 1) / kMutualBand<Real> * kMutualBand<Real>;
   const std::size_t unit = kernel_ == Kernel::Naive ? 1
                            : kernel_ == Kernel::Tiled ? std::size_t(block_)
                                                       : std::size_t(block_) * fast_bodies_per_thread<Real>(block_);
@@ -136,6 +147,7 @@ void DirectForces<Real>::reserve(std::size_t n) {
   const std::size_t p = padded(n);
   bodies_.reserve(p, "bodies");
   out_.reserve(p, "accelerations");
+  if (mutual(n)) return;
   const SplitPlan plan = plan_splits(kernel_, block_, fast_bodies_per_thread<Real>(block_), p, sms_, fast_blocks_per_sm_);
   if (plan.splits > 1) partial_.reserve(std::size_t(plan.splits) * p, "partial sums");
 }
@@ -144,6 +156,19 @@ template <class Real>
 void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
   if (n == 0) return;
   const std::size_t p = padded(n);
+  if (mutual(n)) {
+    if (planned_for_ != p) {
+      const std::vector<MutualTask> tasks =
+          plan_mutual<Real>(unsigned(p), std::size_t(sms_) * std::size_t(mutual_blocks_per_sm_));
+      tasks_.reserve(tasks.size(), "kernel tasks");
+      NBODY_CUDA_CHECK(cudaMemcpy(tasks_.data(), tasks.data(), tasks.size() * sizeof(MutualTask), cudaMemcpyHostToDevice));
+      planned_for_ = p;
+      n_tasks_ = unsigned(tasks.size());
+    }
+    NBODY_CUDA_CHECK(cudaMemsetAsync(out_.data(), 0, p * sizeof(Vec4<Real>), stream));
+    launch_mutual<Real>(bodies_.data(), tasks_.data(), n_tasks_, eps * eps, out_.data(), stream);
+    return;
+  }
   const SplitPlan plan = plan_splits(kernel_, block_, fast_bodies_per_thread<Real>(block_), p, sms_, fast_blocks_per_sm_);
   LaunchArgs<Real> args;
   args.bodies = bodies_.data();
@@ -180,8 +205,8 @@ Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
 template <class Real>
 class DirectSumCuda final : public GravitySolver {
  public:
-  DirectSumCuda(Kernel kernel, int block, double G, double softening)
-      : G_(G), softening_(softening), forces_(on_device_0(kernel), block) {
+  DirectSumCuda(KernelChoice choice, double G, double softening)
+      : G_(G), softening_(softening), forces_(on_device_0(choice.kernel), choice.block, choice.each_pair_once) {
     NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     NBODY_CUDA_CHECK(cudaEventCreate(&start_));
     NBODY_CUDA_CHECK(cudaEventCreate(&stop_));
@@ -289,9 +314,9 @@ std::unique_ptr<GravitySolver> make_direct_cuda(const GravityOptions& o) {
   std::string reason;
   if (gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
   if (o.precision == Precision::Float) {
-    return std::make_unique<cuda_direct::DirectSumCuda<float>>(choice.kernel, choice.block, o.G, o.softening);
+    return std::make_unique<cuda_direct::DirectSumCuda<float>>(choice, o.G, o.softening);
   }
-  return std::make_unique<cuda_direct::DirectSumCuda<double>>(choice.kernel, choice.block, o.G, o.softening);
+  return std::make_unique<cuda_direct::DirectSumCuda<double>>(choice, o.G, o.softening);
 }
 
 }  // namespace nbody

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace nbody::cuda_direct {
 
@@ -59,6 +60,41 @@ void launch(Kernel kernel, const LaunchArgs<Real>& args, cudaStream_t stream);
 template <class Real>
 int fast_blocks_per_sm(int block);
 
+// ---- The fast kernel for large N: each pair once (direct_mutual.cu) ---------------------
+
+/// One block's work: band `band` (kMutualBand i-bodies from band * kMutualBand) against
+/// the j-bodies [j_begin, j_end) after it, or (kind 1) against itself.
+struct MutualTask {
+  unsigned band, j_begin, j_end, kind;
+};
+/// Warps per block, i-bodies per lane, j-bodies per lane. Double carries half the
+/// j-bodies: its 64-bit values need two shuffles each and twice the registers.
+template <class Real>
+inline constexpr int kMutualWarps = sizeof(Real) == 4 ? 8 : 4;
+template <class Real>
+inline constexpr int kMutualKI = 4;
+template <class Real>
+inline constexpr int kMutualKJ = sizeof(Real) == 4 ? 4 : 2;
+template <class Real>
+inline constexpr unsigned kMutualBand = unsigned(kMutualWarps<Real> * 32 * kMutualKI<Real>);
+template <class Real>
+inline constexpr unsigned kMutualTile = unsigned(32 * kMutualKJ<Real>);
+/// From this many bodies the fast kernel evaluates each pair once. Measured on an H200
+/// (float, kernel time, 16384 / 32768 / 65536 / 131072 bodies): 2.08 / 2.38 / 2.57 /
+/// 2.63e12 interactions/s against 1.84 / 1.99 / 2.04 / 2.05e12 for the one-sided kernel
+/// with j-splits; smaller N were not measured and keep the one-sided kernel.
+inline constexpr std::size_t kMutualMinBodies = 16384;
+
+/// The tasks for n_padded (a multiple of kMutualBand) bodies, largest first.
+template <class Real>
+std::vector<MutualTask> plan_mutual(unsigned n_padded, std::size_t concurrent_blocks);
+/// Adds the accelerations into out (which must be zero: n_padded entries).
+template <class Real>
+void launch_mutual(const Vec4<Real>* bodies, const MutualTask* tasks, unsigned n_tasks, Real eps2, Vec4<Real>* out,
+                   cudaStream_t stream);
+template <class Real>
+int mutual_blocks_per_sm();
+
 // ---- Shared by the solver (direct_cuda.cu) and the resident stepper (simulation/cuda) ----
 
 /// "12345 bytes (0.00 GiB)".
@@ -94,9 +130,13 @@ class DeviceBuffer {
 
 /// The kernel and threads per block that GravityOptions::kernel and ::block_size ask for
 /// (block 0 = the kernel's default); throws nbody::Error naming the option when invalid.
+/// each_pair_once: the fast kernel may take the each-pair-once path (direct_mutual.cu,
+/// fixed 256 threads) for N >= kMutualMinBodies; false when --block-size was given, so
+/// that the block size asked for is the one that runs (the block-size sweeps).
 struct KernelChoice {
   Kernel kernel = Kernel::Fast;
   int block = 512;
+  bool each_pair_once = true;
 };
 [[nodiscard]] KernelChoice choose_kernel(const std::string& kernel, int block_size);
 
@@ -124,9 +164,12 @@ template <class Real>
 class DirectForces {
  public:
   /// Needs the current device set (queries its SM count and the fast kernel's occupancy).
-  DirectForces(Kernel kernel, int block);
-  /// Bodies the arrays hold for n bodies: a whole number of tiles.
+  /// each_pair_once: see KernelChoice.
+  DirectForces(Kernel kernel, int block, bool each_pair_once = true);
+  /// Bodies the arrays hold for n bodies: a whole number of tiles (of bands when mutual).
   [[nodiscard]] std::size_t padded(std::size_t n) const;
+  /// Whether n bodies go through the each-pair-once kernel (fast kernel, large N).
+  [[nodiscard]] bool mutual(std::size_t n) const;
   /// Makes room for n bodies (bodies(), out(): padded(n) entries).
   void reserve(std::size_t n);
   [[nodiscard]] Vec4<Real>* bodies() const { return bodies_.data(); }
@@ -142,7 +185,12 @@ class DirectForces {
   int block_;
   int sms_ = 1;
   int fast_blocks_per_sm_ = 1;
+  int mutual_blocks_per_sm_ = 1;
+  bool each_pair_once_ = true;
   DeviceBuffer<Vec4<Real>> bodies_, out_, partial_;
+  DeviceBuffer<MutualTask> tasks_;
+  std::size_t planned_for_ = 0;  // n_padded of the tasks in tasks_ (0: none)
+  unsigned n_tasks_ = 0;
 };
 
 /// A pinned host array that only grows (faster transfers than pageable memory).

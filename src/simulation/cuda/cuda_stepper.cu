@@ -269,7 +269,7 @@ template <class Real>
 class CudaStepper final : public DeviceStepper {
  public:
   CudaStepper(cuda_direct::KernelChoice kernel, double G, double softening, Scheme scheme, double damping)
-      : forces_(on_device_0(kernel.kernel), kernel.block),
+      : forces_(on_device_0(kernel.kernel), kernel.block, kernel.each_pair_once),
         G_(G),
         softening_(softening),
         scheme_(scheme),

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# What one call of the GPU machine runs: build the cuda preset, run the GPU tests, run the
+# GPU benchmarks, print a short table last. Usage (on the GPU machine, from the repo root):
+#   scripts/device_check.sh [ctest -R regex] [bench...]
+# Needs .gtest/ (Debian's GoogleTest sources) when the machine has no GoogleTest.
+set -euo pipefail
+tests=${1:-.}
+out=${OUT:-/tmp/nbody-out}
+mkdir -p "$out"
+t0=$(date +%s)
+cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build build/cuda -j16 --target nbody nbody_gpu_tests >"$out/build.log" 2>&1 || { grep -E "error|Error" -A3 "$out/build.log" | head -60; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s"
+nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,power.limit --format=csv,noheader
+./build/cuda/tests/nbody_gpu_tests --gtest_filter="$tests" --gtest_brief=1 2>&1 | tail -40 | tee "$out/gpu_tests.log"
