@@ -3,6 +3,7 @@
 #include "gravity/direct_cuda.hpp"
 #include "gravity/direct_scalar.hpp"
 #include "gravity/direct_simd.hpp"
+#include "tree/tree_cuda.hpp"
 #include "tree/tree_solver.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
@@ -31,7 +32,10 @@ std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options
   o.precision = resolve_precision(o.precision, o.algorithm);
   if (o.softening < 0) throw Error(fmt::format("--softening {}: must be >= 0", o.softening));
   if (o.device == Device::Gpu) {
-    if (o.algorithm == "tree") throw Error("--gravity tree --device gpu: not available yet");
+    if (o.algorithm == "tree") {
+      check_tree_options(o);
+      return make_tree_cuda(o);  // checks the device
+    }
     if (o.algorithm != "direct") {
       throw Error(fmt::format("--gravity {}: unknown gravity solver (available: direct, tree)", o.algorithm));
     }

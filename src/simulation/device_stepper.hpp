@@ -6,6 +6,8 @@
 // in device_stepper_none.cpp, whose factory throws the "built without CUDA" nbody::Error.
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "nbody/diagnostics.hpp"
 #include "nbody/gravity.hpp"
@@ -32,13 +34,17 @@ class DeviceStepper {
   [[nodiscard]] virtual Diagnostics diagnostics() = 0;
   /// Seconds of force evaluation since the last call (for the "gravity" phase).
   [[nodiscard]] virtual double take_gravity_seconds() = 0;
+  /// Seconds per stage of the force evaluation since the last call, in pipeline order
+  /// (the tree: bbox, sort, build, summarise, force); empty for the direct sum.
+  [[nodiscard]] virtual std::vector<std::pair<std::string, double>> take_stage_seconds() = 0;
   /// The simulated time and the number of bodies, without copying the state back.
   [[nodiscard]] virtual double time() const = 0;
   [[nodiscard]] virtual std::size_t size() const = 0;
 };
 
 /// The stepper for options.device == Gpu: the direct sum (options.kernel, .precision,
-/// .block_size, .G, .softening) with integrator.scheme and .damping. Throws nbody::Error
+/// .block_size, .G, .softening) or the tree (options.algorithm "tree": .theta,
+/// .quadrupole, .dim) with integrator.scheme and .damping. Throws nbody::Error
 /// like make_gravity_solver() and make_integrator() for bad options, a build without CUDA
 /// or no usable device.
 [[nodiscard]] std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity,

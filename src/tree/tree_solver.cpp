@@ -87,7 +87,7 @@ class TreeSolver final : public GravitySolver {
 
 }  // namespace
 
-std::unique_ptr<GravitySolver> make_tree_solver(const GravityOptions& options) {
+void check_tree_options(const GravityOptions& options) {
   if (!std::isfinite(options.theta) || options.theta < 0) {
     throw Error(fmt::format("--theta {}: the opening angle must be a finite number >= 0",
                             options.theta));
@@ -95,8 +95,12 @@ std::unique_ptr<GravitySolver> make_tree_solver(const GravityOptions& options) {
   if (options.dim != 2 && options.dim != 3) {
     throw Error(fmt::format("--dim {}: the tree needs 2 (quadtree) or 3 (octree)", options.dim));
   }
+}
+
+std::unique_ptr<GravitySolver> make_tree_solver(const GravityOptions& options) {
+  check_tree_options(options);
   if (options.device != Device::Cpu) {
-    throw Error("--device gpu: the tree solver runs on the CPU only in this build");
+    throw Error("make_tree_solver: the CPU tree (use make_gravity_solver for --device gpu)");
   }
   if (options.precision == Precision::Float) return std::make_unique<TreeSolver<float>>(options);
   return std::make_unique<TreeSolver<double>>(options);

@@ -10,4 +10,8 @@ namespace nbody {
 /// threads, precision). Throws nbody::Error for invalid values.
 [[nodiscard]] std::unique_ptr<GravitySolver> make_tree_solver(const GravityOptions& options);
 
+/// The checks every tree solver (CPU or GPU) makes: theta finite and >= 0, dim 2 or 3.
+/// Throws nbody::Error naming the option.
+void check_tree_options(const GravityOptions& options);
+
 }  // namespace nbody

@@ -54,12 +54,13 @@ NBODY_HD void add_shifted_quadrupole(Quadrupole<Real>& q, const Quadrupole<Real>
 
 /// Adds the quadrupole part of a cell's pull (per unit G) to (ax, ay, az).
 /// d = com - x_target (pair convention), eps2 = softening^2. 0 for d = 0 with eps = 0.
-template <class Real>
+/// Math chooses how 1/sqrt is computed, as in accumulate_pair_acceleration.
+template <class Real, class Math = PairMath<Real>>
 NBODY_HD void accumulate_quadrupole_acceleration(Real dx, Real dy, Real dz,
                                                         const Quadrupole<Real>& q, Real eps2,
                                                         Real& ax, Real& ay, Real& az) {
   const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;
-  const Real inv_r = PairMath<Real>::safe_rsqrt(r2);
+  const Real inv_r = Math::safe_rsqrt(r2);
   const Real inv_r2 = inv_r * inv_r;
   const Real inv_r5 = inv_r2 * inv_r2 * inv_r;
   const Real qdx = q.xx * dx + q.xy * dy + q.xz * dz;  // (Q.d)

@@ -39,7 +39,7 @@ void* device_allocate(std::size_t bytes, const char* what) {
   std::size_t free = 0, total = 0;
   cudaMemGetInfo(&free, &total);
   cudaGetLastError();
-  throw Error(std::string("CUDA direct sum: cannot allocate ") + what + ": needs " + bytes_text(bytes) +
+  throw Error(std::string("GPU: cannot allocate ") + what + ": needs " + bytes_text(bytes) +
               " of GPU memory, the device has " + bytes_text(free) + " free of " + bytes_text(total) + " (" +
               cudaGetErrorString(status) + ")");
 }
@@ -80,6 +80,14 @@ KernelChoice choose_kernel(const std::string& name, int block_size) {
                 std::to_string(default_block(kernel)) + ")");
   }
   return {kernel, block, each_pair_once};
+}
+
+Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
+  double extent = std::isfinite(softening) ? std::abs(softening) : 0.0;
+  for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
+  const int p = scale_exponent(extent, kPositionExponentLimit);
+  const int q = scale_exponent(largest_finite_magnitude(ps.mass, 0.0), kMassExponentLimit);
+  return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p)};
 }
 
 // ---- DirectForces: the launch plan shared by the solver and the resident stepper -------
@@ -188,19 +196,6 @@ template class DirectForces<double>;
 
 namespace {
 
-
-// Positions and softening times 2^-p, masses times 2^-q (see scale_exponent).
-
-struct Scaling {
-  double position = 1, mass = 1, acceleration = 1;
-};
-Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
-  double extent = std::isfinite(softening) ? std::abs(softening) : 0.0;
-  for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
-  const int p = scale_exponent(extent, kPositionExponentLimit);
-  const int q = scale_exponent(largest_finite_magnitude(ps.mass, 0.0), kMassExponentLimit);
-  return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p)};
-}
 
 template <class Real>
 class DirectSumCuda final : public GravitySolver {

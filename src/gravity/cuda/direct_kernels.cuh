@@ -3,6 +3,9 @@
 // include this. Every kernel evaluates nbody::accumulate_pair_acceleration
 // (physics/pair_force.hpp) with a device math policy; the formula lives there alone.
 #include "gravity/cuda/cuda_check.cuh"
+#include "gravity/cuda/device_forces.cuh"
+#include "gravity/cuda/vec4.cuh"
+#include "nbody/particles.hpp"
 #include <cuda_runtime.h>
 
 #include <cfloat>
@@ -12,14 +15,6 @@
 #include <vector>
 
 namespace nbody::cuda_direct {
-
-/// One body as the kernels read it: (x, y, z, m), 16-byte (float) or 32-byte (double)
-/// aligned so that a load is one LDG/LDS.128 (float) or two (double). Also used for the
-/// accelerations (w unused). Own type rather than double4, which CUDA 13 deprecates.
-template <class Real>
-struct alignas(4 * sizeof(Real)) Vec4 {
-  Real x, y, z, w;
-};
 
 enum class Kernel { Naive, Tiled, Fast };
 
@@ -155,30 +150,38 @@ __host__ __device__ inline int scale_exponent(double largest, int limit) {
   return e < -limit ? -limit : (e > limit ? limit : e);
 }
 
+/// The power-of-two factors of a system (positions and softening times `position`,
+/// masses times `mass`, accelerations from the kernels times `acceleration`).
+struct Scaling {
+  double position = 1, mass = 1, acceleration = 1;
+};
+[[nodiscard]] Scaling kernel_scaling(const ParticleSystem& ps, double softening);
+
 /// The force evaluation on bodies already in device memory, in the kernels' layout:
 /// owns the body array (padded to whole tiles, padding with mass 0), the output and the
 /// fast kernel's partial sums, and plans the fast kernel's j-splits (about one full wave
 /// of the GPU). DirectSumCuda fills bodies() from the host; the resident stepper fills it
 /// on the device.
 template <class Real>
-class DirectForces {
+class DirectForces final : public DeviceForces<Real> {
  public:
   /// Needs the current device set (queries its SM count and the fast kernel's occupancy).
   /// each_pair_once: see KernelChoice.
   DirectForces(Kernel kernel, int block, bool each_pair_once = true);
   /// Bodies the arrays hold for n bodies: a whole number of tiles (of bands when mutual).
-  [[nodiscard]] std::size_t padded(std::size_t n) const;
+  [[nodiscard]] std::size_t padded(std::size_t n) const override;
   /// Whether n bodies go through the each-pair-once kernel (fast kernel, large N).
   [[nodiscard]] bool mutual(std::size_t n) const;
   /// Makes room for n bodies (bodies(), out(): padded(n) entries).
-  void reserve(std::size_t n);
-  [[nodiscard]] Vec4<Real>* bodies() const { return bodies_.data(); }
-  [[nodiscard]] Vec4<Real>* out() const { return out_.data(); }
+  void reserve(std::size_t n) override;
+  [[nodiscard]] Vec4<Real>* bodies() const override { return bodies_.data(); }
+  [[nodiscard]] Vec4<Real>* out() const override { return out_.data(); }
+  [[nodiscard]] std::string name() const override { return std::string("direct-cuda-") + kernel_name(kernel_); }
   [[nodiscard]] Kernel kernel() const { return kernel_; }
   [[nodiscard]] int block() const { return block_; }
   /// Launches the kernel for n bodies (bodies() filled, padding included) on `stream`:
   /// out()[i] = the acceleration of body i per unit G, in scaled units. eps = scaled softening.
-  void launch(std::size_t n, Real eps, cudaStream_t stream);
+  void launch(std::size_t n, Real eps, cudaStream_t stream) override;
 
  private:
   Kernel kernel_;

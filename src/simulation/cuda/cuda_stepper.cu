@@ -36,6 +36,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gravity/cuda/cuda_check.cuh"
@@ -46,6 +47,7 @@
 #include "nbody/error.hpp"
 #include "nbody/physics/pair_force.hpp"
 #include "simulation/device_stepper.hpp"
+#include "tree/cuda/tree_gpu.cuh"
 
 namespace nbody {
 namespace cuda_resident {
@@ -268,8 +270,9 @@ __global__ void sum_partials(const double* __restrict__ partial, unsigned blocks
 template <class Real>
 class CudaStepper final : public DeviceStepper {
  public:
-  CudaStepper(cuda_direct::KernelChoice kernel, double G, double softening, Scheme scheme, double damping)
-      : forces_(on_device_0(kernel.kernel), kernel.block, kernel.each_pair_once),
+  CudaStepper(std::unique_ptr<cuda_direct::DeviceForces<Real>> forces, double G, double softening, Scheme scheme,
+              double damping)
+      : forces_(std::move(forces)),
         G_(G),
         softening_(softening),
         scheme_(scheme),
@@ -291,8 +294,7 @@ class CudaStepper final : public DeviceStepper {
   CudaStepper& operator=(const CudaStepper&) = delete;
 
   [[nodiscard]] std::string solver_name() const override {
-    return std::string("direct-cuda-") + cuda_direct::kernel_name(forces_.kernel()) +
-           (std::is_same_v<Real, float> ? "-float" : "-double") + "-resident";
+    return forces_->name() + (std::is_same_v<Real, float> ? "-float" : "-double") + "-resident";
   }
 
   void upload(const ParticleSystem& ps) override {
@@ -301,7 +303,7 @@ class CudaStepper final : public DeviceStepper {
       cuda_direct::check_capacity(n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);  // throws
     }
     for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &m_}) a->reserve(std::max<std::size_t>(n, 1), "state");
-    forces_.reserve(std::max<std::size_t>(n, 1));
+    forces_->reserve(std::max<std::size_t>(n, 1));
     n_ = n;
     time_ = ps.time;
     const std::size_t bytes = n * sizeof(double);
@@ -332,9 +334,11 @@ class CudaStepper final : public DeviceStepper {
       const unsigned blocks = blocks_for(n_);
       if (!accelerations_valid_) {  // ensure_accelerations()
         compute_forces();
-        finish_step<Real, false><<<blocks, kThreads, 0, stream_>>>(s, forces_.out(), G_, acceleration_scale(), 0.0, 1.0);
+        finish_step<Real, false><<<blocks, kThreads, 0, stream_>>>(s, forces_->out(), G_, acceleration_scale(), 0.0, 1.0);
         NBODY_CUDA_CHECK_LAUNCH("finish_step");
         accelerations_valid_ = true;
+        NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        add_stage_times();  // before the step's own evaluation records the stage events again
       }
       NBODY_CUDA_CHECK(cudaMemsetAsync(extent_.data(), 0, sizeof(unsigned long long), stream_));
       switch (scheme_) {
@@ -353,12 +357,13 @@ class CudaStepper final : public DeviceStepper {
                                        cudaMemcpyDeviceToHost, stream_));
       compute_forces();
       if (scheme_ == Scheme::Leapfrog) {
-        finish_step<Real, true><<<blocks, kThreads, 0, stream_>>>(s, forces_.out(), G_, acceleration_scale(), 0.5 * dt, damping_);
+        finish_step<Real, true><<<blocks, kThreads, 0, stream_>>>(s, forces_->out(), G_, acceleration_scale(), 0.5 * dt, damping_);
       } else {
-        finish_step<Real, false><<<blocks, kThreads, 0, stream_>>>(s, forces_.out(), G_, acceleration_scale(), 0.0, 1.0);
+        finish_step<Real, false><<<blocks, kThreads, 0, stream_>>>(s, forces_->out(), G_, acceleration_scale(), 0.0, 1.0);
       }
       NBODY_CUDA_CHECK_LAUNCH("finish_step");
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      add_stage_times();
       for (int k = 0; k < timed_pairs_; ++k) {
         float ms = 0;
         NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * k], events_[2 * k + 1]));
@@ -434,6 +439,12 @@ class CudaStepper final : public DeviceStepper {
     return d;
   }
 
+  [[nodiscard]] std::vector<std::pair<std::string, double>> take_stage_seconds() override {
+    auto s = std::move(stage_seconds_);
+    stage_seconds_.clear();
+    return s;
+  }
+
   [[nodiscard]] double take_gravity_seconds() override {
     const double s = gravity_seconds_;
     gravity_seconds_ = 0;
@@ -460,17 +471,28 @@ class CudaStepper final : public DeviceStepper {
   void compute_forces() {
     const double position_scale = std::ldexp(1.0, -position_exponent_);
     const double mass_scale = std::ldexp(1.0, -mass_exponent_);
-    const std::size_t padded = forces_.padded(n_);
+    const std::size_t padded = forces_->padded(n_);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
     pack_bodies<Real><<<blocks_for(padded), kThreads, 0, stream_>>>(state(), position_scale, mass_scale,
-                                                                    unsigned(padded), forces_.bodies());
+                                                                    unsigned(padded), forces_->bodies());
     NBODY_CUDA_CHECK_LAUNCH("pack_bodies");
-    forces_.launch(n_, Real(softening_ * position_scale), stream_);
+    forces_->launch(n_, Real(softening_ * position_scale), stream_);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
     ++timed_pairs_;
   }
 
-  DirectForces<Real> forces_;
+  /// Adds the last evaluation's per-stage times (tree) to stage_seconds_.
+  void add_stage_times() {
+    for (const auto& stage : forces_->stage_ms()) {
+      auto it = std::find_if(stage_seconds_.begin(), stage_seconds_.end(),
+                             [&](const auto& p) { return p.first == stage.first; });
+      if (it == stage_seconds_.end()) it = stage_seconds_.insert(stage_seconds_.end(), {stage.first, 0.0});
+      it->second += stage.second * 1e-3;
+    }
+  }
+
+  std::unique_ptr<cuda_direct::DeviceForces<Real>> forces_;
+  std::vector<std::pair<std::string, double>> stage_seconds_;
   double G_;
   double softening_;
   Scheme scheme_;
@@ -504,11 +526,21 @@ std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity
   const auto scheme = scheme_name == "euler"       ? cuda_resident::Scheme::Euler
                       : scheme_name == "kinematic" ? cuda_resident::Scheme::Kinematic
                                                    : cuda_resident::Scheme::Leapfrog;
-  const cuda_direct::KernelChoice kernel = cuda_direct::choose_kernel(o.kernel, o.block_size);
-  if (o.precision == Precision::Float) {
-    return std::make_unique<cuda_resident::CudaStepper<float>>(kernel, o.G, o.softening, scheme, integrator.damping);
-  }
-  return std::make_unique<cuda_resident::CudaStepper<double>>(kernel, o.G, o.softening, scheme, integrator.damping);
+  auto make = [&](auto real) -> std::unique_ptr<DeviceStepper> {
+    using Real = decltype(real);
+    std::unique_ptr<cuda_direct::DeviceForces<Real>> forces;
+    NBODY_CUDA_CHECK(cudaSetDevice(0));
+    if (o.algorithm == "tree") {
+      forces = std::make_unique<cuda_tree::TreeForces<Real>>(o.dim, o.theta, o.quadrupole);
+    } else {
+      const cuda_direct::KernelChoice k = cuda_direct::choose_kernel(o.kernel, o.block_size);
+      forces = std::make_unique<cuda_direct::DirectForces<Real>>(k.kernel, k.block, k.each_pair_once);
+    }
+    return std::make_unique<cuda_resident::CudaStepper<Real>>(std::move(forces), o.G, o.softening, scheme,
+                                                              integrator.damping);
+  };
+  if (o.precision == Precision::Float) return make(float{});
+  return make(double{});
 }
 
 }  // namespace nbody

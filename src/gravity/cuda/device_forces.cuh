@@ -1,0 +1,40 @@
+#pragma once
+// One force evaluation on bodies already in device memory, whatever the algorithm: the
+// direct sum (DirectForces, direct_kernels.cuh) or the Barnes-Hut tree (TreeForces,
+// tree/cuda/tree_gpu.cuh). The per-call GPU solvers fill bodies() from the host; the
+// resident stepper (simulation/cuda) fills it on the device and keeps everything there.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gravity/cuda/vec4.cuh"
+
+namespace nbody::cuda_direct {
+
+template <class Real>
+class DeviceForces {
+ public:
+  virtual ~DeviceForces() = default;
+  /// Entries bodies() and out() hold for n bodies (padding has mass 0).
+  [[nodiscard]] virtual std::size_t padded(std::size_t n) const = 0;
+  /// Makes room for n bodies.
+  virtual void reserve(std::size_t n) = 0;
+  /// (x, y, z, m) of the bodies, in scaled units, padded(n) entries.
+  [[nodiscard]] virtual Vec4<Real>* bodies() const = 0;
+  /// The accelerations per unit G, in scaled units, in the order of bodies().
+  [[nodiscard]] virtual Vec4<Real>* out() const = 0;
+  /// Evaluates the forces of n bodies on `stream` (eps: scaled softening).
+  virtual void launch(std::size_t n, Real eps, cudaStream_t stream) = 0;
+  /// E.g. "direct-cuda-fast" or "tree-cuda-octree".
+  [[nodiscard]] virtual std::string name() const = 0;
+  /// Milliseconds per stage of the last launch, in pipeline order; call after the stream
+  /// was synchronised. Empty for one-kernel algorithms.
+  [[nodiscard]] virtual std::vector<std::pair<std::string, double>> stage_ms() const { return {}; }
+  /// Interactions per body of the last launch (after synchronisation), 0 if not counted.
+  [[nodiscard]] virtual double interactions_per_body() const { return 0; }
+};
+
+}  // namespace nbody::cuda_direct

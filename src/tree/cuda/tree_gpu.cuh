@@ -1,0 +1,174 @@
+#pragma once
+// The Barnes-Hut tree on the GPU (octree in 3D, quadtree in 2D): the seeds' six stages
+// (seed 000 §3.3, seed 003, after Burtscher & Pingali), each its own timed kernel group,
+// with the build done from Morton-sorted bodies instead of lock-based insertion:
+//
+//   bbox       bounding box of the bodies (cub::DeviceReduce)
+//   sort       Morton keys, cub radix sort, bodies gathered into tree order
+//   build      top-down, one kernel per level: a cell of more than kLeafSize bodies
+//              splits at the next key digit, its children's body ranges found by binary
+//              search on the sorted keys, their slots taken with one atomicAdd
+//   summarise  bottom-up, one kernel per level: mass, centre of mass (and quadrupole);
+//              then the walk groups (as the CPU tree's make_groups)
+//   force      one warp per group of <= 128 tree-ordered bodies (4 per lane): the warp
+//              tests 32 cells at a time against the group's box, collects accepted
+//              cells and opened leaves in shared memory, evaluates them when 32 are ready
+//   (integrate is the resident stepper's, simulation/cuda/cuda_stepper.cu)
+//
+// No stage waits on another block: the levels are separate launches, the only
+// inter-block communication is atomicAdd (cell slots, the group counter) and a "last
+// block" ticket that writes a level's end, never a spin on a flag. Hence no deadlock on
+// any GPU, whatever the scheduler does (the seeds' lock-based build and ready-flag
+// summarisation spin on other blocks and can hang on Volta and later).
+//
+// Determinism: cells of a level land in an order set by atomics, but every cell's
+// children are stored in key-digit order and the walk follows the links, so a group's
+// interaction list, and so its sums, depend only on the bodies: repeated runs give the
+// same bits.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gravity/cuda/device_forces.cuh"
+#include "gravity/cuda/direct_kernels.cuh"
+#include "gravity/cuda/vec4.cuh"
+
+namespace nbody::cuda_tree {
+
+using cuda_direct::DeviceBuffer;
+using cuda_direct::Vec4;
+
+/// Bodies per leaf at most (except at maximum depth), and per walk group: the CPU tree's
+/// (src/tree/tree_solver.cpp), so both walk the same kind of tree.
+inline constexpr unsigned kLeafSize = 8;
+inline constexpr unsigned kMaxGroup = 128;
+/// Key bits per axis (maximum depth): as the CPU tree.
+__host__ __device__ constexpr int key_bits(int dim) { return dim == 2 ? 31 : 21; }
+/// A warp's stack of cells still to test. Popping up to 32 from the top and pushing the
+/// children of the opened ones keeps the stack sorted by depth, with the entries of each
+/// depth from one push (<= 32 x 2^dim): at most 21 x 256 in 3D and 31 x 128 in 2D.
+inline constexpr unsigned kStackCapacity = 6144;
+
+struct Bounds {
+  double lo[3], hi[3];
+};
+
+/// A cell: body range [begin, end) in tree order; first_child -1 for a leaf, children
+/// contiguous from first_child in key-digit order.
+struct CellLink {
+  int first_child, child_count;
+  unsigned begin, end;
+};
+
+struct Group {
+  unsigned begin, end;
+};
+
+/// What the kernels see (device pointers and sizes), passed by value.
+template <class Real>
+struct TreeView {
+  int dim = 3;
+  unsigned n = 0;
+  unsigned capacity = 0;  // cells the arrays hold
+  const Vec4<Real>* bodies = nullptr;  // particle order (input)
+  Vec4<Real>* sorted = nullptr;        // tree order
+  unsigned* order = nullptr;           // tree position -> particle index
+  unsigned long long* keys = nullptr;  // sorted
+  Bounds* bounds = nullptr;
+  unsigned* counter = nullptr;      // [0] cells used, [1] overflow flag, [2] groups, [3] group cursor
+  unsigned* level_start = nullptr;  // key_bits + 2 entries
+  unsigned* level_done = nullptr;   // key_bits + 1 tickets
+  Vec4<Real>* box = nullptr;        // cx, cy, cz, half
+  Vec4<Real>* com = nullptr;        // com x, y, z, mass
+  Vec4<Real>* quad = nullptr;       // 2 per cell: (xx, yy, zz, xy), (xz, yz, 0, 0)
+  CellLink* link = nullptr;
+  unsigned* group_count = nullptr;  // per cell
+  unsigned* group_offset = nullptr; // per cell (exclusive scan)
+  Group* groups = nullptr;
+  unsigned long long* interactions = nullptr;
+};
+
+// Stages (tree_gpu_build.cu, tree_gpu_walk.cu). Each launches on `stream` and checks.
+template <class Real>
+void launch_keys(const TreeView<Real>& t, cudaStream_t stream);
+template <class Real>
+void launch_gather(const TreeView<Real>& t, cudaStream_t stream);
+template <class Real>
+void launch_build(const TreeView<Real>& t, cudaStream_t stream);
+template <class Real>
+void launch_moments(const TreeView<Real>& t, bool quadrupole, cudaStream_t stream);
+template <class Real>
+void launch_group_count(const TreeView<Real>& t, unsigned cells, cudaStream_t stream);
+template <class Real>
+void launch_group_write(const TreeView<Real>& t, unsigned cells, cudaStream_t stream);
+
+struct WalkParams {
+  double theta = 0.5;
+  bool quadrupole = false;
+};
+/// Warps the walk runs at once (its grid is persistent): the stacks hold this many.
+template <class Real>
+unsigned walk_warps(bool quadrupole, int dim);
+template <class Real>
+void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks, Vec4<Real>* out,
+                 cudaStream_t stream);
+
+/// The GPU tree behind the DeviceForces interface: owns every buffer (grown, never
+/// shrunk: cells are allocated for an estimate and the build is redone with twice the room
+/// when it overflows), times each stage with CUDA events.
+template <class Real>
+class TreeForces final : public cuda_direct::DeviceForces<Real> {
+ public:
+  TreeForces(int dim, double theta, bool quadrupole);
+  ~TreeForces() override;
+  TreeForces(const TreeForces&) = delete;
+  TreeForces& operator=(const TreeForces&) = delete;
+
+  [[nodiscard]] std::size_t padded(std::size_t n) const override { return n; }
+  void reserve(std::size_t n) override;
+  [[nodiscard]] Vec4<Real>* bodies() const override { return bodies_.data(); }
+  [[nodiscard]] Vec4<Real>* out() const override { return out_.data(); }
+  void launch(std::size_t n, Real eps, cudaStream_t stream) override;
+  [[nodiscard]] std::string name() const override;
+  [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const override;
+  [[nodiscard]] double interactions_per_body() const override;
+
+ private:
+  void reserve_cells(std::size_t cells);
+  void scratch(std::size_t bytes);
+  void throw_if_failed() const;
+  [[nodiscard]] TreeView<Real> view(std::size_t n) const;
+  /// The walk's interaction count, copied back after each launch.
+  [[nodiscard]] unsigned long long* host_interactions() const {
+    return reinterpret_cast<unsigned long long*>(host_counters_ + 4);
+  }
+
+  int dim_;
+  double theta_;
+  bool quadrupole_;
+  std::size_t n_ = 0;
+  std::size_t body_capacity_ = 0;
+  std::size_t cell_capacity_ = 0;
+  DeviceBuffer<Vec4<Real>> bodies_, out_, sorted_;
+  DeviceBuffer<unsigned> order_, order_tmp_;
+  DeviceBuffer<unsigned long long> keys_, keys_tmp_;
+  DeviceBuffer<Bounds> bounds_;
+  DeviceBuffer<unsigned> counter_, levels_, level_done_;
+  DeviceBuffer<Vec4<Real>> box_, com_, quad_;
+  DeviceBuffer<CellLink> link_;
+  DeviceBuffer<unsigned> group_count_, group_offset_;
+  DeviceBuffer<Group> groups_;
+  DeviceBuffer<unsigned long long> interactions_;
+  DeviceBuffer<int> stacks_;
+  DeviceBuffer<unsigned char> temp_;  // cub scratch
+  std::size_t temp_bytes_ = 0;
+  unsigned* host_counters_ = nullptr;  // pinned: 4 counters, then the interaction count
+  static constexpr int kStages = 5;
+  cudaEvent_t events_[kStages + 1] = {};
+};
+
+}  // namespace nbody::cuda_tree

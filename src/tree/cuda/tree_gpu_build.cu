@@ -1,0 +1,317 @@
+// The GPU tree's build stages: Morton keys, gather into tree order, the level-by-level
+// top-down build, the bottom-up moments and the walk groups (see tree_gpu.cuh).
+//
+// Every per-level kernel runs a fixed grid that strides over the level's cells, whose
+// range it reads from device memory: the host never waits for a level's size, and a
+// level that does not exist costs one empty launch.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "gravity/cuda/cuda_check.cuh"
+#include "nbody/physics/multipole.hpp"
+#include "tree/cuda/tree_gpu.cuh"
+
+namespace nbody::cuda_tree {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kLevelBlocks = 1024;  // fixed grid of the per-level kernels
+
+__device__ __forceinline__ unsigned long long spread3(unsigned long long v) {  // 21 bits -> every 3rd
+  v &= 0x1fffffULL;
+  v = (v | v << 32) & 0x1f00000000ffffULL;
+  v = (v | v << 16) & 0x1f0000ff0000ffULL;
+  v = (v | v << 8) & 0x100f00f00f00f00fULL;
+  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+  v = (v | v << 2) & 0x1249249249249249ULL;
+  return v;
+}
+__device__ __forceinline__ unsigned long long spread2(unsigned long long v) {  // 31 bits -> every 2nd
+  v &= 0x7fffffffULL;
+  v = (v | v << 16) & 0x0000ffff0000ffffULL;
+  v = (v | v << 8) & 0x00ff00ff00ff00ffULL;
+  v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fULL;
+  v = (v | v << 2) & 0x3333333333333333ULL;
+  v = (v | v << 1) & 0x5555555555555555ULL;
+  return v;
+}
+
+/// Root cube from the bounds (as the CPU tree: centre of the box, half the largest extent
+/// times 1 + 1e-9; all bodies at one point get a cube of positive size).
+__device__ void root_cube(const Bounds& b, int dim, double& cx, double& cy, double& cz, double& half) {
+  const double lz = dim == 2 ? 0.0 : b.lo[2], hz = dim == 2 ? 0.0 : b.hi[2];
+  cx = 0.5 * (b.lo[0] + b.hi[0]);
+  cy = 0.5 * (b.lo[1] + b.hi[1]);
+  cz = 0.5 * (lz + hz);
+  const double extent = fmax(fmax(b.hi[0] - b.lo[0], b.hi[1] - b.lo[1]), hz - lz);
+  const double big = fmax(fmax(fmax(fabs(b.lo[0]), fabs(b.hi[0])), fmax(fabs(b.lo[1]), fabs(b.hi[1]))),
+                          fmax(fabs(lz), fabs(hz)));
+  half = extent > 0 ? 0.5 * extent * (1 + 1e-9) : (big > 0 ? big : 1.0);
+  if (!(half > 0) || !isfinite(half)) half = 1.0;  // NaN or infinite input: keys are then arbitrary
+}
+
+template <class Real>
+__global__ void morton_keys(TreeView<Real> t, unsigned long long* keys, unsigned* index) {
+  double cx, cy, cz, half;
+  root_cube(*t.bounds, t.dim, cx, cy, cz, half);
+  const int bits = key_bits(t.dim);
+  const double cells = double(1ULL << bits);
+  const double to_grid = cells / (2 * half);
+  auto grid = [&](double v, double lo) {
+    const double g = floor((v - lo) * to_grid);
+    return (unsigned long long)(g >= 0 ? (g < cells - 1 ? g : cells - 1) : 0.0);  // NaN -> 0
+  };
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i == 0) t.box[0] = {Real(cx), Real(cy), Real(cz), Real(half)};
+  if (i >= t.n) return;
+  const Vec4<Real> b = t.bodies[i];
+  const unsigned long long gx = grid(double(b.x), cx - half), gy = grid(double(b.y), cy - half);
+  keys[i] = t.dim == 2 ? spread2(gx) | spread2(gy) << 1
+                       : spread3(gx) | spread3(gy) << 1 | spread3(grid(double(b.z), cz - half)) << 2;
+  index[i] = unsigned(i);
+}
+
+template <class Real>
+__global__ void gather_bodies(TreeView<Real> t) {
+  const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= t.n) return;
+  Vec4<Real> b = t.bodies[t.order[k]];
+  if (t.dim == 2) b.z = Real(0);
+  t.sorted[k] = b;
+}
+
+template <class Real>
+__global__ void init_root(TreeView<Real> t) {
+  t.link[0] = {-1, 0, 0u, t.n};
+  t.counter[0] = 1;  // cells used
+  t.counter[1] = 0;  // overflow / stack flags
+  t.level_start[0] = 0;
+  t.level_start[1] = 1;
+}
+
+/// First index in [lo, hi) whose key digit at `shift` is >= d (digits are sorted there).
+__device__ __forceinline__ unsigned digit_lower_bound(const unsigned long long* keys, unsigned lo, unsigned hi,
+                                                      int shift, unsigned mask, unsigned d) {
+  while (lo < hi) {
+    const unsigned mid = lo + (hi - lo) / 2;
+    if ((unsigned(keys[mid] >> shift) & mask) < d) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+template <class Real>
+__global__ void build_level(TreeView<Real> t, int level) {
+  const int dim = t.dim, bits = key_bits(dim);
+  const unsigned lb = t.level_start[level], le = t.level_start[level + 1];
+  const unsigned children = 1u << dim, mask = children - 1;
+  const int shift = dim * (bits - level - 1);
+  for (unsigned c = lb + blockIdx.x * blockDim.x + threadIdx.x; c < le; c += gridDim.x * blockDim.x) {
+    const CellLink lk = t.link[c];
+    if (lk.end - lk.begin <= kLeafSize || level >= bits) continue;  // a leaf
+    unsigned edge[9];
+    edge[0] = lk.begin;
+    edge[children] = lk.end;
+    for (unsigned d = 1; d < children; ++d) edge[d] = digit_lower_bound(t.keys, edge[d - 1], lk.end, shift, mask, d);
+    int used = 0;
+    for (unsigned d = 0; d < children; ++d) used += edge[d + 1] > edge[d] ? 1 : 0;
+    const unsigned base = atomicAdd(&t.counter[0], unsigned(used));
+    if (base + unsigned(used) > t.capacity) {
+      atomicOr(&t.counter[1], 1u);  // out of cell slots: the host grows the arrays and rebuilds
+      continue;
+    }
+    const Vec4<Real> p = t.box[c];
+    const Real h = p.w * Real(0.5);
+    unsigned slot = base;
+    for (unsigned d = 0; d < children; ++d) {
+      if (edge[d + 1] == edge[d]) continue;
+      t.link[slot] = {-1, 0, edge[d], edge[d + 1]};
+      t.box[slot] = {p.x + ((d & 1u) ? h : -h), p.y + ((d & 2u) ? h : -h),
+                     dim == 2 ? Real(0) : p.z + ((d & 4u) ? h : -h), h};
+      ++slot;
+    }
+    t.link[c].first_child = int(base);
+    t.link[c].child_count = used;
+  }
+  // The last block to finish records where the next level ends (no block waits).
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    const unsigned ticket = atomicAdd(&t.level_done[level], 1u);
+    if (ticket == gridDim.x - 1) {
+      const unsigned used = atomicAdd(&t.counter[0], 0u);
+      t.level_start[level + 2] = used < t.capacity ? used : t.capacity;
+      t.level_done[level] = 0;
+    }
+  }
+}
+
+template <class Real>
+__global__ void moments_level(TreeView<Real> t, int level, bool quadrupole) {
+  const unsigned lb = t.level_start[level], le = t.level_start[level + 1];
+  const bool planar = t.dim == 2;
+  for (unsigned c = lb + blockIdx.x * blockDim.x + threadIdx.x; c < le; c += gridDim.x * blockDim.x) {
+    const CellLink lk = t.link[c];
+    double m = 0, mx = 0, my = 0, mz = 0;
+    if (lk.first_child < 0) {
+      for (unsigned k = lk.begin; k < lk.end; ++k) {
+        const Vec4<Real> b = t.sorted[k];
+        m += double(b.w);
+        mx += double(b.w) * double(b.x);
+        my += double(b.w) * double(b.y);
+        mz += double(b.w) * double(b.z);
+      }
+    } else {
+      for (int ch = lk.first_child; ch < lk.first_child + lk.child_count; ++ch) {
+        const Vec4<Real> g = t.com[ch];
+        m += double(g.w);
+        mx += double(g.w) * double(g.x);
+        my += double(g.w) * double(g.y);
+        mz += double(g.w) * double(g.z);
+      }
+    }
+    // Massless cells (test particles) keep the geometric centre, as on the CPU.
+    const Vec4<Real> box = t.box[c];
+    const double gx = m > 0 ? mx / m : double(box.x);
+    const double gy = m > 0 ? my / m : double(box.y);
+    const double gz = planar ? 0.0 : (m > 0 ? mz / m : double(box.z));
+    t.com[c] = {Real(gx), Real(gy), Real(gz), Real(m)};
+    if (!quadrupole) continue;
+    Quadrupole<double> q;
+    if (lk.first_child < 0) {
+      for (unsigned k = lk.begin; k < lk.end; ++k) {
+        const Vec4<Real> b = t.sorted[k];
+        add_point_quadrupole(q, double(b.w), double(b.x) - gx, double(b.y) - gy, double(b.z) - gz);
+      }
+    } else {
+      for (int ch = lk.first_child; ch < lk.first_child + lk.child_count; ++ch) {
+        const Vec4<Real> g = t.com[ch];
+        const Vec4<Real> q0 = t.quad[2 * std::size_t(ch)], q1 = t.quad[2 * std::size_t(ch) + 1];
+        const Quadrupole<double> child{double(q0.x), double(q0.y), double(q0.z),
+                                       double(q0.w), double(q1.x), double(q1.y)};
+        add_shifted_quadrupole(q, child, double(g.w), double(g.x) - gx, double(g.y) - gy, double(g.z) - gz);
+      }
+    }
+    t.quad[2 * std::size_t(c)] = {Real(q.xx), Real(q.yy), Real(q.zz), Real(q.xy)};
+    t.quad[2 * std::size_t(c) + 1] = {Real(q.xz), Real(q.yz), Real(0), Real(0)};
+  }
+}
+
+// ---- Walk groups: the CPU tree's make_groups (tree_walk.cpp), one cell per thread -------
+
+/// Calls emit(begin, end) for the groups cell c is responsible for: the root when it is
+/// small or a leaf, big leaves (in chunks of kMaxGroup), and for a big inner cell the runs
+/// of consecutive small children that fit in one group.
+template <class Real, class Emit>
+__device__ void cell_groups(const TreeView<Real>& t, unsigned c, Emit&& emit) {
+  const CellLink lk = t.link[c];
+  const unsigned count = lk.end - lk.begin;
+  auto chunks = [&](unsigned b, unsigned e) {
+    for (unsigned s = b; s < e; s += kMaxGroup) emit(s, e - s > kMaxGroup ? s + kMaxGroup : e);
+  };
+  if (lk.first_child < 0 || count <= kMaxGroup) {
+    if (c == 0 || (lk.first_child < 0 && count > kMaxGroup)) chunks(lk.begin, lk.end);
+    return;
+  }
+  unsigned run_b = 0, run_e = 0;
+  for (int ch = lk.first_child; ch < lk.first_child + lk.child_count; ++ch) {
+    const CellLink k = t.link[ch];
+    const unsigned cc = k.end - k.begin;
+    if (cc > kMaxGroup) continue;  // it emits its own groups
+    if (run_e > run_b && run_e == k.begin && run_e - run_b + cc <= kMaxGroup) {
+      run_e = k.end;
+      continue;
+    }
+    if (run_e > run_b) chunks(run_b, run_e);
+    run_b = k.begin;
+    run_e = k.end;
+  }
+  if (run_e > run_b) chunks(run_b, run_e);
+}
+
+template <class Real>
+__global__ void count_groups(TreeView<Real> t, unsigned cells) {
+  const unsigned c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= cells) return;
+  unsigned count = 0;
+  cell_groups(t, c, [&](unsigned, unsigned) { ++count; });
+  t.group_count[c] = count;
+}
+
+template <class Real>
+__global__ void write_groups(TreeView<Real> t, unsigned cells) {
+  const unsigned c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= cells) return;
+  unsigned slot = t.group_offset[c];
+  cell_groups(t, c, [&](unsigned b, unsigned e) { t.groups[slot++] = {b, e}; });
+  if (c == cells - 1) {
+    t.counter[2] = slot;  // groups in all
+    t.counter[3] = 0;     // the walk's cursor
+  }
+}
+
+unsigned blocks_for(std::size_t n) { return unsigned((n + kThreads - 1) / kThreads); }
+
+}  // namespace
+
+template <class Real>
+void launch_keys(const TreeView<Real>& t, cudaStream_t stream) {
+  // Unsorted keys and indices go to the arrays the sort reads (keys_tmp, order_tmp): the
+  // caller passes them as t.keys / t.order of a view made for this call.
+  morton_keys<Real><<<blocks_for(t.n), kThreads, 0, stream>>>(t, t.keys, t.order);
+  NBODY_CUDA_CHECK_LAUNCH("tree morton_keys");
+}
+
+template <class Real>
+void launch_gather(const TreeView<Real>& t, cudaStream_t stream) {
+  gather_bodies<Real><<<blocks_for(t.n), kThreads, 0, stream>>>(t);
+  NBODY_CUDA_CHECK_LAUNCH("tree gather_bodies");
+}
+
+template <class Real>
+void launch_build(const TreeView<Real>& t, cudaStream_t stream) {
+  init_root<Real><<<1, 1, 0, stream>>>(t);
+  NBODY_CUDA_CHECK_LAUNCH("tree init_root");
+  for (int level = 0; level < key_bits(t.dim); ++level) {
+    build_level<Real><<<kLevelBlocks, kThreads, 0, stream>>>(t, level);
+    NBODY_CUDA_CHECK_LAUNCH("tree build_level");
+  }
+}
+
+template <class Real>
+void launch_moments(const TreeView<Real>& t, bool quadrupole, cudaStream_t stream) {
+  for (int level = key_bits(t.dim); level >= 0; --level) {
+    moments_level<Real><<<kLevelBlocks, kThreads, 0, stream>>>(t, level, quadrupole);
+    NBODY_CUDA_CHECK_LAUNCH("tree moments_level");
+  }
+}
+
+template <class Real>
+void launch_group_count(const TreeView<Real>& t, unsigned cells, cudaStream_t stream) {
+  count_groups<Real><<<blocks_for(cells), kThreads, 0, stream>>>(t, cells);
+  NBODY_CUDA_CHECK_LAUNCH("tree count_groups");
+}
+
+template <class Real>
+void launch_group_write(const TreeView<Real>& t, unsigned cells, cudaStream_t stream) {
+  write_groups<Real><<<blocks_for(cells), kThreads, 0, stream>>>(t, cells);
+  NBODY_CUDA_CHECK_LAUNCH("tree write_groups");
+}
+
+#define NBODY_TREE_BUILD(Real)                                                          \
+  template void launch_keys<Real>(const TreeView<Real>&, cudaStream_t);                 \
+  template void launch_gather<Real>(const TreeView<Real>&, cudaStream_t);               \
+  template void launch_build<Real>(const TreeView<Real>&, cudaStream_t);                \
+  template void launch_moments<Real>(const TreeView<Real>&, bool, cudaStream_t);        \
+  template void launch_group_count<Real>(const TreeView<Real>&, unsigned, cudaStream_t); \
+  template void launch_group_write<Real>(const TreeView<Real>&, unsigned, cudaStream_t);
+NBODY_TREE_BUILD(float)
+NBODY_TREE_BUILD(double)
+#undef NBODY_TREE_BUILD
+
+}  // namespace nbody::cuda_tree

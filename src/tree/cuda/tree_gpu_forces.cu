@@ -1,0 +1,251 @@
+// TreeForces: the GPU tree's buffers and the order of its stages (tree_gpu.cuh), each
+// between two CUDA events so that --timings can show milliseconds per stage.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <string>
+#include <type_traits>
+
+#include "gravity/cuda/cuda_check.cuh"
+#include "nbody/error.hpp"
+#include "tree/cuda/tree_gpu.cuh"
+
+namespace nbody::cuda_tree {
+
+namespace {
+
+template <class Real>
+struct ToBounds {
+  int dim;
+  __host__ __device__ Bounds operator()(const Vec4<Real>& b) const {
+    const double z = dim == 2 ? 0.0 : double(b.z);
+    return {{double(b.x), double(b.y), z}, {double(b.x), double(b.y), z}};
+  }
+};
+
+struct MergeBounds {
+  __host__ __device__ Bounds operator()(const Bounds& a, const Bounds& b) const {
+    Bounds r;
+    for (int k = 0; k < 3; ++k) {
+      r.lo[k] = fmin(a.lo[k], b.lo[k]);
+      r.hi[k] = fmax(a.hi[k], b.hi[k]);
+    }
+    return r;
+  }
+};
+
+constexpr const char* kStageNames[] = {"bbox", "sort", "build", "summarise", "force"};
+
+/// Cells the arrays start with for n bodies (Plummer spheres need ~0.3 n with 8-body
+/// leaves); the build grows them when a system needs more.
+std::size_t initial_cells(std::size_t n) { return n / 2 + 64; }
+
+}  // namespace
+
+template <class Real>
+TreeForces<Real>::TreeForces(int dim, double theta, bool quadrupole)
+    : dim_(dim), theta_(theta), quadrupole_(quadrupole) {
+  for (auto& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
+  counter_.reserve(4, "tree counters");
+  levels_.reserve(34, "tree levels");
+  level_done_.reserve(33, "tree level tickets");
+  NBODY_CUDA_CHECK(cudaMemset(level_done_.data(), 0, 33 * sizeof(unsigned)));
+  NBODY_CUDA_CHECK(cudaMemset(counter_.data(), 0, 4 * sizeof(unsigned)));
+  interactions_.reserve(1, "tree interaction count");
+  bounds_.reserve(1, "bounding box");
+  NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_counters_), 4 * sizeof(unsigned) + sizeof(unsigned long long)));
+  std::fill_n(host_counters_, 6, 0u);
+  const std::size_t warps = walk_warps<Real>(quadrupole_, dim_);
+  stacks_.reserve(warps * kStackCapacity, "tree walk stacks");
+}
+
+template <class Real>
+TreeForces<Real>::~TreeForces() {
+  for (auto& e : events_) {
+    if (e) cudaEventDestroy(e);
+  }
+  cudaFreeHost(host_counters_);
+}
+
+template <class Real>
+std::string TreeForces<Real>::name() const {
+  return std::string("tree-cuda-") + (dim_ == 2 ? "quadtree" : "octree");
+}
+
+template <class Real>
+void TreeForces<Real>::reserve(std::size_t n) {
+  if (n <= body_capacity_) return;
+  // Say up front what n bodies need, rather than failing on whichever buffer comes last.
+  const std::size_t per_body = 3 * sizeof(Vec4<Real>) + 2 * sizeof(unsigned) + 2 * sizeof(unsigned long long);
+  const std::size_t per_cell = 2 * sizeof(Vec4<Real>) + (quadrupole_ ? 2 * sizeof(Vec4<Real>) : 0) +
+                               sizeof(CellLink) + 2 * sizeof(unsigned) + sizeof(Group);
+  const std::size_t needed = n * per_body + initial_cells(n) * per_cell;
+  std::size_t free = 0, total = 0;
+  NBODY_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  if (needed > free) {
+    throw Error("GPU tree: N = " + std::to_string(n) + " bodies need about " + cuda_direct::bytes_text(needed) +
+                " of GPU memory, the device has " + cuda_direct::bytes_text(free) + " free of " +
+                cuda_direct::bytes_text(total));
+  }
+  bodies_.reserve(n, "tree bodies");
+  out_.reserve(n, "tree accelerations");
+  sorted_.reserve(n, "tree-ordered bodies");
+  order_.reserve(n, "tree order");
+  order_tmp_.reserve(n, "tree order (sort input)");
+  keys_.reserve(n, "Morton keys");
+  keys_tmp_.reserve(n, "Morton keys (sort input)");
+  body_capacity_ = n;
+  reserve_cells(initial_cells(n));
+}
+
+template <class Real>
+void TreeForces<Real>::reserve_cells(std::size_t cells) {
+  if (cells <= cell_capacity_) return;
+  if (cells > std::size_t(UINT32_MAX) / 2) {
+    throw Error("GPU tree: " + std::to_string(cells) + " cells do not fit 32-bit cell indices");
+  }
+  box_.reserve(cells, "tree cell boxes");
+  com_.reserve(cells, "tree cell moments");
+  if (quadrupole_) quad_.reserve(2 * cells, "tree quadrupoles");
+  link_.reserve(cells, "tree cell links");
+  group_count_.reserve(cells, "tree group counts");
+  group_offset_.reserve(cells, "tree group offsets");
+  groups_.reserve(cells, "tree walk groups");  // at most one group per cell (and per body)
+  cell_capacity_ = cells;
+}
+
+template <class Real>
+TreeView<Real> TreeForces<Real>::view(std::size_t n) const {
+  TreeView<Real> v;
+  v.dim = dim_;
+  v.n = unsigned(n);
+  v.capacity = unsigned(cell_capacity_);
+  v.bodies = bodies_.data();
+  v.sorted = sorted_.data();
+  v.order = order_.data();
+  v.keys = keys_.data();
+  v.bounds = bounds_.data();
+  v.counter = counter_.data();
+  v.level_start = levels_.data();
+  v.level_done = level_done_.data();
+  v.box = box_.data();
+  v.com = com_.data();
+  v.quad = quad_.data();
+  v.link = link_.data();
+  v.group_count = group_count_.data();
+  v.group_offset = group_offset_.data();
+  v.groups = groups_.data();
+  v.interactions = interactions_.data();
+  return v;
+}
+
+template <class Real>
+void TreeForces<Real>::throw_if_failed() const {
+  if (host_counters_[1] & 2u) {
+    throw Error("GPU tree: a walk stack overflowed (a bug: please report the input)");
+  }
+}
+
+template <class Real>
+void TreeForces<Real>::scratch(std::size_t bytes) {
+  if (bytes > temp_bytes_) {
+    temp_.reserve(bytes, "cub scratch");
+    temp_bytes_ = bytes;
+  }
+}
+
+template <class Real>
+void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
+  n_ = n;
+  if (n == 0) return;
+  throw_if_failed();
+  reserve(n);
+  const auto items = static_cast<long long>(n);
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[0], stream));
+
+  // bbox
+  const auto input = thrust::make_transform_iterator(bodies_.data(), ToBounds<Real>{dim_});
+  const Bounds empty{{DBL_MAX, DBL_MAX, DBL_MAX}, {-DBL_MAX, -DBL_MAX, -DBL_MAX}};
+  std::size_t bytes = 0;
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, input, bounds_.data(), items, MergeBounds{}, empty, stream));
+  scratch(bytes);
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), bytes, input, bounds_.data(), items, MergeBounds{}, empty, stream));
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[1], stream));
+
+  // sort: keys into the sort's input arrays, radix sort, bodies gathered into tree order
+  TreeView<Real> unsorted = view(n);
+  unsorted.keys = keys_tmp_.data();
+  unsorted.order = order_tmp_.data();
+  launch_keys(unsorted, stream);
+  const int key_bits_used = dim_ * key_bits(dim_);
+  bytes = 0;
+  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_tmp_.data(), keys_.data(), order_tmp_.data(),
+                                                   order_.data(), items, 0, key_bits_used, stream));
+  scratch(bytes);
+  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, keys_tmp_.data(), keys_.data(),
+                                                   order_tmp_.data(), order_.data(), items, 0, key_bits_used, stream));
+  launch_gather(view(n), stream);
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[2], stream));
+
+  // build, grown and redone while the cells overflow
+  unsigned cells = 0;
+  for (;;) {
+    launch_build(view(n), stream);
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if ((host_counters_[1] & 1u) == 0) {
+      cells = host_counters_[0];
+      break;
+    }
+    reserve_cells(std::max<std::size_t>(2 * cell_capacity_, std::size_t(host_counters_[0]) + 64));
+  }
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[3], stream));
+
+  // summarise: moments bottom-up, then the walk groups
+  launch_moments(view(n), quadrupole_, stream);
+  launch_group_count(view(n), cells, stream);
+  bytes = 0;
+  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, group_count_.data(), group_offset_.data(),
+                                                 static_cast<long long>(cells), stream));
+  scratch(bytes);
+  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, group_count_.data(), group_offset_.data(),
+                                                 static_cast<long long>(cells), stream));
+  launch_group_write(view(n), cells, stream);
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[4], stream));
+
+  // force
+  NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
+  launch_walk(view(n), WalkParams{theta_, quadrupole_}, eps * eps, stacks_.data(), out_.data(), stream);
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[5], stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 4 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_interactions(), interactions_.data(), sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost, stream));
+}
+
+template <class Real>
+std::vector<std::pair<std::string, double>> TreeForces<Real>::stage_ms() const {
+  throw_if_failed();
+  std::vector<std::pair<std::string, double>> stages;
+  if (n_ == 0) return stages;
+  for (int s = 0; s < kStages; ++s) {
+    float ms = 0;
+    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[s], events_[s + 1]));
+    stages.emplace_back(kStageNames[s], double(ms));
+  }
+  return stages;
+}
+
+template <class Real>
+double TreeForces<Real>::interactions_per_body() const {
+  return n_ ? double(*host_interactions()) / double(n_) : 0.0;
+}
+
+template class TreeForces<float>;
+template class TreeForces<double>;
+
+}  // namespace nbody::cuda_tree
