@@ -79,7 +79,8 @@ struct TreeView {
   unsigned* order = nullptr;           // tree position -> particle index
   unsigned long long* keys = nullptr;  // sorted
   Bounds* bounds = nullptr;
-  unsigned* counter = nullptr;      // [0] cells used, [1] overflow flag, [2] groups, [3] group cursor
+  unsigned* counter = nullptr;  // [0] cells used, [1] overflow flag, [2] groups, [3] group cursor,
+                                // [4] abandoned groups, [5] their bodies' cursor
   unsigned* level_start = nullptr;  // key_bits + 2 entries
   unsigned* level_done = nullptr;   // key_bits + 1 tickets
   Vec4<Real>* box = nullptr;        // cx, cy, cz, half
@@ -89,6 +90,7 @@ struct TreeView {
   unsigned* group_count = nullptr;  // per cell
   unsigned* group_offset = nullptr; // per cell (exclusive scan)
   Group* groups = nullptr;
+  unsigned* expensive = nullptr;  // groups the walk's first pass abandoned
   unsigned long long* interactions = nullptr;
 };
 
@@ -136,6 +138,8 @@ class TreeForces final : public cuda_direct::DeviceForces<Real> {
   [[nodiscard]] std::string name() const override;
   [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const override;
   [[nodiscard]] double interactions_per_body() const override;
+  /// Walk groups of the last launch (after synchronisation).
+  [[nodiscard]] unsigned groups() const { return host_counters_[2]; }
 
  private:
   void reserve_cells(std::size_t cells);
@@ -162,6 +166,7 @@ class TreeForces final : public cuda_direct::DeviceForces<Real> {
   DeviceBuffer<CellLink> link_;
   DeviceBuffer<unsigned> group_count_, group_offset_;
   DeviceBuffer<Group> groups_;
+  DeviceBuffer<unsigned> expensive_;
   DeviceBuffer<unsigned long long> interactions_;
   DeviceBuffer<int> stacks_;
   DeviceBuffer<unsigned char> temp_;  // cub scratch

@@ -252,6 +252,8 @@ __global__ void write_groups(TreeView<Real> t, unsigned cells) {
   if (c == cells - 1) {
     t.counter[2] = slot;  // groups in all
     t.counter[3] = 0;     // the walk's cursor
+    t.counter[4] = 0;     // groups abandoned by the walk's first pass
+    t.counter[5] = 0;     // the second pass's cursor
   }
 }
 

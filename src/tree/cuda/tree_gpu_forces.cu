@@ -51,11 +51,11 @@ template <class Real>
 TreeForces<Real>::TreeForces(int dim, double theta, bool quadrupole)
     : dim_(dim), theta_(theta), quadrupole_(quadrupole) {
   for (auto& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
-  counter_.reserve(4, "tree counters");
+  counter_.reserve(6, "tree counters");
   levels_.reserve(34, "tree levels");
   level_done_.reserve(33, "tree level tickets");
   NBODY_CUDA_CHECK(cudaMemset(level_done_.data(), 0, 33 * sizeof(unsigned)));
-  NBODY_CUDA_CHECK(cudaMemset(counter_.data(), 0, 4 * sizeof(unsigned)));
+  NBODY_CUDA_CHECK(cudaMemset(counter_.data(), 0, 6 * sizeof(unsigned)));
   interactions_.reserve(1, "tree interaction count");
   bounds_.reserve(1, "bounding box");
   NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_counters_), 4 * sizeof(unsigned) + sizeof(unsigned long long)));
@@ -116,6 +116,7 @@ void TreeForces<Real>::reserve_cells(std::size_t cells) {
   group_count_.reserve(cells, "tree group counts");
   group_offset_.reserve(cells, "tree group offsets");
   groups_.reserve(cells, "tree walk groups");  // at most one group per cell (and per body)
+  expensive_.reserve(cells, "tree abandoned groups");
   cell_capacity_ = cells;
 }
 
@@ -140,6 +141,7 @@ TreeView<Real> TreeForces<Real>::view(std::size_t n) const {
   v.group_count = group_count_.data();
   v.group_offset = group_offset_.data();
   v.groups = groups_.data();
+  v.expensive = expensive_.data();
   v.interactions = interactions_.data();
   return v;
 }

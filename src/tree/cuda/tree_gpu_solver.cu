@@ -83,6 +83,7 @@ class TreeSolverCuda final : public GravitySolver {
       (stage == "force" ? stats_.walk_seconds : stats_.build_seconds) += ms * 1e-3;
     }
     stats_.interactions_per_body = forces_.interactions_per_body();
+
     ps.set_accelerations_valid();
   }
 
