@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "nbody/collisions.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/integrator.hpp"
@@ -26,8 +27,10 @@ class DeviceStepper;
 class Simulation {
  public:
   /// Throws nbody::Error for invalid options. A dim-2 system is made planar.
+  /// With collisions, contacts are resolved right before every force evaluation (so the
+  /// stored accelerations match the positions after the collisions; docs/collisions.md).
   Simulation(ParticleSystem particles, const GravityOptions& gravity,
-             const IntegratorOptions& integrator);
+             const IntegratorOptions& integrator, const CollisionOptions& collisions = {});
   ~Simulation();
   Simulation(Simulation&&) noexcept;
   Simulation& operator=(Simulation&&) noexcept;
@@ -52,12 +55,21 @@ class Simulation {
   /// True when the state lives on the GPU (GravityOptions::device == Gpu).
   [[nodiscard]] bool on_device() const { return stepper_ != nullptr; }
 
+  /// The collision model in use (None without collisions).
+  [[nodiscard]] CollisionModel collision_model() const { return collision_options_.model; }
+  /// Contacts, merges, energy lost and time of every collision stage so far.
+  [[nodiscard]] const CollisionTotals& collision_totals() const;
+
   /// Energies etc. with the run's G and softening (timed as "diagnostics").
   [[nodiscard]] Diagnostics diagnostics();
 
-  /// Seconds per phase so far: "gravity", "integrate" (the step minus gravity),
-  /// "diagnostics"; callers add "io".
+  /// Seconds per phase so far: "gravity", "collisions" (with a collision model),
+  /// "integrate" (the rest of the step), "diagnostics"; callers add "io".
   [[nodiscard]] PhaseTimes& times() { return times_; }
+  /// The "gravity" phase split into the solver's stages, summed over the steps: the GPU
+  /// tree's bbox, sort, build, summarise, force (CUDA events); the CPU tree's build and
+  /// walk (its last evaluation per step); empty for the direct sum.
+  [[nodiscard]] PhaseTimes& gravity_stages() { return gravity_stages_; }
 
  private:
   class TimedGravity;
@@ -68,10 +80,12 @@ class Simulation {
 
   mutable ParticleSystem particles_;  // GPU path: a cache of the device state
   GravityOptions gravity_options_;
-  std::unique_ptr<TimedGravity> gravity_;   // CPU path
+  CollisionOptions collision_options_;
+  std::unique_ptr<TimedGravity> gravity_;   // CPU path (runs the collision stage too)
   std::unique_ptr<DeviceStepper> stepper_;  // GPU path
   std::unique_ptr<Integrator> integrator_;
   PhaseTimes times_;
+  PhaseTimes gravity_stages_;
   std::uint64_t steps_done_ = 0;
   mutable bool host_stale_ = false;  // the device has stepped since the last download
   bool host_edited_ = false;         // particles() handed out a mutable reference

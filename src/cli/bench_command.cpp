@@ -1,5 +1,5 @@
 // nbody bench SUITE: registers the options and dispatches to the suites in cli/bench/
-// (direct on the CPU or GPU, tree). Later suites plug in here.
+// (direct on the CPU or GPU, tree, collisions). Later suites plug in here.
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,10 +16,11 @@ void add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Built-in benchmarks");
   cmd->add_option("suite", args->suite,
-                  "Benchmark suite: direct (CPU direct sum, interactions per second) or tree (Barnes-Hut on a "
-                  "Plummer sphere, against the direct sum)")
+                  "Benchmark suite: direct (CPU direct sum, interactions per second), tree (Barnes-Hut on a "
+                  "Plummer sphere, against the direct sum) or collisions (detection + resolution per step against "
+                  "N and iterations)")
       ->required()
-      ->check(CLI::IsMember({"direct", "tree"}));
+      ->check(CLI::IsMember({"direct", "tree", "collisions"}));
   auto* count = cmd->add_option("-n,--count", args->n, "Number of bodies (tree: default 100000)")
                     ->check(CLI::PositiveNumber)
                     ->capture_default_str();
@@ -47,10 +48,33 @@ void add_bench_command(CLI::App& app) {
                   "double or auto (both)")
       ->check(CLI::IsMember({"auto", "float", "double"}))
       ->capture_default_str();
+  cmd->add_option("--collisions", args->collisions, "collisions: the model to time")
+      ->check(CLI::IsMember({"bounce", "merge"}))
+      ->capture_default_str();
+  cmd->add_option("--restitution", args->restitution, "collisions: bounce restitution")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--collision-iterations", args->iterations,
+                  "collisions: passes per step (0: 1 pass against N, then 1, 2, 4, 8 passes at -n)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--dim", args->dim, "collisions: 3, or 2 (discs in a square)")
+      ->check(CLI::IsMember({2, 3}))
+      ->capture_default_str();
+  cmd->add_option("--volume-fraction", args->volume_fraction,
+                  "collisions: total body volume (2D: area) over the box's, 0 < f < 1")
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout");
   cmd->callback([args, count, kernels] {
-    if (args->suite == "tree") {
-      if (args->device == "gpu") throw Error("bench tree --device gpu: not available yet");
+    if (args->suite == "collisions") {
+      if (args->device == "gpu") throw Error("bench collisions --device gpu: not available yet");
+      if (count->count() == 0) args->n = kCollisionsDefaultN;
+      bench_collisions(*args);
+    } else if (args->suite == "tree") {
+      if (args->device == "gpu") {
+        bench_tree_gpu(*args, count->count() ? std::vector<std::size_t>{args->n} : kTreeGpuDefaultSizes);
+        return;
+      }
       if (count->count() == 0) args->n = kTreeDefaultN;
       bench_tree(*args);
     } else if (args->device == "gpu") {

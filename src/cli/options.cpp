@@ -1,5 +1,7 @@
 #include "cli/options.hpp"
 
+#include <fmt/format.h>
+
 #include "nbody/error.hpp"
 #include "nbody/io.hpp"
 
@@ -16,7 +18,9 @@ std::string joined(const std::vector<std::string>& names) {
 void add_model_options(CLI::App* app, ModelOptions& m) {
   app->add_option("-n,--count", m.n, "Number of bodies")->check(CLI::PositiveNumber)->capture_default_str();
   app->add_option("--seed", m.seed, "Random seed (same seed, same bodies)")->capture_default_str();
-  app->add_option("--radius", m.radius, "Radius given to every body")->check(CLI::NonNegativeNumber);
+  app->add_option("--radius", m.radius,
+                  "Radius given to every body (run -i FILE: replaces the radii of the file)")
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--mass", m.mass, "Total mass (uniform-cube, uniform-sphere, cold-sphere)")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app->add_option("--size", m.size, "Cube half-edge or sphere radius (uniform-*, cold-sphere)")
@@ -71,6 +75,36 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
       ->check(CLI::Number)->capture_default_str();
   app->add_option("--threads", g.threads, "CPU threads for forces (0 = all available)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
+}
+
+void add_collision_options(CLI::App* app, CollisionOptions& c) {
+  app->add_option_function<std::string>(
+         "--collisions", [&c](const std::string& v) { c.model = parse_collision_model(v); },
+         "Collisions between bodies with radii: none, bounce (impulse with --restitution along "
+         "the line of centres, then push-apart) or merge (mass, momentum and volume kept; the "
+         "smaller id survives)")
+      ->check(CLI::IsMember(collision_model_names()))
+      ->default_str("none");
+  app->add_option(
+         "--restitution", c.restitution,
+         "bounce: coefficient of restitution e (1 elastic: momentum and kinetic energy kept; 0 "
+         "perfectly inelastic)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app->add_option("--collision-iterations", c.iterations,
+                  "Collision resolution passes per step (more passes leave less overlap)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+}
+
+void check_collision_options(const CLI::App& app, const CollisionOptions& c) {
+  if (app.count("--restitution") && c.model != CollisionModel::Bounce) {
+    throw Error(fmt::format("--restitution: only used with --collisions bounce (not {})",
+                            to_string(c.model)));
+  }
+  if (app.count("--collision-iterations") && c.model == CollisionModel::None) {
+    throw Error("--collision-iterations: needs --collisions bounce or merge");
+  }
 }
 
 void add_integrator_options(CLI::App* app, IntegratorOptions& i) {

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "nbody/collisions.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/integrator.hpp"
@@ -18,6 +19,13 @@ void add_model_options(CLI::App* app, ModelOptions& model);
 
 /// --gravity, --kernel, --device, --precision, --softening, --G, --threads.
 void add_gravity_options(CLI::App* app, GravityOptions& gravity);
+
+/// --collisions none|bounce|merge, --restitution, --collision-iterations.
+void add_collision_options(CLI::App* app, CollisionOptions& collisions);
+
+/// Throws nbody::Error when --restitution or --collision-iterations were given to a model
+/// that does not use them.
+void check_collision_options(const CLI::App& app, const CollisionOptions& collisions);
 
 /// --integrator, --damping.
 void add_integrator_options(CLI::App* app, IntegratorOptions& integrator);

@@ -1,6 +1,9 @@
 #include "nbody/simulation.hpp"
 
 #include <chrono>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "nbody/error.hpp"
 #include "simulation/device_stepper.hpp"
@@ -9,25 +12,39 @@ namespace nbody {
 
 // Wraps the solver so that the time spent computing forces is recorded however the
 // integrator calls it; "integrate" is then the rest of the step.
+//
+// It also runs the collision stage, right before each force evaluation: every integrator
+// evaluates forces exactly once per step, after its position update, so this is seed 001's
+// order (code 5.5: collisions, then forces, then the velocity update) in each scheme, and
+// it costs no extra force evaluation: the accelerations are computed at the positions the
+// collisions left (merged bodies included) and stay valid for diagnostics and the next step.
 class Simulation::TimedGravity final : public GravitySolver {
  public:
-  explicit TimedGravity(std::unique_ptr<GravitySolver> inner) : inner_(std::move(inner)) {}
+  TimedGravity(std::unique_ptr<GravitySolver> inner, std::unique_ptr<CollisionHandler> collisions)
+      : inner_(std::move(inner)), collisions_(std::move(collisions)) {}
   [[nodiscard]] std::string name() const override { return inner_->name(); }
   [[nodiscard]] SolverStats stats() const override { return inner_->stats(); }
   void compute_accelerations(ParticleSystem& ps) override {
+    if (collisions_) {
+      const auto start = std::chrono::steady_clock::now();
+      totals_.add(collisions_->resolve(ps));
+      collision_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
     const auto start = std::chrono::steady_clock::now();
     inner_->compute_accelerations(ps);
     seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  double take_seconds() {
-    const double s = seconds_;
-    seconds_ = 0;
-    return s;
-  }
+  double take_seconds() { return std::exchange(seconds_, 0.0); }
+  double take_collision_seconds() { return std::exchange(collision_seconds_, 0.0); }
+  [[nodiscard]] const CollisionTotals& collision_totals() const { return totals_; }
 
  private:
   std::unique_ptr<GravitySolver> inner_;
+  std::unique_ptr<CollisionHandler> collisions_;
+  CollisionTotals totals_;
   double seconds_ = 0;
+  double collision_seconds_ = 0;
 };
 
 namespace {
@@ -41,18 +58,42 @@ GravityOptions for_dimension(GravityOptions options, int dim) {
   options.dim = dim;
   return options;
 }
+
+/// Collisions run where the forces do, in the system's dimension, with the run's threads,
+/// and count the pair potential with the run's G and softening.
+CollisionOptions for_run(CollisionOptions options, const GravityOptions& gravity, int dim) {
+  options.dim = dim;
+  options.device = gravity.device;
+  if (options.threads == 0) options.threads = gravity.threads;
+  options.G = gravity.G;
+  options.softening = gravity.softening;
+  return options;
+}
+
+const CollisionTotals kNoCollisions{};
 }  // namespace
 
 Simulation::Simulation(ParticleSystem particles, const GravityOptions& gravity,
-                       const IntegratorOptions& integrator)
+                       const IntegratorOptions& integrator, const CollisionOptions& collisions)
     : particles_(planar_if_2d(std::move(particles))),
       gravity_options_(for_dimension(gravity, particles_.dim)),
+      collision_options_(for_run(collisions, gravity_options_, particles_.dim)),
       integrator_(make_integrator(integrator)) {
+  // Before anything goes to the GPU: there is no CUDA collision handler yet, and the
+  // factory says so for --device gpu.
+  std::unique_ptr<CollisionHandler> handler = make_collision_handler(collision_options_);
+  if (handler && !particles_.empty() && !particles_.has_radii()) {
+    throw Error(
+        fmt::format("--collisions {}: every body has radius 0 (give radii in the 8th column of the "
+                    "input file, or --radius R)",
+                    to_string(collision_options_.model)));
+  }
   if (gravity_options_.device == Device::Gpu) {
     stepper_ = make_device_stepper(gravity_options_, integrator);
     stepper_->upload(particles_);  // the one copy in
   } else {
-    gravity_ = std::make_unique<TimedGravity>(make_gravity_solver(gravity_options_));
+    gravity_ =
+        std::make_unique<TimedGravity>(make_gravity_solver(gravity_options_), std::move(handler));
   }
 }
 
@@ -95,24 +136,38 @@ std::size_t Simulation::size() const { return particles_.size(); }
 void Simulation::step(double dt) {
   const auto start = std::chrono::steady_clock::now();
   double gravity_seconds = 0;
+  double collision_seconds = 0;
   if (stepper_) {
     sync_to_device();
     stepper_->step(dt);
     host_stale_ = true;
     gravity_seconds = stepper_->take_gravity_seconds();
+    for (const auto& [stage, seconds] : stepper_->take_stage_seconds())
+      gravity_stages_.add(stage, seconds);
   } else {
     integrator_->step(particles_, *gravity_, dt);
     gravity_seconds = gravity_->take_seconds();
+    collision_seconds = gravity_->take_collision_seconds();
+    if (gravity_options_.algorithm == "tree") {  // the last evaluation's split
+      const SolverStats st = gravity_->stats();
+      gravity_stages_.add("build", st.build_seconds);
+      gravity_stages_.add("walk", st.walk_seconds);
+    }
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   times_.add("gravity", gravity_seconds);
-  times_.add("integrate", total - gravity_seconds);
+  if (collision_options_.model != CollisionModel::None) times_.add("collisions", collision_seconds);
+  times_.add("integrate", total - gravity_seconds - collision_seconds);
   ++steps_done_;
 }
 
 const GravitySolver& Simulation::gravity() const {
   if (!gravity_) throw Error("Simulation::gravity(): the GPU path has no host solver (use solver_name())");
   return *gravity_;
+}
+
+const CollisionTotals& Simulation::collision_totals() const {
+  return gravity_ ? gravity_->collision_totals() : kNoCollisions;
 }
 
 std::string Simulation::solver_name() const { return stepper_ ? stepper_->solver_name() : gravity_->name(); }

@@ -72,6 +72,19 @@ class TestGenInfoRun(CliTestCase):
         self.assertLess(result["energy_drift"], 1e-3)
         self.assertEqual(len(result["momentum"]), 3)
 
+    def test_timings_split_the_tree_step_into_stages(self):
+        proc = nbody("run", "--model", "plummer", "-n", 3000, "--steps", 3, "--gravity", "tree", "--softening", 0.05,
+                     "--timings")
+        table = proc.stdout[proc.stdout.index("stage "):]
+        for stage in ("build", "walk", "integrate", "step"):
+            self.assertRegex(table, rf"\n{stage}\s+\d+\.\d+\s+\d+\.\d%", stage)
+        result = json.loads(nbody("run", "--model", "plummer", "-n", 3000, "--steps", 3, "--gravity", "tree",
+                                  "--json").stdout)
+        self.assertTrue({"build", "walk"} <= set(result["gravity_stages"]))
+        self.assertGreater(result["gravity_stages"]["walk"], 0)
+        direct = json.loads(nbody("run", "--model", "plummer", "-n", 100, "--steps", 2, "--json").stdout)
+        self.assertNotIn("gravity_stages", direct)  # the direct sum has one stage
+
     def test_kepler_run_returns_to_start(self):
         start = self.dir / "k0.txt"
         end = self.dir / "k1.txt"
@@ -176,6 +189,12 @@ class TestBadInput(CliTestCase):
         else:  # no GPU, or a build without CUDA: a clear message, never a crash
             self.check_fails(run, "--device gpu")
         self.check_fails([*run, "--kernel", "scalar"], "--kernel scalar")
+        tree = [*run, "--gravity", "tree"]
+        if "GPU 0:" in nbody("--version").stdout:
+            self.assertEqual(nbody(*tree, "--quiet", check=False).returncode, 0)
+        else:
+            self.check_fails(tree, "--device gpu")
+        self.check_fails([*tree, "--theta", "-1"], "--theta")
 
     def test_unwritable_output_is_reported(self):
         self.check_fails(["gen", "plummer", "-n", 10, "-o", self.dir / "no" / "such" / "dir.txt"], "dir.txt")

@@ -23,12 +23,18 @@ struct BenchArgs {
   std::string device = "cpu";      // direct: cpu or gpu
   int block_size = 0;              // gpu: threads per block (0 = kernel default)
   bool sweep_block_size = false;   // gpu: steps/s over block sizes (N = 16384) and over N
+  std::string collisions = "bounce";  // collisions: bounce or merge
+  double restitution = 1.0;           // collisions: bounce
+  int iterations = 0;                 // collisions: passes (0: 1 against N, then 1..8)
+  int dim = 3;                        // collisions
+  double volume_fraction = 0.2;       // collisions: sum of body volumes / box volume
 };
 
 constexpr std::size_t kGpuDefaultN = 1048576;
 constexpr std::size_t kSweepBlockN = 16384;
 
 constexpr std::size_t kTreeDefaultN = 100000;
+constexpr std::size_t kCollisionsDefaultN = 100000;
 constexpr double kBenchSoftening = 0.01;
 // bench tree: the direct sum is measured up to this N, above it timed at kDirectProbeN and
 // scaled by N^2 (at 100k bodies each direct evaluation takes seconds, and the timing repeats it).
@@ -45,5 +51,10 @@ ParticleSystem bench_bodies(std::size_t n);
 void bench_direct(const BenchArgs& a);
 void bench_direct_gpu(const BenchArgs& a, std::vector<std::string> kernels);
 void bench_tree(const BenchArgs& a);
+/// The GPU tree resident in a simulation, for each N of `sizes`.
+void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes);
+/// bench tree --device gpu without -n: the two sizes.
+inline const std::vector<std::size_t> kTreeGpuDefaultSizes{1048576, 16777216};
+void bench_collisions(const BenchArgs& a);
 
 }  // namespace nbody::cli::bench

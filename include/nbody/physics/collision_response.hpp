@@ -1,0 +1,181 @@
+#pragma once
+// The collision response, written once: contact geometry, the hard-sphere impulse with
+// restitution, the positional push-apart, and the merge. The CPU handler
+// (src/collisions/) calls these; a CUDA handler calls the same functions from its kernels.
+//
+// The pair functions return changes (PairChange) instead of writing the bodies, so a GPU
+// kernel can add them with atomics while a sequential solver applies them at once
+// (apply_* below). Every change keeps the pair's momentum and centre of mass:
+// body a moves by -s * w_a * n and body b by +s * w_b * n, with the mass shares
+// w_a = m_b / (m_a + m_b), w_b = m_a / (m_a + m_b), so m_a w_a = m_b w_b.
+#include <cmath>
+
+#include "nbody/host_device.hpp"
+
+namespace nbody {
+
+/// What the response needs of one body (a gathered copy; 64 bytes in double).
+template <class Real>
+struct CollisionBody {
+  Real x, y, z;
+  Real vx, vy, vz;
+  Real mass;
+  Real radius;
+};
+
+/// The line of centres of a pair.
+template <class Real>
+struct Contact {
+  Real nx, ny, nz;  // unit normal from a to b
+  Real distance;    // |x_b - x_a|
+  Real overlap;     // r_a + r_b - distance: > 0 when the bodies overlap
+};
+
+/// A change to add to body a and to body b (positions or velocities).
+template <class Real>
+struct PairChange {
+  Real ax, ay, az;
+  Real bx, by, bz;
+};
+
+/// Contact geometry of a and b. Coincident centres have no line of centres; the normal
+/// is then +x, which lies in the plane of a 2D run and is the same on every thread and
+/// device, so such a pair is still separated, deterministically.
+template <class Real>
+NBODY_HD Contact<Real> contact_between(const CollisionBody<Real>& a, const CollisionBody<Real>& b) {
+  const Real dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z;
+  const Real d = std::sqrt(dx * dx + dy * dy + dz * dz);
+  Contact<Real> c;
+  if (d > Real(0)) {
+    c.nx = dx / d;
+    c.ny = dy / d;
+    c.nz = dz / d;
+  } else {
+    c.nx = Real(1);
+    c.ny = c.nz = Real(0);
+  }
+  c.distance = d;
+  c.overlap = a.radius + b.radius - d;
+  return c;
+}
+
+/// Overlap as a fraction of the smaller radius (of the larger one when the smaller is 0,
+/// so that a point inside a sphere gives a finite number).
+template <class Real>
+NBODY_HD Real overlap_fraction(Real overlap, Real ra, Real rb) {
+  const Real small = ra < rb ? ra : rb;
+  const Real ref = small > Real(0) ? small : (ra > rb ? ra : rb);
+  return ref > Real(0) ? overlap / ref : Real(0);
+}
+
+/// Hard-sphere impulse along the line of centres with coefficient of restitution e
+/// (0 <= e <= 1), applied only when the bodies approach: u = (v_b - v_a) . n < 0.
+/// Afterwards u' = -e u; with e = 1 momentum and kinetic energy are conserved (seed 004,
+/// eq. 2.5-2.8). Returns the velocity changes; `lost` receives the kinetic energy
+/// removed, (1 - e^2) mu u^2 / 2 with mu = m_a m_b / (m_a + m_b) (exactly 0 for e = 1).
+template <class Real>
+NBODY_HD PairChange<Real> bounce_velocity_change(const CollisionBody<Real>& a,
+                                                 const CollisionBody<Real>& b,
+                                                 const Contact<Real>& c, Real e, Real& lost) {
+  const Real u = (b.vx - a.vx) * c.nx + (b.vy - a.vy) * c.ny + (b.vz - a.vz) * c.nz;
+  if (!(u < Real(0))) {
+    lost = Real(0);
+    return {Real(0), Real(0), Real(0), Real(0), Real(0), Real(0)};
+  }
+  const Real total = a.mass + b.mass;
+  const Real wa = b.mass / total, wb = a.mass / total;
+  const Real du = -(Real(1) + e) * u;  // > 0: the change of the normal relative speed
+  lost = Real(0.5) * (a.mass * wa) * u * u * (Real(1) - e * e);
+  const Real sa = du * wa, sb = du * wb;
+  return {-sa * c.nx, -sa * c.ny, -sa * c.nz, sb * c.nx, sb * c.ny, sb * c.nz};
+}
+
+/// Position changes that move an overlapping pair apart along the line of centres until
+/// the bodies touch, in mass-weighted shares (the heavier body moves less; the pair's
+/// centre of mass stays put). Seed 001 §1.2 moves each body by half the overlap, which is
+/// the equal-mass case. Zero when the bodies do not overlap.
+template <class Real>
+NBODY_HD PairChange<Real> push_apart_shift(const CollisionBody<Real>& a,
+                                           const CollisionBody<Real>& b, const Contact<Real>& c) {
+  if (!(c.overlap > Real(0))) return {Real(0), Real(0), Real(0), Real(0), Real(0), Real(0)};
+  const Real total = a.mass + b.mass;
+  const Real sa = c.overlap * (b.mass / total), sb = c.overlap * (a.mass / total);
+  return {-sa * c.nx, -sa * c.ny, -sa * c.nz, sb * c.nx, sb * c.ny, sb * c.nz};
+}
+
+template <class Real>
+NBODY_HD void apply_velocity_change(CollisionBody<Real>& a, CollisionBody<Real>& b,
+                                    const PairChange<Real>& d) {
+  a.vx += d.ax;
+  a.vy += d.ay;
+  a.vz += d.az;
+  b.vx += d.bx;
+  b.vy += d.by;
+  b.vz += d.bz;
+}
+
+template <class Real>
+NBODY_HD void apply_position_change(CollisionBody<Real>& a, CollisionBody<Real>& b,
+                                    const PairChange<Real>& d) {
+  a.x += d.ax;
+  a.y += d.ay;
+  a.z += d.az;
+  b.x += d.bx;
+  b.y += d.by;
+  b.z += d.bz;
+}
+
+/// One bounce contact resolved in place, in seed 001's order: the impulse (when
+/// approaching), then the push-apart (when overlapping); c = contact_between(a, b).
+/// Returns the kinetic energy lost.
+template <class Real>
+NBODY_HD Real resolve_bounce(CollisionBody<Real>& a, CollisionBody<Real>& b, const Contact<Real>& c,
+                             Real e) {
+  if (!(c.overlap > Real(0))) return Real(0);
+  Real lost = Real(0);
+  apply_velocity_change(a, b, bounce_velocity_change(a, b, c, e, lost));
+  apply_position_change(a, b, push_apart_shift(a, b, c));
+  return lost;
+}
+
+template <class Real>
+NBODY_HD Real resolve_bounce(CollisionBody<Real>& a, CollisionBody<Real>& b, Real e) {
+  return resolve_bounce(a, b, contact_between(a, b), e);
+}
+
+/// Radius of a merged body from conserved volume: cbrt(r_a^3 + r_b^3) in 3D,
+/// sqrt(r_a^2 + r_b^2) in 2D (area).
+template <class Real>
+NBODY_HD Real merged_radius(Real ra, Real rb, int dim) {
+  return dim == 2 ? std::sqrt(ra * ra + rb * rb) : std::cbrt(ra * ra * ra + rb * rb * rb);
+}
+
+/// Kinetic energy a perfectly inelastic merge removes: mu |v_a - v_b|^2 / 2.
+template <class Real>
+NBODY_HD Real merge_kinetic_loss(const CollisionBody<Real>& a, const CollisionBody<Real>& b) {
+  const Real dvx = a.vx - b.vx, dvy = a.vy - b.vy, dvz = a.vz - b.vz;
+  const Real mu = a.mass * (b.mass / (a.mass + b.mass));
+  return Real(0.5) * mu * (dvx * dvx + dvy * dvy + dvz * dvz);
+}
+
+/// The body a and b merge into: masses add, momentum is kept (velocity of the centre of
+/// mass), it sits at the centre of mass, and its radius keeps the volume.
+template <class Real>
+NBODY_HD CollisionBody<Real> merge_bodies(const CollisionBody<Real>& a,
+                                          const CollisionBody<Real>& b, int dim) {
+  // a + w_b (b - a) rather than w_a a + w_b b: exact when a and b agree (z = 0 in 2D).
+  const Real total = a.mass + b.mass;
+  const Real wb = b.mass / total;
+  CollisionBody<Real> m;
+  m.x = a.x + wb * (b.x - a.x);
+  m.y = a.y + wb * (b.y - a.y);
+  m.z = a.z + wb * (b.z - a.z);
+  m.vx = a.vx + wb * (b.vx - a.vx);
+  m.vy = a.vy + wb * (b.vy - a.vy);
+  m.vz = a.vz + wb * (b.vz - a.vz);
+  m.mass = total;
+  m.radius = merged_radius(a.radius, b.radius, dim);
+  return m;
+}
+
+}  // namespace nbody

@@ -1,0 +1,222 @@
+// nbody bench collisions: time per step of the collision stage (detection + resolution)
+// against N and against the number of resolution passes (seed 001, figs 7.10 and 7.16).
+//
+// The bodies are a uniform cube [-1, 1]^dim of equal spheres filling `volume fraction` of it,
+// with velocities uniform in [-1, 1]. Two figures per configuration:
+//   - "first": one stage on the random start, where most bodies overlap deeply (the worst
+//     case: several searches as the pushes carry bodies beyond the skin);
+//   - "step": a running simulation: the start is relaxed (untimed), then each step drifts the
+//     bodies by 5% of a radius (untimed) and runs the stage (timed); the median is reported.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/bench/bench_common.hpp"
+#include "nbody/build_info.hpp"
+#include "nbody/collisions.hpp"
+#include "nbody/error.hpp"
+#include "nbody/initial_conditions.hpp"
+
+namespace nbody::cli::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kDriftPerStep = 0.05;  // radii per step at the largest speed component
+constexpr int kRelaxPasses = 50;        // untimed relaxation of the random start
+
+struct StageTiming {
+  std::size_t n = 0;
+  int iterations = 1;
+  double first_seconds = 0;
+  double step_seconds = 0;  // median
+  double detect_seconds = 0;
+  double resolve_seconds = 0;
+  double contacts = 0;  // per step, mean
+  double candidates = 0;
+  double searches = 0;
+  double passes = 0;
+  double merges = 0;
+  std::size_t steps = 0;
+};
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+ParticleSystem cloud(std::size_t n, int dim, double fraction) {
+  ModelOptions m;
+  m.model = "uniform-cube";
+  m.n = n;
+  m.seed = 42;
+  m.dim = dim;
+  m.velocity = 1.0;
+  const double box = dim == 3 ? 8.0 : 4.0;  // volume (area) of [-1, 1]^dim
+  const double per_body = fraction * box / double(n);
+  m.radius = dim == 3 ? std::cbrt(per_body * 3 / (4 * std::numbers::pi))
+                      : std::sqrt(per_body / std::numbers::pi);
+  return generate(m);
+}
+
+StageTiming time_stage(const BenchArgs& a, std::size_t n, int iterations) {
+  CollisionOptions o;
+  o.model = parse_collision_model(a.collisions);
+  o.restitution = a.restitution;
+  o.iterations = iterations;
+  o.dim = a.dim;
+  o.threads = a.threads;
+  auto handler = make_collision_handler(o);
+  ParticleSystem start = cloud(n, a.dim, a.volume_fraction);
+  StageTiming t;
+  t.n = n;
+  t.iterations = iterations;
+  {
+    ParticleSystem warm = start;  // first use: page in the handler's buffers
+    (void)handler->resolve(warm);
+    ParticleSystem ps = start;
+    const auto t0 = Clock::now();
+    (void)handler->resolve(ps);
+    t.first_seconds = seconds_since(t0);
+  }
+  // Relax the start (positions only), then step.
+  ParticleSystem ps = start;
+  {
+    ParticleSystem rest = start;
+    for (auto* v : {&rest.vx, &rest.vy, &rest.vz}) std::fill(v->begin(), v->end(), 0.0);
+    CollisionOptions r = o;
+    r.model = CollisionModel::Bounce;
+    r.iterations = kRelaxPasses;
+    (void)make_collision_handler(r)->resolve(rest);
+    ps.x = rest.x;
+    ps.y = rest.y;
+    ps.z = rest.z;
+  }
+  const double dt = kDriftPerStep * start.radius.front();  // |v| components <= 1
+  std::vector<double> samples;
+  double detect = 0, resolve = 0, contacts = 0, candidates = 0, searches = 0, passes = 0,
+         merges = 0;
+  const auto begin = Clock::now();
+  while (samples.size() < 5 || (seconds_since(begin) < a.seconds && samples.size() < 200)) {
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      ps.x[i] += ps.vx[i] * dt;
+      ps.y[i] += ps.vy[i] * dt;
+      ps.z[i] += ps.vz[i] * dt;
+    }
+    const auto t0 = Clock::now();
+    const CollisionStats s = handler->resolve(ps);
+    samples.push_back(seconds_since(t0));
+    detect += s.detect_seconds;
+    resolve += s.resolve_seconds;
+    contacts += double(s.contacts);
+    candidates += double(s.candidates);
+    searches += double(s.searches);
+    passes += double(s.passes);
+    merges += double(s.merges);
+  }
+  const double k = double(samples.size());
+  t.steps = samples.size();
+  t.step_seconds = median_of(samples);
+  t.detect_seconds = detect / k;
+  t.resolve_seconds = resolve / k;
+  t.contacts = contacts / k;
+  t.candidates = candidates / k;
+  t.searches = searches / k;
+  t.passes = passes / k;
+  t.merges = merges / k;
+  return t;
+}
+
+void print_header(std::FILE* out) {
+  fmt::print(out, "{:>8} {:>5} {:>10} {:>10} {:>8} {:>7} {:>10} {:>10} {:>10} {:>10}\n", "N",
+             "iters", "contacts", "candidates", "searches", "passes", "detect ms", "resolve ms",
+             "ms/step", "first ms");
+}
+
+void print_row(std::FILE* out, const StageTiming& t) {
+  fmt::print(
+      out,
+      "{:>8} {:>5} {:>10.0f} {:>10.0f} {:>8.2f} {:>7.2f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f}\n",
+      t.n, t.iterations, t.contacts, t.candidates, t.searches, t.passes, 1e3 * t.detect_seconds,
+      1e3 * t.resolve_seconds, 1e3 * t.step_seconds, 1e3 * t.first_seconds);
+  std::fflush(out);
+}
+
+nlohmann::ordered_json to_json(const StageTiming& t) {
+  return {{"n", t.n},
+          {"iterations", t.iterations},
+          {"contacts_per_step", t.contacts},
+          {"candidates_per_step", t.candidates},
+          {"searches_per_step", t.searches},
+          {"passes_per_step", t.passes},
+          {"merges_per_step", t.merges},
+          {"detect_seconds", t.detect_seconds},
+          {"resolve_seconds", t.resolve_seconds},
+          {"seconds_per_step", t.step_seconds},
+          {"first_stage_seconds", t.first_seconds},
+          {"steps", t.steps}};
+}
+
+}  // namespace
+
+void bench_collisions(const BenchArgs& a) {
+  std::FILE* human = a.json ? stderr : stdout;
+  const BuildInfo info = build_info();
+  const int threads = a.threads > 0 ? a.threads : info.max_threads;
+  if (!(a.volume_fraction > 0 && a.volume_fraction < 1)) {
+    throw Error(fmt::format("--volume-fraction {}: must be between 0 and 1", a.volume_fraction));
+  }
+  (void)parse_collision_model(a.collisions);
+  if (a.collisions == "none")
+    throw Error("--collisions none: nothing to time (use bounce or merge)");
+  fmt::print(
+      human,
+      "collisions: {} on the CPU, {}D uniform cloud, volume fraction {:g}, {} threads, CPU: {}\n",
+      a.collisions, a.dim, a.volume_fraction, threads, info.cpu_model);
+  fmt::print(human,
+             "ms/step: median stage of a running cloud (5% of a radius drift per step); first "
+             "ms: one stage on the random, overlapping start\n");
+
+  // Against N (seed 001 fig 7.10), up to -n.
+  const int iterations = a.iterations > 0 ? a.iterations : 1;
+  std::vector<std::size_t> sizes;
+  for (std::size_t n : {1000, 3000, 10000, 30000, 100000, 300000, 1000000})
+    if (n < a.n) sizes.push_back(n);
+  sizes.push_back(a.n);
+  nlohmann::ordered_json by_n = nlohmann::ordered_json::array();
+  fmt::print(human, "\ntime per step against N ({} iteration(s))\n", iterations);
+  print_header(human);
+  for (std::size_t n : sizes) {
+    const StageTiming t = time_stage(a, n, iterations);
+    print_row(human, t);
+    by_n.push_back(to_json(t));
+  }
+
+  // Against the number of passes at N (seed 001 fig 7.16).
+  nlohmann::ordered_json by_iterations = nlohmann::ordered_json::array();
+  if (a.iterations == 0) {
+    fmt::print(human, "\ntime per step against iterations (N = {})\n", a.n);
+    print_header(human);
+    for (int k : {1, 2, 4, 8}) {
+      const StageTiming t = time_stage(a, a.n, k);
+      print_row(human, t);
+      by_iterations.push_back(to_json(t));
+    }
+  }
+  if (a.json) {
+    const nlohmann::ordered_json j = {
+        {"suite", "collisions"}, {"device", "cpu"},
+        {"cpu", info.cpu_model}, {"threads", threads},
+        {"model", a.collisions}, {"restitution", a.restitution},
+        {"dim", a.dim},          {"volume_fraction", a.volume_fraction},
+        {"by_n", by_n},          {"by_iterations", by_iterations}};
+    fmt::print("{}\n", j.dump(2));
+  }
+}
+
+}  // namespace nbody::cli::bench
