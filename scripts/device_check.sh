@@ -12,4 +12,8 @@ cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure.log" 2>&1 || 
 cmake --build build/cuda -j16 --target nbody nbody_gpu_tests >"$out/build.log" 2>&1 || { grep -E "error|Error" -A3 "$out/build.log" | head -60; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,power.limit --format=csv,noheader
-./build/cuda/tests/nbody_gpu_tests --gtest_filter="$tests" --gtest_brief=1 2>&1 | tail -40 | tee "$out/gpu_tests.log"
+# The whole log goes to $OUT; the summary (and every failure) is printed.
+status=0
+./build/cuda/tests/nbody_gpu_tests --gtest_filter="$tests" >"$out/gpu_tests.log" 2>&1 || status=$?
+grep -E "^\[ measured \]|FAILED|SKIPPED|tests ran|PASSED" "$out/gpu_tests.log" | tail -60
+exit $status

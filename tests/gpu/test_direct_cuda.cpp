@@ -307,7 +307,9 @@ TEST(CudaErrors, UnknownOrCpuKernelIsAClearError) {
   EXPECT_THROW((void)make_gravity_solver(o), Error);
   o = {};
   o.device = Device::Gpu;
-  o.algorithm = "tree";
+  o.algorithm = "tree";  // the GPU tree exists; its bad options are still errors
+  EXPECT_NE(make_gravity_solver(o)->name().find("tree-cuda"), std::string::npos);
+  o.theta = -1;
   EXPECT_THROW((void)make_gravity_solver(o), Error);
 }
 
