@@ -3,6 +3,9 @@
 // time (a CPU handler now; a CUDA one plugs in behind the same factory). The response
 // itself (impulse, push-apart, merge) is in physics/collision_response.hpp.
 //
+// CPU: grid search + Gauss-Seidel passes (src/collisions/); GPU: the same grid idea, sorted
+// with cub, and Jacobi passes (src/collisions/cuda/collision_engine.cuh).
+//
 // A handler call is one collision stage: find the overlapping pairs, then resolve them
 // `iterations` times. Simulation runs it right before every force evaluation, so the
 // stored accelerations always match the positions after the collisions (see
@@ -112,12 +115,12 @@ class CollisionHandler {
 /// A pair of body indices (a < b) into a ParticleSystem.
 struct IndexPair {
   std::size_t a = 0, b = 0;
-  friend bool operator==(const IndexPair&, const IndexPair&) = default;
+  friend bool operator==(const IndexPair& l, const IndexPair& r) { return l.a == r.a && l.b == r.b; }
 };
 
 /// Every pair with |x_a - x_b| < (r_a + r_b) (1 + skin), sorted, through the grid
-/// search the handlers use (O(N log N)); for tests and tools.
+/// search the handlers use (O(N log N)) on the CPU or the GPU; for tests and tools.
 [[nodiscard]] std::vector<IndexPair> find_contact_pairs(const ParticleSystem& ps, double skin = 0.0,
-                                                        int threads = 0);
+                                                        int threads = 0, Device device = Device::Cpu);
 
 }  // namespace nbody

@@ -86,6 +86,7 @@ class Simulation {
   std::unique_ptr<Integrator> integrator_;
   PhaseTimes times_;
   PhaseTimes gravity_stages_;
+  CollisionTotals device_collisions_;  // GPU path (the CPU path's are in the solver wrapper)
   std::uint64_t steps_done_ = 0;
   mutable bool host_stale_ = false;  // the device has stepped since the last download
   bool host_edited_ = false;         // particles() handed out a mutable reference

@@ -67,7 +67,6 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout");
   cmd->callback([args, count, kernels] {
     if (args->suite == "collisions") {
-      if (args->device == "gpu") throw Error("bench collisions --device gpu: not available yet");
       if (count->count() == 0) args->n = kCollisionsDefaultN;
       bench_collisions(*args);
     } else if (args->suite == "tree") {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "collisions/collisions_cuda.hpp"
 #include "collisions/contact_grid.hpp"
 #include "collisions/grid_collision_handler.hpp"
 #include "nbody/collisions.hpp"
@@ -52,16 +53,14 @@ void validate(const CollisionOptions& o) {
 std::unique_ptr<CollisionHandler> make_collision_handler(const CollisionOptions& options) {
   validate(options);
   if (options.model == CollisionModel::None) return nullptr;
-  if (options.device == Device::Gpu) {
-    throw Error(fmt::format("--collisions {} with --device gpu: not available yet",
-                            to_string(options.model)));
-  }
+  if (options.device == Device::Gpu) return collisions::make_gpu_collision_handler(options);
   return collisions::make_grid_collision_handler(options);
 }
 
-std::vector<IndexPair> find_contact_pairs(const ParticleSystem& ps, double skin, int threads) {
+std::vector<IndexPair> find_contact_pairs(const ParticleSystem& ps, double skin, int threads, Device device) {
   if (!(skin >= 0) || !std::isfinite(skin))
     throw Error(fmt::format("find_contact_pairs: skin {} must be >= 0", skin));
+  if (device == Device::Gpu) return collisions::find_contact_pairs_gpu(ps, skin);
   collisions::ContactGrid grid;
   grid.build(ps, ps.dim, skin, threads);
   std::vector<CollisionBody<double>> bodies;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "nbody/collisions.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/integrator.hpp"
@@ -27,8 +28,8 @@ class DeviceStepper {
   /// One step of the integrator on the device (first computing accelerations when none
   /// are valid), with the damping factor applied exactly where src/integrators/*.cpp do.
   virtual void step(double dt) = 0;
-  /// Copies x, v, a and the time out into ps (which must hold the uploaded bodies: masses,
-  /// radii and ids are left as they are).
+  /// Copies x, v, a, masses, radii, ids and the time out into ps, resized to the device's
+  /// bodies (fewer than uploaded after merges).
   virtual void download(ParticleSystem& ps) = 0;
   /// Energies, momenta, centre of mass, computed on the device; only scalars come back.
   [[nodiscard]] virtual Diagnostics diagnostics() = 0;
@@ -37,6 +38,9 @@ class DeviceStepper {
   /// Seconds per stage of the force evaluation since the last call, in pipeline order
   /// (the tree: bbox, sort, build, summarise, force); empty for the direct sum.
   [[nodiscard]] virtual std::vector<std::pair<std::string, double>> take_stage_seconds() = 0;
+  /// The collision stages since the last call, summed (contacts, merges, energy lost and
+  /// seconds added; max_overlap of the latest); all zero without collisions.
+  [[nodiscard]] virtual CollisionStats take_collision_stats() = 0;
   /// The simulated time and the number of bodies, without copying the state back.
   [[nodiscard]] virtual double time() const = 0;
   [[nodiscard]] virtual std::size_t size() const = 0;
@@ -47,7 +51,10 @@ class DeviceStepper {
 /// .quadrupole, .dim) with integrator.scheme and .damping. Throws nbody::Error
 /// like make_gravity_solver() and make_integrator() for bad options, a build without CUDA
 /// or no usable device.
+/// With collisions.model != None the collision stage runs on the device too, right
+/// before every force evaluation, as on the CPU path.
 [[nodiscard]] std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity,
-                                                                 const IntegratorOptions& integrator);
+                                                                 const IntegratorOptions& integrator,
+                                                                 const CollisionOptions& collisions = {});
 
 }  // namespace nbody

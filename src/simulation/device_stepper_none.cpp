@@ -6,7 +6,8 @@
 
 namespace nbody {
 
-std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity, const IntegratorOptions&) {
+std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity, const IntegratorOptions&,
+                                                   const CollisionOptions&) {
   (void)make_gravity_solver(gravity);  // throws
   throw Error("--device gpu: not available in this build");  // not reached
 }

@@ -70,7 +70,6 @@ CollisionOptions for_run(CollisionOptions options, const GravityOptions& gravity
   return options;
 }
 
-const CollisionTotals kNoCollisions{};
 }  // namespace
 
 Simulation::Simulation(ParticleSystem particles, const GravityOptions& gravity,
@@ -81,19 +80,20 @@ Simulation::Simulation(ParticleSystem particles, const GravityOptions& gravity,
       integrator_(make_integrator(integrator)) {
   // Before anything goes to the GPU: there is no CUDA collision handler yet, and the
   // factory says so for --device gpu.
-  std::unique_ptr<CollisionHandler> handler = make_collision_handler(collision_options_);
-  if (handler && !particles_.empty() && !particles_.has_radii()) {
+  validate(collision_options_);
+  const bool collide = collision_options_.model != CollisionModel::None;
+  if (collide && !particles_.empty() && !particles_.has_radii()) {
     throw Error(
         fmt::format("--collisions {}: every body has radius 0 (give radii in the 8th column of the "
                     "input file, or --radius R)",
                     to_string(collision_options_.model)));
   }
   if (gravity_options_.device == Device::Gpu) {
-    stepper_ = make_device_stepper(gravity_options_, integrator);
+    stepper_ = make_device_stepper(gravity_options_, integrator, collision_options_);
     stepper_->upload(particles_);  // the one copy in
   } else {
-    gravity_ =
-        std::make_unique<TimedGravity>(make_gravity_solver(gravity_options_), std::move(handler));
+    gravity_ = std::make_unique<TimedGravity>(make_gravity_solver(gravity_options_),
+                                              make_collision_handler(collision_options_));
   }
 }
 
@@ -131,7 +131,10 @@ double Simulation::time() const {
   return particles_.time;
 }
 
-std::size_t Simulation::size() const { return particles_.size(); }
+std::size_t Simulation::size() const {
+  if (stepper_ && host_stale_) return stepper_->size();  // merges on the device
+  return particles_.size();
+}
 
 void Simulation::step(double dt) {
   const auto start = std::chrono::steady_clock::now();
@@ -142,6 +145,11 @@ void Simulation::step(double dt) {
     stepper_->step(dt);
     host_stale_ = true;
     gravity_seconds = stepper_->take_gravity_seconds();
+    if (collision_options_.model != CollisionModel::None) {
+      const CollisionStats st = stepper_->take_collision_stats();
+      device_collisions_.add(st);
+      collision_seconds = st.detect_seconds + st.resolve_seconds;
+    }
     for (const auto& [stage, seconds] : stepper_->take_stage_seconds())
       gravity_stages_.add(stage, seconds);
   } else {
@@ -167,7 +175,7 @@ const GravitySolver& Simulation::gravity() const {
 }
 
 const CollisionTotals& Simulation::collision_totals() const {
-  return gravity_ ? gravity_->collision_totals() : kNoCollisions;
+  return gravity_ ? gravity_->collision_totals() : device_collisions_;
 }
 
 std::string Simulation::solver_name() const { return stepper_ ? stepper_->solver_name() : gravity_->name(); }

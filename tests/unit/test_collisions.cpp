@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "nbody/build_info.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
@@ -458,7 +459,9 @@ TEST(CollisionHandler, BadOptionsAreRejected) {
   EXPECT_EQ(make_collision_handler(options(CollisionModel::None)), nullptr);
   CollisionOptions gpu = options(CollisionModel::Merge);
   gpu.device = Device::Gpu;
-  EXPECT_THROW((void)make_collision_handler(gpu), Error);
+  if (gpu_devices().empty()) {  // no GPU, or a build without CUDA
+    EXPECT_THROW((void)make_collision_handler(gpu), Error);
+  }
 }
 
 // ---- in a simulation ---------------------------------------------------------------
@@ -473,14 +476,14 @@ TEST(CollisionSimulation, GpuPathAndMissingRadiiGiveClearErrors) {
     EXPECT_NE(std::string(e.what()).find("radius 0"), std::string::npos) << e.what();
   }
   for (double& r : ps.radius) r = 0.01;
+  if (!gpu_devices().empty()) return;  // the GPU path runs (tests/gpu/test_collisions_cuda.cpp)
   GravityOptions gpu;
   gpu.device = Device::Gpu;
   try {
     Simulation sim(ps, gpu, IntegratorOptions{}, c);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--device gpu: not available yet"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("--device gpu"), std::string::npos) << e.what();
   }
 }
 

@@ -46,6 +46,7 @@
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
 #include "nbody/physics/pair_force.hpp"
+#include "collisions/cuda/collision_engine.cuh"
 #include "simulation/device_stepper.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 
@@ -271,12 +272,15 @@ template <class Real>
 class CudaStepper final : public DeviceStepper {
  public:
   CudaStepper(std::unique_ptr<cuda_direct::DeviceForces<Real>> forces, double G, double softening, Scheme scheme,
-              double damping)
+              double damping, const CollisionOptions& collisions)
       : forces_(std::move(forces)),
         G_(G),
         softening_(softening),
         scheme_(scheme),
         damping_(damping) {
+    if (collisions.model != CollisionModel::None) {
+      collisions_ = std::make_unique<cuda_collisions::CollisionEngine>(collisions);
+    }
     NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (auto& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
     extent_.reserve(1, "position extent");
@@ -302,17 +306,19 @@ class CudaStepper final : public DeviceStepper {
     if (n > cuda_direct::kMaxBodies) {
       cuda_direct::check_capacity(n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);  // throws
     }
-    for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &m_}) a->reserve(std::max<std::size_t>(n, 1), "state");
+    for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &m_, &r_}) a->reserve(std::max<std::size_t>(n, 1), "state");
+    id_.reserve(std::max<std::size_t>(n, 1), "state");
     forces_->reserve(std::max<std::size_t>(n, 1));
     n_ = n;
     time_ = ps.time;
     const std::size_t bytes = n * sizeof(double);
     const std::pair<const std::vector<double>*, double*> copies[] = {
         {&ps.x, x_.data()}, {&ps.y, y_.data()}, {&ps.z, z_.data()},       {&ps.vx, vx_.data()},
-        {&ps.vy, vy_.data()}, {&ps.vz, vz_.data()}, {&ps.mass, m_.data()}};
+        {&ps.vy, vy_.data()}, {&ps.vz, vz_.data()}, {&ps.mass, m_.data()}, {&ps.radius, r_.data()}};
     for (const auto& [from, to] : copies) {
       NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from->data(), bytes, cudaMemcpyHostToDevice, stream_));
     }
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(id_.data(), ps.id.data(), n * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream_));
     accelerations_valid_ = ps.accelerations_valid() && ps.ax.size() == n && ps.ay.size() == n && ps.az.size() == n;
     if (accelerations_valid_) {
       NBODY_CUDA_CHECK(cudaMemcpyAsync(ax_.data(), ps.ax.data(), bytes, cudaMemcpyHostToDevice, stream_));
@@ -330,9 +336,15 @@ class CudaStepper final : public DeviceStepper {
   void step(double dt) override {
     timed_pairs_ = 0;
     if (n_ > 0) {
-      const State s = state();
-      const unsigned blocks = blocks_for(n_);
+      State s = state();
+      unsigned blocks = blocks_for(n_);
+      auto collide_and_refresh = [&] {  // merges lower n_
+        collide();
+        s = state();
+        blocks = blocks_for(n_);
+      };
       if (!accelerations_valid_) {  // ensure_accelerations()
+        collide_and_refresh();
         compute_forces();
         finish_step<Real, false><<<blocks, kThreads, 0, stream_>>>(s, forces_->out(), G_, acceleration_scale(), 0.0, 1.0);
         NBODY_CUDA_CHECK_LAUNCH("finish_step");
@@ -355,6 +367,7 @@ class CudaStepper final : public DeviceStepper {
       NBODY_CUDA_CHECK_LAUNCH("open_step");
       NBODY_CUDA_CHECK(cudaMemcpyAsync(extent_host_.data(), extent_.data(), sizeof(unsigned long long),
                                        cudaMemcpyDeviceToHost, stream_));
+      collide_and_refresh();
       compute_forces();
       if (scheme_ == Scheme::Leapfrog) {
         finish_step<Real, true><<<blocks, kThreads, 0, stream_>>>(s, forces_->out(), G_, acceleration_scale(), 0.5 * dt, damping_);
@@ -381,17 +394,19 @@ class CudaStepper final : public DeviceStepper {
 
   void download(ParticleSystem& ps) override {
     const std::size_t n = n_;
-    if (ps.size() != n) throw Error("DeviceStepper::download: the particle system has a different number of bodies");
-    for (auto* v : {&ps.ax, &ps.ay, &ps.az}) v->resize(n);
+    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az, &ps.mass, &ps.radius}) v->resize(n);
+    ps.id.resize(n);
     const std::size_t bytes = n * sizeof(double);
     const std::pair<const double*, std::vector<double>*> copies[] = {
-        {x_.data(), &ps.x},   {y_.data(), &ps.y},   {z_.data(), &ps.z},   {vx_.data(), &ps.vx}, {vy_.data(), &ps.vy},
-        {vz_.data(), &ps.vz}, {ax_.data(), &ps.ax}, {ay_.data(), &ps.ay}, {az_.data(), &ps.az}};
+        {x_.data(), &ps.x},   {y_.data(), &ps.y},   {z_.data(), &ps.z},     {vx_.data(), &ps.vx},
+        {vy_.data(), &ps.vy}, {vz_.data(), &ps.vz}, {m_.data(), &ps.mass},  {r_.data(), &ps.radius},
+        {ax_.data(), &ps.ax}, {ay_.data(), &ps.ay}, {az_.data(), &ps.az}};
     if (n > 0) {
       for (const auto& [from, to] : copies) {
         if (to == &ps.ax && !accelerations_valid_) break;
         NBODY_CUDA_CHECK(cudaMemcpyAsync(to->data(), from, bytes, cudaMemcpyDeviceToHost, stream_));
       }
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.id.data(), id_.data(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream_));
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     ps.time = time_;
@@ -439,6 +454,8 @@ class CudaStepper final : public DeviceStepper {
     return d;
   }
 
+  [[nodiscard]] CollisionStats take_collision_stats() override { return std::exchange(collision_stats_, CollisionStats{}); }
+
   [[nodiscard]] std::vector<std::pair<std::string, double>> take_stage_seconds() override {
     auto s = std::move(stage_seconds_);
     stage_seconds_.clear();
@@ -481,6 +498,23 @@ class CudaStepper final : public DeviceStepper {
     ++timed_pairs_;
   }
 
+  /// The collision stage on the resident state (before each force evaluation). Merges
+  /// lower n_; the stage synchronises the stream.
+  void collide() {
+    if (!collisions_) return;
+    const cuda_collisions::BodyArrays b{x_.data(),  y_.data(),  z_.data(), vx_.data(), vy_.data(), vz_.data(),
+                                        m_.data(),  r_.data(),  id_.data(), ax_.data(), ay_.data(), az_.data()};
+    const CollisionStats st = collisions_->resolve(b, n_, stream_);
+    collision_stats_.contacts += st.contacts;
+    collision_stats_.merges += st.merges;
+    collision_stats_.candidates += st.candidates;
+    collision_stats_.passes += st.passes;
+    collision_stats_.max_overlap = st.max_overlap;
+    collision_stats_.energy_lost += st.energy_lost;
+    collision_stats_.detect_seconds += st.detect_seconds;
+    collision_stats_.resolve_seconds += st.resolve_seconds;
+  }
+
   /// Adds the last evaluation's per-stage times (tree) to stage_seconds_.
   void add_stage_times() {
     for (const auto& stage : forces_->stage_ms()) {
@@ -492,6 +526,8 @@ class CudaStepper final : public DeviceStepper {
   }
 
   std::unique_ptr<cuda_direct::DeviceForces<Real>> forces_;
+  std::unique_ptr<cuda_collisions::CollisionEngine> collisions_;
+  CollisionStats collision_stats_{};
   std::vector<std::pair<std::string, double>> stage_seconds_;
   double G_;
   double softening_;
@@ -500,7 +536,8 @@ class CudaStepper final : public DeviceStepper {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t events_[4] = {};
   int timed_pairs_ = 0;
-  DeviceBuffer<double> x_, y_, z_, vx_, vy_, vz_, ax_, ay_, az_, m_;
+  DeviceBuffer<double> x_, y_, z_, vx_, vy_, vz_, ax_, ay_, az_, m_, r_;
+  DeviceBuffer<std::uint64_t> id_;
   DeviceBuffer<unsigned long long> extent_;
   cuda_direct::PinnedBuffer<unsigned long long> extent_host_;
   DeviceBuffer<double> partial_, result_;
@@ -516,7 +553,8 @@ class CudaStepper final : public DeviceStepper {
 }  // namespace
 }  // namespace cuda_resident
 
-std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity, const IntegratorOptions& integrator) {
+std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity, const IntegratorOptions& integrator,
+                                                   const CollisionOptions& collisions) {
   GravityOptions o = gravity;
   o.precision = resolve_precision(o.precision, o.algorithm);
   // The option checks (algorithm, kernel, block size, softening, a usable device) are the
@@ -537,7 +575,7 @@ std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity
       forces = std::make_unique<cuda_direct::DirectForces<Real>>(k.kernel, k.block, k.each_pair_once);
     }
     return std::make_unique<cuda_resident::CudaStepper<Real>>(std::move(forces), o.G, o.softening, scheme,
-                                                              integrator.damping);
+                                                              integrator.damping, collisions);
   };
   if (o.precision == Precision::Float) return make(float{});
   return make(double{});

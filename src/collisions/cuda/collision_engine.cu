@@ -1,0 +1,615 @@
+// The GPU collision engine (see collision_engine.cuh for the design).
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_select.cuh>
+#include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "collisions/cuda/collision_engine.cuh"
+#include "gravity/cuda/cuda_check.cuh"
+#include "nbody/error.hpp"
+#include "nbody/physics/collision_response.hpp"
+
+namespace nbody::cuda_collisions {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxLevels = 16;
+constexpr int kCellBits = 20;            // cells per axis per level < 2^20
+constexpr double kSkin = 0.25;           // candidates within 25% of touching (as the CPU)
+constexpr double kMargin = 1e-5;         // cells a little larger than needed, against rounding
+constexpr double kRoundoff = 1e-9;       // overlaps below this fraction of r_a + r_b are touching
+constexpr unsigned kCellMask = (1u << kCellBits) - 1u;
+// Impulse matchings per pass: a body in several approaching contacts gets one impulse per
+// matching (the one with its partner of smallest index); the rest wait for the next pass.
+constexpr int kImpulseRounds = 1;
+
+enum Stat { kContacts, kMerges, kMaxOverlap, kKinetic, kPotentialBefore, kPotentialAfter, kMergeLoss, kPairs, kStats };
+
+struct Extent {
+  double lo[3], hi[3], rmin, rmax;  // rmin: smallest positive radius
+};
+struct MergeExtent {
+  __host__ __device__ Extent operator()(const Extent& a, const Extent& b) const {
+    Extent r;
+    for (int k = 0; k < 3; ++k) {
+      r.lo[k] = fmin(a.lo[k], b.lo[k]);
+      r.hi[k] = fmax(a.hi[k], b.hi[k]);
+    }
+    r.rmin = fmin(a.rmin, b.rmin);
+    r.rmax = fmax(a.rmax, b.rmax);
+    return r;
+  }
+};
+struct BodyExtent {
+  BodyArrays b;
+  __host__ __device__ Extent operator()(unsigned i) const {
+    const double r = b.r[i];
+    return {{b.x[i], b.y[i], b.z[i]}, {b.x[i], b.y[i], b.z[i]}, r > 0 ? r : DBL_MAX, r};
+  }
+};
+
+/// The grid every kernel of one detection uses (computed on the device).
+struct Grid {
+  double lo[3];
+  double h0;
+  double reach;  // 1 + skin
+  int levels;
+  int dim;
+  unsigned level_mask;  // levels that hold bodies
+};
+
+__global__ void setup_grid(const Extent* e, int dim, double skin, Grid* g) {
+  double extent = 0;
+  for (int k = 0; k < dim; ++k) extent = fmax(extent, e->hi[k] - e->lo[k]);
+  const double reach = (1 + skin) * (1 + kMargin);
+  const double dmax = 2 * e->rmax * reach;
+  const double dmin = e->rmin < DBL_MAX ? 2 * e->rmin * reach : dmax;
+  double h0 = fmax(fmax(dmin, dmax / double(1 << (kMaxLevels - 1))), extent / double(1 << kCellBits) * (1 + 1e-9));
+  if (!(h0 > 0) || !isfinite(h0)) h0 = 1.0;
+  int levels = 1;
+  while (levels < kMaxLevels && h0 * double(1 << (levels - 1)) < dmax) ++levels;
+  for (int k = 0; k < 3; ++k) g->lo[k] = k < dim ? e->lo[k] : 0.0;
+  g->h0 = h0;
+  g->reach = 1 + skin;
+  g->levels = levels;
+  g->dim = dim;
+  g->level_mask = 0;
+}
+
+__device__ __forceinline__ int body_level(double r, const Grid& g) {
+  const double d = 2 * r * g.reach * (1 + kMargin);
+  int l = 0;
+  while (l < g.levels - 1 && g.h0 * double(1 << l) < d) ++l;
+  return l;
+}
+
+__device__ __forceinline__ unsigned cell_coord(double v, double lo, double size) {
+  const double c = floor((v - lo) / size);
+  return c >= 0 ? (c < double(kCellMask) ? unsigned(c) : kCellMask) : 0u;  // NaN -> 0
+}
+
+__device__ __forceinline__ unsigned long long cell_key(int level, unsigned ix, unsigned iy, unsigned iz) {
+  return (static_cast<unsigned long long>(level) << 60) | (static_cast<unsigned long long>(ix) << 40) |
+         (static_cast<unsigned long long>(iy) << 20) | iz;
+}
+
+__global__ void make_keys(BodyArrays b, unsigned n, Grid* grid, unsigned long long* keys, unsigned* index) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Grid g = *grid;
+  const int l = body_level(b.r[i], g);
+  const double size = g.h0 * double(1 << l);
+  keys[i] = cell_key(l, cell_coord(b.x[i], g.lo[0], size), cell_coord(b.y[i], g.lo[1], size),
+                     g.dim == 2 ? 0u : cell_coord(b.z[i], g.lo[2], size));
+  index[i] = i;
+  atomicOr(&grid->level_mask, 1u << l);
+}
+
+__device__ __forceinline__ unsigned lower_bound(const unsigned long long* keys, unsigned n, unsigned long long k) {
+  unsigned lo = 0, hi = n;
+  while (lo < hi) {
+    const unsigned mid = lo + (hi - lo) / 2;
+    if (keys[mid] < k) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// Candidate pairs: each body scans the cells around it on its level and every coarser
+/// one present; a pair on one level is taken from its earlier body in sorted order.
+__global__ void emit_pairs(BodyArrays b, unsigned n, const Grid* grid, const unsigned long long* keys,
+                           const unsigned* index, double skin, unsigned long long* pairs, unsigned capacity,
+                           unsigned long long* count) {
+  const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  const Grid g = *grid;
+  const unsigned i = index[s];
+  const double xi = b.x[i], yi = b.y[i], zi = b.z[i], ri = b.r[i];
+  const int li = int(keys[s] >> 60);
+  const double reach = 1 + skin;
+  for (int L = li; L < g.levels; ++L) {
+    if (!(g.level_mask & (1u << L))) continue;
+    const double size = g.h0 * double(1 << L);
+    const int cx = int(cell_coord(xi, g.lo[0], size)), cy = int(cell_coord(yi, g.lo[1], size));
+    const int cz = g.dim == 2 ? 0 : int(cell_coord(zi, g.lo[2], size));
+    for (int dx = -1; dx <= 1; ++dx) {
+      for (int dy = -1; dy <= 1; ++dy) {
+        const int x = cx + dx, y = cy + dy;
+        if (x < 0 || y < 0 || x > int(kCellMask) || y > int(kCellMask)) continue;
+        // The cells z-1 .. z+1 of one (x, y) column are one run of keys.
+        const unsigned z0 = unsigned(cz > 0 ? cz - 1 : 0);
+        const unsigned z1 = g.dim == 2 ? 0u : unsigned(cz < int(kCellMask) ? cz + 1 : cz);
+        const unsigned first = lower_bound(keys, n, cell_key(L, unsigned(x), unsigned(y), z0));
+        const unsigned last = lower_bound(keys, n, cell_key(L, unsigned(x), unsigned(y), z1) + 1);
+        for (unsigned t = first; t < last; ++t) {
+          if (L == li && t <= s) continue;
+          const unsigned j = index[t];
+          const double ddx = b.x[j] - xi, ddy = b.y[j] - yi, ddz = b.z[j] - zi;
+          const double touch = (ri + b.r[j]) * reach;
+          if (ddx * ddx + ddy * ddy + ddz * ddz >= touch * touch) continue;
+          const unsigned long long slot = atomicAdd(count, 1ULL);
+          if (slot < capacity) {
+            const unsigned a = i < j ? i : j, c = i < j ? j : i;
+            pairs[slot] = (static_cast<unsigned long long>(a) << 32) | c;
+          }
+        }
+      }
+    }
+  }
+}
+
+__global__ void direct_pairs(const unsigned long long* pairs, unsigned count, unsigned long long* directed) {
+  const unsigned p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= count) return;
+  const unsigned long long k = pairs[p];
+  directed[2 * std::size_t(p)] = k;
+  directed[2 * std::size_t(p) + 1] = (k << 32) | (k >> 32);
+}
+
+__global__ void partner_offsets(const unsigned long long* directed, unsigned entries, unsigned n, unsigned* offset) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > n) return;
+  offset[i] = lower_bound(directed, entries, static_cast<unsigned long long>(i) << 32);
+}
+
+__device__ __forceinline__ CollisionBody<double> load(const BodyArrays& b, unsigned i) {
+  return {b.x[i], b.y[i], b.z[i], b.vx[i], b.vy[i], b.vz[i], b.m[i], b.r[i]};
+}
+
+__device__ __forceinline__ bool overlapping(const Contact<double>& c, const CollisionBody<double>& a,
+                                            const CollisionBody<double>& b) {
+  return c.overlap > kRoundoff * (a.radius + b.radius);
+}
+
+__device__ __forceinline__ bool may_touch(const CollisionBody<double>& a, const CollisionBody<double>& b) {
+  const double dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z, t = a.radius + b.radius;
+  return dx * dx + dy * dy + dz * dz < t * t;
+}
+
+__device__ __forceinline__ double* stat_double(unsigned long long* stats, int k) {
+  return reinterpret_cast<double*>(stats + k);
+}
+
+// The bounce passes work on a packed copy of the bodies, (x, y, z, r) and (vx, vy, vz, m)
+// in 32 bytes each, so that a partner costs two 32-byte sectors rather than eight.
+using Packed = cuda_direct::Vec4<double>;
+
+__device__ __forceinline__ CollisionBody<double> unpack(const Packed& p, const Packed& v) {
+  return {p.x, p.y, p.z, v.x, v.y, v.z, v.w, p.w};
+}
+
+__global__ void pack_bodies(BodyArrays b, unsigned n, Packed* pr, Packed* vm) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  pr[i] = {b.x[i], b.y[i], b.z[i], b.r[i]};
+  vm[i] = {b.vx[i], b.vy[i], b.vz[i], b.m[i]};
+}
+
+__global__ void unpack_bodies(BodyArrays b, unsigned n, const Packed* pr, const Packed* vm) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Packed p = pr[i], v = vm[i];
+  b.x[i] = p.x, b.y[i] = p.y, b.z[i] = p.z;
+  b.vx[i] = v.x, b.vy[i] = v.y, b.vz[i] = v.z;
+}
+
+/// The positions of one pass, Jacobi-style: body i's new position from the push-apart of
+/// all its contacts at the pass start (both sides evaluate each pair in canonical order,
+/// so the shifts cancel in the pair's centre of mass exactly).
+__global__ void push_pass(const Packed* __restrict__ pr, const Packed* __restrict__ vm, unsigned n,
+                          const unsigned long long* __restrict__ partners, const unsigned* __restrict__ offset,
+                          bool first, Packed* __restrict__ next, unsigned long long* stats) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Packed mp = pr[i];
+  double dx = 0, dy = 0, dz = 0;
+  unsigned contacts = 0;
+  for (unsigned e = offset[i]; e < offset[i + 1]; ++e) {
+    const unsigned j = unsigned(partners[e] & 0xffffffffu);
+    const Packed op = pr[j];
+    const double gx = op.x - mp.x, gy = op.y - mp.y, gz = op.z - mp.z, t = mp.w + op.w;
+    if (gx * gx + gy * gy + gz * gz >= t * t) continue;  // not touching: no mass needed
+    const bool i_first = i < j;
+    const CollisionBody<double> me = unpack(mp, vm[i]), other = unpack(op, vm[j]);
+    const CollisionBody<double>& a = i_first ? me : other;
+    const CollisionBody<double>& c2 = i_first ? other : me;
+    const Contact<double> c = contact_between(a, c2);
+    if (!overlapping(c, a, c2)) continue;
+    const PairChange<double> dp = push_apart_shift(a, c2, c);
+    if (i_first) {
+      dx += dp.ax, dy += dp.ay, dz += dp.az;
+      ++contacts;
+    } else {
+      dx += dp.bx, dy += dp.by, dz += dp.bz;
+    }
+  }
+  next[i] = {mp.x + dx, mp.y + dy, mp.z + dz, mp.w};
+  if (first && contacts) atomicAdd(&stats[kContacts], static_cast<unsigned long long>(contacts));
+}
+
+/// Impulses, part 1: each body's overlapping, approaching partner of smallest index.
+__global__ void choose_approaching(const Packed* __restrict__ pr, const Packed* __restrict__ vm, unsigned n,
+                                   const unsigned long long* __restrict__ partners,
+                                   const unsigned* __restrict__ offset, int* choice) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Packed mp = pr[i];
+  int best = -1;
+  for (unsigned e = offset[i]; e < offset[i + 1] && best < 0; ++e) {
+    const unsigned j = unsigned(partners[e] & 0xffffffffu);
+    const Packed op = pr[j];
+    const double gx = op.x - mp.x, gy = op.y - mp.y, gz = op.z - mp.z, t = mp.w + op.w;
+    if (gx * gx + gy * gy + gz * gz >= t * t) continue;
+    const CollisionBody<double> me = unpack(mp, vm[i]), other = unpack(op, vm[j]);
+    const CollisionBody<double>& a = i < j ? me : other;
+    const CollisionBody<double>& c2 = i < j ? other : me;
+    const Contact<double> c = contact_between(a, c2);
+    if (!overlapping(c, a, c2)) continue;
+    const double u = (c2.vx - a.vx) * c.nx + (c2.vy - a.vy) * c.ny + (c2.vz - a.vz) * c.nz;
+    if (u < 0) best = int(j);
+  }
+  choice[i] = best;
+}
+
+/// Impulses, part 2: mutual choices (a matching: no body in two pairs) exchange the
+/// impulse of seed 004's collision with restitution e, applied to both bodies at once, so
+/// every impulse keeps momentum and (e = 1) kinetic energy exactly as a sequential solver.
+__global__ void impulse_pairs(const Packed* __restrict__ pr, Packed* vm, unsigned n, const int* choice,
+                              double restitution, unsigned long long* stats) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int j = choice[i];
+  if (j < 0 || unsigned(j) <= i || choice[j] != int(i)) return;
+  CollisionBody<double> a = unpack(pr[i], vm[i]), c2 = unpack(pr[j], vm[j]);
+  double lost = 0;
+  apply_velocity_change(a, c2, bounce_velocity_change(a, c2, contact_between(a, c2), restitution, lost));
+  vm[i] = {a.vx, a.vy, a.vz, a.mass};
+  vm[j] = {c2.vx, c2.vy, c2.vz, c2.mass};
+  if (lost != 0) atomicAdd(stat_double(stats, kKinetic), lost);
+}
+
+/// Sum over candidate pairs (i < j) of -G m_i m_j / sqrt(d^2 + eps^2) into stats[k].
+__global__ void pair_potential(BodyArrays b, unsigned n, const unsigned long long* partners, const unsigned* offset,
+                               double G, double eps2, unsigned long long* stats, int k) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double w = 0;
+  for (unsigned e = offset[i]; e < offset[i + 1]; ++e) {
+    const unsigned j = unsigned(partners[e] & 0xffffffffu);
+    if (j <= i) continue;
+    const double dx = b.x[j] - b.x[i], dy = b.y[j] - b.y[i], dz = b.z[j] - b.z[i];
+    w -= G * b.m[i] * b.m[j] / sqrt(dx * dx + dy * dy + dz * dz + eps2);
+  }
+  if (w != 0) atomicAdd(stat_double(stats, k), w);
+}
+
+__global__ void max_overlap(BodyArrays b, unsigned n, const unsigned long long* partners, const unsigned* offset,
+                            unsigned long long* stats) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const CollisionBody<double> me = load(b, i);
+  double worst = 0;
+  for (unsigned e = offset[i]; e < offset[i + 1]; ++e) {
+    const unsigned j = unsigned(partners[e] & 0xffffffffu);
+    if (j <= i) continue;
+    const CollisionBody<double> other = load(b, j);
+    if (!may_touch(me, other)) continue;
+    const Contact<double> c = contact_between(me, other);
+    if (c.overlap > 0) worst = fmax(worst, overlap_fraction(c.overlap, me.radius, other.radius));
+  }
+  // Non-negative doubles order like their bit patterns.
+  if (worst > 0) atomicMax(&stats[kMaxOverlap], static_cast<unsigned long long>(__double_as_longlong(worst)));
+}
+
+/// Merge round, part 1: each body's overlapping partner of smallest index (-1: none);
+/// counts the contacts (from the smaller index) on the first round.
+__global__ void choose_partner(BodyArrays b, unsigned n, const unsigned long long* partners, const unsigned* offset,
+                               bool first, int* choice, unsigned long long* stats) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const CollisionBody<double> me = load(b, i);
+  int best = -1;
+  unsigned contacts = 0;
+  for (unsigned e = offset[i]; e < offset[i + 1]; ++e) {
+    const unsigned j = unsigned(partners[e] & 0xffffffffu);
+    const CollisionBody<double> other = load(b, j);
+    const CollisionBody<double>& a = i < j ? me : other;
+    const CollisionBody<double>& c2 = i < j ? other : me;
+    if (!may_touch(a, c2) || !overlapping(contact_between(a, c2), a, c2)) continue;
+    if (best < 0) best = int(j);
+    if (!first) break;
+    if (j > i) ++contacts;
+  }
+  choice[i] = best;
+  if (contacts) atomicAdd(&stats[kContacts], static_cast<unsigned long long>(contacts));
+}
+
+/// Merge round, part 2: mutual choices merge into the smaller id (a matching: every body
+/// is in at most one merge, so no two threads touch one body).
+__global__ void merge_pairs(BodyArrays b, unsigned n, const int* choice, int dim, double G, double eps2,
+                            unsigned char* alive, unsigned long long* stats) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int j = choice[i];
+  if (j < 0 || unsigned(j) <= i || choice[j] != int(i)) return;
+  const unsigned keep = b.id[i] <= b.id[j] ? i : unsigned(j);
+  const unsigned gone = keep == i ? unsigned(j) : i;
+  const CollisionBody<double> a = load(b, keep), c = load(b, gone);
+  const double dx = c.x - a.x, dy = c.y - a.y, dz = c.z - a.z;
+  const double w = G != 0 ? -G * a.mass * c.mass / sqrt(dx * dx + dy * dy + dz * dz + eps2) : 0.0;
+  const CollisionBody<double> m = merge_bodies(a, c, dim);
+  b.x[keep] = m.x, b.y[keep] = m.y, b.z[keep] = m.z;
+  b.vx[keep] = m.vx, b.vy[keep] = m.vy, b.vz[keep] = m.vz;
+  b.m[keep] = m.mass, b.r[keep] = m.radius;
+  alive[gone] = 0;
+  atomicAdd(&stats[kMerges], 1ULL);
+  atomicAdd(stat_double(stats, kMergeLoss), merge_kinetic_loss(a, c) + w);
+}
+
+unsigned blocks_for(std::size_t n) { return unsigned((n + kThreads - 1) / kThreads); }
+
+double as_double(unsigned long long bits) {
+  double d = 0;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+}  // namespace
+
+CollisionEngine::CollisionEngine(const CollisionOptions& options) : options_(options) {
+  validate(options_);
+  bounds_.reserve(sizeof(Extent) / sizeof(double) + 1, "collision bounds");
+  grid_.reserve(sizeof(Grid) / sizeof(double) + 1, "collision grid");
+  stats_.reserve(kStats, "collision statistics");
+  NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_), kStats * sizeof(unsigned long long)));
+}
+
+CollisionEngine::~CollisionEngine() { cudaFreeHost(host_); }
+
+void CollisionEngine::scratch(std::size_t bytes) {
+  if (bytes > temp_bytes_) {
+    temp_.reserve(bytes, "collision scratch");
+    temp_bytes_ = bytes;
+  }
+}
+
+std::size_t CollisionEngine::detect(const BodyArrays& b, std::size_t n, double skin, cudaStream_t stream) {
+  const auto items = static_cast<long long>(n);
+  const unsigned un = unsigned(n);
+  keys_.reserve(n, "collision keys");
+  keys_sorted_.reserve(n, "collision keys");
+  index_.reserve(n, "collision order");
+  index_sorted_.reserve(n, "collision order");
+  partner_offset_.reserve(n + 1, "collision partner offsets");
+
+  auto* extent = reinterpret_cast<Extent*>(bounds_.data());
+  auto* grid = reinterpret_cast<Grid*>(grid_.data());
+  const auto input = thrust::make_transform_iterator(thrust::counting_iterator<unsigned>(0), BodyExtent{b});
+  const Extent empty{{DBL_MAX, DBL_MAX, DBL_MAX}, {-DBL_MAX, -DBL_MAX, -DBL_MAX}, DBL_MAX, 0.0};
+  std::size_t bytes = 0;
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, input, extent, items, MergeExtent{}, empty, stream));
+  scratch(bytes);
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), bytes, input, extent, items, MergeExtent{}, empty, stream));
+  setup_grid<<<1, 1, 0, stream>>>(extent, options_.dim, skin, grid);
+  NBODY_CUDA_CHECK_LAUNCH("collisions setup_grid");
+  make_keys<<<blocks_for(n), kThreads, 0, stream>>>(b, un, grid, keys_.data(), index_.data());
+  NBODY_CUDA_CHECK_LAUNCH("collisions make_keys");
+  bytes = 0;
+  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_.data(), keys_sorted_.data(), index_.data(),
+                                                   index_sorted_.data(), items, 0, 64, stream));
+  scratch(bytes);
+  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, keys_.data(), keys_sorted_.data(),
+                                                   index_.data(), index_sorted_.data(), items, 0, 64, stream));
+
+  // Pairs: emitted with an atomic cursor into room for an estimate, again with the exact
+  // room when it overflowed; their order is fixed afterwards by the sort.
+  std::size_t capacity = std::max<std::size_t>(pair_capacity_, 4 * n + 1024);
+  for (;;) {
+    pairs_.reserve(capacity, "collision pairs");
+    pair_capacity_ = std::max(pair_capacity_, capacity);
+    NBODY_CUDA_CHECK(cudaMemsetAsync(stats_.data() + kPairs, 0, sizeof(unsigned long long), stream));
+    emit_pairs<<<blocks_for(n), kThreads, 0, stream>>>(b, un, grid, keys_sorted_.data(), index_sorted_.data(), skin,
+                                                      pairs_.data(), unsigned(std::min<std::size_t>(capacity, UINT32_MAX)),
+                                                      stats_.data() + kPairs);
+    NBODY_CUDA_CHECK_LAUNCH("collisions emit_pairs");
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kPairs, stats_.data() + kPairs, sizeof(unsigned long long),
+                                     cudaMemcpyDeviceToHost, stream));
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (host_[kPairs] <= capacity) break;
+    if (host_[kPairs] > (std::size_t(1) << 31)) {
+      throw Error("collisions: " + std::to_string(host_[kPairs]) + " candidate pairs (bodies far too dense for their radii)");
+    }
+    capacity = std::size_t(host_[kPairs]) + 1024;
+  }
+  const std::size_t pairs = host_[kPairs];
+  const std::size_t entries = 2 * pairs;
+  directed_.reserve(std::max<std::size_t>(entries, 1), "collision partners");
+  directed_sorted_.reserve(std::max<std::size_t>(entries, 1), "collision partners");
+  if (pairs > 0) {
+    direct_pairs<<<blocks_for(pairs), kThreads, 0, stream>>>(pairs_.data(), unsigned(pairs), directed_.data());
+    NBODY_CUDA_CHECK_LAUNCH("collisions direct_pairs");
+    bytes = 0;
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, directed_.data(), directed_sorted_.data(),
+                                                    static_cast<long long>(entries), 0, 64, stream));
+    scratch(bytes);
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), bytes, directed_.data(), directed_sorted_.data(),
+                                                    static_cast<long long>(entries), 0, 64, stream));
+  }
+  partner_offsets<<<blocks_for(n + 1), kThreads, 0, stream>>>(directed_sorted_.data(), unsigned(entries), un,
+                                                               partner_offset_.data());
+  NBODY_CUDA_CHECK_LAUNCH("collisions partner_offsets");
+  return pairs;
+}
+
+std::vector<IndexPair> CollisionEngine::find_pairs(BodyArrays bodies, std::size_t n, double skin, cudaStream_t stream) {
+  std::vector<IndexPair> out;
+  if (n < 2) return out;
+  const std::size_t pairs = detect(bodies, n, skin, stream);
+  std::vector<unsigned long long> keys(2 * pairs);
+  if (pairs) {
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(keys.data(), directed_sorted_.data(), keys.size() * sizeof(unsigned long long),
+                                     cudaMemcpyDeviceToHost, stream));
+  }
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (const unsigned long long k : keys) {
+    const std::size_t i = k >> 32, j = k & 0xffffffffu;
+    if (i < j) out.push_back({i, j});
+  }
+  return out;  // sorted by (i, j): the directed keys are
+}
+
+CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream_t stream) {
+  using Clock = std::chrono::steady_clock;
+  CollisionStats stats;
+  stats.searches = 0;
+  if (n < 2) return stats;
+  const auto start = Clock::now();
+  NBODY_CUDA_CHECK(cudaMemsetAsync(stats_.data(), 0, kStats * sizeof(unsigned long long), stream));
+  std::size_t pairs = detect(b, n, kSkin, stream);
+  stats.searches = 1;
+  stats.candidates = pairs;
+  const auto detected = Clock::now();
+  const double eps2 = options_.softening * options_.softening;
+  const bool energy = options_.G != 0;
+  auto potential = [&](int k) {
+    if (energy && pairs) {
+      pair_potential<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), directed_sorted_.data(),
+                                                            partner_offset_.data(), options_.G, eps2, stats_.data(), k);
+      NBODY_CUDA_CHECK_LAUNCH("collisions pair_potential");
+    }
+  };
+
+  if (options_.model == CollisionModel::Bounce) {
+    potential(kPotentialBefore);
+    packed_.reserve(3 * n, "collision pass state");  // positions, velocities, next positions
+    Packed* pr = packed_.data();
+    Packed* vm = pr + n;
+    Packed* next = vm + n;
+    choice_.reserve(n, "collision choices");
+    pack_bodies<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), pr, vm);
+    NBODY_CUDA_CHECK_LAUNCH("collisions pack_bodies");
+    for (int pass = 0; pass < options_.iterations && pairs > 0; ++pass) {
+      // Velocities: kImpulseRounds matchings of approaching contacts; positions: one
+      // Jacobi push-apart (seed 001's order: impulse, then separation).
+      for (int round = 0; round < kImpulseRounds; ++round) {
+        choose_approaching<<<blocks_for(n), kThreads, 0, stream>>>(pr, vm, unsigned(n), directed_sorted_.data(),
+                                                                  partner_offset_.data(), choice_.data());
+        NBODY_CUDA_CHECK_LAUNCH("collisions choose_approaching");
+        impulse_pairs<<<blocks_for(n), kThreads, 0, stream>>>(pr, vm, unsigned(n), choice_.data(),
+                                                             options_.restitution, stats_.data());
+        NBODY_CUDA_CHECK_LAUNCH("collisions impulse_pairs");
+      }
+      push_pass<<<blocks_for(n), kThreads, 0, stream>>>(pr, vm, unsigned(n), directed_sorted_.data(),
+                                                       partner_offset_.data(), pass == 0, next, stats_.data());
+      NBODY_CUDA_CHECK_LAUNCH("collisions push_pass");
+      std::swap(pr, next);
+      ++stats.passes;
+    }
+    unpack_bodies<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), pr, vm);
+    NBODY_CUDA_CHECK_LAUNCH("collisions unpack_bodies");
+    potential(kPotentialAfter);
+  } else {
+    choice_.reserve(n, "collision choices");
+    alive_.reserve(n, "collision flags");
+    unsigned long long merged = 0;
+    for (int round = 0; round < options_.iterations && pairs > 0; ++round) {
+      NBODY_CUDA_CHECK(cudaMemsetAsync(alive_.data(), 1, n, stream));
+      choose_partner<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), directed_sorted_.data(),
+                                                            partner_offset_.data(), round == 0, choice_.data(),
+                                                            stats_.data());
+      NBODY_CUDA_CHECK_LAUNCH("collisions choose_partner");
+      merge_pairs<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), choice_.data(), options_.dim, options_.G,
+                                                         eps2, alive_.data(), stats_.data());
+      NBODY_CUDA_CHECK_LAUNCH("collisions merge_pairs");
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kMerges, stats_.data() + kMerges, sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToHost, stream));
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      ++stats.passes;
+      if (host_[kMerges] == merged) break;  // nothing overlaps any more
+      merged = host_[kMerges];
+      n = compact(b, n, stream);
+      pairs = detect(b, n, kSkin, stream);
+      ++stats.searches;
+    }
+  }
+  if (pairs > 0) {
+    max_overlap<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), directed_sorted_.data(), partner_offset_.data(),
+                                                       stats_.data());
+    NBODY_CUDA_CHECK_LAUNCH("collisions max_overlap");
+  }
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_, stats_.data(), kStats * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                   stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  stats.contacts = host_[kContacts];
+  stats.merges = host_[kMerges];
+  stats.max_overlap = as_double(host_[kMaxOverlap]);
+  stats.energy_lost = as_double(host_[kKinetic]) + as_double(host_[kPotentialBefore]) -
+                      as_double(host_[kPotentialAfter]) + as_double(host_[kMergeLoss]);
+  stats.detect_seconds = std::chrono::duration<double>(detected - start).count();
+  stats.resolve_seconds = std::chrono::duration<double>(Clock::now() - detected).count();
+  return stats;
+}
+
+std::size_t CollisionEngine::compact(BodyArrays b, std::size_t n, cudaStream_t stream) {
+  compact_.reserve(n, "collision compaction");
+  total_.reserve(1, "collision survivors");
+  const auto items = static_cast<long long>(n);
+  std::size_t bytes = 0;
+  NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, b.x, alive_.data(), compact_.data(), total_.data(), items,
+                                              stream));
+  scratch(bytes);
+  for (double* a : {b.x, b.y, b.z, b.vx, b.vy, b.vz, b.m, b.r, b.ax, b.ay, b.az}) {
+    if (!a) continue;
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, a, alive_.data(), compact_.data(), total_.data(),
+                                                items, stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(a, compact_.data(), n * sizeof(double), cudaMemcpyDeviceToDevice, stream));
+  }
+  if (b.id) {  // ids are 64-bit like doubles: the same staging buffer
+    auto* staged = reinterpret_cast<std::uint64_t*>(compact_.data());
+    std::size_t id_bytes = 0;
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, id_bytes, b.id, alive_.data(), staged, total_.data(), items,
+                                                stream));
+    scratch(id_bytes);
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), id_bytes, b.id, alive_.data(), staged, total_.data(),
+                                                items, stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(b.id, staged, n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, stream));
+  }
+  unsigned survivors = 0;
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(&survivors, total_.data(), sizeof survivors, cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return survivors;
+}
+
+}  // namespace nbody::cuda_collisions
