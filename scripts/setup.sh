@@ -20,6 +20,20 @@ if command -v python3 >/dev/null; then
 fi
 missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
 
+# matplotlib draws the plots of `nbody bench` (python/nbody_bench_report.py); without it the
+# benchmarks still write their CSV, JSON and report. Debian's python3 (or none yet, so apt
+# installs Debian's) gets the Debian package: pip refuses to write into it (PEP 668).
+# Any other python3 first on PATH (pyenv, conda, a venv) gets it from pip.
+pip_matplotlib=0
+if ! python3 -c "import matplotlib" >/dev/null 2>&1; then
+  python=$(command -v python3 || true)
+  if [[ -z $python || $python == /usr/bin/python3 || $python == /bin/python3 ]]; then
+    missing+=(python3-matplotlib)
+  else
+    pip_matplotlib=1
+  fi
+fi
+
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo=""
@@ -29,4 +43,10 @@ if ((${#missing[@]})); then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup: all build dependencies present"
+fi
+
+if ((pip_matplotlib)); then
+  echo "setup: installing matplotlib for $(command -v python3) with pip"
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet matplotlib ||
+    echo "setup: could not install matplotlib; nbody bench will skip its plots" >&2
 fi

@@ -1,10 +1,14 @@
-// nbody bench SUITE: registers the options and dispatches to the suites in cli/bench/
-// (direct on the CPU or GPU, tree, collisions). Later suites plug in here.
+// nbody bench SUITE: registers the options and dispatches to the suites in cli/bench/:
+// the console suites (direct on the CPU or GPU, tree, collisions) and the report suites of
+// issue 7, which write CSV, JSON, plots and report.md (suite_report.hpp).
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/bench/bench_common.hpp"
+#include "cli/bench/suite_report.hpp"
 #include "cli/commands.hpp"
 #include "nbody/error.hpp"
 
@@ -16,11 +20,13 @@ void add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Built-in benchmarks");
   cmd->add_option("suite", args->suite,
-                  "Benchmark suite: direct (CPU direct sum, interactions per second), tree (Barnes-Hut on a "
-                  "Plummer sphere, against the direct sum) or collisions (detection + resolution per step against "
-                  "N and iterations)")
+                  "Benchmark suite. Reports (CSV, JSON, PNG and report.md in -o DIR): scaling, block-size, "
+                  "threads, phases, theta, collisions, speedup, or all of them. Console tables: direct (direct sum, "
+                  "interactions per second), tree (Barnes-Hut against the direct sum); collisions without -o and "
+                  "--quick prints its table only")
       ->required()
-      ->check(CLI::IsMember({"direct", "tree", "collisions"}));
+      ->check(CLI::IsMember({"direct", "tree", "collisions", "scaling", "block-size", "threads", "phases", "theta",
+                             "speedup", "all"}));
   auto* count = cmd->add_option("-n,--count", args->n, "Number of bodies (tree: default 100000)")
                     ->check(CLI::PositiveNumber)
                     ->capture_default_str();
@@ -33,9 +39,13 @@ void add_bench_command(CLI::App& app) {
   auto* kernels = cmd->add_option("--kernel", args->kernels,
                                   "Kernels to time (CPU: fast, scalar; GPU: naive, tiled, fast)")
                       ->check(CLI::IsMember({"fast", "scalar", "naive", "tiled"}));
-  cmd->add_option("--device", args->device, "direct: time the CPU or the GPU (CUDA) direct sum")
-      ->check(CLI::IsMember({"cpu", "gpu"}))
+  cmd->add_option("--device", args->device,
+                  "cpu or gpu (CUDA); reports also all (the GPU when one is usable)")
+      ->check(CLI::IsMember({"cpu", "gpu", "all"}))
       ->capture_default_str();
+  cmd->add_flag("--quick", args->quick, "Reports: small sizes and short timings (well under a minute)");
+  auto* output = cmd->add_option("-o,--output", args->output_dir, "Reports: the folder for CSV, JSON, PNG, report.md")
+                     ->capture_default_str();
   cmd->add_option("--block-size", args->block_size, "gpu: threads per block (0 = each kernel's default)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
@@ -65,7 +75,29 @@ void add_bench_command(CLI::App& app) {
                   "collisions: total body volume (2D: area) over the box's, 0 < f < 1")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout");
-  cmd->callback([args, count, kernels] {
+  cmd->callback([args, count, kernels, output] {
+    using Suite = SuiteResult (*)(const BenchArgs&);
+    const std::vector<std::pair<std::string, Suite>> reports = {
+        {"scaling", scaling_suite}, {"block-size", block_size_suite}, {"threads", threads_suite},
+        {"phases", phases_suite},   {"theta", theta_suite},           {"collisions", collisions_suite},
+        {"speedup", speedup_suite}};
+    const bool report = args->suite == "all" || args->quick || output->count() > 0 ||
+                        (args->suite != "direct" && args->suite != "tree" && args->suite != "collisions");
+    if (report) {
+      if (args->suite == "direct" || args->suite == "tree") {
+        throw Error("bench " + args->suite + ": a console suite (no -o or --quick); reports: scaling, block-size, "
+                    "threads, phases, theta, collisions, speedup, all");
+      }
+      std::FILE* human = stdout;
+      for (const auto& [name, suite] : reports) {
+        if (args->suite != "all" && args->suite != name) continue;
+        fmt::print(human, "== bench {} (device {}{})\n", name, args->device, args->quick ? ", quick" : "");
+        std::fflush(human);
+        write_suite(suite(*args), *args, human);
+      }
+      return;
+    }
+    if (args->device == "all") throw Error("--device all: for the report suites (scaling, ..., all)");
     if (args->suite == "collisions") {
       if (count->count() == 0) args->n = kCollisionsDefaultN;
       bench_collisions(*args);

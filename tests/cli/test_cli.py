@@ -2,6 +2,7 @@
 
 Run by ctest (which sets NBODY_EXE); standard library only.
 """
+import csv
 import json
 import math
 import os
@@ -136,6 +137,37 @@ class TestGenInfoRun(CliTestCase):
         self.assertLess(result["energy_drift"], 1e-6)
 
 
+class TestBenchReports(CliTestCase):
+    def test_every_quick_suite_writes_csv_json_plots_and_a_report(self):
+        out = self.dir / "bench"
+        proc = nbody("bench", "all", "--quick", "-o", out)
+        suites = ["scaling", "block-size", "threads", "phases", "theta", "collisions", "speedup"]
+        plots_expected = "plots skipped" not in proc.stdout + proc.stderr
+        report = (out / "report.md").read_text()
+        for suite in suites:
+            data = json.loads((out / f"{suite}.json").read_text())
+            self.assertEqual(data["suite"], suite)
+            for key in ("git", "date", "cpu", "device"):
+                self.assertIn(key, data["meta"], suite)
+            with open(out / f"{suite}.csv", newline="") as f:
+                rows = list(csv.reader(f))
+            self.assertEqual(rows[0], data["columns"], suite)
+            self.assertEqual(len(rows) - 1, len(data["rows"]), suite)
+            self.assertIn(f"<!-- suite: {suite} -->", report)
+            if plots_expected and data["rows"]:
+                for plot in data["plots"]:
+                    png = (out / plot["file"]).read_bytes()
+                    self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n", plot["file"])
+                    self.assertGreater(len(png), 5000, plot["file"])
+        # Suites that measured something on this machine have rows and sensible numbers.
+        scaling = json.loads((out / "scaling.json").read_text())
+        self.assertGreaterEqual(len(scaling["rows"]), 9)  # 3 CPU solvers x 3 sizes
+        self.assertTrue(all(r[4] > 0 for r in scaling["rows"]))
+        theta = json.loads((out / "theta.json").read_text())
+        medians = [r[4] for r in theta["rows"] if r[0] == "cpu"]
+        self.assertEqual(medians, sorted(medians))  # errors grow with theta
+
+
 class TestBadInput(CliTestCase):
     CASES = {
         "columns": ("0 0 0 0 0 0 1\n1 1 1 0 0 0\n", ":2:", "columns"),
@@ -181,6 +213,10 @@ class TestBadInput(CliTestCase):
         self.check_fails(["gen", "galaxy-zoo", "-o", self.dir / "x.txt"], "galaxy-zoo")
         self.check_fails(["gen", "kepler", "--e", 1.5, "-o", self.dir / "x.txt"], "--e")
         self.check_fails(["run", "--model", "plummer", "--steps", 1, "--format", "xml"], "--format", "xml")
+
+    def test_bench_console_suites_refuse_report_options(self):
+        self.check_fails(["bench", "tree", "--quick"], "console suite")
+        self.check_fails(["bench", "direct", "--device", "all"], "--device all")
 
     def test_gpu_errors_are_clear(self):
         run = ["run", "--model", "plummer", "-n", 10, "--steps", 1, "--device", "gpu"]

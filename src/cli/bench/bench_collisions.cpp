@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/bench/bench_common.hpp"
+#include "cli/bench/suite_report.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/error.hpp"
@@ -223,6 +224,45 @@ void bench_collisions(const BenchArgs& a) {
         {"by_n", by_n},          {"by_iterations", by_iterations}};
     fmt::print("{}\n", j.dump(2));
   }
+}
+
+
+SuiteResult collisions_suite(const BenchArgs& a) {
+  SuiteResult r;
+  r.suite = "collisions";
+  r.title = "Collision stage time against N and iterations (seed 001 figs. 7.10, 7.16, 7.17)";
+  r.meta = base_meta(a);
+  r.meta["model"] = a.collisions;
+  r.meta["restitution"] = a.restitution;
+  r.meta["dim"] = a.dim;
+  r.meta["volume_fraction"] = a.volume_fraction;
+  r.meta["precision"] = "double";
+  r.columns = {"sweep", "device", "n", "iterations", "contacts", "detect_ms", "resolve_ms", "ms_per_step"};
+  for (const std::string& d : bench_devices(a)) {
+    BenchArgs b = a;
+    b.device = d;
+    b.seconds = a.quick ? 0.05 : 0.3;
+    std::vector<std::size_t> sizes{1000, 10000};
+    if (!a.quick) sizes.push_back(100000);
+    if (!a.quick && d == "gpu") sizes.push_back(1000000);
+    auto add = [&](const char* sweep, const StageTiming& t) {
+      r.add_row({sweep, d, t.n, t.iterations, t.contacts, 1e3 * t.detect_seconds, 1e3 * t.resolve_seconds,
+                 1e3 * t.step_seconds});
+    };
+    for (const std::size_t n : sizes) add("n", time_stage(b, n, 1));
+    for (const int k : {1, 2, 4, 8}) add("iterations", time_stage(b, sizes.back(), k));
+  }
+  r.notes.push_back(fmt::format("{} in a {}D uniform cloud, volume fraction {:g}; ms per step: the stage's median on a "
+                                "running cloud (on the GPU without the per-call copies).",
+                                a.collisions, a.dim, a.volume_fraction));
+  r.plots.push_back({{"file", "collisions-n.png"}, {"kind", "line"}, {"x", "n"}, {"y", "ms_per_step"},
+                     {"group", "device"}, {"filter", {{"sweep", "n"}}}, {"logx", true}, {"logy", true},
+                     {"xlabel", "N (bodies)"}, {"ylabel", "ms per step"}, {"title", "Collision stage against N"}});
+  r.plots.push_back({{"file", "collisions-iterations.png"}, {"kind", "line"}, {"x", "iterations"},
+                     {"y", "ms_per_step"}, {"group", "device"}, {"filter", {{"sweep", "iterations"}}},
+                     {"logx", true}, {"logy", false}, {"xlabel", "resolution passes per step"},
+                     {"ylabel", "ms per step"}, {"title", "Collision stage against iterations"}});
+  return r;
 }
 
 }  // namespace nbody::cli::bench

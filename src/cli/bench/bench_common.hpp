@@ -28,6 +28,8 @@ struct BenchArgs {
   int iterations = 0;                 // collisions: passes (0: 1 against N, then 1..8)
   int dim = 3;                        // collisions
   double volume_fraction = 0.2;       // collisions: sum of body volumes / box volume
+  bool quick = false;                 // report suites: small sizes, well under a minute
+  std::string output_dir = "nbody-bench";  // report suites: CSV, JSON, PNG, report.md
 };
 
 constexpr std::size_t kGpuDefaultN = 1048576;
@@ -56,5 +58,15 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes);
 /// bench tree --device gpu without -n: the issue's two sizes.
 inline const std::vector<std::size_t> kTreeGpuDefaultSizes{1048576, 16777216};
 void bench_collisions(const BenchArgs& a);
+
+struct SuiteResult;
+// The report suites (issue 7): each returns its table for write_suite (suite_report.hpp).
+SuiteResult scaling_suite(const BenchArgs& a);
+SuiteResult block_size_suite(const BenchArgs& a);
+SuiteResult threads_suite(const BenchArgs& a);
+SuiteResult phases_suite(const BenchArgs& a);
+SuiteResult theta_suite(const BenchArgs& a);
+SuiteResult collisions_suite(const BenchArgs& a);
+SuiteResult speedup_suite(const BenchArgs& a);
 
 }  // namespace nbody::cli::bench
