@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "collisions/parallel.hpp"
-#include "collisions/radix_sort.hpp"
+#include "core/radix_sort.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::collisions {

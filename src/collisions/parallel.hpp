@@ -2,9 +2,7 @@
 // OpenMP team sizes and thresholds shared by the collision code.
 #include <cstddef>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
+#include "core/omp_team.hpp"
 
 namespace nbody::collisions {
 
@@ -13,14 +11,6 @@ namespace nbody::collisions {
 // milliseconds).
 constexpr std::size_t kParallelLoopMin = 50000;
 
-/// Threads to use: `threads` when > 0, else OpenMP's default (1 without OpenMP).
-inline int team_size(int threads) {
-#if defined(_OPENMP)
-  return threads > 0 ? threads : omp_get_max_threads();
-#else
-  (void)threads;
-  return 1;
-#endif
-}
+using nbody::team_size;  // core/omp_team.hpp
 
 }  // namespace nbody::collisions

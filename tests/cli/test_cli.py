@@ -36,6 +36,14 @@ class CliTestCase(unittest.TestCase):
     def tearDown(self):
         self._tmp.cleanup()
 
+    def check_fails(self, args, *fragments):
+        proc = nbody(*args, check=False)
+        self.assertNotEqual(proc.returncode, 0, f"expected failure for {args}")
+        self.assertNotIn("internal error", proc.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, proc.stderr, f"{args}: {proc.stderr!r}")
+        return proc
+
     def write(self, name, text):
         path = self.dir / name
         path.write_text(text)
@@ -179,13 +187,6 @@ class TestBadInput(CliTestCase):
         "negative_radius": ("0 0 0 0 0 0 1 -1\n", ":1:", "radius"),
     }
 
-    def check_fails(self, args, *fragments):
-        proc = nbody(*args, check=False)
-        self.assertNotEqual(proc.returncode, 0, f"expected failure for {args}")
-        self.assertNotIn("internal error", proc.stderr)
-        for fragment in fragments:
-            self.assertIn(fragment, proc.stderr, f"{args}: {proc.stderr!r}")
-        return proc
 
     def test_broken_text_files_name_file_and_line(self):
         for name, (text, line, problem) in self.CASES.items():

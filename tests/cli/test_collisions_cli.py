@@ -126,12 +126,6 @@ class TestCollisionBench(CliTestCase):
 class TestCollisionErrors(CliTestCase):
     RUN = ["run", "--model", "uniform-cube", "-n", 50, "--radius", 0.05, "--steps", 2]
 
-    def check_fails(self, args, *fragments):
-        proc = nbody(*args, check=False)
-        self.assertNotEqual(proc.returncode, 0, f"expected failure for {args}")
-        self.assertNotIn("internal error", proc.stderr)
-        for fragment in fragments:
-            self.assertIn(fragment, proc.stderr, f"{args}: {proc.stderr!r}")
 
     def test_bad_values_name_the_option(self):
         self.check_fails([*self.RUN, "--collisions", "foo"], "--collisions", "foo")

@@ -15,32 +15,16 @@
 #include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
 #include "nbody/simulation.hpp"
+#include "unit/collision_test_helpers.hpp"
 #include "unit/test_helpers.hpp"
 
 namespace nbody {
 namespace {
 
-std::vector<IndexPair> brute_force_pairs(const ParticleSystem& ps, double skin) {
-  std::vector<IndexPair> pairs;
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    for (std::size_t j = i + 1; j < ps.size(); ++j) {
-      const double dx = ps.x[j] - ps.x[i], dy = ps.y[j] - ps.y[i], dz = ps.z[j] - ps.z[i];
-      const double s = (ps.radius[i] + ps.radius[j]) * (1.0 + skin);
-      if (dx * dx + dy * dy + dz * dz < s * s) pairs.push_back({i, j});
-    }
-  }
-  return pairs;
-}
-
-double uniform(std::mt19937_64& rng, double lo, double hi) { return lo + (hi - lo) * double(rng() >> 11) * 0x1.0p-53; }
-
-template <class RadiusFn>
-ParticleSystem cloud(std::size_t n, std::uint64_t seed, int dim, RadiusFn radius) {
-  ParticleSystem ps = test::random_system(n, seed, dim);
-  std::mt19937_64 rng(seed + 1000);
-  for (double& r : ps.radius) r = radius(rng);
-  return ps;
-}
+using test::brute_force_pairs;
+using test::cloud;
+using test::momentum;
+using test::uniform;
 
 CollisionOptions gpu_options(CollisionModel model, double e = 1.0, int iterations = 1, int dim = 3) {
   CollisionOptions o;
@@ -50,16 +34,6 @@ CollisionOptions gpu_options(CollisionModel model, double e = 1.0, int iteration
   o.dim = dim;
   o.device = Device::Gpu;
   return o;
-}
-
-Vec3 momentum(const ParticleSystem& ps) {
-  Vec3 p;
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    p.x += ps.mass[i] * ps.vx[i];
-    p.y += ps.mass[i] * ps.vy[i];
-    p.z += ps.mass[i] * ps.vz[i];
-  }
-  return p;
 }
 
 double kinetic(const ParticleSystem& ps) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "core/morton.hpp"
 #include "gravity/cuda/cuda_check.cuh"
 #include "nbody/physics/multipole.hpp"
 #include "tree/cuda/tree_gpu.cuh"
@@ -18,25 +19,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kLevelBlocks = 1024;  // fixed grid of the per-level kernels
-
-__device__ __forceinline__ unsigned long long spread3(unsigned long long v) {  // 21 bits -> every 3rd
-  v &= 0x1fffffULL;
-  v = (v | v << 32) & 0x1f00000000ffffULL;
-  v = (v | v << 16) & 0x1f0000ff0000ffULL;
-  v = (v | v << 8) & 0x100f00f00f00f00fULL;
-  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-  v = (v | v << 2) & 0x1249249249249249ULL;
-  return v;
-}
-__device__ __forceinline__ unsigned long long spread2(unsigned long long v) {  // 31 bits -> every 2nd
-  v &= 0x7fffffffULL;
-  v = (v | v << 16) & 0x0000ffff0000ffffULL;
-  v = (v | v << 8) & 0x00ff00ff00ff00ffULL;
-  v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fULL;
-  v = (v | v << 2) & 0x3333333333333333ULL;
-  v = (v | v << 1) & 0x5555555555555555ULL;
-  return v;
-}
 
 /// Root cube from the bounds (as the CPU tree: centre of the box, half the largest extent
 /// times 1 + 1e-9; all bodies at one point get a cube of positive size).

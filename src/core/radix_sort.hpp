@@ -1,17 +1,18 @@
 #pragma once
-// LSD radix sort of (key, index) pairs by key, for the contact grid's cell keys.
+// LSD radix sort of (key, index) pairs by key: the CPU tree's Morton keys and the collision
+// grid's cell keys.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
-namespace nbody::collisions {
+namespace nbody {
 
 /// Sorts `a` by key over the low `key_bits` bits, 11-bit digits, skipping passes in which
 /// every key has the same digit. Stable: equal keys keep index order, so the result is
-/// deterministic. The grid's mixed-radix keys are short (~18 bits for 1e5 bodies in a
-/// cube), so this is two passes where std::sort needs ~17 compare levels.
+/// deterministic. ~4x faster than std::sort at N = 1e5 (63-bit Morton keys); short keys
+/// (the grid's ~18 bits) take two passes.
 inline void radix_sort(std::vector<std::pair<std::uint64_t, std::uint32_t>>& a,
                        std::vector<std::pair<std::uint64_t, std::uint32_t>>& tmp, int key_bits) {
   constexpr int kDigit = 11;
@@ -30,4 +31,4 @@ inline void radix_sort(std::vector<std::pair<std::uint64_t, std::uint32_t>>& a,
   }
 }
 
-}  // namespace nbody::collisions
+}  // namespace nbody
