@@ -8,6 +8,9 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev  # command line, formatting, JSON
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and benchmarks
   python3  # command-line tests
+  libstb-dev ffmpeg  # nbody render: PNG writer, MP4 encoding
+  libglfw3-dev libimgui-dev libgl-dev  # nbody view (optional in the build)
+  xvfb xauth libgl1-mesa-dri  # viewer tests without a display (Mesa's software OpenGL)
 )
 
 missing=()
