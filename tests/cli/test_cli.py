@@ -169,7 +169,8 @@ class TestBenchReports(CliTestCase):
                     self.assertGreater(len(png), 5000, plot["file"])
         # Suites that measured something on this machine have rows and sensible numbers.
         scaling = json.loads((out / "scaling.json").read_text())
-        self.assertGreaterEqual(len(scaling["rows"]), 9)  # 3 CPU solvers x 3 sizes
+        # Every CPU solver measured at least its smallest size (slow builds skip larger ones).
+        self.assertTrue({"cpu direct scalar", "cpu direct simd", "cpu tree"} <= {r[0] for r in scaling["rows"]})
         self.assertTrue(all(r[4] > 0 for r in scaling["rows"]))
         theta = json.loads((out / "theta.json").read_text())
         medians = [r[4] for r in theta["rows"] if r[0] == "cpu"]
