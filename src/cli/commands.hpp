@@ -10,5 +10,7 @@ void add_run_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_accuracy_command(CLI::App& app);
+void add_render_command(CLI::App& app);
+void add_view_command(CLI::App& app);
 
 }  // namespace nbody::cli

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
+#include "viewer/viewer.hpp"
 
 namespace {
 std::string version_text() {
@@ -20,6 +21,9 @@ std::string version_text() {
     out += fmt::format("GPU {}: {} (sm_{}{}, {:.0f} GiB, {} SMs)\n", g.index, g.name, g.compute_major, g.compute_minor,
                g.memory_gib, g.multiprocessors);
   }
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  out += nbody::viewer::viewer_available() ? "viewer: yes (nbody view)"
+                                           : "viewer: no (built without GLFW, OpenGL or Dear ImGui)";
   while (!out.empty() && out.back() == '\n') out.pop_back();  // CLI11 adds the last newline
   return out;
 }
@@ -42,6 +46,8 @@ int main(int argc, char** argv) {
   nbody::cli::add_info_command(app);
   nbody::cli::add_bench_command(app);
   nbody::cli::add_accuracy_command(app);
+  nbody::cli::add_render_command(app);
+  nbody::cli::add_view_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
