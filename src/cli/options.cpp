@@ -1,6 +1,7 @@
 #include "cli/options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "nbody/error.hpp"
 #include "nbody/io.hpp"
@@ -144,6 +145,15 @@ ParticleSystem load_or_generate(const std::string& input, const std::string& for
   model.G = G;
   model.dim = dim;
   return generate(model);
+}
+
+SourceOptions add_source_options(CLI::App* app, std::string& input, std::string& format, std::string& model) {
+  auto* in = app->add_option("-i,--input", input, "Initial conditions file (text or CSV)")->check(CLI::ExistingFile);
+  add_format_option(app, format);
+  auto* m = app->add_option("--model", model, "Generate the initial conditions: " + fmt::format("{}", fmt::join(model_names(), ", ")))
+                ->check(CLI::IsMember(model_names()));
+  in->excludes(m);
+  return {in, m};
 }
 
 }  // namespace nbody::cli

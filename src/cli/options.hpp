@@ -33,6 +33,14 @@ void add_integrator_options(CLI::App* app, IntegratorOptions& integrator);
 /// --format text|csv|auto.
 void add_format_option(CLI::App* app, std::string& format);
 
+/// Where the bodies come from: -i FILE (an existing file), --format, and --model NAME,
+/// -i and --model excluding each other. Returns the two options (for further excludes).
+struct SourceOptions {
+  CLI::Option* input;
+  CLI::Option* model;
+};
+SourceOptions add_source_options(CLI::App* app, std::string& input, std::string& format, std::string& model);
+
 /// --dim 2|3.
 void add_dim_option(CLI::App* app, int& dim);
 

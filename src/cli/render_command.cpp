@@ -271,14 +271,7 @@ void add_render_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "render",
       "Draw a simulation (or snapshot files) to PNG frames or an .mp4, without a display");
-  auto* input = cmd->add_option("-i,--input", args->input, "Initial conditions file (text or CSV)")
-                    ->check(CLI::ExistingFile);
-  add_format_option(cmd, args->format);
-  auto* model = cmd->add_option("--model", args->model.model,
-                                "Generate the initial conditions: " +
-                                    fmt::format("{}", fmt::join(model_names(), ", ")))
-                    ->check(CLI::IsMember(model_names()));
-  input->excludes(model);
+  const auto [input, model] = add_source_options(cmd, args->input, args->format, args->model.model);
   auto* snapshots = cmd->add_option("--snapshots", args->snapshots,
                                     "Draw these snapshot files instead of running: a quoted "
                                     "pattern such as 'out_*.txt' (sorted), or a list of files");

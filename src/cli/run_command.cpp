@@ -219,13 +219,7 @@ void run(RunArgs& a, const CLI::App& app) {
 void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "Run a simulation from a file or a generated model");
-  auto* input = cmd->add_option("-i,--input", args->input, "Initial conditions file (text or CSV)")
-                    ->check(CLI::ExistingFile);
-  add_format_option(cmd, args->format);
-  auto* model = cmd->add_option("--model", args->model.model, "Generate the initial conditions: " +
-                                                                  fmt::format("{}", fmt::join(model_names(), ", ")))
-                    ->check(CLI::IsMember(model_names()));
-  input->excludes(model);
+  add_source_options(cmd, args->input, args->format, args->model.model);
   add_model_options(cmd, args->model);
   auto* steps = cmd->add_option("--steps", args->steps, "Number of steps");
   auto* t_end = cmd->add_option("--t-end", args->t_end, "Run until this simulated time");

@@ -62,14 +62,7 @@ void add_view_command(CLI::App& app) {
       "Open a window in which the simulation runs live (GLFW, OpenGL 3.3, Dear ImGui): "
       "scroll or Shift/Ctrl zoom at the cursor, right-drag pans, left-drag rotates, left click "
       "adds a body, R a disc, Space pauses, N steps, C resets the camera, H hides the panels");
-  auto* input = cmd->add_option("-i,--input", args->input, "Initial conditions file (text or CSV)")
-                    ->check(CLI::ExistingFile);
-  add_format_option(cmd, args->format);
-  auto* model = cmd->add_option("--model", args->model.model,
-                                "Generate the initial conditions: " +
-                                    fmt::format("{}", fmt::join(model_names(), ", ")))
-                    ->check(CLI::IsMember(model_names()));
-  input->excludes(model);
+  add_source_options(cmd, args->input, args->format, args->model.model);
   add_model_options(cmd, args->model);
   viewer::ViewerOptions& v = args->view;
   cmd->add_option("--dt", v.dt, "Time step")->check(CLI::PositiveNumber)->capture_default_str();

@@ -3,50 +3,12 @@ number of frames, snapshot series, and clear errors. Standard library only (PNG 
 """
 import os
 import shutil
-import struct
 import subprocess
 import unittest
-import zlib
 
+from png_rgb import read_png
 from test_cli import EXE, CliTestCase, nbody
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def read_png(path):
-    """(width, height, rows of RGB bytes) of an 8-bit RGB PNG, such as the frames nbody writes."""
-    data = path.read_bytes()
-    assert data[:8] == PNG_MAGIC, f"{path}: not a PNG"
-    pos, idat, width = 8, b"", None
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
-            assert (depth, colour) == (8, 2), f"{path}: not 8-bit RGB"
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    stride, rows, prev = width * 3, [], bytearray(width * 3)
-    for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):  # undo the PNG row filters
-            a = line[i - 3] if i >= 3 else 0
-            b, c = prev[i], (prev[i - 3] if i >= 3 else 0)
-            if kind == 1:
-                line[i] = (line[i] + a) & 255
-            elif kind == 2:
-                line[i] = (line[i] + b) & 255
-            elif kind == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif kind == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    return width, height, rows
 
 
 def lit_pixels(rows, threshold=60):

@@ -7,11 +7,11 @@ when xvfb-run is missing or nbody was built without the viewer.
 import os
 import re
 import shutil
-import struct
 import subprocess
 import unittest
 import zlib
 
+from png_rgb import read_png
 from test_cli import EXE, CliTestCase, nbody
 
 
@@ -29,51 +29,6 @@ def run_view(args, env=None, timeout=180):
     env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
     cmd = ["xvfb-run", "-a", "-s", "-screen 0 1024x768x24", EXE, "view", *map(str, args)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-
-
-def read_png_rgb(path):
-    """(width, height, rows): rows[y][3x + c] for an 8-bit RGB, non-interlaced PNG."""
-    data = path.read_bytes()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        raise ValueError(f"{path}: not a PNG")
-    pos, idat, header = 8, b"", None
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        elif kind == b"IEND":
-            break
-    width, height, depth, colour, _, _, interlace = header
-    if (depth, colour, interlace) != (8, 2, 0):
-        raise ValueError(f"{path}: expected RGB8 without interlace, got {header}")
-    raw = zlib.decompress(idat)
-    stride, bpp = 3 * width, 3
-    rows, prev = [], bytearray(stride)
-    for y in range(height):
-        kind = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if kind == 1:
-                line[i] = (line[i] + a) & 255
-            elif kind == 2:
-                line[i] = (line[i] + b) & 255
-            elif kind == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif kind == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                line[i] = (line[i] + pred) & 255
-        rows.append(line)
-        prev = line
-    return width, height, rows
 
 
 def blobs(width, height, rows, threshold=40):
@@ -127,7 +82,7 @@ class TestViewWindow(CliTestCase):
                          "--frames", 3, "--screenshot", png])
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("bodies: 2", proc.stderr)
-        w, h, rows = read_png_rgb(png)
+        w, h, rows = read_png(png)
         self.assertEqual((w, h), (width, height))
         lit = sum(1 for row in rows for v in row[0::3] if v > 40)
         self.assertGreater(lit, 0, "the screenshot is blank")
@@ -164,7 +119,7 @@ class TestViewWindow(CliTestCase):
                          "--frames", 2, "--script", script, "--screenshot", png])
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("bodies: 2", proc.stderr)
-        found = blobs(*read_png_rgb(png))
+        found = blobs(*read_png(png))
         self.assertEqual(len(found), 2, found)
         self.assertTrue(any(abs(b[2] - 60.5) < 1.5 and abs(b[3] - 50.5) < 1.5 for b in found), found)
 
