@@ -32,15 +32,6 @@ struct CandidatePair {
   std::uint32_t a, b;
 };
 
-/// True when a and b are closer than (r_a + r_b) * scale. The one expression both the
-/// grid and a brute-force search use, so they find the same pairs to the last bit.
-inline bool within_reach(const CollisionBody<double>& a, const CollisionBody<double>& b,
-                         double scale) {
-  const double dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z;
-  const double s = (a.radius + b.radius) * scale;
-  return dx * dx + dy * dy + dz * dz < s * s;
-}
-
 /// The bodies of ps in grid order (out[p] is body order[p]); OpenMP for large N.
 void gather_bodies(const ParticleSystem& ps, const std::vector<std::uint32_t>& order, int threads,
                    std::vector<CollisionBody<double>>& out);

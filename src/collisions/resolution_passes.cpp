@@ -4,31 +4,13 @@
 
 namespace nbody::collisions {
 
-namespace {
-// A push-apart leaves the pair touching up to rounding, often overlapping by an ulp. Such
-// residues are not contacts to resolve again: otherwise every later pass would find
-// "overlaps" and the passes could never stop early.
-constexpr double kRoundoff = 1e-9;  // of r_a + r_b
-
-bool overlapping(const Contact<double>& c, const CollisionBody<double>& a,
-                 const CollisionBody<double>& b) {
-  return c.overlap > kRoundoff * (a.radius + b.radius);
-}
-
-/// Most candidates do not touch: this test (no sqrt, no division) rules them out before
-/// contact_between computes the line of centres.
-bool may_touch(const CollisionBody<double>& a, const CollisionBody<double>& b) {
-  return within_reach(a, b, 1.0);
-}
-}  // namespace
-
 std::uint64_t count_overlapping(const std::vector<CollisionBody<double>>& bodies,
                                 const std::vector<CandidatePair>& pairs) {
   std::uint64_t count = 0;
   for (const CandidatePair& pr : pairs) {
     const CollisionBody<double>& a = bodies[pr.a];
     const CollisionBody<double>& b = bodies[pr.b];
-    count += may_touch(a, b) && overlapping(contact_between(a, b), a, b) ? 1 : 0;
+    count += within_reach(a, b, 1.0) && resolvable_overlap(contact_between(a, b), a, b) ? 1 : 0;
   }
   return count;
 }
@@ -42,9 +24,9 @@ PassResult bounce_pass(std::vector<CollisionBody<double>>& bodies,
     if (!check_all && moved[pr.a] < pass && moved[pr.b] < pass) continue;
     CollisionBody<double>& a = bodies[pr.a];
     CollisionBody<double>& b = bodies[pr.b];
-    if (!may_touch(a, b)) continue;
+    if (!within_reach(a, b, 1.0)) continue;
     const Contact<double> c = contact_between(a, b);
-    if (!overlapping(c, a, b)) continue;
+    if (!resolvable_overlap(c, a, b)) continue;
     result.changed = true;
     moved[pr.a] = moved[pr.b] = pass + 1;
     const double w_before = potential(a, b);
@@ -70,8 +52,8 @@ PassResult merge_pass(std::vector<CollisionBody<double>>& bodies,
   PassResult result;
   for (const CandidatePair& pr : pairs) {
     const std::uint32_t a = surviving(alias, pr.a), b = surviving(alias, pr.b);
-    if (a == b || !may_touch(bodies[a], bodies[b])) continue;
-    if (!overlapping(contact_between(bodies[a], bodies[b]), bodies[a], bodies[b])) continue;
+    if (a == b || !within_reach(bodies[a], bodies[b], 1.0)) continue;
+    if (!resolvable_overlap(contact_between(bodies[a], bodies[b]), bodies[a], bodies[b])) continue;
     const std::uint32_t keep = ids[a] < ids[b] ? a : b;
     const std::uint32_t gone = keep == a ? b : a;
     // E_before - E_after: the relative kinetic energy goes, and so does the pair's
@@ -93,7 +75,7 @@ double max_overlap_fraction(const std::vector<CollisionBody<double>>& bodies,
   for (const CandidatePair& pr : pairs) {
     const std::uint32_t a = alias ? surviving(*alias, pr.a) : pr.a;
     const std::uint32_t b = alias ? surviving(*alias, pr.b) : pr.b;
-    if (a == b || !may_touch(bodies[a], bodies[b])) continue;
+    if (a == b || !within_reach(bodies[a], bodies[b], 1.0)) continue;
     const Contact<double> c = contact_between(bodies[a], bodies[b]);
     if (c.overlap > 0)
       worst = std::max(worst, overlap_fraction(c.overlap, bodies[a].radius, bodies[b].radius));

@@ -59,6 +59,26 @@ NBODY_HD Contact<Real> contact_between(const CollisionBody<Real>& a, const Colli
   return c;
 }
 
+/// True when |x_b - x_a| < (r_a + r_b) * scale: the contact search's test (scale = 1 + skin)
+/// and the cheap reject before contact_between (scale = 1): no sqrt, no division.
+template <class Real>
+NBODY_HD bool within_reach(const CollisionBody<Real>& a, const CollisionBody<Real>& b, Real scale) {
+  const Real dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z;
+  const Real s = (a.radius + b.radius) * scale;
+  return dx * dx + dy * dy + dz * dz < s * s;
+}
+
+/// A push-apart leaves a pair touching up to rounding, often overlapping by an ulp. Such
+/// residues are not contacts to resolve again (else every later pass would find
+/// "overlaps" and the passes could never stop early): an overlap counts above this
+/// fraction of r_a + r_b.
+inline constexpr double kOverlapRoundoff = 1e-9;
+
+template <class Real>
+NBODY_HD bool resolvable_overlap(const Contact<Real>& c, const CollisionBody<Real>& a, const CollisionBody<Real>& b) {
+  return c.overlap > Real(kOverlapRoundoff) * (a.radius + b.radius);
+}
+
 /// Overlap as a fraction of the smaller radius (of the larger one when the smaller is 0,
 /// so that a point inside a sphere gives a finite number).
 template <class Real>

@@ -26,7 +26,6 @@ constexpr int kMaxLevels = 16;
 constexpr int kCellBits = 20;            // cells per axis per level < 2^20
 constexpr double kSkin = 0.25;           // candidates within 25% of touching (as the CPU)
 constexpr double kMargin = 1e-5;         // cells a little larger than needed, against rounding
-constexpr double kRoundoff = 1e-9;       // overlaps below this fraction of r_a + r_b are touching
 constexpr unsigned kCellMask = (1u << kCellBits) - 1u;
 // Impulse matchings per pass: a body in several approaching contacts gets one impulse per
 // matching (the one with its partner of smallest index); the rest wait for the next pass.
@@ -188,16 +187,6 @@ __device__ __forceinline__ CollisionBody<double> load(const BodyArrays& b, unsig
   return {b.x[i], b.y[i], b.z[i], b.vx[i], b.vy[i], b.vz[i], b.m[i], b.r[i]};
 }
 
-__device__ __forceinline__ bool overlapping(const Contact<double>& c, const CollisionBody<double>& a,
-                                            const CollisionBody<double>& b) {
-  return c.overlap > kRoundoff * (a.radius + b.radius);
-}
-
-__device__ __forceinline__ bool may_touch(const CollisionBody<double>& a, const CollisionBody<double>& b) {
-  const double dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z, t = a.radius + b.radius;
-  return dx * dx + dy * dy + dz * dz < t * t;
-}
-
 __device__ __forceinline__ double* stat_double(unsigned long long* stats, int k) {
   return reinterpret_cast<double*>(stats + k);
 }
@@ -246,7 +235,7 @@ __global__ void push_pass(const Packed* __restrict__ pr, const Packed* __restric
     const CollisionBody<double>& a = i_first ? me : other;
     const CollisionBody<double>& c2 = i_first ? other : me;
     const Contact<double> c = contact_between(a, c2);
-    if (!overlapping(c, a, c2)) continue;
+    if (!resolvable_overlap(c, a, c2)) continue;
     const PairChange<double> dp = push_apart_shift(a, c2, c);
     if (i_first) {
       dx += dp.ax, dy += dp.ay, dz += dp.az;
@@ -276,7 +265,7 @@ __global__ void choose_approaching(const Packed* __restrict__ pr, const Packed* 
     const CollisionBody<double>& a = i < j ? me : other;
     const CollisionBody<double>& c2 = i < j ? other : me;
     const Contact<double> c = contact_between(a, c2);
-    if (!overlapping(c, a, c2)) continue;
+    if (!resolvable_overlap(c, a, c2)) continue;
     const double u = (c2.vx - a.vx) * c.nx + (c2.vy - a.vy) * c.ny + (c2.vz - a.vz) * c.nz;
     if (u < 0) best = int(j);
   }
@@ -325,7 +314,7 @@ __global__ void max_overlap(BodyArrays b, unsigned n, const unsigned long long* 
     const unsigned j = unsigned(partners[e] & 0xffffffffu);
     if (j <= i) continue;
     const CollisionBody<double> other = load(b, j);
-    if (!may_touch(me, other)) continue;
+    if (!within_reach(me, other, 1.0)) continue;
     const Contact<double> c = contact_between(me, other);
     if (c.overlap > 0) worst = fmax(worst, overlap_fraction(c.overlap, me.radius, other.radius));
   }
@@ -347,7 +336,7 @@ __global__ void choose_partner(BodyArrays b, unsigned n, const unsigned long lon
     const CollisionBody<double> other = load(b, j);
     const CollisionBody<double>& a = i < j ? me : other;
     const CollisionBody<double>& c2 = i < j ? other : me;
-    if (!may_touch(a, c2) || !overlapping(contact_between(a, c2), a, c2)) continue;
+    if (!within_reach(a, c2, 1.0) || !resolvable_overlap(contact_between(a, c2), a, c2)) continue;
     if (best < 0) best = int(j);
     if (!first) break;
     if (j > i) ++contacts;
