@@ -239,10 +239,7 @@ class DirectSumCuda final : public GravitySolver {
 
     const Scaling scale = kernel_scaling(ps, softening_);
     Vec4<Real>* hb = host_bodies_.data();
-    for (std::size_t i = 0; i < n; ++i) {
-      hb[i] = {Real(ps.x[i] * scale.position), Real(ps.y[i] * scale.position), Real(ps.z[i] * scale.position),
-               Real(ps.mass[i] * scale.mass)};
-    }
+    pack_host_bodies(ps, scale, false, hb);
     for (std::size_t i = n; i < padded; ++i) {  // padding: on the last body, mass 0
       hb[i] = hb[n - 1];
       hb[i].w = Real(0);
@@ -260,12 +257,7 @@ class DirectSumCuda final : public GravitySolver {
     stats_.walk_seconds = double(ms) * 1e-3;
     stats_.interactions_per_body = double(n);
 
-    const Vec4<Real>* ho = host_out_.data();
-    for (std::size_t i = 0; i < n; ++i) {
-      ps.ax[i] = G_ * double(ho[i].x) * scale.acceleration;
-      ps.ay[i] = G_ * double(ho[i].y) * scale.acceleration;
-      ps.az[i] = G_ * double(ho[i].z) * scale.acceleration;
-    }
+    unpack_accelerations(host_out_.data(), G_, scale, false, ps);
     ps.set_accelerations_valid();
   }
 

@@ -157,6 +157,26 @@ struct Scaling {
 };
 [[nodiscard]] Scaling kernel_scaling(const ParticleSystem& ps, double softening);
 
+/// The host side of the per-call GPU solvers (direct sum and tree): ps's (x, y, z, m)
+/// scaled into out[0, n), z = 0 when planar.
+template <class Real>
+void pack_host_bodies(const ParticleSystem& ps, const Scaling& s, bool planar, Vec4<Real>* out) {
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    out[i] = {Real(ps.x[i] * s.position), Real(ps.y[i] * s.position), planar ? Real(0) : Real(ps.z[i] * s.position),
+              Real(ps.mass[i] * s.mass)};
+  }
+}
+
+/// ps.a = G * in * s.acceleration for the n bodies of ps (az = 0 when planar).
+template <class Real>
+void unpack_accelerations(const Vec4<Real>* in, double G, const Scaling& s, bool planar, ParticleSystem& ps) {
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    ps.ax[i] = G * double(in[i].x) * s.acceleration;
+    ps.ay[i] = G * double(in[i].y) * s.acceleration;
+    ps.az[i] = planar ? 0.0 : G * double(in[i].z) * s.acceleration;
+  }
+}
+
 /// The force evaluation on bodies already in device memory, in the kernels' layout:
 /// owns the body array (padded to whole tiles, padding with mass 0), the output and the
 /// fast kernel's partial sums, and plans the fast kernel's j-splits (about one full wave

@@ -64,21 +64,12 @@ class TreeSolverCuda final : public GravitySolver {
     const cuda_direct::Scaling scale = cuda_direct::kernel_scaling(ps, options_.softening);
     Vec4<Real>* hb = host_bodies_.data();
     const bool planar = options_.dim == 2;
-    for (std::size_t i = 0; i < n; ++i) {
-      hb[i] = {Real(ps.x[i] * scale.position), Real(ps.y[i] * scale.position),
-               planar ? Real(0) : Real(ps.z[i] * scale.position), Real(ps.mass[i] * scale.mass)};
-    }
+    cuda_direct::pack_host_bodies(ps, scale, planar, hb);
     NBODY_CUDA_CHECK(cudaMemcpyAsync(forces_.bodies(), hb, n * sizeof(Vec4<Real>), cudaMemcpyHostToDevice, stream_));
     forces_.launch(n, Real(options_.softening * scale.position), stream_);
     NBODY_CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), forces_.out(), n * sizeof(Vec4<Real>), cudaMemcpyDeviceToHost, stream_));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    const Vec4<Real>* ho = host_out_.data();
-    const double G = options_.G;
-    for (std::size_t i = 0; i < n; ++i) {
-      ps.ax[i] = G * double(ho[i].x) * scale.acceleration;
-      ps.ay[i] = G * double(ho[i].y) * scale.acceleration;
-      ps.az[i] = planar ? 0.0 : G * double(ho[i].z) * scale.acceleration;
-    }
+    cuda_direct::unpack_accelerations(host_out_.data(), options_.G, scale, planar, ps);
     for (const auto& [stage, ms] : forces_.stage_ms()) {
       (stage == "force" ? stats_.walk_seconds : stats_.build_seconds) += ms * 1e-3;
     }

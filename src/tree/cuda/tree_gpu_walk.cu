@@ -408,14 +408,19 @@ auto walk_kernel() {
   return tree_walk<Real, Math, Quad, Single>;
 }
 
+/// The persistent grid of a walk variant. Queried once (device 0 is the only one used):
+/// it was three runtime queries per launch, on every step.
 template <class Real, bool Softened, bool Quad>
 unsigned walk_blocks() {
-  int device = 0, sms = 1, blocks = 0;
-  NBODY_CUDA_CHECK(cudaGetDevice(&device));
-  NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, walk_kernel<Real, Softened, Quad>(),
-                                                                 kWalkThreads<Real>, 0));
-  return unsigned(sms) * unsigned(blocks > 0 ? blocks : 1);
+  static const unsigned blocks = [] {
+    int device = 0, sms = 1, per_sm = 0;
+    NBODY_CUDA_CHECK(cudaGetDevice(&device));
+    NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_kernel<Real, Softened, Quad>(),
+                                                                   kWalkThreads<Real>, 0));
+    return unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
+  }();
+  return blocks;
 }
 
 }  // namespace
