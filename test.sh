@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fresh machine to every test: install what is missing, build, run ctest.
-#   ./test.sh              Release build (all tests), then a Debug build with
+#   ./test.sh              Release build (all tests), the Python module (pip install . into
+#                          .venv, pytest tests/python_module), then a Debug build with
 #                          AddressSanitizer + UndefinedBehaviorSanitizer (all tests again),
 #                          then, when nvcc is installed, the CUDA build (its GPU tests run
 #                          on a machine with a GPU and report themselves skipped elsewhere)
-#   NBODY_TEST_QUICK=1 ./test.sh   Release only
+#   NBODY_TEST_QUICK=1 ./test.sh   Release and the Python module only
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
@@ -19,7 +20,18 @@ run_preset() {
   ctest --preset "$preset" -j "$jobs"
 }
 
+# The Python module (pyproject.toml): pip install . into .venv, then its pytest suite. CPU
+# only (CI has no GPU; the CUDA module is the same code, checked on a GPU machine), in a
+# kept build folder so that a second run rebuilds only what changed.
+run_python_module() {
+  echo "== python module: pip install . (CPU) into .venv, pytest tests/python_module"
+  .venv/bin/python -m pip install --quiet --no-build-isolation -C build-dir=build/python-cpu \
+    -C cmake.define.NBODY_CUDA=OFF .
+  NBODY_EXE=build/release/src/nbody .venv/bin/python -m pytest -q tests/python_module
+}
+
 run_preset release
+run_python_module
 if [[ "${NBODY_TEST_QUICK:-0}" != 1 ]]; then
   run_preset debug
   if command -v nvcc >/dev/null; then

@@ -7,7 +7,9 @@ packages=(
   cmake ninja-build g++ pkg-config  # build
   libcli11-dev libfmt-dev nlohmann-json3-dev  # command line, formatting, JSON
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and benchmarks
-  python3  # command-line tests
+  python3 python3-venv  # command-line tests; the project's virtual environment (.venv)
+  libhdf5-dev  # snapshots and checkpoints (HDF5, GADGET/SWIFT layout)
+  libtomlplusplus-dev  # nbody run --config run.toml
   libstb-dev ffmpeg  # nbody render: PNG writer, MP4 encoding
   libglfw3-dev libimgui-dev libgl-dev  # nbody view (optional in the build)
   xvfb xauth libgl1-mesa-dri  # viewer tests without a display (Mesa's software OpenGL)
@@ -20,6 +22,7 @@ done
 # A python3 from elsewhere on PATH (pyenv, conda) is as good as Debian's.
 if command -v python3 >/dev/null; then
   missing=("${missing[@]/python3}")
+  python3 -c "import venv, ensurepip" >/dev/null 2>&1 && missing=("${missing[@]/python3-venv}")
 fi
 missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
 
@@ -52,4 +55,18 @@ if ((pip_matplotlib)); then
   echo "setup: installing matplotlib for $(command -v python3) with pip"
   PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet matplotlib ||
     echo "setup: could not install matplotlib; nbody bench will skip its plots" >&2
+fi
+
+# The project's Python tools live in .venv (ignored by git), from PyPI: yt and pynbody
+# load our HDF5 snapshots in the tests, h5py writes GADGET-style files for them, numpy and
+# matplotlib serve the bench reports. The tests use .venv/bin/python when it exists.
+venv="$(cd "$(dirname "$0")/.." && pwd)/.venv"
+py_packages=(numpy h5py yt pynbody matplotlib pytest nanobind scikit-build-core)  # the last two build `import nbody`
+if [[ ! -x $venv/bin/python ]] || ! $venv/bin/python -c "import numpy, h5py, yt, pynbody, matplotlib, pytest, nanobind, scikit_build_core" >/dev/null 2>&1; then
+  echo "setup: creating $venv with ${py_packages[*]} (PyPI)"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --upgrade pip
+  "$venv/bin/python" -m pip install --quiet "${py_packages[@]}"
+else
+  echo "setup: $venv has the Python tools"
 fi

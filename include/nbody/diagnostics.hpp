@@ -1,5 +1,7 @@
 #pragma once
 // Conserved quantities and summary statistics of a particle system.
+#include <vector>
+
 #include "nbody/particles.hpp"
 
 namespace nbody {
@@ -23,6 +25,10 @@ struct Diagnostics {
 [[nodiscard]] double kinetic_energy(const ParticleSystem& ps);
 /// Potential energy alone, O(N^2).
 [[nodiscard]] double potential_energy(const ParticleSystem& ps, double G, double softening);
+
+/// The potential at each body, phi_i = -G sum_{j != i} m_j / sqrt(r_ij^2 + eps^2), O(N^2)
+/// (for snapshots that ask for it); W = sum_i m_i phi_i / 2.
+[[nodiscard]] std::vector<double> body_potentials(const ParticleSystem& ps, double G, double softening);
 
 /// |E - E0| / |E0|, or |E - E0| when E0 == 0.
 [[nodiscard]] double relative_energy_drift(double e0, double e);

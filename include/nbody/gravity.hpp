@@ -21,6 +21,14 @@ enum class Device { Cpu, Gpu };
 /// The precision Auto stands for with this algorithm ("direct" or "tree").
 [[nodiscard]] Precision resolve_precision(Precision p, const std::string& algorithm);
 [[nodiscard]] std::string_view to_string(Device d);
+/// "auto", "float" or "double"; throws nbody::Error naming --precision otherwise.
+[[nodiscard]] Precision parse_precision(std::string_view name);
+/// "cpu" or "gpu"; throws nbody::Error naming --device otherwise.
+[[nodiscard]] Device parse_device(std::string_view name);
+[[nodiscard]] std::vector<std::string> precision_names();
+[[nodiscard]] std::vector<std::string> device_names();
+/// Names accepted by GravityOptions::algorithm: "direct", "tree".
+[[nodiscard]] std::vector<std::string> gravity_algorithm_names();
 
 struct GravityOptions {
   std::string algorithm = "direct";  // direct | tree
@@ -35,7 +43,16 @@ struct GravityOptions {
   bool quadrupole = false; // tree: add quadrupole moments to cell interactions
   int dim = 3;             // 3: octree, 2: quadtree (tree solvers)
   int block_size = 0;      // GPU: threads per block; 0 = the kernel's default
+  bool deterministic = false;  // GPU: bit-identical results run after run (no kernel whose
+                               // floating-point atomics make the sum order vary)
 };
+
+/// The checks that need no solver: algorithm known, G finite, softening finite and >= 0,
+/// theta finite and >= 0, dim 2 or 3, threads and block_size >= 0. Throws nbody::Error
+/// naming the command-line option (the messages of `nbody run`); make_gravity_solver()
+/// calls it first, and so does the Python module before it rebuilds a simulation. Kernel
+/// names and block sizes depend on the device: make_gravity_solver() checks those.
+void validate(const GravityOptions& options);
 
 /// What a solver did in its last evaluation, for benchmarks and the accuracy tool.
 struct SolverStats {

@@ -3,6 +3,7 @@
 // calling the gravity solver for new accelerations. All keep ps.ax/ay/az equal to the
 // accelerations at the current positions at the end of a step, so one force
 // evaluation per step suffices and diagnostics can reuse them.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +26,17 @@ class Integrator {
   virtual void step(ParticleSystem& ps, GravitySolver& gravity, double dt) = 0;
 };
 
+/// Scheme known and damping in (0, 1]; throws nbody::Error naming the command-line option
+/// (the messages of `nbody run`). make_integrator() calls it first.
+void validate(const IntegratorOptions& options);
 [[nodiscard]] std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& options);
 [[nodiscard]] std::vector<std::string> integrator_names();
+
+/// Throws nbody::Error naming --dt unless dt is positive and finite.
+void check_time_step(double dt);
+/// The number of steps of size dt (the last one shortened) that take the time from t_start
+/// to exactly t_end, as `nbody run --t-end` counts them. Throws nbody::Error naming --dt
+/// or --t-end (t_end must be after t_start).
+[[nodiscard]] std::uint64_t steps_to_reach(double t_start, double t_end, double dt);
 
 }  // namespace nbody

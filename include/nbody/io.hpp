@@ -2,8 +2,11 @@
 // Particle files. Formats:
 //   text: one body per line "x y z vx vy vz m [r]", '#' comments (the seeds' format)
 //   csv:  header row naming columns (x,y,z,vx,vy,vz,m required; r,id optional)
-// Readers validate everything and throw nbody::Error("FILE:LINE: problem") on bad input.
-// Writers write to a temporary file in the same folder and rename it into place.
+//   hdf5: GADGET/SWIFT-layout snapshot (nbody/snapshot.hpp, docs/snapshots.md), read by
+//         yt and pynbody; written in float64, read from float32 or float64
+// Readers validate everything and throw nbody::Error("FILE:LINE: problem") on bad input
+// ("FILE: /Group/Dataset problem" for HDF5). Writers write to a temporary file in the
+// same folder and rename it into place.
 #include <filesystem>
 #include <functional>
 #include <ostream>
@@ -14,13 +17,16 @@
 
 namespace nbody {
 
-enum class FileFormat { Text, Csv };
+enum class FileFormat { Text, Csv, Hdf5 };
 
-/// Format from a name ("text", "csv") or, when name is empty or "auto", from the
-/// file's extension (.csv is CSV; anything else is text). Throws on an unknown name.
+/// Format from a name ("text", "csv", "hdf5") or, when name is empty or "auto", from the
+/// file's extension (.csv is CSV; .hdf5, .h5 and .hdf are HDF5; anything else is text).
+/// Throws on an unknown name.
 [[nodiscard]] FileFormat resolve_format(const std::filesystem::path& path, const std::string& name);
 [[nodiscard]] std::vector<std::string> format_names();
 
+/// Reads with the given format, except that a file starting with the HDF5 signature is
+/// always read as an HDF5 snapshot (GADGET files often carry no .hdf5 extension).
 [[nodiscard]] ParticleSystem read_particles(const std::filesystem::path& path,
                                             FileFormat format);
 void write_particles(const std::filesystem::path& path, const ParticleSystem& ps,

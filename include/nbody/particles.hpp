@@ -41,6 +41,10 @@ class ParticleSystem {
   void clear();
   /// Appends a body; an id of 0 gets one more than the largest id seen so far.
   void add(const Body& body);
+  /// Removes the bodies at these indices (any order; repeats count once). The others keep
+  /// their order and ids; their accelerations are marked stale (they included the removed
+  /// bodies). Throws nbody::Error for an index >= size(), and then removes nothing.
+  void remove(const std::vector<std::size_t>& indices);
   /// Sets ids to 1..N (positive ids, as GADGET-style readers expect).
   void assign_sequential_ids();
   [[nodiscard]] Body body(std::size_t i) const;
@@ -60,6 +64,12 @@ class ParticleSystem {
   bool accelerations_valid_ = false;
   std::uint64_t next_id_ = 1;
 };
+
+/// What the file readers check, for bodies that come from elsewhere (the Python module's
+/// arrays): finite positions and velocities, masses > 0 and finite, radii >= 0 and finite,
+/// no id used twice (0 means "not assigned" and may repeat). Throws
+/// nbody::Error("body I (id ID): problem") for the first bad body.
+void validate_bodies(const ParticleSystem& ps);
 
 /// Read-only spans of the data a gravity kernel needs (no ownership).
 struct PositionsMassesView {

@@ -60,6 +60,12 @@ class Simulation {
   /// Contacts, merges, energy lost and time of every collision stage so far.
   [[nodiscard]] const CollisionTotals& collision_totals() const;
 
+  /// Continues a run written to a checkpoint: the number of steps done and the collision
+  /// totals so far. (The state itself, with the time and the accelerations, came in the
+  /// ParticleSystem given to the constructor; with valid accelerations the next step uses
+  /// them as they are, so the run goes on bit for bit.)
+  void resume(std::uint64_t steps_done, const CollisionTotals& collisions);
+
   /// Energies etc. with the run's G and softening (timed as "diagnostics").
   [[nodiscard]] Diagnostics diagnostics();
 

@@ -5,6 +5,12 @@
 
 namespace nbody::cli {
 
+/// Thrown by a command that ends on purpose with a non-zero status after reporting why
+/// itself (e.g. `run` stopped by SIGINT after writing a checkpoint: 128 + the signal).
+struct CommandExit {
+  int status;
+};
+
 void add_gen_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_info_command(CLI::App& app);

@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const nbody::cli::CommandExit& e) {
+    return e.status;
   } catch (const nbody::Error& e) {
     std::fflush(stdout);
     fmt::print(stderr, "nbody: error: {}\n", e.what());

@@ -56,6 +56,9 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
                   "GPU: threads per block (0 = the kernel's default: 512 fast, 256 tiled and naive; tiled and fast need a power of two "
                   "from 8 to 1024, naive 1 to 1024)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app->add_flag("--deterministic", g.deterministic,
+                "GPU: bit-identical results run after run (the direct sum then evaluates each pair from both "
+                "sides instead of once with atomics: slower above 16384 bodies; the tree is always deterministic)");
   app->add_option_function<std::string>(
          "--device", [&g](const std::string& v) { g.device = v == "gpu" ? Device::Gpu : Device::Cpu; },
          "Where forces are computed: cpu or gpu")
@@ -121,7 +124,7 @@ void add_integrator_options(CLI::App* app, IntegratorOptions& i) {
 void add_format_option(CLI::App* app, std::string& format) {
   app->add_option("--format", format,
                   "File format: " + joined(format_names()) + ", or auto (from the extension: .csv is CSV, "
-                  "anything else text)")
+                  ".hdf5/.h5/.hdf HDF5, anything else text)")
       ->check(CLI::IsMember([] {
         auto names = format_names();
         names.emplace_back("auto");

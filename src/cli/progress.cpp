@@ -14,9 +14,10 @@ std::string format_duration(double s) {
 }
 }  // namespace
 
-ProgressLine::ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabled)
+ProgressLine::ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabled, std::uint64_t first_step)
     : out_(out),
       total_(total_steps),
+      first_(first_step),
       enabled_(enabled),
       tty_(isatty(fileno(out)) != 0),
       start_(Clock::now()),
@@ -39,8 +40,8 @@ void ProgressLine::update(std::uint64_t step, double sim_time,
     last_drift_ = Clock::now();
     drift_cost_ = std::chrono::duration<double>(last_drift_ - t0).count();
   }
-  const double rate = double(step) / elapsed;
-  const double eta = rate > 0 ? double(total_ - step) / rate : 0.0;
+  const double rate = double(step - first_) / elapsed;
+  const double eta = rate > 0 && total_ > step ? double(total_ - step) / rate : 0.0;
   std::string line = fmt::format("step {}/{} ({:.1f}%)  t = {:.6g}  {:.3g} steps/s  ETA {}", step,
                                  total_, 100.0 * double(step) / double(total_ ? total_ : 1),
                                  sim_time, rate, format_duration(eta));

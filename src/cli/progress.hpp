@@ -13,7 +13,8 @@ class ProgressLine {
  public:
   /// out: where the line goes (stderr when stdout carries JSON). Nothing is shown for
   /// runs shorter than about two seconds, or when enabled is false.
-  ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabled);
+  /// first_step: the step the run starts from (a restart), for the rate and the ETA.
+  ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabled, std::uint64_t first_step = 0);
 
   /// Called after every step. energy_drift is asked for only when a line is printed,
   /// and only when recomputing it costs little against the run (it is O(N^2)).
@@ -26,6 +27,7 @@ class ProgressLine {
   using Clock = std::chrono::steady_clock;
   std::FILE* out_;
   std::uint64_t total_;
+  std::uint64_t first_;
   bool enabled_;
   bool tty_;
   bool shown_ = false;

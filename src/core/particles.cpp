@@ -1,6 +1,12 @@
 #include "nbody/particles.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "nbody/error.hpp"
 
 namespace nbody {
 
@@ -44,6 +50,52 @@ void ParticleSystem::add(const Body& b) {
   radius.push_back(b.radius);
   id.push_back(new_id);
   accelerations_valid_ = false;
+}
+
+void ParticleSystem::remove(const std::vector<std::size_t>& indices) {
+  const std::size_t n = size();
+  std::vector<char> gone(n, 0);
+  for (std::size_t i : indices) {
+    if (i >= n) throw Error(fmt::format("remove: index {} is out of range ({} bodies)", i, n));
+    gone[i] = 1;
+  }
+  // One stable compaction pass per array (the order of the survivors is kept).
+  auto compact = [&](auto& v) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!gone[i]) v[kept++] = v[i];
+    }
+    v.resize(kept);
+  };
+  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &mass, &radius}) compact(*v);
+  compact(id);
+  // The accelerations of the survivors no longer include the removed bodies.
+  if (size() != n) accelerations_valid_ = false;
+}
+
+void validate_bodies(const ParticleSystem& ps) {
+  auto fail = [&](std::size_t i, const std::string& problem) {
+    throw Error(fmt::format("body {} (id {}): {}", i, ps.id[i], problem));
+  };
+  std::unordered_map<std::uint64_t, std::size_t> first_use;
+  first_use.reserve(ps.size());
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const double values[] = {ps.x[i], ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i]};
+    const char* names[] = {"x", "y", "z", "vx", "vy", "vz"};
+    for (int k = 0; k < 6; ++k) {
+      if (!std::isfinite(values[k])) fail(i, fmt::format("{} must be finite, got {}", names[k], values[k]));
+    }
+    if (!(ps.mass[i] > 0 && std::isfinite(ps.mass[i]))) {
+      fail(i, fmt::format("mass must be positive and finite, got {}", ps.mass[i]));
+    }
+    if (!(ps.radius[i] >= 0 && std::isfinite(ps.radius[i]))) {
+      fail(i, fmt::format("radius must be >= 0 and finite, got {}", ps.radius[i]));
+    }
+    if (ps.id[i] != 0) {
+      const auto [it, inserted] = first_use.emplace(ps.id[i], i);
+      if (!inserted) fail(i, fmt::format("duplicate id {} (first used by body {})", ps.id[i], it->second));
+    }
+  }
 }
 
 Body ParticleSystem::body(std::size_t i) const {

@@ -1,4 +1,7 @@
+#include <cmath>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gravity/direct_cuda.hpp"
 #include "gravity/direct_scalar.hpp"
@@ -24,21 +27,48 @@ Precision resolve_precision(Precision p, const std::string& algorithm) {
 }
 std::string_view to_string(Device d) { return d == Device::Cpu ? "cpu" : "gpu"; }
 
+std::vector<std::string> precision_names() { return {"auto", "float", "double"}; }
+std::vector<std::string> device_names() { return {"cpu", "gpu"}; }
+std::vector<std::string> gravity_algorithm_names() { return {"direct", "tree"}; }
+
+Precision parse_precision(std::string_view name) {
+  if (name == "auto") return Precision::Auto;
+  if (name == "float") return Precision::Float;
+  if (name == "double") return Precision::Double;
+  throw Error(fmt::format("--precision {}: unknown precision (available: {})", name,
+                          fmt::join(precision_names(), ", ")));
+}
+
+Device parse_device(std::string_view name) {
+  if (name == "cpu") return Device::Cpu;
+  if (name == "gpu") return Device::Gpu;
+  throw Error(fmt::format("--device {}: unknown device (available: {})", name,
+                          fmt::join(device_names(), ", ")));
+}
+
+void validate(const GravityOptions& o) {
+  if (o.algorithm != "direct" && o.algorithm != "tree") {
+    throw Error(fmt::format("--gravity {}: unknown gravity solver (available: {})", o.algorithm,
+                            fmt::join(gravity_algorithm_names(), ", ")));
+  }
+  if (!std::isfinite(o.G)) throw Error(fmt::format("--G {}: the gravitational constant must be finite", o.G));
+  if (!(std::isfinite(o.softening) && o.softening >= 0)) {
+    throw Error(fmt::format("--softening {}: must be a finite number >= 0", o.softening));
+  }
+  check_tree_options(o);  // theta and dim, whatever the algorithm: a later switch to the tree uses them
+  if (o.threads < 0) throw Error(fmt::format("--threads {}: must be >= 0", o.threads));
+  if (o.block_size < 0) throw Error(fmt::format("--block-size {}: must be >= 0", o.block_size));
+}
+
 std::vector<std::string> cpu_direct_kernels() { return {"fast", "scalar"}; }
 std::vector<std::string> gpu_direct_kernels() { return {"fast", "tiled", "naive"}; }
 
 std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options) {
+  validate(options);
   GravityOptions o = options;
   o.precision = resolve_precision(o.precision, o.algorithm);
-  if (o.softening < 0) throw Error(fmt::format("--softening {}: must be >= 0", o.softening));
   if (o.device == Device::Gpu) {
-    if (o.algorithm == "tree") {
-      check_tree_options(o);
-      return make_tree_cuda(o);  // checks the device
-    }
-    if (o.algorithm != "direct") {
-      throw Error(fmt::format("--gravity {}: unknown gravity solver (available: direct, tree)", o.algorithm));
-    }
+    if (o.algorithm == "tree") return make_tree_cuda(o);  // checks the device
     if (o.kernel == "scalar") throw Error("--kernel scalar: CPU only; GPU kernels: naive, tiled, fast");
     return make_direct_cuda(o);  // checks the kernel name, block size and device
   }
@@ -49,9 +79,6 @@ std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options
     throw Error(fmt::format("--block-size {}: GPU only (--device gpu)", o.block_size));
   }
   if (o.algorithm == "tree") return make_tree_solver(o);
-  if (o.algorithm != "direct") {
-    throw Error(fmt::format("--gravity {}: unknown gravity solver (available: direct, tree)", o.algorithm));
-  }
   if (o.kernel == "scalar") {
     if (o.precision == Precision::Float) return std::make_unique<DirectSumScalar<float>>(o.G, o.softening);
     return std::make_unique<DirectSumScalar<double>>(o.G, o.softening);

@@ -1,4 +1,7 @@
+#include <cmath>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "integrators/integrators.hpp"
 #include "nbody/error.hpp"
@@ -39,15 +42,38 @@ std::vector<std::string> integrator_names() {
   return names;
 }
 
-std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& o) {
+void validate(const IntegratorOptions& o) {
   if (!(o.damping > 0.0 && o.damping <= 1.0)) {
     throw Error(fmt::format("--damping {}: must be in (0, 1] (1 = no damping)", o.damping));
   }
   for (const auto& s : kSchemes) {
+    if (o.scheme == s.name) return;
+  }
+  throw Error(fmt::format("--integrator {}: unknown integrator (available: {})", o.scheme,
+                          fmt::join(integrator_names(), ", ")));
+}
+
+std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& o) {
+  validate(o);
+  for (const auto& s : kSchemes) {
     if (o.scheme == s.name) return std::make_unique<SchemeIntegrator>(s.name, s.step, o.damping);
   }
-  throw Error(fmt::format("--integrator {}: unknown integrator (available: leapfrog, euler, kinematic)",
-                          o.scheme));
+  return nullptr;  // not reached: validate() threw
+}
+
+void check_time_step(double dt) {
+  if (!(std::isfinite(dt) && dt > 0)) {
+    throw Error(fmt::format("--dt {}: the time step must be positive and finite", dt));
+  }
+}
+
+std::uint64_t steps_to_reach(double t_start, double t_end, double dt) {
+  check_time_step(dt);
+  if (!(t_end > t_start) || !std::isfinite(t_end)) {
+    throw Error(fmt::format("--t-end {}: must be after the start time {}", t_end, t_start));
+  }
+  // The 1e-12 keeps a rounding error in (t_end - t_start) / dt from adding a tiny last step.
+  return std::uint64_t(std::ceil((t_end - t_start) / dt * (1 - 1e-12)));
 }
 
 }  // namespace nbody

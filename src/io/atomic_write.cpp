@@ -2,6 +2,8 @@
 // over the target. rename() within one directory is atomic on POSIX, so readers (and
 // a process that dies mid-write) see either the old file or the complete new one.
 // There is no fsync: surviving a power cut is not worth its cost on every snapshot.
+// write_file_atomically serves stream writers (text, CSV); write_path_atomically serves
+// libraries that open the file themselves (HDF5).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 
 #include "nbody/error.hpp"
 #include "nbody/io.hpp"
+#include "nbody/snapshot.hpp"
 
 namespace nbody {
 
@@ -54,6 +57,21 @@ fs::path existing_parent(const fs::path& path) {
   throw Error(fmt::format("{}: cannot write file ('{}' is not a directory)", target, dir.string()));
 }
 
+/// The last step of both writers: the complete temporary replaces the target. Returns
+/// the reason on failure (tmp is then removed), an empty string on success.
+std::string replace_target(const fs::path& tmp, const fs::path& path) {
+  // Keep the old file's permissions, not the temporary's umask defaults.
+  std::error_code ignored;
+  const fs::file_status old = fs::status(path, ignored);
+  if (fs::is_regular_file(old)) fs::permissions(tmp, old.permissions(), ignored);
+
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (!ec) return {};
+  fs::remove(tmp, ignored);
+  return ec.message();
+}
+
 }  // namespace
 
 void write_file_atomically(const fs::path& path, const std::function<void(std::ostream&)>& write) {
@@ -90,13 +108,26 @@ void write_file_atomically(const fs::path& path, const std::function<void(std::o
   out.close();
   if (out.fail()) fail(os_reason(errno));
 
-  // Keep the old file's permissions, not the temporary's umask defaults.
-  const fs::file_status old = fs::status(path, ignored);
-  if (fs::is_regular_file(old)) fs::permissions(tmp, old.permissions(), ignored);
+  if (const std::string reason = replace_target(tmp, path); !reason.empty()) fail(reason);
+}
 
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) fail(ec.message());
+void write_path_atomically(const fs::path& path,
+                           const std::function<void(const fs::path& tmp)>& write) {
+  const fs::path dir = existing_parent(path);
+  const fs::path tmp = temporary_beside(dir, path);
+  std::error_code ignored;
+  try {
+    write(tmp);
+  } catch (...) {
+    fs::remove(tmp, ignored);  // the old file stays as it was
+    throw;
+  }
+  if (!fs::is_regular_file(tmp, ignored)) {
+    throw Error(fmt::format("{}: cannot write file (the writer created no file)", path.string()));
+  }
+  if (const std::string reason = replace_target(tmp, path); !reason.empty()) {
+    throw Error(fmt::format("{}: cannot write file ({})", path.string(), reason));
+  }
 }
 
 }  // namespace nbody

@@ -38,6 +38,7 @@ class Simulation::TimedGravity final : public GravitySolver {
   double take_seconds() { return std::exchange(seconds_, 0.0); }
   double take_collision_seconds() { return std::exchange(collision_seconds_, 0.0); }
   [[nodiscard]] const CollisionTotals& collision_totals() const { return totals_; }
+  void set_collision_totals(const CollisionTotals& totals) { totals_ = totals; }
 
  private:
   std::unique_ptr<GravitySolver> inner_;
@@ -176,6 +177,15 @@ const GravitySolver& Simulation::gravity() const {
 
 const CollisionTotals& Simulation::collision_totals() const {
   return gravity_ ? gravity_->collision_totals() : device_collisions_;
+}
+
+void Simulation::resume(std::uint64_t steps_done, const CollisionTotals& collisions) {
+  steps_done_ = steps_done;
+  if (gravity_) {
+    gravity_->set_collision_totals(collisions);
+  } else {
+    device_collisions_ = collisions;
+  }
 }
 
 std::string Simulation::solver_name() const { return stepper_ ? stepper_->solver_name() : gravity_->name(); }

@@ -57,29 +57,6 @@ double relative_position_difference(const ParticleSystem& a, const ParticleSyste
   return std::sqrt(num / den);
 }
 
-/// Every array bit for bit; on failure, how many entries differ and by how much at most.
-void expect_same_state(const ParticleSystem& a, const ParticleSystem& b, const std::string& what) {
-  const std::pair<const char*, std::vector<double> ParticleSystem::*> arrays[] = {
-      {"x", &ParticleSystem::x},   {"y", &ParticleSystem::y},   {"z", &ParticleSystem::z},
-      {"vx", &ParticleSystem::vx}, {"vy", &ParticleSystem::vy}, {"vz", &ParticleSystem::vz},
-      {"ax", &ParticleSystem::ax}, {"ay", &ParticleSystem::ay}, {"az", &ParticleSystem::az}};
-  for (const auto& [name, member] : arrays) {
-    const std::vector<double>& u = a.*member;
-    const std::vector<double>& v = b.*member;
-    ASSERT_EQ(u.size(), v.size()) << what << ": " << name;
-    std::size_t differ = 0;
-    double worst = 0;
-    for (std::size_t i = 0; i < u.size(); ++i) {
-      if (u[i] != v[i]) {
-        ++differ;
-        worst = std::max(worst, std::abs(u[i] - v[i]));
-      }
-    }
-    EXPECT_EQ(differ, 0u) << what << ": " << name << " differs in " << differ << " of " << u.size()
-                          << " bodies, by up to " << worst;
-  }
-  EXPECT_EQ(a.time, b.time) << what;
-}
 
 // ---- Every integrator, with and without damping, float and double ------------------------
 

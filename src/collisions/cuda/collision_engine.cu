@@ -31,7 +31,7 @@ constexpr unsigned kCellMask = (1u << kCellBits) - 1u;
 // matching (the one with its partner of smallest index); the rest wait for the next pass.
 constexpr int kImpulseRounds = 1;
 
-enum Stat { kContacts, kMerges, kMaxOverlap, kKinetic, kPotentialBefore, kPotentialAfter, kMergeLoss, kPairs, kStats };
+enum Stat { kContacts, kMerges, kMaxOverlap, kPairs, kStats };
 
 struct Extent {
   double lo[3], hi[3], rmin, rmax;  // rmin: smallest positive radius
@@ -187,10 +187,6 @@ __device__ __forceinline__ CollisionBody<double> load(const BodyArrays& b, unsig
   return {b.x[i], b.y[i], b.z[i], b.vx[i], b.vy[i], b.vz[i], b.m[i], b.r[i]};
 }
 
-__device__ __forceinline__ double* stat_double(unsigned long long* stats, int k) {
-  return reinterpret_cast<double*>(stats + k);
-}
-
 // The bounce passes work on a packed copy of the bodies, (x, y, z, r) and (vx, vy, vz, m)
 // in 32 bytes each, so that a partner costs two 32-byte sectors rather than eight.
 using Packed = cuda_direct::Vec4<double>;
@@ -276,7 +272,7 @@ __global__ void choose_approaching(const Packed* __restrict__ pr, const Packed* 
 /// impulse of seed 004's collision with restitution e, applied to both bodies at once, so
 /// every impulse keeps momentum and (e = 1) kinetic energy exactly as a sequential solver.
 __global__ void impulse_pairs(const Packed* __restrict__ pr, Packed* vm, unsigned n, const int* choice,
-                              double restitution, unsigned long long* stats) {
+                              double restitution, double* lost_by_body) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const int j = choice[i];
@@ -286,12 +282,13 @@ __global__ void impulse_pairs(const Packed* __restrict__ pr, Packed* vm, unsigne
   apply_velocity_change(a, c2, bounce_velocity_change(a, c2, contact_between(a, c2), restitution, lost));
   vm[i] = {a.vx, a.vy, a.vz, a.mass};
   vm[j] = {c2.vx, c2.vy, c2.vz, c2.mass};
-  if (lost != 0) atomicAdd(stat_double(stats, kKinetic), lost);
+  lost_by_body[i] += lost;  // only this thread touches body i's entry in a matching
 }
 
-/// Sum over candidate pairs (i < j) of -G m_i m_j / sqrt(d^2 + eps^2) into stats[k].
+/// Per body i, the sum over its candidate partners j > i of -G m_i m_j / sqrt(d^2 + eps^2)
+/// (summed afterwards by a cub reduction: no order-dependent atomics).
 __global__ void pair_potential(BodyArrays b, unsigned n, const unsigned long long* partners, const unsigned* offset,
-                               double G, double eps2, unsigned long long* stats, int k) {
+                               double G, double eps2, double* w_by_body) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double w = 0;
@@ -301,7 +298,7 @@ __global__ void pair_potential(BodyArrays b, unsigned n, const unsigned long lon
     const double dx = b.x[j] - b.x[i], dy = b.y[j] - b.y[i], dz = b.z[j] - b.z[i];
     w -= G * b.m[i] * b.m[j] / sqrt(dx * dx + dy * dy + dz * dz + eps2);
   }
-  if (w != 0) atomicAdd(stat_double(stats, k), w);
+  w_by_body[i] = w;
 }
 
 __global__ void max_overlap(BodyArrays b, unsigned n, const unsigned long long* partners, const unsigned* offset,
@@ -348,9 +345,10 @@ __global__ void choose_partner(BodyArrays b, unsigned n, const unsigned long lon
 /// Merge round, part 2: mutual choices merge into the smaller id (a matching: every body
 /// is in at most one merge, so no two threads touch one body).
 __global__ void merge_pairs(BodyArrays b, unsigned n, const int* choice, int dim, double G, double eps2,
-                            unsigned char* alive, unsigned long long* stats) {
+                            unsigned char* alive, double* loss_by_body, unsigned long long* stats) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
+  loss_by_body[i] = 0;
   const int j = choice[i];
   if (j < 0 || unsigned(j) <= i || choice[j] != int(i)) return;
   const unsigned keep = b.id[i] <= b.id[j] ? i : unsigned(j);
@@ -364,7 +362,7 @@ __global__ void merge_pairs(BodyArrays b, unsigned n, const int* choice, int dim
   b.m[keep] = m.mass, b.r[keep] = m.radius;
   alive[gone] = 0;
   atomicAdd(&stats[kMerges], 1ULL);
-  atomicAdd(stat_double(stats, kMergeLoss), merge_kinetic_loss(a, c) + w);
+  loss_by_body[i] = merge_kinetic_loss(a, c) + w;
 }
 
 unsigned blocks_for(std::size_t n) { return unsigned((n + kThreads - 1) / kThreads); }
@@ -383,9 +381,21 @@ CollisionEngine::CollisionEngine(const CollisionOptions& options) : options_(opt
   grid_.reserve(sizeof(Grid) / sizeof(double) + 1, "collision grid");
   stats_.reserve(kStats, "collision statistics");
   NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_), kStats * sizeof(unsigned long long)));
+  NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_sums_), kSums * sizeof(double)));
 }
 
-CollisionEngine::~CollisionEngine() { cudaFreeHost(host_); }
+CollisionEngine::~CollisionEngine() {
+  cudaFreeHost(host_);
+  cudaFreeHost(host_sums_);
+}
+
+void CollisionEngine::sum_terms(std::size_t n, Sum k, cudaStream_t stream) {
+  std::size_t bytes = 0;
+  const auto items = static_cast<long long>(n);
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, terms_.data(), sums_.data() + k, items, stream));
+  scratch(bytes);
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(temp_.data(), bytes, terms_.data(), sums_.data() + k, items, stream));
+}
 
 void CollisionEngine::scratch(std::size_t bytes) {
   if (bytes > temp_bytes_) {
@@ -492,16 +502,24 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
   const auto detected = Clock::now();
   const double eps2 = options_.softening * options_.softening;
   const bool energy = options_.G != 0;
-  auto potential = [&](int k) {
+  // The energy sums go through per-body terms and a cub reduction, not floating-point
+  // atomics, so energy_lost has the same bits run after run (--deterministic).
+  terms_.reserve(n, "collision energy terms");
+  sums_.reserve(kSums, "collision energy sums");
+  NBODY_CUDA_CHECK(cudaMemsetAsync(sums_.data(), 0, kSums * sizeof(double), stream));
+  auto potential = [&](Sum k) {
     if (energy && pairs) {
       pair_potential<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), directed_sorted_.data(),
-                                                            partner_offset_.data(), options_.G, eps2, stats_.data(), k);
+                                                            partner_offset_.data(), options_.G, eps2, terms_.data());
       NBODY_CUDA_CHECK_LAUNCH("collisions pair_potential");
+      sum_terms(n, k, stream);
     }
   };
+  double merge_loss = 0;
 
   if (options_.model == CollisionModel::Bounce) {
-    potential(kPotentialBefore);
+    potential(kSumPotentialBefore);
+    NBODY_CUDA_CHECK(cudaMemsetAsync(terms_.data(), 0, n * sizeof(double), stream));  // kinetic lost per body
     packed_.reserve(3 * n, "collision pass state");  // positions, velocities, next positions
     Packed* pr = packed_.data();
     Packed* vm = pr + n;
@@ -517,7 +535,7 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
                                                                   partner_offset_.data(), choice_.data());
         NBODY_CUDA_CHECK_LAUNCH("collisions choose_approaching");
         impulse_pairs<<<blocks_for(n), kThreads, 0, stream>>>(pr, vm, unsigned(n), choice_.data(),
-                                                             options_.restitution, stats_.data());
+                                                             options_.restitution, terms_.data());
         NBODY_CUDA_CHECK_LAUNCH("collisions impulse_pairs");
       }
       push_pass<<<blocks_for(n), kThreads, 0, stream>>>(pr, vm, unsigned(n), directed_sorted_.data(),
@@ -528,7 +546,8 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
     }
     unpack_bodies<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), pr, vm);
     NBODY_CUDA_CHECK_LAUNCH("collisions unpack_bodies");
-    potential(kPotentialAfter);
+    sum_terms(n, kSumKinetic, stream);
+    potential(kSumPotentialAfter);
   } else {
     choice_.reserve(n, "collision choices");
     alive_.reserve(n, "collision flags");
@@ -540,11 +559,15 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
                                                             stats_.data());
       NBODY_CUDA_CHECK_LAUNCH("collisions choose_partner");
       merge_pairs<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), choice_.data(), options_.dim, options_.G,
-                                                         eps2, alive_.data(), stats_.data());
+                                                         eps2, alive_.data(), terms_.data(), stats_.data());
       NBODY_CUDA_CHECK_LAUNCH("collisions merge_pairs");
+      sum_terms(n, kSumMergeLoss, stream);
       NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kMerges, stats_.data() + kMerges, sizeof(unsigned long long),
                                        cudaMemcpyDeviceToHost, stream));
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(host_sums_ + kSumMergeLoss, sums_.data() + kSumMergeLoss, sizeof(double),
+                                       cudaMemcpyDeviceToHost, stream));
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      merge_loss += host_sums_[kSumMergeLoss];  // rounds in order: the same sum every run
       ++stats.passes;
       if (host_[kMerges] == merged) break;  // nothing overlaps any more
       merged = host_[kMerges];
@@ -560,12 +583,14 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
   }
   NBODY_CUDA_CHECK(cudaMemcpyAsync(host_, stats_.data(), kStats * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                    stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_sums_, sums_.data(), kSums * sizeof(double), cudaMemcpyDeviceToHost, stream));
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   stats.contacts = host_[kContacts];
   stats.merges = host_[kMerges];
   stats.max_overlap = as_double(host_[kMaxOverlap]);
-  stats.energy_lost = as_double(host_[kKinetic]) + as_double(host_[kPotentialBefore]) -
-                      as_double(host_[kPotentialAfter]) + as_double(host_[kMergeLoss]);
+  stats.energy_lost = options_.model == CollisionModel::Bounce
+                          ? host_sums_[kSumKinetic] + host_sums_[kSumPotentialBefore] - host_sums_[kSumPotentialAfter]
+                          : merge_loss;
   stats.detect_seconds = std::chrono::duration<double>(detected - start).count();
   stats.resolve_seconds = std::chrono::duration<double>(Clock::now() - detected).count();
   return stats;

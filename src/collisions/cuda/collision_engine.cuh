@@ -61,6 +61,10 @@ class CollisionEngine {
   std::vector<IndexPair> find_pairs(BodyArrays bodies, std::size_t n, double skin, cudaStream_t stream);
 
  private:
+  /// The energy sums of a stage, each reduced from per-body terms.
+  enum Sum : int { kSumKinetic, kSumPotentialBefore, kSumPotentialAfter, kSumMergeLoss, kSums };
+  /// sums_[k] = the sum of terms_[0, n) (cub: the same order, so the same bits, every run).
+  void sum_terms(std::size_t n, Sum k, cudaStream_t stream);
   /// Fills the CSR partner lists of the n bodies; returns the number of pairs.
   std::size_t detect(const BodyArrays& b, std::size_t n, double skin, cudaStream_t stream);
   /// Removes the bodies alive_ marks dead (stable); returns how many are left.
@@ -79,11 +83,14 @@ class CollisionEngine {
   DeviceBuffer<int> choice_;
   DeviceBuffer<unsigned char> alive_;
   DeviceBuffer<double> compact_;             // compaction staging
-  DeviceBuffer<unsigned long long> stats_;   // contacts, merges, max overlap bits, (double) lost, W
+  DeviceBuffer<unsigned long long> stats_;   // contacts, merges, max overlap bits
+  DeviceBuffer<double> terms_;               // per-body energy terms of one sum
+  DeviceBuffer<double> sums_;                // the Sum values
   DeviceBuffer<unsigned> total_;
   DeviceBuffer<unsigned char> temp_;
   std::size_t temp_bytes_ = 0;
   unsigned long long* host_ = nullptr;       // pinned copies of stats_ / counts
+  double* host_sums_ = nullptr;              // pinned copy of sums_
 };
 
 }  // namespace nbody::cuda_collisions

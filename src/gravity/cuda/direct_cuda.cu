@@ -58,7 +58,7 @@ bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 }  // namespace
 
-KernelChoice choose_kernel(const std::string& name, int block_size) {
+KernelChoice choose_kernel(const std::string& name, int block_size, bool deterministic) {
   Kernel kernel = Kernel::Fast;
   if (name == "naive") {
     kernel = Kernel::Naive;
@@ -68,7 +68,7 @@ KernelChoice choose_kernel(const std::string& name, int block_size) {
     throw Error("--kernel " + name + ": not a GPU direct-sum kernel (GPU kernels: naive, tiled, fast)");
   }
   const int block = block_size == 0 ? default_block(kernel) : block_size;
-  const bool each_pair_once = block_size == 0;
+  const bool each_pair_once = block_size == 0 && !deterministic;
   if (kernel == Kernel::Naive) {
     if (block < 1 || block > 1024) {
       throw Error("--block-size " + std::to_string(block_size) +
@@ -297,7 +297,7 @@ void try_device_allocation(std::size_t bytes) {
 }  // namespace cuda_direct
 
 std::unique_ptr<GravitySolver> make_direct_cuda(const GravityOptions& o) {
-  const cuda_direct::KernelChoice choice = cuda_direct::choose_kernel(o.kernel, o.block_size);
+  const cuda_direct::KernelChoice choice = cuda_direct::choose_kernel(o.kernel, o.block_size, o.deterministic);
   std::string reason;
   if (gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
   if (o.precision == Precision::Float) {

@@ -127,13 +127,16 @@ class DeviceBuffer {
 /// (block 0 = the kernel's default); throws nbody::Error naming the option when invalid.
 /// each_pair_once: the fast kernel may take the each-pair-once path (direct_mutual.cu,
 /// fixed 256 threads) for N >= kMutualMinBodies; false when --block-size was given, so
-/// that the block size asked for is the one that runs (the block-size sweeps).
+/// that the block size asked for is the one that runs (the block-size sweeps), and false
+/// when `deterministic` is set: the each-pair-once kernel adds its partial sums with
+/// floating-point atomics, so its last bits vary from run to run; the one-sided kernels sum
+/// each body's forces in a fixed order.
 struct KernelChoice {
   Kernel kernel = Kernel::Fast;
   int block = 512;
   bool each_pair_once = true;
 };
-[[nodiscard]] KernelChoice choose_kernel(const std::string& kernel, int block_size);
+[[nodiscard]] KernelChoice choose_kernel(const std::string& kernel, int block_size, bool deterministic = false);
 
 // The power-of-two scaling of the CPU SIMD solver: positions and softening times 2^-p,
 // masses times 2^-q (both O(1)), accelerations back by 2^(q-2p). Exact in binary, and it

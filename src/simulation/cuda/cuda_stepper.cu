@@ -571,7 +571,7 @@ std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity
     if (o.algorithm == "tree") {
       forces = std::make_unique<cuda_tree::TreeForces<Real>>(o.dim, o.theta, o.quadrupole);
     } else {
-      const cuda_direct::KernelChoice k = cuda_direct::choose_kernel(o.kernel, o.block_size);
+      const cuda_direct::KernelChoice k = cuda_direct::choose_kernel(o.kernel, o.block_size, o.deterministic);
       forces = std::make_unique<cuda_direct::DirectForces<Real>>(k.kernel, k.block, k.each_pair_once);
     }
     return std::make_unique<cuda_resident::CudaStepper<Real>>(std::move(forces), o.G, o.softening, scheme,

@@ -1,0 +1,83 @@
+#pragma once
+// HDF5 files: snapshots in the GADGET/SWIFT layout (read by yt, pynbody, and by `-i`),
+// and checkpoints that hold the exact state of a run so that it can be continued bit for
+// bit (../shared/REFERENCE.md, docs/snapshots.md).
+//
+// Snapshot layout: /Header attributes (NumPart_ThisFile, NumPart_Total,
+// NumPart_Total_HighWord, MassTable, Time, Redshift, BoxSize = 0, NumFilesPerSnapshot,
+// Omega0, OmegaLambda, HubbleParam, Flag_DoublePrecision, plus nbody's Dimension) and
+// /PartType1 with Coordinates (N x 3), Velocities (N x 3), Masses (N), ParticleIDs (N,
+// unsigned 64-bit, >= 1) and, when asked for, Radii (N), Accelerations (N x 3) and
+// Potential (N).
+//
+// Every writer here writes a temporary file beside the target and renames it into place,
+// so a reader (or a run killed with -9 mid-write) sees the old file or the whole new one.
+// Every reader throws nbody::Error naming the file and the group, dataset or attribute at
+// fault for a missing, truncated or corrupt file; the HDF5 library's own error stack
+// printing is switched off.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nbody/collisions.hpp"
+#include "nbody/particles.hpp"
+
+namespace nbody {
+
+/// True when this build can read and write HDF5 (NBODY_HAVE_HDF5); without it every
+/// function below throws nbody::Error("... built without HDF5 ...").
+[[nodiscard]] bool have_hdf5();
+
+enum class SnapshotPrecision { Float, Double };
+
+struct SnapshotOptions {
+  SnapshotPrecision precision = SnapshotPrecision::Double;  // of Coordinates, Velocities, Masses, ...
+  bool radius = false;        // write /PartType1/Radii (also written whenever a body has a radius)
+  bool acceleration = false;  // write /PartType1/Accelerations (ps.ax/ay/az)
+};
+
+/// Writes a GADGET/SWIFT-layout snapshot of ps at ps.time, atomically. `potential`, when
+/// not null, is written as /PartType1/Potential (it must have ps.size() entries). Ids of
+/// 0 are not allowed in the file: a system whose ids are not all >= 1 and unique is
+/// written with ids 1..N.
+void write_snapshot(const std::filesystem::path& path, const ParticleSystem& ps,
+                    const SnapshotOptions& options, const std::vector<double>* potential = nullptr);
+
+/// Reads a snapshot in the GADGET/SWIFT layout: ours, GADGET-2/3/4's HDF5 output or
+/// SWIFT's. Every PartType0..5 group present is read, in type order; masses come from
+/// Masses or, when a type has none, from Header/MassTable; radii from Radii (else 0);
+/// ids from ParticleIDs (else 1..N); the time from Header/Time; dim from Header/Dimension
+/// (else 3). Float32 and float64 datasets are both accepted. Multi-file snapshots
+/// (NumFilesPerSnapshot > 1) are refused with a message saying so.
+[[nodiscard]] ParticleSystem read_snapshot(const std::filesystem::path& path);
+
+/// True when the file starts with the HDF5 signature (used to pick the reader for `-i`).
+[[nodiscard]] bool looks_like_hdf5(const std::filesystem::path& path);
+
+/// Everything needed to continue a run exactly where it stopped.
+struct CheckpointState {
+  ParticleSystem particles;          // float64, bit for bit, accelerations and their validity included
+  std::uint64_t step = 0;            // steps done
+  double initial_energy = 0;         // E at step 0, for |dE/E|
+  CollisionTotals collisions;        // totals so far
+  std::uint64_t next_snapshot = 0;   // number of the next snapshot file
+  double next_snapshot_time = 0;     // --snapshot-dt: simulated time of the next snapshot
+  std::string parameters;            // the run's used parameters (TOML text), for the record
+};
+
+/// Writes a checkpoint (HDF5: the particle arrays as float64 datasets under /Checkpoint,
+/// the scalars as attributes), atomically.
+void write_checkpoint(const std::filesystem::path& path, const CheckpointState& state);
+/// Reads a checkpoint written by write_checkpoint; throws nbody::Error naming the file and
+/// what is missing or malformed.
+[[nodiscard]] CheckpointState read_checkpoint(const std::filesystem::path& path);
+
+/// The atomic-replace pattern for writers that need a path (HDF5) rather than a stream:
+/// `write(tmp)` creates the file tmp (a hidden name beside `path`), which is then renamed
+/// over `path`. When `write` throws, tmp is removed and the exception passed on.
+void write_path_atomically(const std::filesystem::path& path,
+                           const std::function<void(const std::filesystem::path& tmp)>& write);
+
+}  // namespace nbody

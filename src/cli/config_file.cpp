@@ -1,0 +1,578 @@
+// nbody run --config FILE: TOML values applied to a subcommand's options through CLI11, and
+// the writer of the options a run used. The only file that includes toml++ (header-only and
+// slow to compile).
+#include "cli/config_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "nbody/error.hpp"
+
+#if NBODY_HAVE_TOML
+#include <toml++/toml.h>
+#endif
+
+namespace nbody::cli {
+
+namespace {
+
+// ---- Option names and value kinds (shared by the reader and the writer) -------------
+
+/// "--t_end" -> "t-end": keys may spell dashes as underscores (TOML and YAML habit).
+std::string normalized(std::string_view name) {
+  while (!name.empty() && name.front() == '-') name.remove_prefix(1);
+  std::string out(name);
+  std::replace(out.begin(), out.end(), '_', '-');
+  return out;
+}
+
+bool named_in(const CLI::Option& opt, const std::set<std::string>& names) {
+  return std::any_of(opt.get_lnames().begin(), opt.get_lnames().end(),
+                     [&](const std::string& l) { return names.count(normalized(l)) > 0; });
+}
+
+/// Callers only pass options that have a long name.
+std::string long_name(const CLI::Option& opt) {
+  return "--" + opt.get_lnames().front();
+}
+
+bool exclude_each_other(const CLI::Option& a, const CLI::Option& b) {
+  const auto ea = a.get_excludes();
+  const auto eb = b.get_excludes();
+  return std::any_of(ea.begin(), ea.end(), [&](const CLI::Option* o) { return o == &b; }) ||
+         std::any_of(eb.begin(), eb.end(), [&](const CLI::Option* o) { return o == &a; });
+}
+
+/// What TOML type an option takes, from CLI11's type name ("UINT:POSITIVE" -> Unsigned).
+/// Other: a custom type name; any scalar is passed on as its string and CLI11 decides.
+enum class Kind { Flag, Boolean, Integer, Unsigned, Number, Text, Other };
+
+Kind kind_of(const CLI::Option& opt) {
+  if (opt.get_expected_max() == 0) return Kind::Flag;  // add_flag sets expected(0)
+  std::string type = opt.get_type_name();
+  type = type.substr(0, type.find(':'));
+  if (type == "BOOLEAN") return Kind::Boolean;
+  if (type == "INT") return Kind::Integer;
+  if (type == "UINT") return Kind::Unsigned;
+  if (type == "FLOAT" || type == "NUMBER") return Kind::Number;
+  if (type == "TEXT") return Kind::Text;
+  return Kind::Other;
+}
+
+bool takes_several(const CLI::Option& opt) {
+  return opt.get_items_expected_max() > 1;
+}
+
+// ---- TOML text ------------------------------------------------------------------------
+
+std::string toml_string(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += {'\\', c};
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\u{:04X}", unsigned{byte});
+    } else {
+      out += c;
+    }
+  }
+  return out + '"';
+}
+
+/// Shortest text that reads back to the same double, always a TOML float ("5.0", not "5").
+std::string toml_float(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  std::string s = fmt::format("{}", d);
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string toml_key(const std::string& key) {
+  const bool bare = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_';
+  });
+  return bare ? key : toml_string(key);
+}
+
+/// CLI11's reading of a flag's value ("true", "1", "-1" for a negated flag, ...).
+bool flag_value(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](char c) { return char(std::tolower(static_cast<unsigned char>(c))); });
+  if (s.empty() || s == "true" || s == "on" || s == "yes" || s == "enable" || s == "+") return true;
+  if (s == "false" || s == "off" || s == "no" || s == "disable" || s == "-") return false;
+  return std::strtoll(s.c_str(), nullptr, 0) > 0;
+}
+
+/// The TOML literal of one of CLI11's value strings for an option of this kind. Numbers
+/// are parsed the way CLI11 parses them (so "0x10" and "1e-2" are written as 16 and 0.01).
+std::string toml_literal(const std::string& value, Kind kind) {
+  switch (kind) {
+    case Kind::Flag:
+    case Kind::Boolean:
+      return flag_value(value) ? "true" : "false";
+    case Kind::Integer: {
+      std::int64_t i = 0;
+      if (CLI::detail::lexical_cast(value, i)) return fmt::format("{}", i);
+      break;
+    }
+    case Kind::Unsigned: {
+      std::uint64_t u = 0;
+      if (CLI::detail::lexical_cast(value, u)) {
+        // TOML integers are 64-bit signed: larger values become strings of digits.
+        return u <= std::uint64_t(std::numeric_limits<std::int64_t>::max())
+                   ? fmt::format("{}", u)
+                   : toml_string(fmt::format("{}", u));
+      }
+      break;
+    }
+    case Kind::Number: {
+      double d = 0;
+      if (CLI::detail::lexical_cast(value, d)) return toml_float(d);
+      break;
+    }
+    case Kind::Text:
+    case Kind::Other:
+      break;
+  }
+  return toml_string(value);
+}
+
+std::string command_path(const CLI::App& cmd) {
+  std::string path = cmd.get_name();
+  for (const CLI::App* app = cmd.get_parent(); app != nullptr; app = app->get_parent()) {
+    if (!app->get_name().empty()) path = app->get_name() + (path.empty() ? "" : " " + path);
+  }
+  return path;
+}
+
+/// The default as value strings: CLI11's default string (a container's as [a,b,c]); a flag
+/// that was not given is false.
+std::optional<std::vector<std::string>> default_values(const CLI::Option& opt) {
+  const std::string def = opt.get_default_str();
+  if (!def.empty()) {
+    if (takes_several(opt) && def.size() >= 2 && def.front() == '[' && def.back() == ']') {
+      std::vector<std::string> values;
+      std::stringstream items(def.substr(1, def.size() - 2));
+      for (std::string item; std::getline(items, item, ',');) values.push_back(item);
+      if (values.empty()) return std::nullopt;
+      return values;
+    }
+    return std::vector<std::string>{def};
+  }
+  if (kind_of(opt) == Kind::Flag) return std::vector<std::string>{"false"};
+  return std::nullopt;
+}
+
+/// The value in effect: the command line's or the config file's, else the default.
+std::optional<std::vector<std::string>> values_in_effect(const CLI::Option& opt) {
+  if (opt.count() > 0) {
+    std::vector<std::string> values = opt.reduced_results();
+    if (!takes_several(opt) && values.size() > 1) values.erase(values.begin(), values.end() - 1);
+    if (values.empty()) values.emplace_back();
+    return values;
+  }
+  return default_values(opt);
+}
+
+// ---- Reading ------------------------------------------------------------------------------
+
+#if NBODY_HAVE_TOML
+
+/// What an option takes, for messages: "a non-negative integer", "an array of numbers".
+std::string expectation(const CLI::Option& opt) {
+  static constexpr const char* one[] = {
+      "true or false", "true or false", "an integer", "a non-negative integer",
+      "a number",      "a string",      "a value"};
+  static constexpr const char* many[] = {
+      "an array of true/false", "an array of true/false",
+      "an array of integers",   "an array of non-negative integers",
+      "an array of numbers",    "an array of strings",
+      "an array of values"};
+  const auto k = static_cast<std::size_t>(kind_of(opt));
+  return takes_several(opt) ? many[k] : one[k];
+}
+
+/// Whether values are the option's default (compared as TOML, so 1 == 1.0 for a number).
+bool equals_default(const CLI::Option& opt, const std::vector<std::string>& values) {
+  const auto defaults = default_values(opt);
+  if (!defaults || defaults->size() != values.size()) return false;
+  const Kind kind = kind_of(opt);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (toml_literal((*defaults)[i], kind) != toml_literal(values[i], kind)) return false;
+  }
+  return true;
+}
+
+std::string read_config_text(const std::filesystem::path& path) {
+  struct Closer {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+  errno = 0;
+  std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
+  if (!file) {
+    throw Error(fmt::format("{}: cannot open the config file ({})", path.string(),
+                            errno != 0 ? std::strerror(errno) : "unknown reason"));
+  }
+  std::string text;
+  char buffer[1 << 14];
+  std::size_t got = 0;
+  errno = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
+  if (std::ferror(file.get())) {
+    throw Error(fmt::format("{}: cannot read the config file ({})", path.string(),
+                            errno != 0 ? std::strerror(errno) : "read error"));
+  }
+  return text;
+}
+
+/// A value as it is written in the file, for messages: `steps = 0.5`.
+std::string shown(const toml::node& v) {
+  if (const auto* s = v.as_string()) return toml_string(s->get());
+  if (const auto* i = v.as_integer()) return fmt::format("{}", i->get());
+  if (const auto* f = v.as_floating_point()) return toml_float(f->get());
+  if (const auto* b = v.as_boolean()) return b->get() ? "true" : "false";
+  if (const auto* a = v.as_array()) {
+    std::string out = "[";
+    for (const toml::node& item : *a) out += (out.size() > 1 ? ", " : "") + shown(item);
+    return out + "]";
+  }
+  std::ostringstream out;  // dates and times
+  v.visit([&](const auto& node) { out << node; });
+  return out.str();
+}
+
+/// Floats are handed to CLI11 as the shortest text that CLI11's conversion (strtold, then a
+/// cast) turns back into the same double; 17 digits when the double rounding would not.
+std::string exact_decimal(double d) {
+  std::string s = fmt::format("{}", d);
+  const double back = static_cast<double>(std::strtold(s.c_str(), nullptr));
+  if (back == d || std::isnan(d)) return s;
+  return fmt::format("{:.17g}", d);
+}
+
+/// One TOML scalar as the option's string form; nothing when its type does not fit.
+std::optional<std::string> scalar_text(const toml::node& v, Kind kind) {
+  if (const auto* b = v.as_boolean()) {
+    if (kind == Kind::Flag || kind == Kind::Boolean || kind == Kind::Other)
+      return b->get() ? "true" : "false";
+    return std::nullopt;
+  }
+  if (const auto* i = v.as_integer()) {
+    if (kind == Kind::Unsigned && i->get() < 0) return std::nullopt;
+    if (kind == Kind::Integer || kind == Kind::Unsigned || kind == Kind::Number ||
+        kind == Kind::Other) {
+      return fmt::format("{}", i->get());
+    }
+    return std::nullopt;
+  }
+  if (const auto* f = v.as_floating_point()) {
+    if (kind == Kind::Number || kind == Kind::Other) return exact_decimal(f->get());
+    return std::nullopt;
+  }
+  if (const auto* s = v.as_string()) {
+    const std::string& text = s->get();
+    if (kind == Kind::Text || kind == Kind::Other) return text;
+    // Above 2^63 - 1 a TOML integer cannot hold an unsigned value: a string of digits can.
+    if (kind == Kind::Unsigned && !text.empty() &&
+        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return text;
+    }
+  }
+  return std::nullopt;
+}
+
+struct Entry {
+  std::string key;  // as written in the file
+  std::uint32_t line = 0;
+  const toml::node* value = nullptr;
+  CLI::Option* option = nullptr;
+};
+
+/// The option a key names: a long name ("t-end", "t_end"), else a one-letter short name ("n").
+CLI::Option* find_option(CLI::App& cmd, const std::string& key) {
+  const std::string want = normalized(key);
+  const auto options = cmd.get_options();
+  for (CLI::Option* opt : options) {
+    for (const std::string& l : opt->get_lnames()) {
+      if (normalized(l) == want) return opt;
+    }
+  }
+  for (CLI::Option* opt : options) {
+    for (const std::string& s : opt->get_snames()) {
+      if (s == want) return opt;
+    }
+  }
+  return nullptr;
+}
+
+/// Optimal string alignment distance (an edit, or a swap of neighbours, costs 1).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+/// "; did you mean 'steps'?" when an option's long name is close to the key.
+std::string suggestion(CLI::App& cmd, const std::string& key,
+                       const std::set<std::string>& refused) {
+  const std::string want = normalized(key);
+  const std::size_t allowed = want.size() <= 3 ? 1 : want.size() <= 6 ? 2 : 3;
+  std::string best;
+  std::size_t best_distance = allowed + 1;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (named_in(*opt, refused)) continue;
+    for (const std::string& l : opt->get_lnames()) {
+      const std::size_t dist = edit_distance(want, normalized(l));
+      if (dist < best_distance) {
+        best_distance = dist;
+        best = l;
+      }
+    }
+  }
+  return best.empty() ? std::string() : fmt::format("; did you mean '{}'?", best);
+}
+
+/// The strings CLI11 receives for an entry; a type error names the option and what it takes.
+std::vector<std::string> option_strings(const Entry& e, const std::string& what) {
+  const CLI::Option& opt = *e.option;
+  const Kind kind = kind_of(opt);
+  auto wrong = [&] {
+    return Error(fmt::format("{}: {} expects {}", what, long_name(opt), expectation(opt)));
+  };
+  std::vector<std::string> out;
+  if (const toml::array* items = e.value->as_array()) {
+    if (!takes_several(opt)) throw wrong();
+    for (const toml::node& item : *items) {
+      auto text = scalar_text(item, kind);
+      if (!text) throw wrong();
+      out.push_back(std::move(*text));
+    }
+  } else {
+    auto text = scalar_text(*e.value, kind);
+    if (!text) throw wrong();
+    out.push_back(std::move(*text));  // one value for an option of several: an array of one
+  }
+  // The command line checks how many values follow an option while it parses, which
+  // add_result skips: check here.
+  const auto n = static_cast<int>(out.size());
+  if (takes_several(opt) && n < opt.get_items_expected_min()) {
+    throw Error(fmt::format("{}: {} expects at least {} value(s)", what, long_name(opt),
+                            opt.get_items_expected_min()));
+  }
+  if (takes_several(opt) && n > opt.get_items_expected_max()) {
+    throw Error(fmt::format("{}: {} expects at most {} value(s)", what, long_name(opt),
+                            opt.get_items_expected_max()));
+  }
+  return out;
+}
+
+/// Gives the value to CLI11 as if typed after the option: its validators and conversion
+/// run, the callback stores the value, and count() becomes non-zero.
+void apply_entry(const Entry& e, const std::string& file) {
+  CLI::Option& opt = *e.option;
+  const std::string what = fmt::format("{}:{}: {} = {}", file, e.line, e.key, shown(*e.value));
+  std::vector<std::string> values = option_strings(e, what);
+  // A value equal to the default changes nothing and leaves the option not given: so the
+  // used-parameters file, which lists every default, reads back without tripping checks
+  // on given options (--restitution without --collisions bounce), and defaults keep the
+  // digits that CLI11's 6-digit rendering of them drops.
+  if (equals_default(opt, values)) return;
+  try {
+    opt.add_result(std::move(values));
+    opt.run_callback();
+  } catch (const CLI::ConversionError& err) {
+    throw Error(
+        fmt::format("{}: {} expects {} ({})", what, long_name(opt), expectation(opt), err.what()));
+  } catch (const CLI::Error& err) {
+    throw Error(fmt::format("{}: {}", what, err.what()));
+  }
+}
+
+/// Every top-level key in file order, each checked and matched to its option.
+std::vector<Entry> read_entries(CLI::App& cmd, const toml::table& root, const std::string& file,
+                                const std::set<std::string>& refused) {
+  std::vector<Entry> entries;
+  for (const auto& [key, value] : root) {
+    entries.push_back({std::string(key.str()), key.source().begin.line, &value, nullptr});
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.line < b.line; });
+  for (Entry& e : entries) {
+    const std::string where = fmt::format("{}:{}", file, e.line);
+    const std::string name = normalized(e.key);
+    if (e.value->is_table() || e.value->is_array_of_tables()) {
+      throw Error(
+          fmt::format("{}: [{}]: tables are not read (no [sections], dotted keys or inline "
+                      "tables): write every option at the top level of the file, as KEY = "
+                      "VALUE, e.g. theta = 0.5",
+                      where, e.key));
+    }
+    if (name == "config") {
+      throw Error(
+          fmt::format("{}: config: a config file cannot name another one (no nesting); "
+                      "give --config on the command line",
+                      where));
+    }
+    if (name == "help" || name == "help-all") {
+      throw Error(fmt::format("{}: {}: not an option for a config file", where, e.key));
+    }
+    e.option = find_option(cmd, e.key);
+    if (refused.count(name) > 0 || (e.option != nullptr && named_in(*e.option, refused))) {
+      throw Error(
+          fmt::format("{}: {}: {} is not read from a config file (give it on the command line)",
+                      where, e.key, e.option != nullptr ? long_name(*e.option) : "--" + name));
+    }
+    if (e.option == nullptr || e.option->get_lnames().empty()) {
+      throw Error(fmt::format("{}: unknown key '{}' ({} has no option --{}){}", where, e.key,
+                              command_path(cmd), name, suggestion(cmd, e.key, refused)));
+    }
+  }
+  // The file must be consistent on its own: one key per option, no two that exclude each other.
+  for (std::size_t j = 0; j < entries.size(); ++j) {
+    for (std::size_t i = 0; i < j; ++i) {
+      const Entry& a = entries[i];
+      const Entry& b = entries[j];
+      if (a.option == b.option) {
+        throw Error(fmt::format("{}:{}: {}: {} is already set on line {} ({})", file, b.line, b.key,
+                                long_name(*b.option), a.line, a.key));
+      }
+      if (exclude_each_other(*a.option, *b.option)) {
+        throw Error(
+            fmt::format("{}:{}: {} and {} (line {}) exclude each other ({} and {}): keep one", file,
+                        b.line, b.key, a.key, a.line, long_name(*b.option), long_name(*a.option)));
+      }
+    }
+  }
+  return entries;
+}
+
+#endif  // NBODY_HAVE_TOML
+
+}  // namespace
+
+void add_config_option(CLI::App* cmd, std::string& path) {
+  cmd->add_option(
+         "--config", path,
+         "Read options from this TOML file: KEY = VALUE per option, with the long option "
+         "names (t-end = 10, gravity = \"tree\", quadrupole = true); options on the command "
+         "line win (see docs/config.md)")
+      ->type_name("FILE");
+}
+
+void apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
+                       const std::vector<std::string>& refused) {
+#if NBODY_HAVE_TOML
+  const std::string file = path.string();
+  const std::string text = read_config_text(path);
+  toml::table root;
+  try {
+    root = toml::parse(text, file);
+  } catch (const toml::parse_error& err) {
+    throw Error(fmt::format("{}:{}: {}", file, err.source().begin.line, err.description()));
+  }
+  std::set<std::string> refused_names;
+  for (const std::string& r : refused) refused_names.insert(normalized(r));
+  const std::vector<Entry> entries = read_entries(cmd, root, file, refused_names);
+
+  // The command line wins: an option it gave keeps its value, and an option excluded by
+  // one it gave (steps by --t-end, --model by -i) is left out.
+  std::vector<const CLI::Option*> given;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    if (opt->count() > 0) given.push_back(opt);
+  }
+  for (const Entry& e : entries) {
+    const bool overridden = std::any_of(given.begin(), given.end(), [&](const CLI::Option* g) {
+      return g == e.option || exclude_each_other(*g, *e.option);
+    });
+    if (!overridden) apply_entry(e, file);
+  }
+#else
+  (void)cmd;
+  (void)path;
+  (void)refused;
+  throw Error("--config: nbody was built without toml++ (install libtomlplusplus-dev and rebuild)");
+#endif
+}
+
+std::string used_parameters_toml(const CLI::App& cmd, const std::vector<std::string>& skip) {
+  std::set<std::string> skipped{"help", "help-all"};
+  for (const std::string& s : skip) skipped.insert(normalized(s));
+  const std::string path = command_path(cmd);
+  std::string out = fmt::format(
+      "# The options in effect for `{}`: given on the command line or in a config file, else\n"
+      "# the defaults. Read back with: {} --config FILE\n",
+      path, path);
+  std::vector<const CLI::Option*> written;  // with a value
+  const auto options = cmd.get_options();
+  for (const CLI::Option* opt : options) {
+    if (opt->get_lnames().empty() || named_in(*opt, skipped)) continue;
+    const std::string key = opt->get_lnames().front();
+    out += '\n';
+    std::stringstream description(opt->get_description());
+    for (std::string line; std::getline(description, line);) out += "# " + line + '\n';
+
+    // Of two options that exclude each other, only the one with a value is written.
+    const CLI::Option* excluder = nullptr;
+    if (opt->count() == 0) {
+      for (const CLI::Option* other : options) {
+        const bool has_value =
+            other->count() > 0 || std::find(written.begin(), written.end(), other) != written.end();
+        if (other != opt && has_value && exclude_each_other(*opt, *other)) excluder = other;
+      }
+    }
+    if (excluder != nullptr) {
+      out += fmt::format("# {}: not used (excluded by {})\n", key, long_name(*excluder));
+      continue;
+    }
+    const auto values = values_in_effect(*opt);
+    if (!values) {
+      out += fmt::format("# {}: not set\n", key);
+      continue;
+    }
+    const Kind kind = kind_of(*opt);
+    std::string literal;
+    if (takes_several(*opt)) {
+      for (const std::string& v : *values)
+        literal += (literal.empty() ? "" : ", ") + toml_literal(v, kind);
+      literal = "[" + literal + "]";
+    } else {
+      literal = toml_literal(values->back(), kind);
+    }
+    out += fmt::format("{} = {}\n", toml_key(key), literal);
+    written.push_back(opt);
+  }
+  return out;
+}
+
+}  // namespace nbody::cli

@@ -1,0 +1,44 @@
+#pragma once
+// `nbody run --config run.toml`: a subcommand's options from a TOML file, the command line
+// winning over the file; and the TOML document of the options a run used (like SWIFT's
+// used_parameters.yml), which --config reads back to the same values.
+//
+// The file holds one top-level `key = value` per option: the key is the option's long name
+// ("t-end" and "t_end" are both --t-end; a one-letter short name such as "n" works too),
+// the value a TOML number, string, boolean (flags) or array (options of several values).
+// Values go through CLI11 exactly as if typed on the command line, so the same checks apply.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace nbody::cli {
+
+/// Adds `--config FILE` to cmd, storing the path in `path`.
+void add_config_option(CLI::App* cmd, std::string& path);
+
+/// Reads the TOML file `path` and applies its values to the options of `cmd` that the
+/// command line did not give (call it from cmd's callback, after CLI11 has parsed the
+/// command line). An option excluded by one given on the command line is skipped, so
+/// `--t-end 5` overrides `steps = 100`. A value equal to the option's default leaves the
+/// option as it is (not given, count() == 0), so a used-parameters file, which lists every
+/// default, reads back without looking like a command line that gave them all. Throws nbody::Error
+/// naming the file, the line and the key for: an unreadable file, a TOML syntax error, a table
+/// ([section] or dotted key), an unknown key (with the closest option name), a value of the wrong
+/// type or one CLI11 rejects, a key given twice, two keys that exclude each other, and the keys
+/// `help`, `config` and those in `refused` (options that a config file may not set). Built without
+/// toml++, it throws an error saying so.
+void apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
+                       const std::vector<std::string>& refused = {});
+
+/// A TOML document with every long option of cmd (except `help` and those named in `skip`)
+/// and the value in effect: given on the command line or in the config file, else the
+/// default. Each is preceded by a comment with the option's description; options with no
+/// value (or excluded by one that has a value) are written as comments. Numbers are bare,
+/// flags true/false, strings quoted, options of several values arrays. apply_config_file
+/// on this text gives a fresh cmd the same values.
+[[nodiscard]] std::string used_parameters_toml(const CLI::App& cmd,
+                                               const std::vector<std::string>& skip);
+
+}  // namespace nbody::cli

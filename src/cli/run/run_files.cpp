@@ -1,0 +1,109 @@
+#include "cli/run/run_files.hpp"
+
+#include <algorithm>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace nbody::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The step in a name "checkpoint_<step>.<ext>", or nothing for other names.
+std::optional<std::uint64_t> checkpoint_step(const fs::path& file) {
+  const std::string stem = file.stem().string();
+  const std::string prefix = "checkpoint_";
+  if (stem.rfind(prefix, 0) != 0 || stem.size() == prefix.size() || file.extension().empty()) return std::nullopt;
+  const std::string digits = stem.substr(prefix.size());
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+  return std::stoull(digits);
+}
+
+/// Checkpoints in dir, oldest first.
+std::vector<std::pair<std::uint64_t, fs::path>> checkpoints_in(const fs::path& dir) {
+  std::vector<std::pair<std::uint64_t, fs::path>> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (!entry.is_regular_file(ec)) continue;
+    if (auto step = checkpoint_step(entry.path())) found.emplace_back(*step, entry.path());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace
+
+SnapshotSeries::SnapshotSeries(fs::path dir, const OutputOptions& o, double start_time)
+    : dir_(std::move(dir)), every_(o.snapshot_every), dt_(o.snapshot_dt), next_time_(start_time) {
+  options_.precision = o.snapshot_precision == "float" ? SnapshotPrecision::Float : SnapshotPrecision::Double;
+  for (const auto& field : o.snapshot_fields) {
+    if (field == "radius") options_.radius = true;
+    if (field == "acceleration") options_.acceleration = true;
+    if (field == "potential") potential_ = true;
+  }
+}
+
+void SnapshotSeries::resume(std::uint64_t next_index, double next_time) {
+  next_index_ = next_index;
+  next_time_ = next_time;
+}
+
+bool SnapshotSeries::due(std::uint64_t step, double time) const {
+  if (every_ > 0) return step % every_ == 0;
+  // A step that lands a hair before the output time (rounding of t + dt + dt ...) counts.
+  if (dt_ > 0) return time >= next_time_ - 1e-9 * dt_;
+  return false;
+}
+
+fs::path SnapshotSeries::write(const ParticleSystem& ps, const std::vector<double>* potential) {
+  const fs::path path = dir_ / fmt::format("snapshot_{:04d}.hdf5", next_index_);
+  write_snapshot(path, ps, options_, potential);
+  ++next_index_;
+  if (dt_ > 0) {
+    // One snapshot however many output times this step passed (dt larger than T).
+    while (next_time_ <= ps.time + 1e-9 * dt_) next_time_ += dt_;
+  }
+  return path;
+}
+
+CheckpointSeries::CheckpointSeries(fs::path dir, const OutputOptions& o)
+    : dir_(std::move(dir)),
+      every_(o.checkpoint_every),
+      minutes_(o.checkpoint_every_minutes),
+      keep_(o.checkpoint_keep),
+      last_(std::chrono::steady_clock::now()) {}
+
+bool CheckpointSeries::due(std::uint64_t step) const {
+  if (every_ > 0 && step % every_ == 0) return true;
+  if (minutes_ > 0) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count();
+    return elapsed >= 60.0 * minutes_;
+  }
+  return false;
+}
+
+fs::path CheckpointSeries::write(const CheckpointState& state) {
+  const fs::path path = dir_ / fmt::format("checkpoint_{:08d}.h5", state.step);
+  write_checkpoint(path, state);
+  last_ = std::chrono::steady_clock::now();
+  auto all = checkpoints_in(dir_);
+  if (all.size() > keep_) {
+    std::error_code ignored;
+    for (std::size_t i = 0; i + keep_ < all.size(); ++i) {
+      if (all[i].second != path) fs::remove(all[i].second, ignored);
+    }
+  }
+  return path;
+}
+
+std::optional<fs::path> latest_checkpoint(const fs::path& dir) {
+  auto all = checkpoints_in(dir);
+  if (all.empty()) return std::nullopt;
+  return all.back().second;
+}
+
+}  // namespace nbody::cli

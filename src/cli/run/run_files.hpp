@@ -1,0 +1,62 @@
+#pragma once
+// The numbered files of a run in its output directory: snapshots (snapshot_NNNN.hdf5, on a
+// schedule of steps or of simulated time) and checkpoints (checkpoint_<step>.h5, every K
+// steps, every M minutes, and on demand; only the newest few are kept).
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "cli/run/output_options.hpp"
+#include "nbody/particles.hpp"
+#include "nbody/snapshot.hpp"
+
+namespace nbody::cli {
+
+class SnapshotSeries {
+ public:
+  /// Snapshots from simulated time start_time (the first one is written at the start).
+  SnapshotSeries(std::filesystem::path dir, const OutputOptions& options, double start_time);
+  [[nodiscard]] bool enabled() const { return every_ > 0 || dt_ > 0; }
+  [[nodiscard]] bool wants_potential() const { return potential_; }
+  /// Continues the numbering and the time schedule a checkpoint recorded.
+  void resume(std::uint64_t next_index, double next_time);
+  /// Whether the state after `step` at simulated time `time` gets a snapshot.
+  [[nodiscard]] bool due(std::uint64_t step, double time) const;
+  /// Writes the next snapshot_NNNN.hdf5 (potential: per-body potentials, or null) and
+  /// moves the schedule on. Returns its path.
+  std::filesystem::path write(const ParticleSystem& ps, const std::vector<double>* potential);
+  [[nodiscard]] std::uint64_t next_index() const { return next_index_; }
+  [[nodiscard]] double next_time() const { return next_time_; }
+
+ private:
+  std::filesystem::path dir_;
+  std::uint64_t every_;
+  double dt_;
+  SnapshotOptions options_;
+  bool potential_ = false;
+  std::uint64_t next_index_ = 0;
+  double next_time_;
+};
+
+class CheckpointSeries {
+ public:
+  CheckpointSeries(std::filesystem::path dir, const OutputOptions& options);
+  /// Whether a checkpoint is due after `step` (every K steps, or M minutes since the last).
+  [[nodiscard]] bool due(std::uint64_t step) const;
+  /// Writes DIR/checkpoint_<step>.h5 atomically, then removes all but the newest `keep`.
+  std::filesystem::path write(const CheckpointState& state);
+
+ private:
+  std::filesystem::path dir_;
+  std::uint64_t every_;
+  double minutes_;
+  unsigned keep_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+/// The checkpoint with the highest step in dir (files checkpoint_<step>.<ext>), if any.
+[[nodiscard]] std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& dir);
+
+}  // namespace nbody::cli

@@ -1,0 +1,294 @@
+// nbody run: load, generate or restart the bodies, step them, and write what was asked
+// for on the way (snapshots, energy log, checkpoints), stopping cleanly on SIGINT/SIGTERM.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "cli/config_file.hpp"
+#include "cli/options.hpp"
+#include "cli/progress.hpp"
+#include "cli/run/energy_log.hpp"
+#include "cli/run/interrupt.hpp"
+#include "cli/run/run_args.hpp"
+#include "cli/run/run_files.hpp"
+#include "cli/run/run_report.hpp"
+#include "nbody/error.hpp"
+#include "nbody/io.hpp"
+#include "nbody/simulation.hpp"
+#include "nbody/snapshot.hpp"
+
+namespace nbody::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// out.txt, step 100 -> out_000100.txt (numbered outputs of --every beside the final one).
+fs::path numbered_path(const fs::path& path, std::uint64_t step) {
+  auto numbered = path;
+  numbered.replace_filename(fmt::format("{}_{:06d}{}", path.stem().string(), step, path.extension().string()));
+  return numbered;
+}
+
+fs::path output_dir_of(const RunArgs& a) {
+  if (!a.outputs.output_dir.empty()) return a.outputs.output_dir;
+  if (!a.output.empty() && fs::path(a.output).has_parent_path()) return fs::path(a.output).parent_path();
+  return ".";
+}
+
+void create_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw Error(fmt::format("--output-dir {}: cannot create the folder ({})", dir.string(),
+                            ec ? ec.message() : "a file of that name exists"));
+  }
+}
+
+/// `key = value` lines of a used-parameters file (comments and blank lines skipped).
+std::map<std::string, std::string> parameter_lines(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto eq = line.find(" = ");
+    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 3);
+  }
+  return out;
+}
+
+/// A restart with other physics or numerics than the checkpoint's run is allowed (a user
+/// may mean to change dt), but it will not reproduce the uninterrupted run: say so.
+void warn_changed_parameters(const std::string& before, const std::string& now) {
+  static const char* kTrajectoryKeys[] = {"dt",        "gravity",    "kernel",      "precision", "softening",
+                                          "G",         "theta",      "quadrupole",  "integrator", "damping",
+                                          "collisions", "restitution", "collision-iterations", "dim",
+                                          "device",    "deterministic", "block-size"};
+  const auto old_values = parameter_lines(before);
+  const auto new_values = parameter_lines(now);
+  for (const char* key : kTrajectoryKeys) {
+    const auto o = old_values.find(key);
+    const auto n = new_values.find(key);
+    if (o == old_values.end() || n == new_values.end() || o->second == n->second) continue;
+    fmt::print(stderr,
+               "nbody: warning: --restart: {} is {} now but was {} in the checkpoint's run; the result will not "
+               "match an uninterrupted run\n",
+               key, n->second, o->second);
+  }
+}
+
+/// The checkpoint --restart names: a file, a folder's latest, or "latest" in the output
+/// folder (nothing when there is none yet: the run starts fresh).
+std::optional<fs::path> restart_file(const std::string& restart, const fs::path& output_dir) {
+  if (restart.empty()) return std::nullopt;
+  if (restart == "latest") return latest_checkpoint(output_dir);
+  if (fs::is_directory(restart)) {
+    auto found = latest_checkpoint(restart);
+    if (!found) throw Error(fmt::format("--restart {}: no checkpoint_* file in this folder", restart));
+    return found;
+  }
+  if (!fs::exists(restart)) throw Error(fmt::format("--restart {}: no such file or folder", restart));
+  return fs::path(restart);
+}
+
+}  // namespace
+
+int run_simulation(RunArgs& a, const CLI::App& app) {
+  // Human-readable output goes to stderr when stdout carries the JSON object.
+  std::FILE* human = a.json ? stderr : stdout;
+  const bool talk = !a.quiet;
+  const bool until_time = app.count("--t-end") > 0;
+  if (app.count("--steps") == 0 && !until_time) throw Error("nbody run needs a length: --steps K or --t-end T");
+  check_collision_options(app, a.collisions);
+  const OutputOptions& out = a.outputs;
+  if (!out.snapshot_fields.empty() && out.snapshot_every == 0 && out.snapshot_dt == 0) {
+    throw Error("--snapshot-fields: no snapshots are written (add --snapshot-every K or --snapshot-dt T)");
+  }
+  const fs::path dir = output_dir_of(a);
+  const std::string parameters = used_parameters_toml(app, {"help", "config", "restart"});
+  const auto restart = restart_file(out.restart, dir);
+  if (!out.restart.empty() && out.restart == "latest" && !restart && talk) {
+    fmt::print(human, "nbody run: --restart latest: no checkpoint in {} yet, starting from the beginning\n",
+               dir.string());
+  }
+
+  // ---- the bodies: from a checkpoint, a file or a model -----------------------------
+  PhaseTimes io_times;
+  ParticleSystem initial;
+  std::optional<CheckpointState> resumed;
+  {
+    ScopedPhase phase(io_times, "io");
+    if (restart) {
+      resumed = read_checkpoint(*restart);
+      warn_changed_parameters(resumed->parameters, parameters);
+      initial = std::move(resumed->particles);
+    } else {
+      initial = load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "run");
+      // --radius with a file gives every body that radius (generated models already have it).
+      if (!a.input.empty() && app.count("--radius")) {
+        for (double& r : initial.radius) r = a.model.radius;
+      }
+    }
+  }
+  if (a.dim == 2 && !resumed) {
+    const std::size_t moved = initial.make_planar();
+    if (moved > 0 && talk) {
+      fmt::print(stderr, "nbody: --dim 2: set z = vz = 0 for {} of {} bodies\n", moved, initial.size());
+    }
+  }
+  const int dim = initial.dim;
+  Simulation sim(std::move(initial), a.gravity, a.integrator, a.collisions);
+  if (resumed) sim.resume(resumed->step, resumed->collisions);
+  const std::uint64_t first_step = sim.steps_done();
+  const bool collide = a.collisions.model != CollisionModel::None;
+  // The state is read through sim.particles() only when it is written out: with
+  // --device gpu that is the only time the bodies leave the GPU.
+
+  // ---- how far: --steps and --t-end are absolute (the step count and time of the run) ---
+  if (until_time && !(a.t_end > sim.time())) {
+    if (resumed && a.t_end <= sim.time()) {
+      if (talk) fmt::print(human, "nbody run: the checkpoint is already at t = {:.6g} >= --t-end {}\n", sim.time(), a.t_end);
+    } else {
+      throw Error(fmt::format("--t-end {}: must be after the start time {}", a.t_end, sim.time()));
+    }
+  }
+  if (!until_time && resumed && a.steps < first_step && talk) {
+    fmt::print(human, "nbody run: the checkpoint is already at step {} >= --steps {}\n", first_step, a.steps);
+  }
+  // --t-end: the last step is shortened to land on T exactly. Decided from the state
+  // alone, so a restarted run takes the same steps as an uninterrupted one.
+  auto remaining_time = [&] { return a.t_end - sim.time(); };
+  auto more_steps = [&] {
+    if (until_time) return remaining_time() > 1e-12 * std::max(std::abs(a.t_end), a.dt);
+    return sim.steps_done() < a.steps;
+  };
+  auto next_dt = [&] { return until_time && remaining_time() <= a.dt * (1 + 1e-9) ? remaining_time() : a.dt; };
+  const std::uint64_t last_step =
+      until_time ? first_step + std::uint64_t(std::max(0.0, std::ceil(remaining_time() / a.dt * (1 - 1e-9))))
+                 : std::max(a.steps, first_step);
+
+  // ---- outputs ---------------------------------------------------------------------
+  const bool checkpointing = out.checkpoint_every > 0 || out.checkpoint_every_minutes > 0;
+  SnapshotSeries snapshots(dir, out, sim.time());
+  CheckpointSeries checkpoints(dir, out);
+  const bool writes_dir = !out.output_dir.empty() || snapshots.enabled() || checkpointing || out.stats_every > 0;
+  if (writes_dir) create_dir(dir);
+  if (writes_dir || !a.output.empty()) {
+    write_file_atomically(dir / "used_parameters.toml", [&](std::ostream& os) { os << parameters; });
+  }
+  if (resumed) snapshots.resume(resumed->next_snapshot, resumed->next_snapshot_time);
+  std::unique_ptr<EnergyLog> energy_log;
+  if (out.stats_every > 0) energy_log = std::make_unique<EnergyLog>(dir / "energy.csv", out.stats_every, resumed.has_value(), first_step);
+
+  if (talk) {
+    fmt::print(human, "nbody run: {} bodies ({}D), {}, {} dt = {:g}, {} steps, G = {:g}, softening = {:g}\n",
+               sim.size(), dim, sim.solver_name(), sim.integrator().name(), a.dt, last_step - first_step, a.gravity.G,
+               a.gravity.softening);
+    if (resumed) fmt::print(human, "restart: from {} at step {}, t = {:.6g}\n", restart->string(), first_step, sim.time());
+    if (collide) {
+      fmt::print(human, "collisions: {}{}, {} pass(es) per step\n", to_string(a.collisions.model),
+                 a.collisions.model == CollisionModel::Bounce
+                     ? fmt::format(", restitution {:g}", a.collisions.restitution)
+                     : std::string(),
+                 a.collisions.iterations);
+    }
+    std::fflush(human);  // before the progress line, which goes to stderr
+  }
+
+  Diagnostics now = sim.diagnostics();
+  const double e0 = resumed ? resumed->initial_energy : now.total_energy;
+  auto write_snapshot_now = [&] {
+    ScopedPhase phase(sim.times(), "io");
+    const ParticleSystem& ps = std::as_const(sim).particles();
+    std::vector<double> phi;
+    if (snapshots.wants_potential()) phi = body_potentials(ps, a.gravity.G, a.gravity.softening);
+    snapshots.write(ps, snapshots.wants_potential() ? &phi : nullptr);
+  };
+  auto write_checkpoint_now = [&] {
+    ScopedPhase phase(sim.times(), "io");
+    create_dir(dir);
+    CheckpointState state;
+    state.particles = std::as_const(sim).particles();
+    state.step = sim.steps_done();
+    state.initial_energy = e0;
+    state.collisions = sim.collision_totals();
+    state.next_snapshot = snapshots.next_index();
+    state.next_snapshot_time = snapshots.next_time();
+    state.parameters = parameters;
+    return checkpoints.write(state);
+  };
+  auto log_energy = [&](const Diagnostics& d) {
+    energy_log->append(sim.steps_done(), sim.time(), d, e0, sim.collision_totals().energy_lost);
+  };
+  if (!resumed) {
+    if (energy_log) log_energy(now);
+    if (snapshots.enabled()) write_snapshot_now();
+  }
+
+  // ---- the steps -------------------------------------------------------------------
+  const std::size_t n_start = sim.size();
+  InterruptGuard interrupts;
+  ProgressLine progress(stderr, last_step, talk, first_step);
+  auto drift_now = [&] { return relative_energy_drift(e0, sim.diagnostics().total_energy); };
+  const auto wall_start = std::chrono::steady_clock::now();
+  std::uint64_t logged_step = first_step;
+  while (more_steps()) {
+    sim.step(next_dt());
+    const std::uint64_t s = sim.steps_done();
+    const bool last = !more_steps();
+    if (energy_log && s % out.stats_every == 0) {
+      log_energy(sim.diagnostics());
+      logged_step = s;
+    }
+    if (snapshots.enabled() && snapshots.due(s, sim.time())) write_snapshot_now();
+    if (a.every > 0 && s % a.every == 0 && !last) {
+      if (!a.output.empty()) {
+        ScopedPhase phase(sim.times(), "io");
+        write_particles(numbered_path(a.output, s), std::as_const(sim).particles(), resolve_format(a.output, a.format));
+      }
+      if (talk) {
+        progress.finish();
+        fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, sim.time(), drift_now());
+      }
+    }
+    if (checkpointing && !last && checkpoints.due(s)) write_checkpoint_now();
+    if (const int sig = InterruptGuard::pending(); sig != 0 && !last) {
+      progress.finish();
+      const fs::path written = write_checkpoint_now();
+      fmt::print(stderr, "nbody run: {} at step {} (t = {:.6g}): wrote {}; continue with the same command and --restart {}\n",
+                 signal_name(sig), s, sim.time(), written.string(), written.string());
+      return 128 + sig;
+    }
+    progress.update(s, sim.time(), drift_now);
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  progress.finish();
+
+  // ---- the end ---------------------------------------------------------------------
+  RunResult result;
+  result.steps = sim.steps_done() - first_step;
+  result.wall_seconds = wall;
+  result.initial_energy = e0;
+  result.end = sim.diagnostics();
+  result.n_start = n_start;
+  if (energy_log && logged_step != sim.steps_done() && result.steps > 0) log_energy(result.end);
+  if (checkpointing && result.steps > 0) write_checkpoint_now();
+  if (!a.output.empty()) {
+    ScopedPhase phase(sim.times(), "io");
+    write_particles(a.output, std::as_const(sim).particles(), resolve_format(a.output, a.format));
+  }
+  sim.times().add("io", io_times.get("io"));
+  if (talk) print_run_summary(human, a, sim, result);
+  if (a.json) print_run_json(a, sim, result);
+  return 0;
+}
+
+}  // namespace nbody::cli

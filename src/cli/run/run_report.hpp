@@ -1,0 +1,25 @@
+#pragma once
+// The end of `nbody run`: the human summary, the per-stage timing table and the JSON object.
+#include <cstdint>
+#include <cstdio>
+
+#include "cli/run/run_args.hpp"
+#include "nbody/diagnostics.hpp"
+#include "nbody/simulation.hpp"
+
+namespace nbody::cli {
+
+struct RunResult {
+  std::size_t n_start = 0;  // bodies at the start (merges may remove some)
+  std::uint64_t steps = 0;  // taken by this invocation
+  double wall_seconds = 0;
+  double initial_energy = 0;
+  Diagnostics end;
+};
+
+/// The closing lines (energy, momenta, collisions, timings) on `human`.
+void print_run_summary(std::FILE* human, const RunArgs& args, Simulation& sim, const RunResult& result);
+/// The JSON object of --json on stdout (docs/json.md).
+void print_run_json(const RunArgs& args, Simulation& sim, const RunResult& result);
+
+}  // namespace nbody::cli

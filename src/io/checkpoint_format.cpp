@@ -1,0 +1,178 @@
+// Checkpoints: the exact state of a run (float64 arrays, the scalars as attributes) under
+// /Checkpoint, so a run continues bit for bit. The same file is also a snapshot (/Header
+// and /PartType1, sharing the mass, radius and id datasets through hard links), so
+// `-i checkpoint.h5`, yt and pynbody read it as they read any snapshot.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+#include <initializer_list>
+#include <string>
+
+#include "io/hdf5_file.hpp"
+#include "io/snapshot_layout.hpp"
+#include "nbody/error.hpp"
+#include "nbody/snapshot.hpp"
+
+namespace nbody {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::int32_t kFormatVersion = 1;
+constexpr const char* kGroup = "Checkpoint";
+
+/// The float64 arrays of a ParticleSystem and their dataset names under /Checkpoint.
+struct ArrayField {
+  const char* name;
+  std::vector<double> ParticleSystem::*member;
+};
+constexpr std::array<ArrayField, 11> kArrays{{{"x", &ParticleSystem::x},
+                                              {"y", &ParticleSystem::y},
+                                              {"z", &ParticleSystem::z},
+                                              {"vx", &ParticleSystem::vx},
+                                              {"vy", &ParticleSystem::vy},
+                                              {"vz", &ParticleSystem::vz},
+                                              {"ax", &ParticleSystem::ax},
+                                              {"ay", &ParticleSystem::ay},
+                                              {"az", &ParticleSystem::az},
+                                              {"mass", &ParticleSystem::mass},
+                                              {"radius", &ParticleSystem::radius}}};
+
+void check_sizes(const fs::path& path, const ParticleSystem& ps) {
+  for (const ArrayField& a : kArrays) {
+    if ((ps.*a.member).size() != ps.size()) {
+      throw Error(fmt::format("{}: cannot write checkpoint ({} has {} values for {} bodies)",
+                              path.string(), a.name, (ps.*a.member).size(), ps.size()));
+    }
+  }
+  if (ps.id.size() != ps.size()) {
+    throw Error(fmt::format("{}: cannot write checkpoint (id has {} values for {} bodies)",
+                            path.string(), ps.id.size(), ps.size()));
+  }
+}
+
+void write_state_attributes(hdf5::Group& group, const CheckpointState& state) {
+  const ParticleSystem& ps = state.particles;
+  group.write_attribute("format", std::string("nbody checkpoint"));
+  group.write_attribute("format_version", kFormatVersion);
+  group.write_attribute("dim", std::int32_t{ps.dim});
+  group.write_attribute("time", ps.time);
+  group.write_attribute("step", state.step);
+  group.write_attribute("accelerations_valid", std::int32_t{ps.accelerations_valid() ? 1 : 0});
+  group.write_attribute("initial_energy", state.initial_energy);
+  group.write_attribute("next_snapshot", state.next_snapshot);
+  group.write_attribute("next_snapshot_time", state.next_snapshot_time);
+  const CollisionTotals& c = state.collisions;
+  group.write_attribute("collision_stages", c.stages);
+  group.write_attribute("collision_contacts", c.contacts);
+  group.write_attribute("collision_merges", c.merges);
+  group.write_attribute("collision_max_overlap_last", c.max_overlap_last);
+  group.write_attribute("collision_energy_lost", c.energy_lost);
+  group.write_attribute("collision_seconds", c.seconds);
+  group.write_attribute("parameters", state.parameters);
+}
+
+/// /Header and /PartType1 for snapshot readers. Only positions and velocities are
+/// stored twice (GADGET wants N x 3 rows, the checkpoint keeps separate x, y, z arrays).
+void write_snapshot_view(hdf5::Group& root, const ParticleSystem& ps) {
+  using namespace snapshot_layout;
+  const std::string arrays = std::string("/") + kGroup + "/";
+  write_header(root, ps.size(), ps.time, ps.dim, hdf5::Precision::Double);
+  hdf5::Group bodies = root.create_group(kBodyGroup);
+  bodies.write_rows("Coordinates", ps.x, ps.y, ps.z, hdf5::Precision::Double);
+  bodies.write_rows("Velocities", ps.vx, ps.vy, ps.vz, hdf5::Precision::Double);
+  bodies.link("Masses", arrays + "mass");
+  if (ps.has_radii()) bodies.link("Radii", arrays + "radius");
+  if (ids_usable(ps.id)) {
+    bodies.link("ParticleIDs", arrays + "id");
+  } else {
+    bodies.write_ids("ParticleIDs", snapshot_ids(ps));
+  }
+}
+
+/// A scalar attribute that must be one of a few integers (dim, flags, version).
+int read_choice(const hdf5::Group& group, const std::string& name,
+                std::initializer_list<int> allowed) {
+  const double value = group.read_attribute_double(name);
+  for (int a : allowed) {
+    if (value == a) return a;
+  }
+  group.fail(fmt::format("{} is {}, expected one of {}", group.where(name), value,
+                         fmt::join(allowed, ", ")));
+}
+
+}  // namespace
+
+void write_checkpoint(const fs::path& path, const CheckpointState& state) {
+  check_sizes(path, state.particles);
+  write_path_atomically(path, [&](const fs::path& tmp) {
+    hdf5::File file = hdf5::File::create(tmp, path.string());
+    {
+      hdf5::Group group = file.root().create_group(kGroup);
+      write_state_attributes(group, state);
+      // float64 on disk and in memory: no conversion, so every bit survives.
+      for (const ArrayField& a : kArrays) {
+        group.write_values(a.name, state.particles.*a.member, hdf5::Precision::Double);
+      }
+      group.write_ids("id", state.particles.id);
+      write_snapshot_view(file.root(), state.particles);
+    }
+    file.close();
+  });
+}
+
+CheckpointState read_checkpoint(const fs::path& path) {
+  const hdf5::File file = hdf5::File::open(path);
+  const hdf5::Group& root = file.root();
+  if (!root.has(kGroup)) {
+    root.fail("/Checkpoint is missing (not an nbody checkpoint; a snapshot is read with -i)");
+  }
+  const hdf5::Group group = root.open_group(kGroup);
+  const int version = static_cast<int>(group.read_attribute_double("format_version"));
+  if (version != kFormatVersion) {
+    group.fail(fmt::format("{} is {}; this nbody reads version {}", group.where("format_version"),
+                           version, kFormatVersion));
+  }
+
+  CheckpointState state;
+  ParticleSystem& ps = state.particles;
+  const hdf5::Shape shape = group.dataset_shape("x");
+  if (shape.size() != 1) group.fail(fmt::format("{} is not 1-D", group.where("x")));
+  const std::size_t n = shape[0];
+  ps.resize(n);
+  for (const ArrayField& a : kArrays) {
+    const hdf5::Shape s = group.dataset_shape(a.name);
+    if (s.size() != 1 || s[0] != n) {
+      group.fail(fmt::format("{} has shape ({}), {} has {} values", group.where(a.name),
+                             fmt::join(s, ", "), group.where("x"), n));
+    }
+    ps.*a.member = group.read_doubles(a.name);
+  }
+  const hdf5::Shape id_shape = group.dataset_shape("id");
+  if (id_shape.size() != 1 || id_shape[0] != n) {
+    group.fail(fmt::format("{} has shape ({}), {} has {} values", group.where("id"),
+                           fmt::join(id_shape, ", "), group.where("x"), n));
+  }
+  ps.id = group.read_ids("id");
+
+  ps.dim = read_choice(group, "dim", {2, 3});
+  ps.time = group.read_attribute_double("time");
+  if (read_choice(group, "accelerations_valid", {0, 1}) == 1) ps.set_accelerations_valid();
+  state.step = group.read_attribute_count("step");
+  state.initial_energy = group.read_attribute_double("initial_energy");
+  state.next_snapshot = group.read_attribute_count("next_snapshot");
+  state.next_snapshot_time = group.read_attribute_double("next_snapshot_time");
+  CollisionTotals& c = state.collisions;
+  c.stages = group.read_attribute_count("collision_stages");
+  c.contacts = group.read_attribute_count("collision_contacts");
+  c.merges = group.read_attribute_count("collision_merges");
+  c.max_overlap_last = group.read_attribute_double("collision_max_overlap_last");
+  c.energy_lost = group.read_attribute_double("collision_energy_lost");
+  c.seconds = group.read_attribute_double("collision_seconds");
+  state.parameters = group.read_attribute_string("parameters");
+  return state;
+}
+
+}  // namespace nbody

@@ -1,0 +1,151 @@
+#pragma once
+// Small RAII wrappers over the HDF5 C API for the snapshot and checkpoint formats: an
+// owned hid_t, a File, and a Group that reads and writes the few things those formats
+// need (1-D and N x 3 datasets as float or double, unsigned ids, numeric and string
+// attributes). Every failure throws nbody::Error naming the file and the object, e.g.
+// "snap.hdf5: /PartType1/Masses: cannot read (truncated or corrupt?)"; the library's own
+// error-stack printing is switched off. Internal to src/io (hdf5.h stays out of the
+// public headers).
+#include <hdf5.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nbody::hdf5 {
+
+/// Switches off HDF5's printing of its error stack to stderr (once per process): our
+/// messages name the file and object instead.
+void silence_library_errors();
+
+/// An owned hid_t, released by the H5*close function it was opened for.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  Handle(hid_t id, Closer closer) : id_(id), close_(closer) {}
+  Handle(Handle&& other) noexcept
+      : id_(std::exchange(other.id_, H5I_INVALID_HID)), close_(other.close_) {}
+  Handle& operator=(Handle&& other) noexcept {
+    if (this != &other) {
+      (void)close();
+      id_ = std::exchange(other.id_, H5I_INVALID_HID);
+      close_ = other.close_;
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() { (void)close(); }
+
+  [[nodiscard]] hid_t get() const { return id_; }
+  [[nodiscard]] bool valid() const { return id_ >= 0; }
+  /// Closes now; false when the library reports an error (for a file: a failed flush).
+  bool close() noexcept;
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  Closer close_ = nullptr;
+};
+
+/// Storage type of floating-point datasets.
+enum class Precision { Float, Double };
+
+/// Shape of a dataset or attribute: one extent per dimension (empty for a scalar).
+using Shape = std::vector<hsize_t>;
+
+/// A group (the root group "/" included), with the file name and its own path for messages.
+class Group {
+ public:
+  Group(Handle handle, std::string file, std::string path)
+      : handle_(std::move(handle)), file_(std::move(file)), path_(std::move(path)) {}
+
+  [[nodiscard]] const std::string& file() const { return file_; }
+  /// "/PartType1/Masses" for name "Masses" (the object's path inside the file).
+  [[nodiscard]] std::string where(const std::string& name) const;
+  /// Throws nbody::Error("FILE: problem").
+  [[noreturn]] void fail(const std::string& problem) const;
+
+  [[nodiscard]] bool has(const std::string& name) const;  // a link of this name exists
+  [[nodiscard]] bool has_attribute(const std::string& name) const;
+  [[nodiscard]] Group create_group(const std::string& name);
+  /// Throws "FILE: /name is missing" when there is no such group.
+  [[nodiscard]] Group open_group(const std::string& name) const;
+  /// A second name for an existing object (a hard link; no data copied).
+  void link(const std::string& name, const std::string& target_path);
+
+  // ---- Datasets. Writers take N values (or N rows), readers check the class (numeric;
+  // integer for ids) and convert to float64 / uint64.
+  void write_rows(const std::string& name, const std::vector<double>& x,
+                  const std::vector<double>& y, const std::vector<double>& z, Precision precision);
+  void write_values(const std::string& name, const std::vector<double>& values,
+                    Precision precision);
+  void write_ids(const std::string& name, const std::vector<std::uint64_t>& ids);
+  /// Throws "FILE: /name is missing" when there is no such dataset.
+  [[nodiscard]] Shape dataset_shape(const std::string& name) const;
+  /// Every element in storage order (row-major).
+  [[nodiscard]] std::vector<double> read_doubles(const std::string& name) const;
+  /// Integer datasets only; negative values are refused.
+  [[nodiscard]] std::vector<std::uint64_t> read_ids(const std::string& name) const;
+
+  // ---- Attributes: scalars, 1-D arrays, one string.
+  void write_attribute(const std::string& name, double value);
+  void write_attribute(const std::string& name, std::int32_t value);
+  void write_attribute(const std::string& name, std::uint64_t value);
+  void write_attribute(const std::string& name, const std::vector<double>& values);
+  void write_attribute(const std::string& name, const std::vector<std::uint32_t>& values);
+  void write_attribute(const std::string& name, const std::string& value);
+  /// Throws "FILE: /name is missing" when there is no such attribute.
+  [[nodiscard]] std::vector<double> read_attribute_doubles(const std::string& name) const;
+  [[nodiscard]] std::vector<std::uint64_t> read_attribute_uint64(const std::string& name) const;
+  /// A scalar (or one-element) numeric attribute.
+  [[nodiscard]] double read_attribute_double(const std::string& name) const;
+  [[nodiscard]] std::uint64_t read_attribute_count(const std::string& name) const;
+  [[nodiscard]] std::string read_attribute_string(const std::string& name) const;
+  /// Bytes per element as stored (4 for uint32), for GADGET's 32-bit count convention.
+  [[nodiscard]] std::size_t attribute_element_size(const std::string& name) const;
+
+ private:
+  [[nodiscard]] Handle open_dataset(const std::string& name) const;
+  [[nodiscard]] Handle open_attribute(const std::string& name) const;
+  void write_dataset(const std::string& name, const Shape& shape, hid_t file_type,
+                     hid_t memory_type, const void* data);
+  void read_dataset(const std::string& name, hid_t memory_type, void* data,
+                    std::size_t count) const;
+  void write_numeric_attribute(const std::string& name, const Shape& shape, hid_t file_type,
+                               hid_t memory_type, const void* data);
+  void read_numeric_attribute(const std::string& name, hid_t memory_type, void* data,
+                              std::size_t count) const;
+  [[nodiscard]] std::size_t attribute_size(const std::string& name) const;
+
+  friend class File;  // closes its root group before the file
+  Handle handle_;
+  std::string file_;
+  std::string path_;
+};
+
+/// An open HDF5 file. `name` is what messages call it (the target path when writing a
+/// temporary that will be renamed into place).
+class File {
+ public:
+  /// Creates (truncates) path for writing.
+  [[nodiscard]] static File create(const std::filesystem::path& path, const std::string& name);
+  /// Opens path read-only. Throws "FILE: cannot open file (...)" when it is missing and
+  /// "FILE: not a readable HDF5 file (truncated or corrupt?)" when HDF5 cannot open it.
+  [[nodiscard]] static File open(const std::filesystem::path& path);
+
+  [[nodiscard]] Group& root() { return root_; }
+  [[nodiscard]] const Group& root() const { return root_; }
+  /// Flushes and closes; throws when that fails (disk full). Every Group opened from this
+  /// file must be gone by then.
+  void close();
+
+ private:
+  File(Handle file, const std::string& name);
+  Handle file_;
+  Group root_;
+};
+
+}  // namespace nbody::hdf5

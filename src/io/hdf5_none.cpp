@@ -1,0 +1,38 @@
+// Without HDF5 (libhdf5-dev not found at configure time): snapshot and checkpoint files
+// are refused with a message saying how to get them; everything else works.
+#include <fmt/format.h>
+
+#include "nbody/error.hpp"
+#include "nbody/snapshot.hpp"
+
+namespace nbody {
+
+namespace {
+[[noreturn]] void refuse(const std::filesystem::path& path) {
+  throw Error(fmt::format("{}: nbody was built without HDF5 (install libhdf5-dev and rebuild)",
+                          path.string()));
+}
+}  // namespace
+
+bool have_hdf5() {
+  return false;
+}
+
+void write_snapshot(const std::filesystem::path& path, const ParticleSystem& /*ps*/,
+                    const SnapshotOptions& /*options*/, const std::vector<double>* /*potential*/) {
+  refuse(path);
+}
+
+ParticleSystem read_snapshot(const std::filesystem::path& path) {
+  refuse(path);
+}
+
+void write_checkpoint(const std::filesystem::path& path, const CheckpointState& /*state*/) {
+  refuse(path);
+}
+
+CheckpointState read_checkpoint(const std::filesystem::path& path) {
+  refuse(path);
+}
+
+}  // namespace nbody

@@ -1,0 +1,308 @@
+// Snapshots in the GADGET/SWIFT HDF5 layout (../shared/REFERENCE.md "Snapshot files",
+// docs/snapshots.md): written for yt, pynbody and our own `-i`; read from our files and
+// from GADGET-2/3/4 and SWIFT output.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <unordered_map>
+
+#include "io/hdf5_file.hpp"
+#include "io/snapshot_layout.hpp"
+#include "nbody/error.hpp"
+#include "nbody/snapshot.hpp"
+
+namespace nbody {
+
+namespace fs = std::filesystem;
+
+bool have_hdf5() {
+  return true;
+}
+
+// ---- The layout shared with checkpoints -------------------------------------------
+
+namespace snapshot_layout {
+
+void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
+                  hdf5::Precision precision) {
+  hdf5::Group header = root.create_group("Header");
+  // GADGET's counts are 32-bit; NumPart_Total_HighWord holds the bits above (N >= 2^32).
+  std::vector<std::uint32_t> low(6, 0), high(6, 0);
+  low[kBodyType] = static_cast<std::uint32_t>(n & 0xffffffffu);
+  high[kBodyType] = static_cast<std::uint32_t>(n >> 32);
+  header.write_attribute("NumPart_ThisFile", low);
+  header.write_attribute("NumPart_Total", low);
+  header.write_attribute("NumPart_Total_HighWord", high);
+  header.write_attribute("MassTable", std::vector<double>(6, 0.0));  // 0: masses per body
+  header.write_attribute("Time", time);
+  header.write_attribute("Redshift", 0.0);
+  // 0: an isolated system around the origin. yt then infers the domain from the
+  // positions; BoxSize > 0 would make it a periodic box [0, BoxSize]^3.
+  header.write_attribute("BoxSize", 0.0);
+  header.write_attribute("NumFilesPerSnapshot", std::int32_t{1});
+  // OmegaLambda = 0 tells yt (and GADGET readers) that this is not a cosmological run.
+  header.write_attribute("Omega0", 0.0);
+  header.write_attribute("OmegaLambda", 0.0);
+  header.write_attribute("HubbleParam", 1.0);
+  header.write_attribute("Flag_DoublePrecision",
+                         std::int32_t{precision == hdf5::Precision::Double ? 1 : 0});
+  header.write_attribute("Dimension", std::int32_t{dim});  // nbody's: 2 for planar systems
+}
+
+bool ids_usable(const std::vector<std::uint64_t>& ids) {
+  if (std::find(ids.begin(), ids.end(), std::uint64_t{0}) != ids.end()) return false;
+  std::vector<std::uint64_t> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+}
+
+std::vector<std::uint64_t> snapshot_ids(const ParticleSystem& ps) {
+  if (ids_usable(ps.id)) return ps.id;
+  std::vector<std::uint64_t> ids(ps.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i + 1;
+  return ids;
+}
+
+}  // namespace snapshot_layout
+
+// ---- Writing ----------------------------------------------------------------------
+
+void write_snapshot(const fs::path& path, const ParticleSystem& ps, const SnapshotOptions& options,
+                    const std::vector<double>* potential) {
+  if (potential != nullptr && potential->size() != ps.size()) {
+    throw Error(fmt::format("{}: cannot write snapshot (potential has {} values for {} bodies)",
+                            path.string(), potential->size(), ps.size()));
+  }
+  const auto precision = options.precision == SnapshotPrecision::Double ? hdf5::Precision::Double
+                                                                        : hdf5::Precision::Float;
+  write_path_atomically(path, [&](const fs::path& tmp) {
+    hdf5::File file = hdf5::File::create(tmp, path.string());
+    {
+      snapshot_layout::write_header(file.root(), ps.size(), ps.time, ps.dim, precision);
+      hdf5::Group bodies = file.root().create_group(snapshot_layout::kBodyGroup);
+      bodies.write_rows("Coordinates", ps.x, ps.y, ps.z, precision);
+      bodies.write_rows("Velocities", ps.vx, ps.vy, ps.vz, precision);
+      bodies.write_values("Masses", ps.mass, precision);
+      bodies.write_ids("ParticleIDs", snapshot_layout::snapshot_ids(ps));
+      if (options.radius || ps.has_radii()) bodies.write_values("Radii", ps.radius, precision);
+      if (options.acceleration) bodies.write_rows("Accelerations", ps.ax, ps.ay, ps.az, precision);
+      if (potential != nullptr) bodies.write_values("Potential", *potential, precision);
+    }
+    file.close();
+  });
+}
+
+// ---- Reading ----------------------------------------------------------------------
+
+namespace {
+
+/// Header values that decide how the particle groups are read.
+struct HeaderInfo {
+  std::array<std::uint64_t, 6> counts{};  // NumPart_ThisFile (+ HighWord)
+  std::array<double, 6> mass_table{};     // 0: per-body Masses
+  bool has_mass_table = false;
+};
+
+std::string index_name(const std::string& what, std::size_t i) {
+  return fmt::format("{}[{}]", what, i);
+}
+
+HeaderInfo read_header(const hdf5::Group& header, ParticleSystem& ps) {
+  HeaderInfo info;
+  if (header.has_attribute("NumFilesPerSnapshot")) {
+    const std::uint64_t files = header.read_attribute_count("NumFilesPerSnapshot");
+    if (files > 1) {
+      header.fail(
+          fmt::format("{} is {}: multi-file snapshots are not supported (join the files "
+                      "into one first)",
+                      header.where("NumFilesPerSnapshot"), files));
+    }
+  }
+  const std::vector<std::uint64_t> counts = header.read_attribute_uint64("NumPart_ThisFile");
+  if (counts.size() != 6) {
+    header.fail(fmt::format("{} has {} values, expected 6 (one per particle type)",
+                            header.where("NumPart_ThisFile"), counts.size()));
+  }
+  std::copy(counts.begin(), counts.end(), info.counts.begin());
+  // 32-bit counts carry the bits above 2^32 in NumPart_Total_HighWord (single file:
+  // ThisFile == Total).
+  if (header.attribute_element_size("NumPart_ThisFile") <= 4 &&
+      header.has_attribute("NumPart_Total_HighWord")) {
+    const std::vector<std::uint64_t> high = header.read_attribute_uint64("NumPart_Total_HighWord");
+    if (high.size() == 6) {
+      for (std::size_t t = 0; t < 6; ++t) info.counts[t] += high[t] << 32;
+    }
+  }
+  if (header.has_attribute("MassTable")) {
+    const std::vector<double> table = header.read_attribute_doubles("MassTable");
+    if (table.size() != 6) {
+      header.fail(
+          fmt::format("{} has {} values, expected 6", header.where("MassTable"), table.size()));
+    }
+    std::copy(table.begin(), table.end(), info.mass_table.begin());
+    info.has_mass_table = true;
+  }
+  ps.time = header.read_attribute_double("Time");
+  if (!std::isfinite(ps.time)) header.fail(fmt::format("{} is {}", header.where("Time"), ps.time));
+  if (header.has_attribute("Dimension")) {
+    const double dim = header.read_attribute_double("Dimension");
+    if (dim != 2 && dim != 3) {
+      header.fail(fmt::format("{} is {}, expected 2 or 3", header.where("Dimension"), dim));
+    }
+    ps.dim = static_cast<int>(dim);
+  }
+  return info;
+}
+
+/// Every value finite; with `non_negative`, also >= 0.
+void check_values(const hdf5::Group& group, const std::string& name, const std::vector<double>& v,
+                  std::size_t columns, bool non_negative) {
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const std::string at =
+        columns > 1 ? fmt::format("{}[{}][{}]", group.where(name), k / columns, k % columns)
+                    : index_name(group.where(name), k);
+    if (!std::isfinite(v[k])) group.fail(fmt::format("{} is {}", at, v[k]));
+    if (non_negative && v[k] < 0) group.fail(fmt::format("{} is {} (must be >= 0)", at, v[k]));
+  }
+}
+
+/// Reads an N x 3 (columns 3) or N (columns 1) dataset, checking its shape against N.
+/// `n_from` says where N comes from, for the message ("/Header/NumPart_ThisFile[1] is 4").
+std::vector<double> read_checked(const hdf5::Group& group, const std::string& name,
+                                 std::size_t columns, std::uint64_t n, const std::string& n_from,
+                                 bool non_negative) {
+  const hdf5::Shape shape = group.dataset_shape(name);
+  const bool rows_ok = !shape.empty() && shape[0] == n;
+  const bool columns_ok =
+      columns == 1 ? shape.size() == 1 : shape.size() == 2 && shape[1] == columns;
+  if (!columns_ok) {
+    group.fail(
+        fmt::format("{} has shape ({}), expected ({})", group.where(name), fmt::join(shape, ", "),
+                    columns == 1 ? fmt::format("{}", n) : fmt::format("{}, {}", n, columns)));
+  }
+  if (!rows_ok) group.fail(fmt::format("{} has {} rows, {}", group.where(name), shape[0], n_from));
+  std::vector<double> values = group.read_doubles(name);
+  check_values(group, name, values, columns, non_negative);
+  return values;
+}
+
+/// Appends the bodies of one PartType group. Returns false when it has no ParticleIDs.
+bool append_group(const hdf5::Group& group, const HeaderInfo& header, std::size_t type,
+                  ParticleSystem& ps) {
+  const std::uint64_t n = header.counts[type];
+  // Positions set N (checked against the header); every other dataset must agree.
+  const std::string count = fmt::format("/Header/NumPart_ThisFile[{}] is {}", type, n);
+  const std::vector<double> positions = read_checked(group, "Coordinates", 3, n, count, false);
+  const std::string rows_of = fmt::format("{} has {}", group.where("Coordinates"), n);
+  const std::vector<double> velocities = read_checked(group, "Velocities", 3, n, rows_of, false);
+  std::vector<double> masses;
+  if (group.has("Masses")) {
+    masses = read_checked(group, "Masses", 1, n, rows_of, true);
+  } else if (header.mass_table[type] > 0 && std::isfinite(header.mass_table[type])) {
+    masses.assign(n, header.mass_table[type]);
+  } else {
+    group.fail(fmt::format("{} is missing and /Header/MassTable[{}] is {}", group.where("Masses"),
+                           type,
+                           header.has_mass_table ? fmt::format("{}", header.mass_table[type])
+                                                 : std::string("missing")));
+  }
+  std::vector<double> radii(n, 0.0);
+  if (group.has("Radii")) radii = read_checked(group, "Radii", 1, n, rows_of, true);
+  const bool has_ids = group.has("ParticleIDs");
+  std::vector<std::uint64_t> ids;
+  if (has_ids) {
+    const hdf5::Shape shape = group.dataset_shape("ParticleIDs");
+    if (shape.size() != 1 || shape[0] != n) {
+      group.fail(fmt::format("{} has shape ({}), {}", group.where("ParticleIDs"),
+                             fmt::join(shape, ", "), rows_of));
+    }
+    ids = group.read_ids("ParticleIDs");
+    const auto zero = std::find(ids.begin(), ids.end(), std::uint64_t{0});
+    if (zero != ids.end()) {
+      group.fail(fmt::format("{}[{}] is 0 (ids must be >= 1)", group.where("ParticleIDs"),
+                             zero - ids.begin()));
+    }
+  }
+
+  const std::size_t first = ps.size();
+  ps.resize(first + n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t j = first + i;
+    ps.x[j] = positions[3 * i];
+    ps.y[j] = positions[3 * i + 1];
+    ps.z[j] = positions[3 * i + 2];
+    ps.vx[j] = velocities[3 * i];
+    ps.vy[j] = velocities[3 * i + 1];
+    ps.vz[j] = velocities[3 * i + 2];
+    ps.mass[j] = masses[i];
+    ps.radius[j] = radii[i];
+    ps.id[j] = has_ids ? ids[i] : 0;
+  }
+  if (ps.dim == 2) {  // planar systems hold z = vz = 0 exactly
+    for (const auto& [name, rows] :
+         {std::pair{"Coordinates", &positions}, std::pair{"Velocities", &velocities}}) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const double z = (*rows)[3 * i + 2];
+        if (z != 0)
+          group.fail(
+              fmt::format("{}[{}][2] is {}, but /Header/Dimension is 2", group.where(name), i, z));
+      }
+    }
+  }
+  return has_ids;
+}
+
+/// Ids from the file must be usable as ours (>= 1, checked per group; unique, checked
+/// here across groups): collisions and output rely on it.
+void check_unique_ids(const hdf5::Group& root, const ParticleSystem& ps) {
+  std::unordered_map<std::uint64_t, std::size_t> first_use;
+  first_use.reserve(ps.size());
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const auto [it, inserted] = first_use.emplace(ps.id[i], i);
+    if (!inserted) {
+      root.fail(
+          fmt::format("ParticleIDs: id {} is used twice (bodies {} and {}, counted over "
+                      "PartType0..5 in order)",
+                      ps.id[i], it->second, i));
+    }
+  }
+}
+
+}  // namespace
+
+ParticleSystem read_snapshot(const fs::path& path) {
+  const hdf5::File file = hdf5::File::open(path);
+  const hdf5::Group& root = file.root();
+  if (!root.has("Header")) {
+    root.fail("/Header is missing (not a GADGET/SWIFT-layout snapshot)");
+  }
+  ParticleSystem ps;
+  const HeaderInfo header = read_header(root.open_group("Header"), ps);
+  bool all_ids = true;
+  for (std::size_t type = 0; type < 6; ++type) {
+    const std::string name = fmt::format("PartType{}", type);
+    if (!root.has(name)) {
+      if (header.counts[type] != 0) {
+        root.fail(fmt::format("/{} is missing, but /Header/NumPart_ThisFile[{}] is {}", name, type,
+                              header.counts[type]));
+      }
+      continue;
+    }
+    const hdf5::Group group = root.open_group(name);
+    // Some writers keep an empty group for a type without particles.
+    if (header.counts[type] == 0 && !group.has("Coordinates")) continue;
+    all_ids = append_group(group, header, type, ps) && all_ids;
+  }
+  if (all_ids) {
+    check_unique_ids(root, ps);
+  } else {
+    ps.assign_sequential_ids();  // ids from only some types could collide with 1..N
+  }
+  return ps;
+}
+
+}  // namespace nbody

@@ -1,0 +1,26 @@
+#pragma once
+// The GADGET/SWIFT snapshot layout, shared by snapshot_format.cpp and the checkpoint
+// writer (whose files are snapshots too, so `-i checkpoint.h5`, yt and pynbody read them).
+#include <cstdint>
+#include <vector>
+
+#include "io/hdf5_file.hpp"
+#include "nbody/particles.hpp"
+
+namespace nbody::snapshot_layout {
+
+/// Our bodies are all of GADGET type 1 (collisionless; type 0 would be SPH gas).
+inline constexpr int kBodyType = 1;
+inline constexpr const char* kBodyGroup = "PartType1";
+
+/// Writes /Header (the GADGET attributes plus nbody's Dimension) for N bodies of type 1.
+void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
+                  hdf5::Precision precision);
+
+/// True when every id is >= 1 and no two are equal (what GADGET-style readers expect).
+[[nodiscard]] bool ids_usable(const std::vector<std::uint64_t>& ids);
+
+/// The ids a snapshot stores: ps.id when usable, else 1..N.
+[[nodiscard]] std::vector<std::uint64_t> snapshot_ids(const ParticleSystem& ps);
+
+}  // namespace nbody::snapshot_layout

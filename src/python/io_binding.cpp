@@ -1,0 +1,143 @@
+// Files and generated models: nbody.load(), sim.save(), nbody.generate(), and the names
+// they accept (formats(), models()).
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "nbody/initial_conditions.hpp"
+#include "nbody/io.hpp"
+#include "python/bindings.hpp"
+#include "python/errors.hpp"
+#include "python/run_options.hpp"
+
+namespace nbody::python {
+
+using namespace nb::literals;
+
+namespace {
+
+/// The model options of `nbody gen` (ModelOptions), by keyword. G is shared with the run
+/// options (the model's velocities are set up for the simulation's G).
+struct ModelField {
+  const char* name;
+  void (*set)(ModelOptions&, nb::handle);
+};
+
+template <class T>
+T model_value(nb::handle value, const char* name) {
+  T v{};
+  if (nb::isinstance<nb::bool_>(value) || !nb::try_cast(value, v)) {
+    throw nb::type_error(fmt::format("generate(): {} expects a number, got {}", name,
+                                     nb::type_name(value.type()).c_str())
+                             .c_str());
+  }
+  return v;
+}
+
+#define NBODY_MODEL_FIELD(NAME, MEMBER, TYPE) \
+  ModelField { NAME, [](ModelOptions& o, nb::handle v) { o.MEMBER = model_value<TYPE>(v, NAME); } }
+
+const ModelField kModelFields[] = {
+    NBODY_MODEL_FIELD("G", G, double),
+    NBODY_MODEL_FIELD("radius", radius, double),
+    NBODY_MODEL_FIELD("mass", mass, double),
+    NBODY_MODEL_FIELD("size", size, double),
+    NBODY_MODEL_FIELD("velocity", velocity, double),
+    NBODY_MODEL_FIELD("e", e, double),
+    NBODY_MODEL_FIELD("a", a, double),
+    NBODY_MODEL_FIELD("separation", separation, double),
+    NBODY_MODEL_FIELD("impact", impact, double),
+    NBODY_MODEL_FIELD("disk_mass", disk_mass, double),
+    NBODY_MODEL_FIELD("scale_length", scale_length, double),
+    NBODY_MODEL_FIELD("dim", dim, int),
+};
+
+#undef NBODY_MODEL_FIELD
+
+std::vector<std::string> model_field_names() {
+  std::vector<std::string> names;
+  for (const auto& f : kModelFields) names.emplace_back(f.name);
+  return names;
+}
+
+nb::object generate_model(const std::string& model, long long n, std::uint64_t seed, const nb::kwargs& kwargs) {
+  if (n < 1) throw Error(fmt::format("-n {}: the number of bodies must be positive", n));
+  ModelOptions options;
+  options.model = model;
+  options.n = std::size_t(n);
+  options.seed = seed;
+  nb::dict run_kwargs;
+  for (auto [key, value] : kwargs) {
+    const std::string name = nb::cast<std::string>(key);
+    const ModelField* field = nullptr;
+    for (const auto& f : kModelFields) field = name == f.name ? &f : field;
+    if (field) field->set(options, value);
+    if (!field || name == "G") {
+      if (!field && !find_option(name)) {
+        std::string models;
+        for (const auto& f : model_field_names()) models += (models.empty() ? "" : ", ") + f;
+        throw nb::type_error(fmt::format("generate() got an unexpected keyword argument '{}' (model options: {}; run "
+                                         "options: {})",
+                                         name, models, option_names())
+                                 .c_str());
+      }
+      run_kwargs[key] = value;
+    }
+  }
+  ParticleSystem ps;
+  {
+    nb::gil_scoped_release release;
+    ps = generate(options);
+  }
+  return make_simulation(std::move(ps), run_kwargs, "generate()");
+}
+
+}  // namespace
+
+void bind_io(nb::module_& m, SimulationClass& cls) {
+  m.def("formats", &format_names, "Names of the particle file formats this build reads and writes.");
+  m.def("models", &model_names, "Names of the models generate() builds.");
+  m.def("model_options", &model_field_names, "Keyword options generate() passes to the model.");
+
+  m.def(
+      "load",
+      [](const std::filesystem::path& path, const std::string& format, nb::kwargs options) {
+        const FileFormat f = resolve_format(path, format);  // a bad name is an nbody.Error
+        ParticleSystem ps = with_file_errors([&] {
+          nb::gil_scoped_release release;
+          return read_particles(path, f);
+        });
+        return make_simulation(std::move(ps), options, "load()");
+      },
+      "path"_a, "format"_a = "auto", "options"_a,
+      "Reads a particle file into a new Simulation. format: 'auto' (from the extension, or the HDF5 signature), "
+      "or one of formats(). Keyword options are run options (see Simulation.options). A missing or malformed "
+      "file raises nbody.FileError with the message of `nbody run -i`.");
+
+  cls.def(
+      "save",
+      [](PySimulation& sim, const std::filesystem::path& path, const std::string& format) {
+        PySimulation::Busy busy(sim);
+        const FileFormat f = resolve_format(path, format);
+        const ParticleSystem& state = sim.state();
+        with_file_errors([&] {
+          nb::gil_scoped_release release;
+          write_particles(path, state, f);
+        });
+      },
+      "path"_a, "format"_a = "auto",
+      "Writes the bodies to a file (atomically: a temporary file renamed into place). format: 'auto' (from "
+      "the extension) or one of nbody.formats().");
+
+  m.def("generate", &generate_model, "model"_a, "n"_a = 1000, "seed"_a = 1, "options"_a,
+        "Builds a model of `nbody gen` (see models()) as a new Simulation, deterministic for a seed. Keywords "
+        "are model options (model_options(): radius, mass, size, velocity, e, a, separation, impact, disk_mass, "
+        "scale_length, dim, G) or run options (G is both: the velocities are set up for it). An unknown keyword "
+        "raises TypeError naming it.");
+}
+
+}  // namespace nbody::python

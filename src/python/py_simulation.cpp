@@ -1,0 +1,256 @@
+#include "python/py_simulation.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "nbody/error.hpp"
+#include "nbody/integrator.hpp"
+
+namespace nbody::python {
+
+namespace {
+
+/// A 64-bit FNV-1a hash of the positions and masses (what the forces depend on): O(N),
+/// a few ms at N = 1e6, against a force evaluation that costs far more.
+std::uint64_t fingerprint(const ParticleSystem& ps) {
+  std::uint64_t h = 0xcbf29ce484222325ull ^ ps.size();
+  for (const auto* v : {&ps.x, &ps.y, &ps.z, &ps.mass}) {
+    for (double d : *v) {
+      h ^= std::bit_cast<std::uint64_t>(d);
+      h *= 0x100000001b3ull;
+    }
+  }
+  return h;
+}
+
+CollisionTotals combined(const CollisionTotals& a, const CollisionTotals& b) {
+  CollisionTotals t = a;
+  t.stages += b.stages;
+  t.contacts += b.contacts;
+  t.merges += b.merges;
+  if (b.stages > 0) t.max_overlap_last = b.max_overlap_last;
+  t.energy_lost += b.energy_lost;
+  t.seconds += b.seconds;
+  return t;
+}
+
+/// Builds a Simulation with these options on a one-body stand-in for the state (same
+/// dimension, radii or not), so that every option check the real constructor makes runs
+/// without touching the state: a rebuild that would fail leaves the simulation as it was.
+void check_by_building(const RunOptions& next, const ParticleSystem& state) {
+  ParticleSystem stand_in;
+  stand_in.dim = state.dim;
+  if (!state.empty()) stand_in.add(Body{{}, {}, 1.0, state.has_radii() ? 1.0 : 0.0, 0});
+  const Simulation probe(std::move(stand_in), next.gravity, next.integrator, next.collisions);
+}
+
+}  // namespace
+
+PySimulation::Busy::Busy(PySimulation& sim) : sim_(sim) {
+  if (sim_.busy_.exchange(true)) {
+    throw std::runtime_error(
+        "nbody.Simulation is busy in another thread (step, evolve, energy and accelerations "
+        "release the GIL); wait for that call to return");
+  }
+}
+
+PySimulation::Busy::~Busy() { sim_.busy_ = false; }
+
+PySimulation::PySimulation(ParticleSystem particles, const RunOptions& options) : options_(options) {
+  validate_bodies(particles);
+  validate(options_, particles.dim);
+  sim_ = std::make_unique<Simulation>(std::move(particles), options_.gravity, options_.integrator,
+                                      options_.collisions);
+}
+
+const ParticleSystem& PySimulation::state() const { return std::as_const(*sim_).particles(); }
+
+ParticleSystem& PySimulation::mutable_state() { return sim_->particles(); }
+
+void PySimulation::set_time(double t) {
+  if (!std::isfinite(t)) throw Error(fmt::format("time {}: must be finite", t));
+  mutable_state().time = t;
+}
+
+void PySimulation::edit_state(const std::function<void(ParticleSystem&)>& edit, bool moves_bodies) {
+  ParticleSystem edited = state();
+  edit(edited);
+  if (edited.dim == 2) edited.make_planar();  // a planar system stays planar
+  validate_bodies(edited);
+  // Into the existing buffers, so that views stay attached.
+  ParticleSystem& s = mutable_state();
+  auto copy_into = [](const auto& from, auto& to) { std::copy(from.begin(), from.end(), to.begin()); };
+  copy_into(edited.x, s.x), copy_into(edited.y, s.y), copy_into(edited.z, s.z);
+  copy_into(edited.vx, s.vx), copy_into(edited.vy, s.vy), copy_into(edited.vz, s.vz);
+  copy_into(edited.mass, s.mass), copy_into(edited.radius, s.radius), copy_into(edited.id, s.id);
+  s.time = edited.time;
+  if (moves_bodies) s.invalidate_accelerations();
+}
+
+void PySimulation::set_options(const RunOptions& next, bool rebuild_needed) {
+  validate(next, dim());
+  if (rebuild_needed) {
+    rebuild(next);
+  } else {
+    options_ = next;
+  }
+}
+
+void PySimulation::rebuild(const RunOptions& next) {
+  const bool forces_change = force_law_differs(options_.gravity, next.gravity);
+  ParticleSystem& current = mutable_state();
+  std::unique_ptr<Simulation> fresh;
+  if (next.gravity.device == Device::Gpu) {
+    // Built from a copy: if the device cannot take it, nothing is lost. (On the GPU path
+    // the arrays handed out are copies, so no view aliases these buffers.)
+    ParticleSystem copy = current;
+    if (forces_change) copy.invalidate_accelerations();
+    fresh = std::make_unique<Simulation>(std::move(copy), next.gravity, next.integrator, next.collisions);
+  } else {
+    check_by_building(next, current);
+    // Moved, not copied: the buffers, and with them the numpy views, carry over.
+    ParticleSystem moved = std::move(current);
+    if (forces_change) moved.invalidate_accelerations();
+    fresh = std::make_unique<Simulation>(std::move(moved), next.gravity, next.integrator, next.collisions);
+  }
+  steps_before_ += sim_->steps_done();
+  collisions_before_ = combined(collisions_before_, sim_->collision_totals());
+  for (const auto& [phase, seconds] : sim_->times().entries()) times_before_.add(phase, seconds);
+  sim_ = std::move(fresh);
+  options_ = next;
+  probe_solver_.reset();
+}
+
+std::uint64_t PySimulation::step(std::uint64_t count, const std::function<bool()>& keep_going) {
+  check_view_edits();
+  std::uint64_t done = 0;
+  while (done < count) {
+    sim_->step(options_.dt);
+    ++done;
+    if (done < count && !keep_going()) break;
+  }
+  remember_fingerprint();
+  return done;
+}
+
+std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& keep_going) {
+  if (t_end == time()) return 0;
+  const std::uint64_t total = steps_to_reach(time(), t_end, options_.dt);
+  check_view_edits();
+  std::uint64_t done = 0;
+  while (done < total) {
+    ++done;
+    sim_->step(done == total ? t_end - time() : options_.dt);
+    if (done < total && !keep_going()) break;
+  }
+  remember_fingerprint();
+  return done;
+}
+
+Diagnostics PySimulation::diagnostics() { return sim_->diagnostics(); }
+
+const ParticleSystem& PySimulation::accelerations() {
+  check_view_edits();
+  if (state().accelerations_valid()) return state();
+  if (!probe_solver_) {
+    // The CPU solver of the same force law (on the GPU path: the CPU kernel of the same
+    // algorithm, theta and precision).
+    GravityOptions g = options_.gravity;
+    g.dim = dim();
+    g.device = Device::Cpu;
+    if (g.kernel != "scalar") g.kernel = "fast";
+    g.block_size = 0;
+    probe_solver_ = make_gravity_solver(g);
+  }
+  ParticleSystem& s = mutable_state();  // GPU path: uploaded with them before the next step
+  probe_solver_->compute_accelerations(s);
+  remember_fingerprint();
+  return s;
+}
+
+std::vector<std::uint64_t> PySimulation::add(const std::vector<Body>& bodies) {
+  const ParticleSystem& s = state();
+  std::unordered_map<std::uint64_t, std::size_t> used;
+  std::uint64_t largest = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    used.emplace(s.id[i], i);
+    largest = std::max(largest, s.id[i]);
+  }
+  // Ids first (given ones checked against the system, 0 -> the next free one), then the
+  // same checks as every other way in.
+  ParticleSystem incoming;
+  incoming.dim = s.dim;
+  std::vector<std::uint64_t> ids;
+  for (Body b : bodies) {
+    if (b.id == 0) {
+      b.id = ++largest;
+    } else if (const auto it = used.find(b.id); it != used.end()) {
+      throw Error(fmt::format("add: id {} is already used by body {}", b.id, it->second));
+    }
+    largest = std::max(largest, b.id);
+    incoming.add(b);
+    ids.push_back(b.id);
+  }
+  validate_bodies(incoming);
+  retire_viewed_buffers();
+  ParticleSystem& target = mutable_state();
+  for (std::size_t i = 0; i < incoming.size(); ++i) target.add(incoming.body(i));
+  return ids;
+}
+
+void PySimulation::remove(const std::vector<std::size_t>& indices) {
+  for (std::size_t i : indices) {
+    if (i >= size()) throw Error(fmt::format("remove: index {} is out of range ({} bodies)", i, size()));
+  }
+  retire_viewed_buffers();
+  mutable_state().remove(indices);
+}
+
+CollisionTotals PySimulation::collision_totals() const {
+  return combined(collisions_before_, sim_->collision_totals());
+}
+
+PhaseTimes PySimulation::times() {
+  PhaseTimes t = times_before_;
+  for (const auto& [phase, seconds] : sim_->times().entries()) t.add(phase, seconds);
+  return t;
+}
+
+void PySimulation::view_created() {
+  ++live_views_;
+  if (!fingerprint_set_) remember_fingerprint();
+}
+
+void PySimulation::view_released() {
+  if (--live_views_ == 0) retired_.clear();
+}
+
+void PySimulation::retire_viewed_buffers() {
+  if (live_views_ == 0 || on_device()) return;
+  ParticleSystem& current = sim_->particles();
+  auto old = std::make_unique<ParticleSystem>(std::move(current));
+  current = *old;  // a copy on fresh buffers; the views keep the old ones
+  retired_.push_back(std::move(old));
+}
+
+void PySimulation::check_view_edits() {
+  if (!fingerprint_set_) return;
+  fingerprint_set_ = false;
+  if (on_device()) return;
+  ParticleSystem& s = sim_->particles();
+  if (s.accelerations_valid() && fingerprint(s) != fingerprint_) s.invalidate_accelerations();
+}
+
+void PySimulation::remember_fingerprint() {
+  if (live_views_ == 0 || on_device()) return;
+  fingerprint_ = fingerprint(state());
+  fingerprint_set_ = true;
+}
+
+}  // namespace nbody::python

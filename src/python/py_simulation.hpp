@@ -1,0 +1,116 @@
+#pragma once
+// nbody.Simulation's C++ side: an nbody::Simulation plus its run options, so that any
+// option can change between steps. Changing one that the C++ Simulation takes in its
+// constructor rebuilds it from the current state (time, ids, the state itself; the
+// accelerations are marked stale when the force law changed).
+//
+// The numpy views (sim.x, sim.masses, ...) alias the ParticleSystem's vectors on the CPU
+// path. Three rules keep them safe:
+//  - a rebuild moves the ParticleSystem into the new Simulation, so the buffers (and the
+//    views) carry over;
+//  - an operation that changes N (add, remove) while views exist first retires the
+//    current buffers (kept alive until the last view is gone) and continues on a copy:
+//    old views stay readable but no longer alias the simulation;
+//  - writes through a view cannot be seen as they happen, so while views exist a
+//    fingerprint of the positions and masses is kept; when it changed, the stored
+//    accelerations are marked stale before the next step.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "nbody/particles.hpp"
+#include "nbody/phase_times.hpp"
+#include "nbody/simulation.hpp"
+#include "python/run_options.hpp"
+
+namespace nbody::python {
+
+class PySimulation {
+ public:
+  /// Throws nbody::Error (the CLI's messages) for bad bodies or options.
+  PySimulation(ParticleSystem particles, const RunOptions& options);
+
+  // ---- State ----------------------------------------------------------------------
+  /// The state for reading (GPU path: downloaded when the device has stepped since).
+  [[nodiscard]] const ParticleSystem& state() const;
+  /// The state for writing: GPU path: uploaded before the next step or diagnostics.
+  [[nodiscard]] ParticleSystem& mutable_state();
+  [[nodiscard]] bool on_device() const { return sim_->on_device(); }
+  [[nodiscard]] double time() const { return sim_->time(); }
+  void set_time(double t);
+  [[nodiscard]] std::size_t size() const { return sim_->size(); }
+  [[nodiscard]] int dim() const { return state().dim; }
+  /// Copies values into the state's existing buffers (views stay attached) after
+  /// checking the edited copy with validate_bodies(); `edit` writes into that copy.
+  void edit_state(const std::function<void(ParticleSystem&)>& edit, bool moves_bodies);
+
+  // ---- Options --------------------------------------------------------------------
+  [[nodiscard]] const RunOptions& options() const { return options_; }
+  /// Validates, then (rebuild_needed: anything but dt changed) rebuilds the C++ Simulation.
+  void set_options(const RunOptions& next, bool rebuild_needed);
+
+  // ---- Stepping and measuring (call with the GIL released) ----------------------
+  /// `count` steps of size dt; `keep_going` is polled between steps (false stops).
+  /// Returns the number of steps done.
+  std::uint64_t step(std::uint64_t count, const std::function<bool()>& keep_going);
+  /// Steps of size dt until the time is exactly t_end (the last step shortened).
+  std::uint64_t evolve(double t_end, const std::function<bool()>& keep_going);
+  [[nodiscard]] Diagnostics diagnostics();
+  /// Makes the stored accelerations those at the current positions (computing them when
+  /// stale: on the GPU path, before the first step or after edits, with the CPU solver of
+  /// the same algorithm, theta and precision) and returns the state holding them.
+  const ParticleSystem& accelerations();
+
+  // ---- Bodies -----------------------------------------------------------------------
+  /// Appends bodies (ids 0 get fresh ones); returns their ids. Checks them first.
+  std::vector<std::uint64_t> add(const std::vector<Body>& bodies);
+  /// Removes bodies by index.
+  void remove(const std::vector<std::size_t>& indices);
+
+  // ---- Run totals over every rebuild ---------------------------------------------
+  [[nodiscard]] std::uint64_t steps_done() const { return steps_before_ + sim_->steps_done(); }
+  [[nodiscard]] CollisionTotals collision_totals() const;
+  [[nodiscard]] PhaseTimes times();
+  [[nodiscard]] std::string solver_name() const { return sim_->solver_name(); }
+  [[nodiscard]] std::string integrator_name() const { return sim_->integrator().name(); }
+
+  // ---- Views and threads ----------------------------------------------------------
+  void view_created();
+  void view_released();
+  [[nodiscard]] int live_views() const { return live_views_; }
+  /// Held while a method uses the simulation; a second thread gets a RuntimeError
+  /// (step, evolve, energy and accelerations release the GIL).
+  class Busy {
+   public:
+    explicit Busy(PySimulation& sim);
+    ~Busy();
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+
+   private:
+    PySimulation& sim_;
+  };
+
+ private:
+  void rebuild(const RunOptions& next);
+  /// Before N changes: with live views, move the buffers to retired_ and go on with a copy.
+  void retire_viewed_buffers();
+  void check_view_edits();
+  void remember_fingerprint();
+
+  std::unique_ptr<Simulation> sim_;
+  RunOptions options_;
+  std::unique_ptr<GravitySolver> probe_solver_;  // accelerations() on stale state
+  std::uint64_t steps_before_ = 0;                 // totals of the Simulations replaced
+  CollisionTotals collisions_before_;
+  PhaseTimes times_before_;
+  std::atomic<int> live_views_{0};  // released by numpy, maybe while a step runs
+  std::vector<std::unique_ptr<ParticleSystem>> retired_;
+  bool fingerprint_set_ = false;
+  std::uint64_t fingerprint_ = 0;
+  std::atomic<bool> busy_{false};
+};
+
+}  // namespace nbody::python

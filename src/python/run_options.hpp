@@ -1,0 +1,60 @@
+#pragma once
+// The run options of nbody.Simulation (the options of `nbody run`): one table that gives
+// the Python properties, the keyword arguments of Simulation(), load() and generate(), and
+// sim.options. Values are checked by the library's own validate()/parse_*() functions, so
+// a bad value raises the message `nbody run` prints for it.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "nbody/collisions.hpp"
+#include "nbody/gravity.hpp"
+#include "nbody/integrator.hpp"
+
+namespace nbody::python {
+
+namespace nb = nanobind;
+
+struct RunOptions {
+  GravityOptions gravity;
+  IntegratorOptions integrator;
+  CollisionOptions collisions;
+  double dt = 0.01;
+};
+
+/// Throws nbody::Error (the CLI's message) for the first bad option. dim is the
+/// system's dimension (the tree needs 2 or 3).
+void validate(const RunOptions& options, int dim);
+
+/// True when the options give other forces (so stored accelerations are stale): G,
+/// softening, algorithm, theta, quadrupole, precision, kernel or device differ.
+[[nodiscard]] bool force_law_differs(const GravityOptions& a, const GravityOptions& b);
+
+/// One run option as the Python side sees it.
+struct OptionSpec {
+  const char* name;
+  const char* doc;
+  nb::object (*get)(const RunOptions&);
+  void (*set)(RunOptions&, nb::handle);  // converts; raises TypeError for a wrong type
+  bool rebuilds = true;  // the C++ Simulation takes it in its constructor (all but dt)
+};
+
+/// Every run option, in the order `nbody run --help` lists them.
+[[nodiscard]] const std::vector<OptionSpec>& option_specs();
+[[nodiscard]] const OptionSpec* find_option(std::string_view name);
+/// "G, softening, dt, ..." for error messages.
+[[nodiscard]] std::string option_names();
+
+/// Applies keyword arguments to options. Names in `skip` are left for the caller; any
+/// other unknown name raises TypeError("CALLER got an unexpected keyword argument 'NAME'
+/// (run options: ...)").
+void apply_keywords(RunOptions& options, const nb::dict& kwargs, const char* caller,
+                    const std::vector<std::string>& skip = {});
+
+/// {name: value} of every option.
+[[nodiscard]] nb::dict options_dict(const RunOptions& options);
+
+}  // namespace nbody::python

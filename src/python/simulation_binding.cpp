@@ -1,0 +1,381 @@
+// nbody.Simulation: construction from numpy arrays, run options as properties, stepping
+// with the GIL released, and the conserved quantities.
+#include <chrono>
+#include <string>
+
+#include <fmt/format.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "nbody/diagnostics.hpp"
+#include "nbody/integrator.hpp"
+#include "python/arrays.hpp"
+#include "python/bindings.hpp"
+#include "python/errors.hpp"
+#include "python/run_options.hpp"
+
+namespace nbody::python {
+
+using namespace nb::literals;
+
+namespace {
+
+/// Energies of the system (sim.energy()).
+struct Energy {
+  double kinetic = 0;
+  double potential = 0;
+  double total = 0;
+};
+
+/// Polled between steps with the GIL released: every 50 ms it takes the GIL and lets
+/// Python run its signal handlers, so Ctrl-C stops a long step(k) or evolve(t) after the
+/// step in progress.
+class InterruptPoll {
+ public:
+  bool operator()() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next_) return true;
+    next_ = now + std::chrono::milliseconds(50);
+    nb::gil_scoped_acquire gil;
+    interrupted_ = PyErr_CheckSignals() != 0;
+    return !interrupted_;
+  }
+  /// Raises the pending Python exception (KeyboardInterrupt) if a poll saw one.
+  void raise_if_interrupted() const {
+    if (interrupted_) throw nb::python_error();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point next_ = std::chrono::steady_clock::now();
+  bool interrupted_ = false;
+};
+
+ParticleSystem from_arrays(nb::handle positions, nb::handle velocities, nb::handle masses, nb::handle radii,
+                           nb::handle ids, double time, int dim) {
+  const InputArray x = as_float64(positions, "positions", {-1, 3});
+  const std::size_t n = x.size();
+  const auto count = static_cast<long>(n);
+  const InputArray v = as_float64(velocities, "velocities", {count, 3});
+  const InputArray m = as_float64(masses, "masses", {count});
+  ParticleSystem ps;
+  if (dim != 2 && dim != 3) throw Error(fmt::format("--dim {}: dimension must be 2 or 3", dim));
+  ps.dim = dim;
+  ps.time = time;
+  ps.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ps.x[i] = x(i, 0), ps.y[i] = x(i, 1), ps.z[i] = x(i, 2);
+    ps.vx[i] = v(i, 0), ps.vy[i] = v(i, 1), ps.vz[i] = v(i, 2);
+    ps.mass[i] = m(i);
+  }
+  if (!radii.is_none()) {
+    const InputArray r = as_float64(radii, "radii", {count});
+    for (std::size_t i = 0; i < n; ++i) ps.radius[i] = r(i);
+  }
+  if (ids.is_none()) {
+    ps.assign_sequential_ids();
+  } else {
+    const InputIds id = as_ids(ids, "ids");
+    if (id.size() != n) {
+      throw nb::value_error(fmt::format("ids: expected {} ids, got {}", n, id.size()).c_str());
+    }
+    for (std::size_t i = 0; i < n; ++i) ps.id[i] = id(i);
+  }
+  if (!std::isfinite(time)) throw Error(fmt::format("time {}: must be finite", time));
+  return ps;
+}
+
+nb::dict diagnostics_dict(const Diagnostics& d) {
+  nb::dict out;
+  out["total_mass"] = d.total_mass;
+  out["kinetic"] = d.kinetic;
+  out["potential"] = d.potential;
+  out["total_energy"] = d.total_energy;
+  out["virial_ratio"] = d.virial_ratio;
+  out["momentum"] = vector3(d.momentum);
+  out["angular_momentum"] = vector3(d.angular_momentum);
+  out["com"] = vector3(d.com);
+  out["com_velocity"] = vector3(d.com_velocity);
+  return out;
+}
+
+/// Momentum and angular momentum about the origin: O(N) sums over the host state (the
+/// same sums as compute_diagnostics, without its O(N^2) potential).
+std::pair<Vec3, Vec3> momenta(const ParticleSystem& ps) {
+  Vec3 p, l;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const double m = ps.mass[i];
+    p.x += m * ps.vx[i];
+    p.y += m * ps.vy[i];
+    p.z += m * ps.vz[i];
+    l.x += m * (ps.y[i] * ps.vz[i] - ps.z[i] * ps.vy[i]);
+    l.y += m * (ps.z[i] * ps.vx[i] - ps.x[i] * ps.vz[i]);
+    l.z += m * (ps.x[i] * ps.vy[i] - ps.y[i] * ps.vx[i]);
+  }
+  return {p, l};
+}
+
+void set_option(PySimulation& sim, const OptionSpec& spec, nb::handle value) {
+  PySimulation::Busy busy(sim);
+  RunOptions next = sim.options();
+  spec.set(next, value);
+  sim.set_options(next, spec.rebuilds);
+}
+
+std::string repr(PySimulation& sim) {
+  const RunOptions& o = sim.options();
+  std::string text = fmt::format("nbody.Simulation(n={}, dim={}, time={:g}, dt={:g}, G={:g}, softening={:g}, "
+                                 "gravity='{}'",
+                                 sim.size(), sim.dim(), sim.time(), o.dt, o.gravity.G, o.gravity.softening,
+                                 o.gravity.algorithm);
+  if (o.gravity.algorithm == "tree") text += fmt::format(", theta={:g}", o.gravity.theta);
+  text += fmt::format(", integrator='{}', device='{}'", o.integrator.scheme, to_string(o.gravity.device));
+  if (o.collisions.model != CollisionModel::None) text += fmt::format(", collisions='{}'", to_string(o.collisions.model));
+  return text + ")";
+}
+
+}  // namespace
+
+nb::object make_simulation(ParticleSystem ps, const nb::dict& options, const char* caller,
+                           const std::vector<std::string>& skip) {
+  RunOptions run;
+  apply_keywords(run, options, caller, skip);
+  return nb::cast(new PySimulation(std::move(ps), run), nb::rv_policy::take_ownership);
+}
+
+void bind_simulation(nb::module_& m) {
+  nb::class_<Energy>(m, "Energy", "Kinetic, potential and total energy (sim.energy()).")
+      .def_ro("kinetic", &Energy::kinetic, "T = sum m v^2 / 2")
+      .def_ro("potential", &Energy::potential,
+              "W = -G sum_{i<j} m_i m_j / sqrt(r^2 + eps^2), with the simulation's softening")
+      .def_ro("total", &Energy::total, "T + W")
+      .def("__repr__", [](const Energy& e) {
+        return fmt::format("nbody.Energy(kinetic={:.17g}, potential={:.17g}, total={:.17g})", e.kinetic,
+                           e.potential, e.total);
+      });
+
+  SimulationClass cls(m, "Simulation", R"(An N-body simulation: bodies, a gravity solver and an integrator.
+
+Simulation(positions, velocities, masses, radii=None, ids=None, *, time=0.0, dim=3, **options)
+
+positions and velocities are (N, 3) arrays, masses (and radii) length N; ids default to
+1..N. The keyword options are the run options of `nbody run` (see sim.options), e.g.
+Simulation(x, v, m, dt=1e-3, softening=0.01, gravity="tree", theta=0.5).
+
+Every run option is a property and may change between steps; changing any but dt rebuilds
+the solver from the current state (time, ids, bodies kept; accelerations recomputed when
+the force law changed). Bad values raise nbody.Error (a ValueError) with the message
+`nbody run` prints.
+
+Arrays: sim.x, sim.y, sim.z, sim.vx, sim.vy, sim.vz, sim.masses, sim.radii and sim.ids
+are numpy views of the simulation's own memory on the CPU (no copy: writing into them
+edits the bodies); sim.positions, sim.velocities and sim.accelerations() are (N, 3)
+copies, because the state is stored as one array per component. With device="gpu" the
+state lives on the GPU and every array is a copy downloaded from it (read-only for the
+per-component arrays); assign to the property (sim.x = ..., sim.positions = ...) to
+change bodies there.
+)");
+  cls.attr("__module__") = "nbody";
+
+  cls.def(
+      "__init__",
+      [](PySimulation* self, nb::handle positions, nb::handle velocities, nb::handle masses, nb::handle radii,
+         nb::handle ids, double time, int dim, nb::kwargs options) {
+        RunOptions run;
+        apply_keywords(run, options, "Simulation()");
+        new (self) PySimulation(from_arrays(positions, velocities, masses, radii, ids, time, dim), run);
+      },
+      "positions"_a, "velocities"_a, "masses"_a, "radii"_a = nb::none(), "ids"_a = nb::none(), nb::kw_only(),
+      "time"_a = 0.0, "dim"_a = 3, "options"_a,
+      "Bodies from arrays: positions and velocities (N, 3), masses (N), optional radii (N) and ids (N, "
+      "positive integers); dim=2 makes the system planar (z = vz = 0). Keyword options: see sim.options.");
+
+  // ---- Run options ---------------------------------------------------------------------
+  for (const OptionSpec& spec : option_specs()) {
+    cls.def_prop_rw(
+        spec.name,
+        [&spec](PySimulation& sim) {
+          PySimulation::Busy busy(sim);
+          return spec.get(sim.options());
+        },
+        [&spec](PySimulation& sim, nb::handle value) { set_option(sim, spec, value); }, spec.doc);
+  }
+  cls.def_prop_ro(
+      "options",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        return options_dict(sim.options());
+      },
+      "Every run option and its value, as a dict (a copy: set options through the properties or set()).");
+  cls.def(
+      "set",
+      [](PySimulation& sim, nb::kwargs options) {
+        PySimulation::Busy busy(sim);
+        RunOptions next = sim.options();
+        apply_keywords(next, options, "set()");
+        bool rebuild = false;
+        for (auto [key, value] : options) rebuild = rebuild || find_option(nb::cast<std::string>(key))->rebuilds;
+        sim.set_options(next, rebuild);
+      },
+      "options"_a, "Sets several run options at once (one rebuild), e.g. sim.set(gravity='tree', theta=0.4).");
+
+  // ---- State scalars ---------------------------------------------------------------------
+  cls.def("__len__", [](PySimulation& sim) {
+    PySimulation::Busy busy(sim);
+    return sim.size();
+  });
+  cls.def_prop_ro(
+      "n",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        return sim.size();
+      },
+      "Number of bodies (merging collisions and remove() lower it).");
+  cls.def_prop_ro(
+      "dim",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        return sim.dim();
+      },
+      "3, or 2 for a planar system (z and vz held at exactly 0).");
+  cls.def_prop_rw(
+      "time",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        return sim.time();
+      },
+      [](PySimulation& sim, double t) {
+        PySimulation::Busy busy(sim);
+        sim.set_time(t);
+      },
+      "Simulated time.");
+  cls.def_prop_ro(
+      "steps_done",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        return sim.steps_done();
+      },
+      "Steps taken so far (over every option change).");
+  cls.def_prop_ro(
+      "solver",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        return sim.solver_name();
+      },
+      "The solver in use, e.g. 'direct-simd-double' or 'tree-float'.");
+
+  // ---- Stepping (GIL released) -------------------------------------------------------
+  cls.def(
+      "step",
+      [](PySimulation& sim, long long count) {
+        if (count < 0) throw nb::value_error(fmt::format("step({}): the number of steps must be >= 0", count).c_str());
+        PySimulation::Busy busy(sim);
+        InterruptPoll poll;
+        {
+          nb::gil_scoped_release release;
+          sim.step(std::uint64_t(count), [&poll] { return poll(); });
+        }
+        poll.raise_if_interrupted();
+      },
+      "count"_a = 1,
+      "Advances by count steps of size dt. Releases the GIL (other Python threads run meanwhile); Ctrl-C "
+      "stops after the step in progress.");
+  cls.def(
+      "evolve",
+      [](PySimulation& sim, double t) {
+        PySimulation::Busy busy(sim);
+        InterruptPoll poll;
+        {
+          nb::gil_scoped_release release;
+          sim.evolve(t, [&poll] { return poll(); });
+        }
+        poll.raise_if_interrupted();
+      },
+      "t"_a,
+      "Steps of size dt until the time is exactly t (the last step shortened to land on it, as `nbody run "
+      "--t-end`). Releases the GIL.");
+
+  // ---- Measures -------------------------------------------------------------------------
+  cls.def(
+      "energy",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        Diagnostics d;
+        {
+          nb::gil_scoped_release release;
+          d = sim.diagnostics();
+        }
+        return Energy{d.kinetic, d.potential, d.total_energy};
+      },
+      "Kinetic, potential (O(N^2), with the softening) and total energy as an nbody.Energy. Releases the "
+      "GIL.");
+  cls.def(
+      "diagnostics",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        Diagnostics d;
+        {
+          nb::gil_scoped_release release;
+          d = sim.diagnostics();
+        }
+        return diagnostics_dict(d);
+      },
+      "Everything `nbody info` reports, as a dict: total_mass, kinetic, potential, total_energy, "
+      "virial_ratio, momentum, angular_momentum, com, com_velocity.");
+  cls.def(
+      "momentum",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        return vector3(momenta(sim.state()).first);
+      },
+      "Total momentum sum m v, a numpy array of 3.");
+  cls.def(
+      "angular_momentum",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        return vector3(momenta(sim.state()).second);
+      },
+      "Total angular momentum about the origin, sum m r x v, a numpy array of 3.");
+  cls.def(
+      "timings",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        const PhaseTimes times = sim.times();
+        nb::dict out;
+        for (const auto& [phase, seconds] : times.entries()) out[phase.c_str()] = seconds;
+        return out;
+      },
+      "Seconds spent so far per phase: gravity, integrate, collisions, diagnostics.");
+  cls.def(
+      "collision_stats",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        const CollisionTotals t = sim.collision_totals();
+        nb::dict out;
+        out["stages"] = t.stages;
+        out["contacts"] = t.contacts;
+        out["merges"] = t.merges;
+        out["max_overlap"] = t.max_overlap_last;
+        out["energy_lost"] = t.energy_lost;
+        out["seconds"] = t.seconds;
+        return out;
+      },
+      "Collision totals so far: stages, contacts, merges, max_overlap (latest stage), energy_lost, seconds.");
+
+  cls.def(
+      "copy",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        ParticleSystem ps = sim.state();
+        return nb::cast(new PySimulation(std::move(ps), sim.options()), nb::rv_policy::take_ownership);
+      },
+      "An independent simulation with the same bodies, time and options.");
+  cls.def("__repr__", [](PySimulation& sim) {
+    PySimulation::Busy busy(sim);
+    return repr(sim);
+  });
+
+  bind_body_arrays(cls);
+  bind_io(m, cls);
+}
+
+}  // namespace nbody::python

@@ -1,0 +1,180 @@
+"""numpy in and out: construction, views that alias the simulation's memory, (N, 3)
+copies, setters, adding and removing bodies."""
+import gc
+
+import numpy as np
+import pytest
+
+import nbody
+
+
+def test_arrays_round_trip_exactly(random_bodies):
+    x, v, m = random_bodies
+    r = np.linspace(0, 0.1, len(m))
+    ids = np.arange(100, 100 + len(m))
+    sim = nbody.Simulation(x, v, m, radii=r, ids=ids, time=2.5)
+    assert len(sim) == sim.n == len(m)
+    assert sim.time == 2.5
+    np.testing.assert_array_equal(sim.positions, x)
+    np.testing.assert_array_equal(sim.velocities, v)
+    np.testing.assert_array_equal(sim.masses, m)
+    np.testing.assert_array_equal(sim.radii, r)
+    np.testing.assert_array_equal(sim.ids, ids)
+    np.testing.assert_array_equal(np.column_stack([sim.x, sim.y, sim.z]), x)
+    np.testing.assert_array_equal(np.column_stack([sim.vx, sim.vy, sim.vz]), v)
+    assert sim.x.dtype == np.float64 and sim.ids.dtype == np.uint64
+    assert sim.positions.shape == (len(m), 3)
+
+
+def test_defaults_and_conversions():
+    sim = nbody.Simulation([[0, 0, 0], [1, 0, 0]], [[0, 0, 0], [0, 1, 0]], [1, 2])  # lists, integers
+    np.testing.assert_array_equal(sim.ids, [1, 2])
+    np.testing.assert_array_equal(sim.radii, [0, 0])
+    assert sim.x.dtype == np.float64
+    fortran = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    sim.positions = fortran  # any layout
+    np.testing.assert_array_equal(sim.positions, fortran)
+
+
+def test_views_alias_the_simulation_and_copies_do_not(random_bodies, tmp_path):
+    sim = nbody.Simulation(*random_bodies)
+    x = sim.x
+    assert x.flags.writeable
+    assert np.shares_memory(x, sim.x)  # the same memory every time
+    assert not np.shares_memory(sim.positions, sim.x)  # (N, 3) is a copy
+    x[0] = 42.0
+    sim.masses[1] = 0.5
+    assert sim.positions[0, 0] == 42.0
+    path = tmp_path / "edited.csv"
+    sim.save(path)
+    back = nbody.load(path)
+    assert back.x[0] == 42.0 and back.masses[1] == 0.5
+    p = sim.positions
+    p[2, 1] = -7.0  # a copy: the simulation does not change
+    assert sim.y[2] != -7.0
+
+
+def test_view_keeps_the_simulation_alive(random_bodies):
+    x0 = random_bodies[0][:, 0].copy()
+    view = nbody.Simulation(*random_bodies).x
+    gc.collect()
+    np.testing.assert_array_equal(view, x0)
+
+
+def test_views_stay_attached_across_steps_and_option_changes(random_bodies):
+    sim = nbody.Simulation(*random_bodies, dt=1e-3)
+    x = sim.x
+    sim.step(3)
+    sim.gravity = "tree"
+    sim.softening = 0.01
+    sim.step(2)
+    assert np.shares_memory(x, sim.x)
+    np.testing.assert_array_equal(x, sim.positions[:, 0])
+
+
+def test_edits_through_views_refresh_the_accelerations(random_bodies):
+    sim = nbody.Simulation(*random_bodies, dt=1e-3)
+    sim.step(1)
+    x = sim.x
+    x[3] += 0.25  # the stored accelerations are now those of the old positions
+    fresh = nbody.Simulation(sim.positions, sim.velocities, sim.masses)
+    np.testing.assert_allclose(sim.accelerations(), fresh.accelerations(), rtol=1e-12)
+    # ... and the next step starts from the new ones, as a fresh simulation would.
+    fresh.dt = sim.dt
+    sim.step(1)
+    fresh.step(1)
+    np.testing.assert_allclose(sim.positions, fresh.positions, rtol=1e-12)
+
+
+def test_setters_check_shape_and_values(random_bodies):
+    sim = nbody.Simulation(*random_bodies)
+    n = sim.n
+    sim.positions = np.zeros((n, 3)) + np.arange(n)[:, None]
+    assert sim.x[5] == 5.0
+    sim.x = np.ones(n)
+    assert sim.positions[5, 0] == 1.0
+    with pytest.raises(ValueError, match=r"positions: expected an array of shape \(N, 3\)|positions: expected an array of shape \(12, 3\)"):
+        sim.positions = np.zeros((n + 1, 3))
+    with pytest.raises(nbody.Error, match=r"body 2 \(id 3\): mass must be positive and finite, got -1"):
+        masses = sim.masses.copy()
+        masses[2] = -1
+        sim.masses = masses
+    assert sim.masses[2] > 0  # unchanged after the refused edit
+    with pytest.raises(nbody.Error, match="must be finite"):
+        sim.vx = np.full(n, np.nan)
+
+
+def test_add_and_remove_bodies(random_bodies):
+    sim = nbody.Simulation(*random_bodies)
+    n = sim.n
+    new_id = sim.add(position=[5, 0, 0], velocity=[0, 1, 0], mass=0.1, radius=0.01)
+    assert new_id == n + 1 and sim.n == n + 1
+    np.testing.assert_array_equal(sim.positions[-1], [5, 0, 0])
+    ids = sim.add(position=np.zeros((3, 3)) + [[6, 0, 0]], mass=[0.1, 0.2, 0.3], id=[0, 500, 0])
+    np.testing.assert_array_equal(ids, [n + 2, 500, 501])
+    with pytest.raises(nbody.Error, match="add: id 500 is already used"):
+        sim.add(position=[0, 0, 0], mass=1, id=500)
+    with pytest.raises(nbody.Error, match="mass must be positive"):
+        sim.add(position=[0, 0, 0], mass=0)
+    assert sim.n == n + 4
+    sim.remove(0)
+    sim.remove(ids=[500, n + 1])
+    assert sim.n == n + 1
+    assert 500 not in sim.ids and 1 not in sim.ids
+    sim.remove([-1])  # Python's negative indices
+    assert sim.ids[-1] == n + 2
+    with pytest.raises(IndexError, match="out of range"):
+        sim.remove(sim.n)
+    far = sim.add(position=[[50, 0, 0], [60, 0, 0]], mass=1e-3)
+    sim.remove(np.hypot(sim.x, sim.y) > 40)  # a boolean mask
+    assert not np.isin(far, sim.ids).any()
+    with pytest.raises(ValueError, match="no body has id 9999"):
+        sim.remove(ids=9999)
+
+
+def test_views_taken_before_add_stay_readable_but_detach(random_bodies):
+    sim = nbody.Simulation(*random_bodies)
+    x = sim.x
+    before = x.copy()
+    sim.add(position=[1, 2, 3], mass=1.0)
+    np.testing.assert_array_equal(x, before)  # still valid memory
+    x[0] = 99.0
+    assert sim.x[0] != 99.0  # no longer the simulation's
+    assert len(sim.x) == len(before) + 1
+
+
+def test_planar_system_stays_planar():
+    sim = nbody.generate("plummer", n=50, seed=2, dim=2)
+    assert sim.dim == 2
+    assert not sim.z.any() and not sim.vz.any()
+    p = sim.positions
+    p[:, 2] = 1.0
+    sim.positions = p  # z is projected away
+    assert not sim.z.any()
+    sim.step(3)
+    assert not sim.z.any() and not sim.vz.any()
+
+
+def test_energy_momentum_and_diagnostics():
+    sim = nbody.generate("plummer", n=500, seed=1)
+    e = sim.energy()
+    assert e.total == pytest.approx(e.kinetic + e.potential)
+    assert -0.26 < e.total < -0.24  # Hénon units
+    d = sim.diagnostics()
+    assert d["total_energy"] == e.total and d["virial_ratio"] == pytest.approx(1, abs=0.1)
+    np.testing.assert_allclose(sim.momentum(), 0, atol=1e-14)
+    np.testing.assert_allclose(sim.momentum(), d["momentum"], atol=1e-15)
+    np.testing.assert_allclose(sim.angular_momentum(), d["angular_momentum"], atol=1e-14)
+    p = (sim.masses[:, None] * sim.velocities).sum(axis=0)
+    np.testing.assert_allclose(sim.momentum(), p, atol=1e-15)
+
+
+def test_an_empty_simulation_grows_by_add():
+    sim = nbody.Simulation(np.zeros((0, 3)), np.zeros((0, 3)), [], dt=0.01)
+    assert sim.n == 0 and sim.positions.shape == (0, 3) and len(sim.x) == 0
+    sim.step(2)
+    sim.add(position=[[1, 0, 0], [-1, 0, 0]], velocity=[[0, 0.3, 0], [0, -0.3, 0]], mass=0.5)
+    np.testing.assert_array_equal(sim.ids, [1, 2])
+    e0 = sim.energy().total
+    sim.step(100)
+    assert sim.energy().total == pytest.approx(e0, rel=1e-3)

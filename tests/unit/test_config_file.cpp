@@ -1,0 +1,331 @@
+// --config FILE: TOML values reach the options through CLI11 (its checks included), the
+// command line wins, every bad file fails with FILE:LINE and the key, and the used-parameters
+// document reads back to the same values.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli/config_file.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::HasSubstr;
+using testing::Not;
+
+/// Options of every kind the real commands use.
+struct Values {
+  std::uint64_t count = 1000;
+  std::uint64_t seed = 1;
+  std::uint64_t steps = 0;
+  double t_end = 0;
+  double dt = 0.01;
+  std::string gravity = "direct";
+  bool gpu = false;
+  bool quadrupole = false;
+  std::vector<double> center;
+  std::vector<std::string> fields;
+  int dim = 3;
+  std::string output;
+  std::string config;
+  bool operator==(const Values&) const = default;
+};
+
+/// `nbody run` in miniature: a subcommand with a uint, doubles, a string checked with
+/// IsMember, an option function with a default, a flag, vectors and two excluding options.
+struct Command {
+  CLI::App app{"config file test", "nbody"};
+  CLI::App* cmd = app.add_subcommand("run", "Run");
+  Values v;
+
+  Command() {
+    cmd->add_option("-n,--count", v.count, "Number of bodies")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmd->add_option("--seed", v.seed, "Random seed")->capture_default_str();
+    auto* steps = cmd->add_option("--steps", v.steps, "Number of steps");
+    auto* t_end = cmd->add_option("--t-end", v.t_end, "Run until this simulated time");
+    steps->excludes(t_end);
+    cmd->add_option("--dt", v.dt, "Time step")->check(CLI::PositiveNumber)->capture_default_str();
+    cmd->add_option("--gravity", v.gravity, "Gravity solver")
+        ->check(CLI::IsMember({"direct", "tree"}))
+        ->capture_default_str();
+    cmd->add_option_function<std::string>(
+           "--device", [this](const std::string& d) { v.gpu = d == "gpu"; },
+           "Where forces are computed")
+        ->check(CLI::IsMember({"cpu", "gpu"}))
+        ->default_str("cpu");
+    cmd->add_flag("--quadrupole", v.quadrupole, "tree: quadrupole moments");
+    cmd->add_option("--center", v.center, "Centre of the system:\nthree coordinates")->expected(3);
+    cmd->add_option("--fields", v.fields, "Extra datasets")
+        ->check(CLI::IsMember({"radius", "acceleration", "potential"}))
+        ->delimiter(',');
+    cmd->add_option("--dim", v.dim, "Dimensions")
+        ->check(CLI::IsMember({2, 3}))
+        ->capture_default_str();
+    cmd->add_option("-o,--output", v.output, "Output file");
+    add_config_option(cmd, v.config);
+  }
+
+  void parse(const std::string& command_line) { app.parse("run " + command_line); }
+};
+
+class ConfigFileTest : public testing::Test {
+ protected:
+  void SetUp() override {
+#if !NBODY_HAVE_TOML
+    GTEST_SKIP() << "built without toml++";
+#endif
+    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           (std::string("nbody_config_") + info->name() + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  fs::path write(const std::string& text, const std::string& name = "run.toml") const {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+
+  /// Parses the command line, applies the file, returns the values.
+  static Values applied(const fs::path& file, const std::string& command_line = "") {
+    Command c;
+    c.parse(command_line);
+    apply_config_file(*c.cmd, file);
+    return c.v;
+  }
+
+  /// The message of the nbody::Error that applying this file throws.
+  std::string error_of(const std::string& text, const std::string& command_line = "",
+                       const std::vector<std::string>& refused = {}) const {
+    const fs::path file = write(text);
+    Command c;
+    c.parse(command_line);
+    try {
+      apply_config_file(*c.cmd, file, refused);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no error for:\n" << text;
+    return {};
+  }
+
+  std::string where(int line) const {
+    return (dir_ / "run.toml").string() + ":" + std::to_string(line) + ": ";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ConfigFileTest, AppliesValuesOfEveryKind) {
+  const fs::path file = write(
+      "# a comment\n"
+      "n = 500\n"
+      "steps = 100\n"
+      "dt = 0.02\n"
+      "gravity = \"tree\"\n"
+      "device = \"gpu\"\n"
+      "quadrupole = true\n"
+      "center = [1, 2.5, -3]\n"
+      "fields = [\"radius\", \"potential\"]\n"
+      "dim = 2\n"
+      "output = \"out.txt\"\n");
+  Command c;
+  c.parse("");
+  apply_config_file(*c.cmd, file);
+  EXPECT_EQ(c.v.count, 500u);
+  EXPECT_EQ(c.v.steps, 100u);
+  EXPECT_EQ(c.v.dt, 0.02);
+  EXPECT_EQ(c.v.gravity, "tree");
+  EXPECT_TRUE(c.v.gpu);  // the option function's callback ran
+  EXPECT_TRUE(c.v.quadrupole);
+  EXPECT_EQ(c.v.center, (std::vector<double>{1, 2.5, -3}));
+  EXPECT_EQ(c.v.fields, (std::vector<std::string>{"radius", "potential"}));
+  EXPECT_EQ(c.v.dim, 2);
+  EXPECT_EQ(c.v.output, "out.txt");
+  // As if given: the run command tests count() ("needs --steps or --t-end").
+  EXPECT_EQ(c.cmd->count("--steps"), 1u);
+  EXPECT_EQ(c.cmd->count("--t-end"), 0u);
+}
+
+TEST_F(ConfigFileTest, UnderscoresNameDashedOptionsAndFloatsAreExact) {
+  const Values v = applied(write("t_end = 0.1\ndt = 1e-3\nseed = \"18446744073709551615\"\n"));
+  EXPECT_EQ(v.t_end, 0.1);
+  EXPECT_EQ(v.dt, 1e-3);
+  EXPECT_EQ(v.seed, 18446744073709551615u);
+}
+
+TEST_F(ConfigFileTest, ValuesEqualToTheDefaultLeaveTheOptionNotGiven) {
+  Command c;
+  c.parse("");
+  apply_config_file(
+      *c.cmd,
+      write("dt = 0.01\ndim = 3\ndevice = \"cpu\"\nquadrupole = false\ngravity = \"tree\"\n"));
+  EXPECT_EQ(c.cmd->count("--dt"), 0u);
+  EXPECT_EQ(c.cmd->count("--dim"), 0u);
+  EXPECT_EQ(c.cmd->count("--device"), 0u);
+  EXPECT_EQ(c.cmd->count("--quadrupole"), 0u);
+  EXPECT_EQ(c.cmd->count("--gravity"), 1u);
+  Values expected;
+  expected.gravity = "tree";
+  EXPECT_EQ(c.v, expected);
+}
+
+TEST_F(ConfigFileTest, TheCommandLineWins) {
+  const Values v =
+      applied(write("dt = 0.02\ngravity = \"tree\"\nsteps = 3\n"), "--dt 0.5 --gravity direct");
+  EXPECT_EQ(v.dt, 0.5);
+  EXPECT_EQ(v.gravity, "direct");
+  EXPECT_EQ(v.steps, 3u);
+}
+
+TEST_F(ConfigFileTest, OptionsExcludedByTheCommandLineAreSkipped) {
+  Command c;
+  c.parse("--t-end 5");
+  apply_config_file(*c.cmd, write("steps = 100\ndt = 0.5\n"));
+  EXPECT_EQ(c.v.t_end, 5.0);
+  EXPECT_EQ(c.v.steps, 0u);
+  EXPECT_EQ(c.cmd->count("--steps"), 0u);
+  EXPECT_EQ(c.v.dt, 0.5);
+  EXPECT_EQ(applied(write("t-end = 9.0\n"), "--steps 7").t_end, 0.0);  // the other direction
+}
+
+TEST_F(ConfigFileTest, ExcludingKeysInOneFileAreAnError) {
+  const std::string msg = error_of("steps = 100\nt-end = 5.0\n");
+  EXPECT_THAT(msg, HasSubstr(where(2)));
+  EXPECT_THAT(msg, HasSubstr("t-end and steps (line 1) exclude each other"));
+  EXPECT_THAT(error_of("t-end = 1.0\nt_end = 2.0\n"),
+              HasSubstr("t_end: --t-end is already set on line 1 (t-end)"));
+}
+
+TEST_F(ConfigFileTest, UnknownKeySuggestsTheClosestOption) {
+  const std::string msg = error_of("dt = 0.1\nstpes = 3\n");
+  EXPECT_THAT(msg, HasSubstr(where(2) + "unknown key 'stpes' (nbody run has no option --stpes)"));
+  EXPECT_THAT(msg, HasSubstr("did you mean 'steps'?"));
+  EXPECT_THAT(error_of("softening_length = 1\n"), Not(HasSubstr("did you mean")));
+}
+
+TEST_F(ConfigFileTest, WrongTypesNameTheKeyAndWhatTheOptionTakes) {
+  EXPECT_EQ(error_of("\n# length\nsteps = 0.5\n"),
+            where(3) + "steps = 0.5: --steps expects a non-negative integer");
+  EXPECT_THAT(error_of("steps = -5\n"),
+              HasSubstr("steps = -5: --steps expects a non-negative integer"));
+  EXPECT_THAT(error_of("dt = \"0.1\"\n"), HasSubstr("dt = \"0.1\": --dt expects a number"));
+  EXPECT_THAT(error_of("quadrupole = \"yes\"\n"), HasSubstr("--quadrupole expects true or false"));
+  EXPECT_THAT(error_of("gravity = 3\n"), HasSubstr("gravity = 3: --gravity expects a string"));
+  EXPECT_THAT(error_of("dim = [2]\n"), HasSubstr("dim = [2]: --dim expects an integer"));
+  EXPECT_THAT(error_of("center = [1, \"a\", 3]\n"),
+              HasSubstr("--center expects an array of numbers"));
+  EXPECT_THAT(error_of("center = [1.0, 2.0]\n"), HasSubstr("--center expects at least 3 value(s)"));
+}
+
+TEST_F(ConfigFileTest, InvalidValuesFailWithCli11sMessage) {
+  const std::string msg = error_of("n = 10\ngravity = \"fast\"\n");
+  EXPECT_THAT(msg, HasSubstr(where(2) + "gravity = \"fast\": --gravity"));
+  EXPECT_THAT(msg, HasSubstr("fast"));
+  EXPECT_THAT(msg, HasSubstr("direct"));  // CLI11 lists the choices
+  EXPECT_THAT(error_of("dt = -1.0\n"), HasSubstr(where(1) + "dt = -1.0: --dt"));
+  EXPECT_THAT(error_of("dim = 4\n"), HasSubstr("dim = 4: --dim"));
+  EXPECT_THAT(error_of("fields = [\"radius\", \"mass\"]\n"), HasSubstr("--fields"));
+}
+
+TEST_F(ConfigFileTest, SyntaxErrorsGiveTheLine) {
+  const std::string msg = error_of("steps = 10\ndt = = 0.1\n");
+  EXPECT_THAT(msg, HasSubstr(where(2)));
+  EXPECT_GT(msg.size(), where(2).size());  // toml++'s description follows
+}
+
+TEST_F(ConfigFileTest, UnreadableFilesAreNamed) {
+  const fs::path missing = dir_ / "missing.toml";
+  Command c;
+  c.parse("");
+  try {
+    apply_config_file(*c.cmd, missing);
+    ADD_FAILURE() << "no error for a missing file";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(),
+                HasSubstr(missing.string() + ": cannot open the config file (No such file"));
+  }
+  try {
+    apply_config_file(*c.cmd, dir_);
+    ADD_FAILURE() << "no error for a folder";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(dir_.string() + ": cannot"));
+  }
+}
+
+TEST_F(ConfigFileTest, TablesNestingAndRefusedKeysAreErrors) {
+  EXPECT_THAT(error_of("dt = 0.1\n[gravity]\ntheta = 0.5\n"),
+              HasSubstr(where(2) + "[gravity]: tables are not read"));
+  EXPECT_THAT(error_of("gravity.theta = 0.5\n"), HasSubstr("top level"));
+  EXPECT_THAT(error_of("config = \"other.toml\"\n"),
+              HasSubstr(where(1) + "config: a config file cannot name another one"));
+  EXPECT_THAT(error_of("help = true\n"),
+              HasSubstr(where(1) + "help: not an option for a config file"));
+  EXPECT_THAT(error_of("o = \"x.txt\"\n", "", {"output"}),
+              HasSubstr(where(1) + "o: --output is not read from a config file"));
+}
+
+TEST_F(ConfigFileTest, UsedParametersReadBackToTheSameValues) {
+  Command first;
+  first.parse(
+      "--steps 40 --dt 1e-2 --seed 18446744073709551615 --fields radius,acceleration --device gpu");
+  apply_config_file(*first.cmd,
+                    write("gravity = \"tree\"\ncenter = [0.5, -1, 2]\nquadrupole = true\n"
+                          "output = 'runs/a \"b\"\\c\td.txt'\n"));
+  const std::string text = used_parameters_toml(*first.cmd, {"config"});
+
+  // Typed values, described, and comments for what has no value.
+  EXPECT_THAT(text, HasSubstr("# Time step\ndt = 0.01\n"));
+  EXPECT_THAT(text, HasSubstr("\nsteps = 40\n"));
+  EXPECT_THAT(text, HasSubstr("\n# t-end: not used (excluded by --steps)\n"));
+  EXPECT_THAT(text, HasSubstr("\ncount = 1000\n"));
+  EXPECT_THAT(text, HasSubstr("\nseed = \"18446744073709551615\"\n"));  // above TOML's int64
+  EXPECT_THAT(text, HasSubstr("\ngravity = \"tree\"\n"));
+  EXPECT_THAT(text, HasSubstr("\ndevice = \"gpu\"\n"));
+  EXPECT_THAT(text, HasSubstr("\nquadrupole = true\n"));
+  EXPECT_THAT(
+      text, HasSubstr("# Centre of the system:\n# three coordinates\ncenter = [0.5, -1.0, 2.0]\n"));
+  EXPECT_THAT(text, HasSubstr("\nfields = [\"radius\", \"acceleration\"]\n"));
+  EXPECT_THAT(text, HasSubstr("\ndim = 3\n"));
+  EXPECT_THAT(text, HasSubstr("\noutput = \"runs/a \\\"b\\\"\\\\c\\td.txt\"\n"));  // escaped
+  EXPECT_THAT(text, Not(HasSubstr("\nconfig")));
+  EXPECT_THAT(text, Not(HasSubstr("help")));
+
+  Command second;
+  second.parse("");
+  apply_config_file(*second.cmd, write(text, "used_parameters.toml"));
+  EXPECT_EQ(second.v, first.v) << text;
+  EXPECT_EQ(used_parameters_toml(*second.cmd, {"config"}), text);  // and the document again
+}
+
+TEST_F(ConfigFileTest, UsedParametersOfDefaultsReadBack) {
+  Command first;
+  first.parse("--t-end 2.5");
+  const std::string text = used_parameters_toml(*first.cmd, {"config"});
+  EXPECT_THAT(text, HasSubstr("\nquadrupole = false\n"));
+  EXPECT_THAT(text, HasSubstr("\n# steps: not used (excluded by --t-end)\n"));
+  EXPECT_THAT(text, HasSubstr("\n# center: not set\n"));
+  EXPECT_THAT(text, HasSubstr("\n# output: not set\n"));
+  Command second;
+  second.parse("");
+  apply_config_file(*second.cmd, write(text));
+  EXPECT_EQ(second.v, first.v) << text;
+}
+
+}  // namespace
+}  // namespace nbody::cli
