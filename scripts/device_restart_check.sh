@@ -6,6 +6,7 @@ set -uo pipefail
 out=${OUT:-/tmp/nbody-out}
 mkdir -p "$out"
 scripts/device_check.sh "${1:-*}" || echo "GPU TESTS FAILED"
+[[ -x build/cuda/src/nbody ]] || { echo "no nbody binary: the build failed"; exit 1; }
 nb=build/cuda/src/nbody
 work=$(mktemp -d)
 echo "== restart vs uninterrupted, --device gpu --deterministic"

@@ -170,7 +170,7 @@ void add_accuracy_command(CLI::App& app) {
   cmd->add_option("--steps", args->steps,
                   "Also run K leapfrog steps at theta and at theta = 0 and report the summed squared "
                   "position and velocity differences");
-  cmd->add_option("--dt", args->dt, "Time step for --steps")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--dt", args->dt, "Time step for --steps")->check(time_step_check())->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout (see docs/json.md)");
   cmd->callback([args, cmd] { accuracy(*args, *cmd); });
 }

@@ -416,6 +416,8 @@ void apply_entry(const Entry& e, const std::string& file) {
         fmt::format("{}: {} expects {} ({})", what, long_name(opt), expectation(opt), err.what()));
   } catch (const CLI::Error& err) {
     throw Error(fmt::format("{}: {}", what, err.what()));
+  } catch (const Error& err) {  // the library's own check (options.cpp library_check)
+    throw Error(fmt::format("{}:{}: {}", file, e.line, err.what()));
   }
 }
 

@@ -1,6 +1,8 @@
 #include "cli/options.hpp"
 
 #include <fmt/format.h>
+#include <functional>
+#include <type_traits>
 #include <fmt/ranges.h>
 
 #include "nbody/error.hpp"
@@ -39,14 +41,68 @@ void add_model_options(CLI::App* app, ModelOptions& m) {
       ->check(CLI::PositiveNumber)->capture_default_str();
 }
 
+namespace {
+
+/// A CLI11 check that runs the library's own validation on the value, so that the command
+/// line, a --config file and the Python module all report the library's message (thrown
+/// through CLI11 as an nbody::Error). Values that are not numbers are left to CLI11's
+/// conversion, which says so.
+template <class Value>
+CLI::Validator library_check(std::function<void(Value)> check) {
+  return CLI::Validator(
+      [check](std::string& text) {
+        if constexpr (std::is_same_v<Value, std::string>) {
+          check(text);
+        } else {
+          Value v{};
+          if (CLI::detail::lexical_cast(text, v)) check(v);
+        }
+        return std::string();
+      },
+      "", "");
+}
+
+template <class Field>
+CLI::Validator gravity_check(Field GravityOptions::*field) {
+  return library_check<Field>([field](Field v) {
+    GravityOptions g;
+    g.*field = v;
+    validate(g);
+  });
+}
+
+template <class Field>
+CLI::Validator integrator_check(Field IntegratorOptions::*field) {
+  return library_check<Field>([field](Field v) {
+    IntegratorOptions i;
+    i.*field = v;
+    validate(i);
+  });
+}
+
+template <class Field>
+CLI::Validator collision_check(Field CollisionOptions::*field) {
+  return library_check<Field>([field](Field v) {
+    CollisionOptions c;
+    c.*field = v;
+    validate(c);
+  });
+}
+
+}  // namespace
+
+CLI::Validator time_step_check() {
+  return library_check<double>([](double dt) { check_time_step(dt); });
+}
+
 void add_gravity_options(CLI::App* app, GravityOptions& g) {
   app->add_option("--gravity", g.algorithm,
                   "Gravity solver: direct (exact O(N^2) sum) or tree (Barnes-Hut, O(N log N))")
-      ->check(CLI::IsMember({"direct", "tree"}))->capture_default_str();
+      ->check(gravity_check(&GravityOptions::algorithm))->capture_default_str();
   app->add_option("--theta", g.theta,
                   "tree: opening angle; a cell of size s at distance d is used whole when s/d < theta "
                   "(0 = exact direct sum)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(gravity_check(&GravityOptions::theta))->capture_default_str();
   app->add_flag("--quadrupole", g.quadrupole, "tree: add quadrupole moments (more accurate at the same theta)");
   app->add_option("--kernel", g.kernel,
                   "Direct-sum kernel. CPU: fast (SIMD + OpenMP) or scalar (reference); GPU: fast (register "
@@ -55,30 +111,28 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
   app->add_option("--block-size", g.block_size,
                   "GPU: threads per block (0 = the kernel's default: 512 fast, 256 tiled and naive; tiled and fast need a power of two "
                   "from 8 to 1024, naive 1 to 1024)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(gravity_check(&GravityOptions::block_size))->capture_default_str();
   app->add_flag("--deterministic", g.deterministic,
                 "GPU: bit-identical results run after run (the direct sum then evaluates each pair from both "
                 "sides instead of once with atomics: slower above 16384 bodies; the tree is always deterministic)");
   app->add_option_function<std::string>(
-         "--device", [&g](const std::string& v) { g.device = v == "gpu" ? Device::Gpu : Device::Cpu; },
+         "--device", [&g](const std::string& v) { g.device = parse_device(v); },
          "Where forces are computed: cpu or gpu")
-      ->check(CLI::IsMember({"cpu", "gpu"}))
+      ->check(library_check<std::string>([](const std::string& v) { (void)parse_device(v); }))
       ->default_str("cpu");
   app->add_option_function<std::string>(
          "--precision",
-         [&g](const std::string& v) {
-           g.precision = v == "float" ? Precision::Float : v == "double" ? Precision::Double : Precision::Auto;
-         },
+         [&g](const std::string& v) { g.precision = parse_precision(v); },
          "Force arithmetic: float (float32), double (float64), or auto (double for the direct sum, float "
          "for the tree, whose ~1e-3 truncation error dwarfs float rounding)")
-      ->check(CLI::IsMember({"auto", "float", "double"}))
+      ->check(library_check<std::string>([](const std::string& v) { (void)parse_precision(v); }))
       ->default_str("auto");
   app->add_option("--softening,--eps", g.softening, "Plummer softening length epsilon")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(gravity_check(&GravityOptions::softening))->capture_default_str();
   app->add_option("--G", g.G, "Gravitational constant (e.g. 6.67430e-11 for SI units)")
-      ->check(CLI::Number)->capture_default_str();
+      ->check(gravity_check(&GravityOptions::G))->capture_default_str();
   app->add_option("--threads", g.threads, "CPU threads for forces (0 = all available)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(gravity_check(&GravityOptions::threads))->capture_default_str();
 }
 
 void add_collision_options(CLI::App* app, CollisionOptions& c) {
@@ -87,17 +141,17 @@ void add_collision_options(CLI::App* app, CollisionOptions& c) {
          "Collisions between bodies with radii: none, bounce (impulse with --restitution along "
          "the line of centres, then push-apart) or merge (mass, momentum and volume kept; the "
          "smaller id survives)")
-      ->check(CLI::IsMember(collision_model_names()))
+      ->check(library_check<std::string>([](const std::string& v) { (void)parse_collision_model(v); }))
       ->default_str("none");
   app->add_option(
          "--restitution", c.restitution,
          "bounce: coefficient of restitution e (1 elastic: momentum and kinetic energy kept; 0 "
          "perfectly inelastic)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(collision_check(&CollisionOptions::restitution))
       ->capture_default_str();
   app->add_option("--collision-iterations", c.iterations,
                   "Collision resolution passes per step (more passes leave less overlap)")
-      ->check(CLI::Range(1, 1000))
+      ->check(collision_check(&CollisionOptions::iterations))
       ->capture_default_str();
 }
 
@@ -115,10 +169,10 @@ void add_integrator_options(CLI::App* app, IntegratorOptions& i) {
   app->add_option("--integrator", i.scheme,
                   "Time integrator: leapfrog (kick-drift-kick), euler (semi-implicit), kinematic "
                   "(x += (v + a dt/2) dt, v += a dt)")
-      ->check(CLI::IsMember(integrator_names()))->capture_default_str();
+      ->check(integrator_check(&IntegratorOptions::scheme))->capture_default_str();
   app->add_option("--damping", i.damping,
                   "Velocity damping factor applied after each step's velocity update (1 = none)")
-      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+      ->check(integrator_check(&IntegratorOptions::damping))->capture_default_str();
 }
 
 void add_format_option(CLI::App* app, std::string& format) {

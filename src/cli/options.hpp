@@ -27,6 +27,9 @@ void add_collision_options(CLI::App* app, CollisionOptions& collisions);
 /// that does not use them.
 void check_collision_options(const CLI::App& app, const CollisionOptions& collisions);
 
+/// The check of --dt: the library's (check_time_step), so every front end says the same.
+[[nodiscard]] CLI::Validator time_step_check();
+
 /// --integrator, --damping.
 void add_integrator_options(CLI::App* app, IntegratorOptions& integrator);
 

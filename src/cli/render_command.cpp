@@ -277,7 +277,7 @@ void add_render_command(CLI::App& app) {
                                     "pattern such as 'out_*.txt' (sorted), or a list of files");
   snapshots->excludes(input)->excludes(model);
   add_model_options(cmd, args->model);
-  cmd->add_option("--dt", args->dt, "Time step")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--dt", args->dt, "Time step")->check(time_step_check())->capture_default_str();
   add_gravity_options(cmd, args->gravity);
   add_integrator_options(cmd, args->integrator);
   add_collision_options(cmd, args->collisions);

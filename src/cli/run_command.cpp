@@ -16,7 +16,7 @@ void add_run_command(CLI::App& app) {
   auto* steps = cmd->add_option("--steps", args->steps, "Run until this step (with --restart: counted from the run's start)");
   auto* t_end = cmd->add_option("--t-end", args->t_end, "Run until this simulated time");
   steps->excludes(t_end);
-  cmd->add_option("--dt", args->dt, "Time step")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--dt", args->dt, "Time step")->check(time_step_check())->capture_default_str();
   add_gravity_options(cmd, args->gravity);
   add_integrator_options(cmd, args->integrator);
   add_collision_options(cmd, args->collisions);

@@ -65,7 +65,7 @@ void add_view_command(CLI::App& app) {
   add_source_options(cmd, args->input, args->format, args->model.model);
   add_model_options(cmd, args->model);
   viewer::ViewerOptions& v = args->view;
-  cmd->add_option("--dt", v.dt, "Time step")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--dt", v.dt, "Time step")->check(time_step_check())->capture_default_str();
   add_gravity_options(cmd, v.gravity);
   add_integrator_options(cmd, v.integrator);
   add_collision_options(cmd, v.collisions);

@@ -19,7 +19,7 @@ namespace {
 
 constexpr double kDt = 2e-3;
 
-struct Setup {
+struct Case {
   std::string name;
   GravityOptions gravity;
   CollisionOptions collisions;
@@ -45,7 +45,7 @@ GravityOptions gpu(const std::string& algorithm, Precision p) {
   return g;
 }
 
-std::vector<Setup> setups() {
+std::vector<Case> cases() {
   CollisionOptions bounce;
   bounce.model = CollisionModel::Bounce;
   bounce.restitution = 0.5;
@@ -65,7 +65,7 @@ struct Outcome {
   CollisionTotals collisions;
 };
 
-Outcome run(const Setup& s, ParticleSystem start, int steps, std::uint64_t steps_before = 0,
+Outcome run(const Case& s, ParticleSystem start, int steps, std::uint64_t steps_before = 0,
             const CollisionTotals& totals = {}) {
   Simulation sim(std::move(start), s.gravity, IntegratorOptions{}, s.collisions);
   if (steps_before > 0) sim.resume(steps_before, totals);
@@ -88,7 +88,7 @@ void expect_same_outcome(const Outcome& a, const Outcome& b, const std::string& 
 
 TEST(GpuDeterministic, SameInputSameBitsRunAfterRun) {
   SKIP_WITHOUT_GPU();
-  for (const Setup& s : setups()) {
+  for (const Case& s : cases()) {
     const ParticleSystem start = cluster(20000, s.radius);
     const Outcome first = run(s, start, 8);
     const Outcome second = run(s, start, 8);
@@ -101,7 +101,7 @@ TEST(GpuDeterministic, SameInputSameBitsRunAfterRun) {
 
 TEST(GpuDeterministic, RestartFromCheckpointStateEqualsUninterruptedRun) {
   SKIP_WITHOUT_GPU();
-  for (const Setup& s : setups()) {
+  for (const Case& s : cases()) {
     const ParticleSystem start = cluster(20000, s.radius);
     const Outcome whole = run(s, start, 12);
     // The checkpoint: what a run writes after 5 steps (accelerations valid, time, totals).
