@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
+#include "nbody/snapshot.hpp"
 #include "viewer/viewer.hpp"
 
 namespace {
@@ -22,6 +23,12 @@ std::string version_text() {
                g.memory_gib, g.multiprocessors);
   }
   if (!out.empty() && out.back() != '\n') out += '\n';
+  out += nbody::have_hdf5() ? "hdf5: yes (snapshots, checkpoints)\n" : "hdf5: no (built without HDF5)\n";
+#ifdef NBODY_HAVE_TOML
+  out += "config files: yes (run --config)\n";
+#else
+  out += "config files: no (built without toml++)\n";
+#endif
   out += nbody::viewer::viewer_available() ? "viewer: yes (nbody view)"
                                            : "viewer: no (built without GLFW, OpenGL or Dear ImGui)";
   while (!out.empty() && out.back() == '\n') out.pop_back();  // CLI11 adds the last newline
