@@ -10,6 +10,7 @@ packages=(
   python3 python3-venv  # command-line tests; the project's virtual environment (.venv)
   libhdf5-dev  # snapshots and checkpoints (HDF5, GADGET/SWIFT layout)
   libtomlplusplus-dev  # nbody run --config run.toml
+  libopenmpi-dev openmpi-bin  # several processes: mpirun -np P nbody run (optional in the build)
   libstb-dev ffmpeg  # nbody render: PNG writer, MP4 encoding
   libglfw3-dev libimgui-dev libgl-dev  # nbody view (optional in the build)
   xvfb xauth libgl1-mesa-dri  # viewer tests without a display (Mesa's software OpenGL)

@@ -29,4 +29,9 @@ struct BuildInfo {
 /// CUDA, or no driver or device is present.
 [[nodiscard]] std::vector<GpuDevice> gpu_devices(std::string* reason = nullptr);
 
+/// The GPU this process computes on (default 0; each MPI rank picks its own, see
+/// init_distributed in distributed.hpp). Every CUDA path selects it with cudaSetDevice.
+void use_gpu(int index);
+[[nodiscard]] int gpu_in_use();
+
 }  // namespace nbody

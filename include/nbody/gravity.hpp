@@ -62,6 +62,14 @@ struct SolverStats {
 };
 
 /// Computes accelerations for every body of a particle system.
+/// Share `part` of `parts` of n items, as contiguous and equal as can be: [first, last).
+struct ShareRange {
+  std::size_t first, last;
+};
+[[nodiscard]] inline ShareRange share_range(std::size_t n, int part, int parts) {
+  return {n * std::size_t(part) / std::size_t(parts), n * std::size_t(part + 1) / std::size_t(parts)};
+}
+
 class GravitySolver {
  public:
   virtual ~GravitySolver() = default;
@@ -71,6 +79,12 @@ class GravitySolver {
   virtual void compute_accelerations(ParticleSystem& ps) = 0;
   /// Statistics of the last compute_accelerations() (zeros where not applicable).
   [[nodiscard]] virtual SolverStats stats() const { return {}; }
+  /// Several processes (distributed.hpp): from now on compute the accelerations of share
+  /// `part` of `parts` of the bodies only, with exact zeros for the others, so that the sum
+  /// over the parts is the whole result, each body's acceleration computed by one part
+  /// exactly as one process computes it. Returns false when this solver cannot split its
+  /// work (it then computes every body, and the caller must not sum).
+  virtual bool set_share(int part, int parts) { return parts == 1 && part == 0; }
 };
 
 /// Builds the solver the options ask for; throws nbody::Error for an unknown or

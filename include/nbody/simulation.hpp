@@ -15,6 +15,7 @@
 
 #include "nbody/collisions.hpp"
 #include "nbody/diagnostics.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/particles.hpp"
@@ -29,8 +30,12 @@ class Simulation {
   /// Throws nbody::Error for invalid options. A dim-2 system is made planar.
   /// With collisions, contacts are resolved right before every force evaluation (so the
   /// stored accelerations match the positions after the collisions; docs/collisions.md).
+  /// With a reducer of several parts (an MPI run, distributed.hpp), every process holds
+  /// and steps the whole state, computes its share of the forces, and the shares are
+  /// summed across the processes each force evaluation.
   Simulation(ParticleSystem particles, const GravityOptions& gravity,
-             const IntegratorOptions& integrator, const CollisionOptions& collisions = {});
+             const IntegratorOptions& integrator, const CollisionOptions& collisions = {},
+             std::shared_ptr<ForceReducer> reducer = nullptr);
   ~Simulation();
   Simulation(Simulation&&) noexcept;
   Simulation& operator=(Simulation&&) noexcept;
@@ -49,6 +54,8 @@ class Simulation {
   [[nodiscard]] const GravityOptions& gravity_options() const { return gravity_options_; }
   /// The CPU solver; throws nbody::Error on the GPU path (use solver_name()).
   [[nodiscard]] const GravitySolver& gravity() const;
+  /// The processes sharing the force work (parts() == 1: this one alone).
+  [[nodiscard]] int processes() const { return reducer_ ? reducer_->parts() : 1; }
   /// E.g. "direct-simd-double", or "direct-cuda-fast-double-resident" on the GPU path.
   [[nodiscard]] std::string solver_name() const;
   [[nodiscard]] const Integrator& integrator() const { return *integrator_; }
@@ -90,6 +97,7 @@ class Simulation {
   std::unique_ptr<TimedGravity> gravity_;   // CPU path (runs the collision stage too)
   std::unique_ptr<DeviceStepper> stepper_;  // GPU path
   std::unique_ptr<Integrator> integrator_;
+  std::shared_ptr<ForceReducer> reducer_;
   PhaseTimes times_;
   PhaseTimes gravity_stages_;
   CollisionTotals device_collisions_;  // GPU path (the CPU path's are in the solver wrapper)

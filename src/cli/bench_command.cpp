@@ -22,11 +22,11 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("suite", args->suite,
                   "Benchmark suite. Reports (CSV, JSON, PNG and report.md in -o DIR): scaling, block-size, "
                   "threads, phases, theta, collisions, speedup, or all of them. Console tables: direct (direct sum, "
-                  "interactions per second), tree (Barnes-Hut against the direct sum); collisions without -o and "
-                  "--quick prints its table only")
+                  "interactions per second), tree (Barnes-Hut against the direct sum), scaling-mpi (strong and weak "
+                  "scaling over the ranks of mpirun -np P); collisions without -o and --quick prints its table only")
       ->required()
       ->check(CLI::IsMember({"direct", "tree", "collisions", "scaling", "block-size", "threads", "phases", "theta",
-                             "speedup", "all"}));
+                             "speedup", "all", "scaling-mpi"}));
   auto* count = cmd->add_option("-n,--count", args->n, "Number of bodies (tree: default 100000)")
                     ->check(CLI::PositiveNumber)
                     ->capture_default_str();
@@ -81,6 +81,11 @@ void add_bench_command(CLI::App& app) {
         {"scaling", scaling_suite}, {"block-size", block_size_suite}, {"threads", threads_suite},
         {"phases", phases_suite},   {"theta", theta_suite},           {"collisions", collisions_suite},
         {"speedup", speedup_suite}};
+    if (args->suite == "scaling-mpi") {
+      if (args->device == "all") throw Error("--device all: bench scaling-mpi takes cpu or gpu");
+      bench_scaling_mpi(*args, count->count() > 0);
+      return;
+    }
     const bool report = args->suite == "all" || args->quick || output->count() > 0 ||
                         (args->suite != "direct" && args->suite != "tree" && args->suite != "collisions");
     if (report) {

@@ -5,11 +5,13 @@
 
 #include "cli/commands.hpp"
 #include "nbody/build_info.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/snapshot.hpp"
 #include "viewer/viewer.hpp"
 
 namespace {
+
 std::string version_text() {
   const nbody::BuildInfo b = nbody::build_info();
   std::string out = fmt::format("nbody {} ({}; CUDA {}; OpenMP {}, {} threads)\n", b.version, b.compiler, b.cuda ? "on" : "off",
@@ -24,6 +26,8 @@ std::string version_text() {
   }
   if (!out.empty() && out.back() != '\n') out += '\n';
   out += nbody::have_hdf5() ? "hdf5: yes (snapshots, checkpoints)\n" : "hdf5: no (built without HDF5)\n";
+  out += fmt::format("mpi: {}, nccl: {}\n", nbody::have_mpi() ? "yes (mpirun -np P nbody run ...)" : "no",
+                     nbody::have_nccl() ? "yes" : "no");
 #ifdef NBODY_HAVE_TOML
   out += "config files: yes (run --config)\n";
 #else
@@ -36,7 +40,34 @@ std::string version_text() {
 }
 }  // namespace
 
+int run_command_line(int argc, char** argv);
+
+/// Under mpirun only `run` and `bench scaling-mpi` share the work; any other command
+/// would run once per rank and write the same files.
+static void check_distributed_command(int argc, char** argv) {
+  const auto ranks = nbody::world();
+  if (!ranks || ranks->parts() == 1 || argc < 2) return;
+  const std::string command = argv[1];
+  if (command == "run" || (command == "bench" && argc > 2 && std::string(argv[2]) == "scaling-mpi")) return;
+  throw nbody::Error(fmt::format("nbody {} runs as one process; under mpirun (here {} ranks) use nbody run or "
+                                 "nbody bench scaling-mpi",
+                                 command, ranks->parts()));
+}
+
 int main(int argc, char** argv) {
+  try {
+    (void)nbody::init_distributed(&argc, &argv);
+    check_distributed_command(argc, argv);
+  } catch (const nbody::Error& e) {
+    fmt::print(stderr, "nbody: error: {}\n", e.what());
+    return 1;
+  }
+  const int status = run_command_line(argc, argv);
+  nbody::finalize_distributed();
+  return status;
+}
+
+int run_command_line(int argc, char** argv) {
   CLI::App app{"nbody: gravitational N-body simulation (direct sum, leapfrog and more)", "nbody"};
   app.set_version_flag("--version", version_text, "Print the version, build options and devices");
   app.require_subcommand(1);

@@ -15,7 +15,9 @@ template <class Real>
 void DirectSumScalar<Real>::compute_accelerations(ParticleSystem& ps) {
   const std::size_t n = ps.size();
   const Real eps2 = Real(softening_) * Real(softening_);
-  for (std::size_t i = 0; i < n; ++i) {
+  for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->assign(n, 0.0);
+  const ShareRange share = share_range(n, part_, parts_);
+  for (std::size_t i = share.first; i < share.last; ++i) {
     const Real xi = Real(ps.x[i]), yi = Real(ps.y[i]), zi = Real(ps.z[i]);
     Real ax = 0, ay = 0, az = 0;
     for (std::size_t j = 0; j < n; ++j) {

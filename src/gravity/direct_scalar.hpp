@@ -11,10 +11,16 @@ class DirectSumScalar final : public GravitySolver {
   DirectSumScalar(double G, double softening) : G_(G), softening_(softening) {}
   [[nodiscard]] std::string name() const override;
   void compute_accelerations(ParticleSystem& ps) override;
+  bool set_share(int part, int parts) override {
+    part_ = part;
+    parts_ = parts;
+    return true;
+  }
 
  private:
   double G_;
   double softening_;
+  int part_ = 0, parts_ = 1;
 };
 
 }  // namespace nbody

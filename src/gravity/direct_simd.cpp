@@ -96,6 +96,12 @@ class DirectSumSimd final : public GravitySolver {
         isa_(isa),
         kernel_(kernel_for<Real>(isa)) {}
 
+  bool set_share(int part, int parts) override {
+    part_ = part;
+    parts_ = parts;
+    return true;
+  }
+
   [[nodiscard]] std::string name() const override {
     return fmt::format("direct-simd-{}-{}", to_string(isa_),
                        std::is_same_v<Real, float> ? "float" : "double");
@@ -126,14 +132,20 @@ class DirectSumSimd final : public GravitySolver {
                                 eps * eps, ax_.data(), ay_.data(), az_.data(),
                                 x_.data(), y_.data(),  z_.data()};  // targets = sources
 
-    const auto blocks = static_cast<std::ptrdiff_t>(padded / kBlock);
+    // This process's share of the i-blocks (all of them in one process); the others stay 0.
+    const ShareRange share = share_range(padded / kBlock, part_, parts_);
+    if (parts_ > 1) {
+      for (auto* v : {&ax_, &ay_, &az_}) std::fill(v->begin(), v->end(), Real(0));
+    }
+    const auto first_block = static_cast<std::ptrdiff_t>(share.first);
+    const auto blocks = static_cast<std::ptrdiff_t>(share.last);
     const KernelFn<Real> kernel = kernel_;
 #if defined(_OPENMP)
     const int wanted = threads_ > 0 ? threads_ : omp_get_max_threads();
-    const int team = static_cast<int>(std::min<std::ptrdiff_t>(wanted, blocks));
+    const int team = static_cast<int>(std::max<std::ptrdiff_t>(1, std::min<std::ptrdiff_t>(wanted, blocks - first_block)));
 #pragma omp parallel for schedule(static) num_threads(team)
 #endif
-    for (std::ptrdiff_t b = 0; b < blocks; ++b) {
+    for (std::ptrdiff_t b = first_block; b < blocks; ++b) {
       const auto i = static_cast<std::size_t>(b) * kBlock;
       kernel(args, i, i + kBlock);
     }
@@ -154,6 +166,7 @@ class DirectSumSimd final : public GravitySolver {
   int threads_;
   Isa isa_;
   KernelFn<Real> kernel_;
+  int part_ = 0, parts_ = 1;
   AlignedVector<Real> x_, y_, z_, m_, ax_, ay_, az_;  // scratch, reused between calls
 };
 

@@ -11,6 +11,7 @@
 
 #include "nbody/collisions.hpp"
 #include "nbody/diagnostics.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/particles.hpp"
@@ -53,8 +54,11 @@ class DeviceStepper {
 /// or no usable device.
 /// With collisions.model != None the collision stage runs on the device too, right
 /// before every force evaluation, as on the CPU path.
+/// With a reducer of several parts, the forces are computed in shares and summed across
+/// the processes (NCCL) right after the force kernels (distributed.hpp).
 [[nodiscard]] std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity,
                                                                  const IntegratorOptions& integrator,
-                                                                 const CollisionOptions& collisions = {});
+                                                                 const CollisionOptions& collisions = {},
+                                                                 std::shared_ptr<ForceReducer> reducer = nullptr);
 
 }  // namespace nbody

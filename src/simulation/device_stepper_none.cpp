@@ -7,7 +7,7 @@
 namespace nbody {
 
 std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity, const IntegratorOptions&,
-                                                   const CollisionOptions&) {
+                                                   const CollisionOptions&, std::shared_ptr<ForceReducer>) {
   (void)make_gravity_solver(gravity);  // throws
   throw Error("--device gpu: not available in this build");  // not reached
 }

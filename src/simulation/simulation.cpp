@@ -1,7 +1,9 @@
 #include "nbody/simulation.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -20,8 +22,13 @@ namespace nbody {
 // collisions left (merged bodies included) and stay valid for diagnostics and the next step.
 class Simulation::TimedGravity final : public GravitySolver {
  public:
-  TimedGravity(std::unique_ptr<GravitySolver> inner, std::unique_ptr<CollisionHandler> collisions)
-      : inner_(std::move(inner)), collisions_(std::move(collisions)) {}
+  TimedGravity(std::unique_ptr<GravitySolver> inner, std::unique_ptr<CollisionHandler> collisions,
+               std::shared_ptr<ForceReducer> reducer)
+      : inner_(std::move(inner)), collisions_(std::move(collisions)), reducer_(std::move(reducer)) {
+    // Several processes: this one computes its share, and the shares are summed (a solver
+    // that cannot split computes everything everywhere, with nothing to sum).
+    sharing_ = reducer_ && reducer_->parts() > 1 && inner_->set_share(reducer_->part(), reducer_->parts());
+  }
   [[nodiscard]] std::string name() const override { return inner_->name(); }
   [[nodiscard]] SolverStats stats() const override { return inner_->stats(); }
   void compute_accelerations(ParticleSystem& ps) override {
@@ -33,6 +40,7 @@ class Simulation::TimedGravity final : public GravitySolver {
     }
     const auto start = std::chrono::steady_clock::now();
     inner_->compute_accelerations(ps);
+    if (sharing_) sum_shares(ps);
     seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   double take_seconds() { return std::exchange(seconds_, 0.0); }
@@ -41,8 +49,24 @@ class Simulation::TimedGravity final : public GravitySolver {
   void set_collision_totals(const CollisionTotals& totals) { totals_ = totals; }
 
  private:
+  /// One all-reduce of ax, ay, az (packed): every process gets every body's acceleration.
+  void sum_shares(ParticleSystem& ps) {
+    const std::size_t n = ps.size();
+    packed_.resize(3 * n);
+    std::copy(ps.ax.begin(), ps.ax.end(), packed_.begin());
+    std::copy(ps.ay.begin(), ps.ay.end(), packed_.begin() + std::ptrdiff_t(n));
+    std::copy(ps.az.begin(), ps.az.end(), packed_.begin() + std::ptrdiff_t(2 * n));
+    reducer_->sum(packed_.data(), packed_.size());
+    std::copy(packed_.begin(), packed_.begin() + std::ptrdiff_t(n), ps.ax.begin());
+    std::copy(packed_.begin() + std::ptrdiff_t(n), packed_.begin() + std::ptrdiff_t(2 * n), ps.ay.begin());
+    std::copy(packed_.begin() + std::ptrdiff_t(2 * n), packed_.end(), ps.az.begin());
+  }
+
   std::unique_ptr<GravitySolver> inner_;
   std::unique_ptr<CollisionHandler> collisions_;
+  std::shared_ptr<ForceReducer> reducer_;
+  bool sharing_ = false;
+  std::vector<double> packed_;
   CollisionTotals totals_;
   double seconds_ = 0;
   double collision_seconds_ = 0;
@@ -74,11 +98,13 @@ CollisionOptions for_run(CollisionOptions options, const GravityOptions& gravity
 }  // namespace
 
 Simulation::Simulation(ParticleSystem particles, const GravityOptions& gravity,
-                       const IntegratorOptions& integrator, const CollisionOptions& collisions)
+                       const IntegratorOptions& integrator, const CollisionOptions& collisions,
+                       std::shared_ptr<ForceReducer> reducer)
     : particles_(planar_if_2d(std::move(particles))),
       gravity_options_(for_dimension(gravity, particles_.dim)),
       collision_options_(for_run(collisions, gravity_options_, particles_.dim)),
-      integrator_(make_integrator(integrator)) {
+      integrator_(make_integrator(integrator)),
+      reducer_(std::move(reducer)) {
   // Before anything goes to the GPU: there is no CUDA collision handler yet, and the
   // factory says so for --device gpu.
   validate(collision_options_);
@@ -90,11 +116,11 @@ Simulation::Simulation(ParticleSystem particles, const GravityOptions& gravity,
                     to_string(collision_options_.model)));
   }
   if (gravity_options_.device == Device::Gpu) {
-    stepper_ = make_device_stepper(gravity_options_, integrator, collision_options_);
+    stepper_ = make_device_stepper(gravity_options_, integrator, collision_options_, reducer_);
     stepper_->upload(particles_);  // the one copy in
   } else {
     gravity_ = std::make_unique<TimedGravity>(make_gravity_solver(gravity_options_),
-                                              make_collision_handler(collision_options_));
+                                              make_collision_handler(collision_options_), reducer_);
   }
 }
 

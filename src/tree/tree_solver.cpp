@@ -57,8 +57,19 @@ class TreeSolver final : public GravitySolver {
     const auto t1 = std::chrono::steady_clock::now();
     const tree::WalkOptions walk{options_.theta, options_.quadrupole, options_.softening,
                                  options_.threads};
-    const std::uint64_t interactions =
-        tree::walk_forces<Real>(tree_, groups_, walk, ax_, ay_, az_);
+    // Several processes: every one builds the same tree, and walks the groups that start in
+    // its share of the bodies (groups are contiguous in tree order); walk_forces leaves
+    // the bodies of the other groups at exactly 0.
+    const std::vector<tree::Group>* walked = &groups_;
+    if (parts_ > 1) {
+      const ShareRange share = share_range(n, part_, parts_);
+      share_groups_.clear();
+      for (const tree::Group& g : groups_) {
+        if (g.begin >= share.first && g.begin < share.last) share_groups_.push_back(g);
+      }
+      walked = &share_groups_;
+    }
+    const std::uint64_t interactions = tree::walk_forces<Real>(tree_, *walked, walk, ax_, ay_, az_);
     stats_.interactions_per_body = n ? double(interactions) / double(n) : 0.0;
 
     // Back to the particle system's order, times G.
@@ -75,12 +86,19 @@ class TreeSolver final : public GravitySolver {
   }
 
   [[nodiscard]] SolverStats stats() const override { return stats_; }
+  bool set_share(int part, int parts) override {
+    part_ = part;
+    parts_ = parts;
+    return true;
+  }
 
  private:
   GravityOptions options_;
   tree::Tree tree_;
   tree::BuildScratch scratch_;
   std::vector<tree::Group> groups_;
+  std::vector<tree::Group> share_groups_;  // this process's groups (several processes)
+  int part_ = 0, parts_ = 1;
   std::vector<double> ax_, ay_, az_;  // tree order, per unit G
   SolverStats stats_;
 };

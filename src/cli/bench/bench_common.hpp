@@ -58,6 +58,8 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes);
 /// bench tree --device gpu without -n: the issue's two sizes.
 inline const std::vector<std::size_t> kTreeGpuDefaultSizes{1048576, 16777216};
 void bench_collisions(const BenchArgs& a);
+/// Strong and weak scaling over the MPI ranks (run under mpirun; one rank gives P = 1 only).
+void bench_scaling_mpi(const BenchArgs& a, bool n_given);
 
 struct SuiteResult;
 // The report suites (issue 7): each returns its table for write_suite (suite_report.hpp).

@@ -62,12 +62,16 @@ bool SnapshotSeries::due(std::uint64_t step, double time) const {
 fs::path SnapshotSeries::write(const ParticleSystem& ps, const std::vector<double>* potential) {
   const fs::path path = dir_ / fmt::format("snapshot_{:04d}.hdf5", next_index_);
   write_snapshot(path, ps, options_, potential);
+  skip(ps.time);
+  return path;
+}
+
+void SnapshotSeries::skip(double time) {
   ++next_index_;
   if (dt_ > 0) {
     // One snapshot however many output times this step passed (dt larger than T).
-    while (next_time_ <= ps.time + 1e-9 * dt_) next_time_ += dt_;
+    while (next_time_ <= time + 1e-9 * dt_) next_time_ += dt_;
   }
-  return path;
 }
 
 CheckpointSeries::CheckpointSeries(fs::path dir, const OutputOptions& o)
@@ -98,6 +102,11 @@ fs::path CheckpointSeries::write(const CheckpointState& state) {
     }
   }
   return path;
+}
+
+fs::path CheckpointSeries::skip(std::uint64_t step) {
+  last_ = std::chrono::steady_clock::now();
+  return dir_ / fmt::format("checkpoint_{:08d}.h5", step);
 }
 
 std::optional<fs::path> latest_checkpoint(const fs::path& dir) {

@@ -27,6 +27,8 @@ class SnapshotSeries {
   /// Writes the next snapshot_NNNN.hdf5 (potential: per-body potentials, or null) and
   /// moves the schedule on. Returns its path.
   std::filesystem::path write(const ParticleSystem& ps, const std::vector<double>* potential);
+  /// Moves the schedule on as write() does, without writing (MPI ranks other than 0).
+  void skip(double time);
   [[nodiscard]] std::uint64_t next_index() const { return next_index_; }
   [[nodiscard]] double next_time() const { return next_time_; }
 
@@ -47,6 +49,8 @@ class CheckpointSeries {
   [[nodiscard]] bool due(std::uint64_t step) const;
   /// Writes DIR/checkpoint_<step>.h5 atomically, then removes all but the newest `keep`.
   std::filesystem::path write(const CheckpointState& state);
+  /// The path write() would use at `step`, without writing (MPI ranks other than 0).
+  std::filesystem::path skip(std::uint64_t step);
 
  private:
   std::filesystem::path dir_;

@@ -19,6 +19,7 @@
 #include "cli/run/run_args.hpp"
 #include "cli/run/run_files.hpp"
 #include "cli/run/run_report.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/io.hpp"
 #include "nbody/simulation.hpp"
@@ -102,9 +103,15 @@ std::optional<fs::path> restart_file(const std::string& restart, const fs::path&
 }  // namespace
 
 int run_simulation(RunArgs& a, const CLI::App& app) {
+  // Several MPI ranks: all of them step the (replicated) state; rank 0 alone talks and
+  // writes files (docs/distributed.md).
+  const std::shared_ptr<ForceReducer> ranks = world();
+  const bool root = !ranks || ranks->part() == 0;
+  auto all_ranks_max = [&](int v) { return ranks && ranks->parts() > 1 ? ranks->max(v) : v; };
+  if (!root) a.json = false;
   // Human-readable output goes to stderr when stdout carries the JSON object.
   std::FILE* human = a.json ? stderr : stdout;
-  const bool talk = !a.quiet;
+  const bool talk = !a.quiet && root;
   const bool until_time = app.count("--t-end") > 0;
   if (app.count("--steps") == 0 && !until_time) throw Error("nbody run needs a length: --steps K or --t-end T");
   check_collision_options(app, a.collisions);
@@ -145,7 +152,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     }
   }
   const int dim = initial.dim;
-  Simulation sim(std::move(initial), a.gravity, a.integrator, a.collisions);
+  Simulation sim(std::move(initial), a.gravity, a.integrator, a.collisions, ranks);
   if (resumed) sim.resume(resumed->step, resumed->collisions);
   const std::uint64_t first_step = sim.steps_done();
   const bool collide = a.collisions.model != CollisionModel::None;
@@ -180,13 +187,13 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   SnapshotSeries snapshots(dir, out, sim.time());
   CheckpointSeries checkpoints(dir, out);
   const bool writes_dir = !out.output_dir.empty() || snapshots.enabled() || checkpointing || out.stats_every > 0;
-  if (writes_dir) create_dir(dir);
-  if (writes_dir || !a.output.empty()) {
+  if (writes_dir && root) create_dir(dir);
+  if ((writes_dir || !a.output.empty()) && root) {
     write_file_atomically(dir / "used_parameters.toml", [&](std::ostream& os) { os << parameters; });
   }
   if (resumed) snapshots.resume(resumed->next_snapshot, resumed->next_snapshot_time);
   std::unique_ptr<EnergyLog> energy_log;
-  if (out.stats_every > 0) energy_log = std::make_unique<EnergyLog>(dir / "energy.csv", out.stats_every, resumed.has_value(), first_step);
+  if (out.stats_every > 0 && root) energy_log = std::make_unique<EnergyLog>(dir / "energy.csv", out.stats_every, resumed.has_value(), first_step);
 
   if (talk) {
     fmt::print(human, "nbody run: {} bodies ({}D), {}, {} dt = {:g}, {} steps, G = {:g}, softening = {:g}\n",
@@ -206,6 +213,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   Diagnostics now = sim.diagnostics();
   const double e0 = resumed ? resumed->initial_energy : now.total_energy;
   auto write_snapshot_now = [&] {
+    if (!root) return snapshots.skip(sim.time());
     ScopedPhase phase(sim.times(), "io");
     const ParticleSystem& ps = std::as_const(sim).particles();
     std::vector<double> phi;
@@ -214,6 +222,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   };
   auto write_checkpoint_now = [&] {
     ScopedPhase phase(sim.times(), "io");
+    if (!root) return checkpoints.skip(sim.steps_done());
     create_dir(dir);
     CheckpointState state;
     state.particles = std::as_const(sim).particles();
@@ -226,6 +235,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     return checkpoints.write(state);
   };
   auto log_energy = [&](const Diagnostics& d) {
+    if (!energy_log) return;
     energy_log->append(sim.steps_done(), sim.time(), d, e0, sim.collision_totals().energy_lost);
   };
   if (!resumed) {
@@ -244,13 +254,13 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     sim.step(next_dt());
     const std::uint64_t s = sim.steps_done();
     const bool last = !more_steps();
-    if (energy_log && s % out.stats_every == 0) {
-      log_energy(sim.diagnostics());
+    if (out.stats_every > 0 && s % out.stats_every == 0) {
+      if (root) log_energy(sim.diagnostics());
       logged_step = s;
     }
     if (snapshots.enabled() && snapshots.due(s, sim.time())) write_snapshot_now();
     if (a.every > 0 && s % a.every == 0 && !last) {
-      if (!a.output.empty()) {
+      if (!a.output.empty() && root) {
         ScopedPhase phase(sim.times(), "io");
         write_particles(numbered_path(a.output, s), std::as_const(sim).particles(), resolve_format(a.output, a.format));
       }
@@ -259,12 +269,16 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
         fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, sim.time(), drift_now());
       }
     }
-    if (checkpointing && !last && checkpoints.due(s)) write_checkpoint_now();
-    if (const int sig = InterruptGuard::pending(); sig != 0 && !last) {
+    // Every rank must take the same decisions at the same step (a signal may reach them
+    // at different steps; the wall clock is rank 0's).
+    if (checkpointing && !last && all_ranks_max(root && checkpoints.due(s) ? 1 : 0) != 0) write_checkpoint_now();
+    if (const int sig = all_ranks_max(InterruptGuard::pending()); sig != 0 && !last) {
       progress.finish();
       const fs::path written = write_checkpoint_now();
-      fmt::print(stderr, "nbody run: {} at step {} (t = {:.6g}): wrote {}; continue with the same command and --restart {}\n",
-                 signal_name(sig), s, sim.time(), written.string(), written.string());
+      if (root) {
+        fmt::print(stderr, "nbody run: {} at step {} (t = {:.6g}): wrote {}; continue with the same command and --restart {}\n",
+                   signal_name(sig), s, sim.time(), written.string(), written.string());
+      }
       return 128 + sig;
     }
     progress.update(s, sim.time(), drift_now);
@@ -279,9 +293,9 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   result.initial_energy = e0;
   result.end = sim.diagnostics();
   result.n_start = n_start;
-  if (energy_log && logged_step != sim.steps_done() && result.steps > 0) log_energy(result.end);
+  if (out.stats_every > 0 && logged_step != sim.steps_done() && result.steps > 0) log_energy(result.end);
   if (checkpointing && result.steps > 0) write_checkpoint_now();
-  if (!a.output.empty()) {
+  if (!a.output.empty() && root) {
     ScopedPhase phase(sim.times(), "io");
     write_particles(a.output, std::as_const(sim).particles(), resolve_format(a.output, a.format));
   }

@@ -59,7 +59,7 @@ class DeviceCopy {
 cudaStream_t make_stream() {
   std::string reason;
   if (gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
-  NBODY_CUDA_CHECK(cudaSetDevice(0));
+  NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
   cudaStream_t s = nullptr;
   NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   return s;

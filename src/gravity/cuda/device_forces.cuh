@@ -33,6 +33,10 @@ class DeviceForces {
   /// Milliseconds per stage of the last launch, in pipeline order; call after the stream
   /// was synchronised. Empty for one-kernel algorithms.
   [[nodiscard]] virtual std::vector<std::pair<std::string, double>> stage_ms() const { return {}; }
+  /// Several processes (distributed.hpp): compute share `part` of `parts` of the work from
+  /// now on, leaving out() at exactly 0 where other shares add theirs; the sum of out()
+  /// over the shares is the whole result. False when the algorithm cannot split its work.
+  virtual bool set_share(int part, int parts) { return parts == 1 && part == 0; }
   /// Interactions per body of the last launch (after synchronisation), 0 if not counted.
   [[nodiscard]] virtual double interactions_per_body() const { return 0; }
 };

@@ -106,7 +106,7 @@ DirectForces<Real>::DirectForces(Kernel kernel, int block, bool each_pair_once)
 
 template <class Real>
 bool DirectForces<Real>::mutual(std::size_t n) const {
-  return kernel_ == Kernel::Fast && each_pair_once_ && n >= kMutualMinBodies;
+  return kernel_ == Kernel::Fast && each_pair_once_ && (n >= kMutualMinBodies || parts_ > 1);
 }
 
 template <class Real>
@@ -166,15 +166,20 @@ void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
   const std::size_t p = padded(n);
   if (mutual(n)) {
     if (planned_for_ != p) {
-      const std::vector<MutualTask> tasks =
+      std::vector<MutualTask> tasks =
           plan_mutual<Real>(unsigned(p), std::size_t(sms_) * std::size_t(mutual_blocks_per_sm_));
-      tasks_.reserve(tasks.size(), "kernel tasks");
+      if (parts_ > 1) {  // this process's tasks: every parts-th of the largest-first list
+        std::vector<MutualTask> mine;
+        for (std::size_t k = std::size_t(part_); k < tasks.size(); k += std::size_t(parts_)) mine.push_back(tasks[k]);
+        tasks.swap(mine);
+      }
+      tasks_.reserve(std::max<std::size_t>(tasks.size(), 1), "kernel tasks");
       NBODY_CUDA_CHECK(cudaMemcpy(tasks_.data(), tasks.data(), tasks.size() * sizeof(MutualTask), cudaMemcpyHostToDevice));
       planned_for_ = p;
       n_tasks_ = unsigned(tasks.size());
     }
     NBODY_CUDA_CHECK(cudaMemsetAsync(out_.data(), 0, p * sizeof(Vec4<Real>), stream));
-    launch_mutual<Real>(bodies_.data(), tasks_.data(), n_tasks_, eps * eps, out_.data(), stream);
+    if (n_tasks_ > 0) launch_mutual<Real>(bodies_.data(), tasks_.data(), n_tasks_, eps * eps, out_.data(), stream);
     return;
   }
   const SplitPlan plan = plan_splits(kernel_, block_, fast_bodies_per_thread<Real>(block_), p, sms_, fast_blocks_per_sm_);
@@ -289,7 +294,7 @@ void check_capacity(std::size_t n, Precision precision) {
 }
 
 void try_device_allocation(std::size_t bytes) {
-  NBODY_CUDA_CHECK(cudaSetDevice(0));
+  NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
   void* p = device_allocate(bytes, "test buffer");
   NBODY_CUDA_CHECK(cudaFree(p));
 }

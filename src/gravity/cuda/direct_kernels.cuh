@@ -5,6 +5,7 @@
 #include "gravity/cuda/cuda_check.cuh"
 #include "gravity/cuda/device_forces.cuh"
 #include "gravity/cuda/vec4.cuh"
+#include "nbody/build_info.hpp"
 #include "nbody/particles.hpp"
 #include <cuda_runtime.h>
 
@@ -205,10 +206,21 @@ class DirectForces final : public DeviceForces<Real> {
   /// Launches the kernel for n bodies (bodies() filled, padding included) on `stream`:
   /// out()[i] = the acceleration of body i per unit G, in scaled units. eps = scaled softening.
   void launch(std::size_t n, Real eps, cudaStream_t stream) override;
+  /// Several processes: each launches every parts-th task of the each-pair-once plan
+  /// (largest first, so the shares are even), at any N; partial sums of a body come from
+  /// several processes. The one-sided kernels do not split (false).
+  bool set_share(int part, int parts) override {
+    if (parts > 1 && !(kernel_ == Kernel::Fast && each_pair_once_)) return false;
+    part_ = part;
+    parts_ = parts;
+    planned_for_ = 0;  // re-plan with this share
+    return true;
+  }
 
  private:
   Kernel kernel_;
   int block_;
+  int part_ = 0, parts_ = 1;
   int sms_ = 1;
   int fast_blocks_per_sm_ = 1;
   int mutual_blocks_per_sm_ = 1;
@@ -242,10 +254,10 @@ class PinnedBuffer {
   std::size_t capacity_ = 0;
 };
 
-/// Selects device 0 and passes k through, so a constructor can do it in its member
+/// Selects this process's GPU (gpu_in_use) and passes k through, so a constructor can do it in its member
 /// initialiser list before the members that query the device are built.
 inline Kernel on_device_0(Kernel k) {
-  NBODY_CUDA_CHECK(cudaSetDevice(0));
+  NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
   return k;
 }
 

@@ -272,7 +272,7 @@ template <class Real>
 class CudaStepper final : public DeviceStepper {
  public:
   CudaStepper(std::unique_ptr<cuda_direct::DeviceForces<Real>> forces, double G, double softening, Scheme scheme,
-              double damping, const CollisionOptions& collisions)
+              double damping, const CollisionOptions& collisions, std::shared_ptr<ForceReducer> reducer)
       : forces_(std::move(forces)),
         G_(G),
         softening_(softening),
@@ -281,6 +281,10 @@ class CudaStepper final : public DeviceStepper {
     if (collisions.model != CollisionModel::None) {
       collisions_ = std::make_unique<cuda_collisions::CollisionEngine>(collisions);
     }
+    reducer_ = std::move(reducer);
+    // Several processes: each computes its share of the forces, one all-reduce sums them.
+    // An algorithm that cannot split computes everything on every process (no sum).
+    sharing_ = reducer_ && reducer_->parts() > 1 && forces_->set_share(reducer_->part(), reducer_->parts());
     NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (auto& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
     extent_.reserve(1, "position extent");
@@ -494,6 +498,9 @@ class CudaStepper final : public DeviceStepper {
                                                                     unsigned(padded), forces_->bodies());
     NBODY_CUDA_CHECK_LAUNCH("pack_bodies");
     forces_->launch(n_, Real(softening_ * position_scale), stream_);
+    if (sharing_) {
+      reducer_->sum_device(forces_->out(), 4 * padded, std::is_same_v<Real, double>, stream_);
+    }
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
     ++timed_pairs_;
   }
@@ -534,6 +541,8 @@ class CudaStepper final : public DeviceStepper {
   Scheme scheme_;
   double damping_;
   cudaStream_t stream_ = nullptr;
+  std::shared_ptr<ForceReducer> reducer_;
+  bool sharing_ = false;
   cudaEvent_t events_[4] = {};
   int timed_pairs_ = 0;
   DeviceBuffer<double> x_, y_, z_, vx_, vy_, vz_, ax_, ay_, az_, m_, r_;
@@ -554,7 +563,8 @@ class CudaStepper final : public DeviceStepper {
 }  // namespace cuda_resident
 
 std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity, const IntegratorOptions& integrator,
-                                                   const CollisionOptions& collisions) {
+                                                   const CollisionOptions& collisions,
+                                                   std::shared_ptr<ForceReducer> reducer) {
   GravityOptions o = gravity;
   o.precision = resolve_precision(o.precision, o.algorithm);
   // The option checks (algorithm, kernel, block size, softening, a usable device) are the
@@ -567,7 +577,7 @@ std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity
   auto make = [&](auto real) -> std::unique_ptr<DeviceStepper> {
     using Real = decltype(real);
     std::unique_ptr<cuda_direct::DeviceForces<Real>> forces;
-    NBODY_CUDA_CHECK(cudaSetDevice(0));
+    NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
     if (o.algorithm == "tree") {
       forces = std::make_unique<cuda_tree::TreeForces<Real>>(o.dim, o.theta, o.quadrupole);
     } else {
@@ -575,7 +585,7 @@ std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity
       forces = std::make_unique<cuda_direct::DirectForces<Real>>(k.kernel, k.block, k.each_pair_once);
     }
     return std::make_unique<cuda_resident::CudaStepper<Real>>(std::move(forces), o.G, o.softening, scheme,
-                                                              integrator.damping, collisions);
+                                                              integrator.damping, collisions, std::move(reducer));
   };
   if (o.precision == Precision::Float) return make(float{});
   return make(double{});

@@ -92,6 +92,10 @@ struct TreeView {
   Group* groups = nullptr;
   unsigned* expensive = nullptr;  // groups the walk's first pass abandoned
   unsigned long long* interactions = nullptr;
+  // Several processes: the walk takes only the groups that start in bodies (tree order)
+  // [share_first, share_last); all of them in one process.
+  unsigned share_first = 0;
+  unsigned share_last = 0xffffffffu;
 };
 
 // Stages (tree_gpu_build.cu, tree_gpu_walk.cu). Each launches on `stream` and checks.
@@ -135,6 +139,12 @@ class TreeForces final : public cuda_direct::DeviceForces<Real> {
   [[nodiscard]] Vec4<Real>* bodies() const override { return bodies_.data(); }
   [[nodiscard]] Vec4<Real>* out() const override { return out_.data(); }
   void launch(std::size_t n, Real eps, cudaStream_t stream) override;
+  /// Every process builds the same tree; each walks the groups of its share of the bodies.
+  bool set_share(int part, int parts) override {
+    part_ = part;
+    parts_ = parts;
+    return true;
+  }
   [[nodiscard]] std::string name() const override;
   [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const override;
   [[nodiscard]] double interactions_per_body() const override;
@@ -152,6 +162,7 @@ class TreeForces final : public cuda_direct::DeviceForces<Real> {
   }
 
   int dim_;
+  int part_ = 0, parts_ = 1;
   double theta_;
   bool quadrupole_;
   std::size_t n_ = 0;

@@ -143,6 +143,10 @@ TreeView<Real> TreeForces<Real>::view(std::size_t n) const {
   v.groups = groups_.data();
   v.expensive = expensive_.data();
   v.interactions = interactions_.data();
+  if (parts_ > 1) {
+    v.share_first = unsigned(n * std::size_t(part_) / std::size_t(parts_));
+    v.share_last = unsigned(n * std::size_t(part_ + 1) / std::size_t(parts_));
+  }
   return v;
 }
 
@@ -222,6 +226,8 @@ void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
 
   // force
   NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
+  // Several processes: the other shares' bodies stay exactly 0 (the shares are summed).
+  if (parts_ > 1) NBODY_CUDA_CHECK(cudaMemsetAsync(out_.data(), 0, padded(n) * sizeof(Vec4<Real>), stream));
   launch_walk(view(n), WalkParams{theta_, quadrupole_}, eps * eps, stacks_.data(), out_.data(), stream);
   NBODY_CUDA_CHECK(cudaEventRecord(events_[5], stream));
   NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 4 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));

@@ -22,7 +22,7 @@ namespace {
 
 /// Selects device 0 before the member that allocates on it is built.
 int on_device_0(int dim) {
-  NBODY_CUDA_CHECK(cudaSetDevice(0));
+  NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
   return dim;
 }
 

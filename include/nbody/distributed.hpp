@@ -1,0 +1,47 @@
+#pragma once
+// Several processes (MPI ranks, one per GPU) sharing one simulation (docs/distributed.md).
+// The state is replicated: every rank holds all bodies and integrates them identically.
+// Each rank computes the forces of its share of the work, with exact zeros elsewhere, and
+// a ForceReducer sums the shares, so every rank gets the whole result. One process (or a
+// build without MPI) is the case parts() == 1, with nothing to sum.
+#include <cstddef>
+#include <memory>
+
+namespace nbody {
+
+class ForceReducer {
+ public:
+  virtual ~ForceReducer() = default;
+  /// This process's share (0-based) and the number of shares.
+  [[nodiscard]] virtual int part() const = 0;
+  [[nodiscard]] virtual int parts() const = 0;
+  /// Sums n doubles of host memory over all processes, in place (MPI_Allreduce); every
+  /// process gets the same bits.
+  virtual void sum(double* values, std::size_t n) = 0;
+  /// Sums n floats (or doubles) of device memory over all processes, in place, ordered on
+  /// the CUDA stream `stream` (NCCL; without NCCL through the host and MPI).
+  virtual void sum_device(void* values, std::size_t n, bool is_double, void* stream) = 0;
+  /// The largest of each process's value (e.g. "a signal arrived here"), so that every
+  /// process takes the same decision at the same step.
+  [[nodiscard]] virtual int max(int value) = 0;
+};
+
+/// The processes of this run: MPI_COMM_WORLD when nbody was started by mpirun (and built
+/// with MPI), else one process. Created by init_distributed(); nullptr before.
+[[nodiscard]] std::shared_ptr<ForceReducer> world();
+
+/// The first `count` ranks of the world as their own group (for scaling benchmarks);
+/// ranks >= count get nullptr. Collective: every rank must call it.
+[[nodiscard]] std::shared_ptr<ForceReducer> first_ranks(int count);
+
+/// Starts MPI when the process was launched by mpirun (OMPI_COMM_WORLD_SIZE, PMI_SIZE or
+/// PMIX_RANK in the environment) and the build has MPI; picks this rank's GPU (local rank
+/// modulo the GPUs); returns world(). Safe to call once, before anything else.
+std::shared_ptr<ForceReducer> init_distributed(int* argc, char*** argv);
+/// Ends MPI (when it was started).
+void finalize_distributed();
+/// True when built with MPI / NCCL.
+[[nodiscard]] bool have_mpi();
+[[nodiscard]] bool have_nccl();
+
+}  // namespace nbody

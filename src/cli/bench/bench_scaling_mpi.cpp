@@ -1,0 +1,136 @@
+// nbody bench scaling-mpi: the force work shared by P = 1, 2, 4, ... MPI ranks (one per
+// GPU), strong scaling (N fixed) and weak scaling (N/P fixed), for the direct sum and the
+// tree (docs/distributed.md). Run it under mpirun with the largest P: every
+// configuration uses the first P ranks of the world, the others wait.
+//
+// Efficiency. Strong: T1 / (P TP). Weak: the work per step grows as N^2 for the direct
+// sum and about N log N for the tree, so the efficiency is (W_P / W_1) / P x T1 / TP: 1 when
+// P ranks do P times the work of one in the same time.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/bench/bench_common.hpp"
+#include "nbody/distributed.hpp"
+#include "nbody/error.hpp"
+#include "nbody/initial_conditions.hpp"
+#include "nbody/simulation.hpp"
+
+namespace nbody::cli::bench {
+
+namespace {
+
+struct Row {
+  std::string algorithm, scaling;
+  int ranks;
+  std::size_t n;
+  int steps;
+  double ms_per_step, efficiency;
+};
+
+/// Plummer spheres, generated once per N (the largest take seconds).
+const ParticleSystem& bodies(std::size_t n) {
+  static std::map<std::size_t, ParticleSystem> cache;
+  auto it = cache.find(n);
+  if (it == cache.end()) {
+    ModelOptions m;
+    m.model = "plummer";
+    m.n = n;
+    m.seed = 11;
+    it = cache.emplace(n, generate(m)).first;
+  }
+  return it->second;
+}
+
+/// Milliseconds per step on the first `ranks` ranks (rank 0's clock); -1 on the others.
+double time_steps(const BenchArgs& a, const std::string& algorithm, std::size_t n, int ranks, int& steps) {
+  const std::shared_ptr<ForceReducer> all = world();
+  const std::shared_ptr<ForceReducer> group = first_ranks(ranks);  // collective
+  double ms = -1;
+  int chosen = 0;
+  if (group) {
+    GravityOptions g;
+    g.algorithm = algorithm;
+    g.device = a.device == "gpu" ? Device::Gpu : Device::Cpu;
+    g.precision = Precision::Float;
+    g.softening = 0.01;
+    g.theta = a.theta;
+    Simulation sim(bodies(n), g, IntegratorOptions{}, CollisionOptions{}, group);
+    using Clock = std::chrono::steady_clock;
+    auto t0 = Clock::now();
+    sim.step(1e-4);  // warm-up: allocations, the first force evaluation, NCCL set-up
+    (void)sim.time();
+    const double warm = std::chrono::duration<double>(Clock::now() - t0).count();
+    // The same number of steps on every rank of the group: rank 0's choice.
+    chosen = group->max(group->part() == 0 ? std::clamp(int(a.seconds / std::max(warm, 1e-6)), 3, 50) : 0);
+    (void)group->max(0);  // start together
+    t0 = Clock::now();
+    for (int s = 0; s < chosen; ++s) sim.step(1e-4);
+    (void)sim.time();
+    (void)sim.particles();  // the GPU path: waits for the last step
+    (void)group->max(0);
+    ms = 1e3 * std::chrono::duration<double>(Clock::now() - t0).count() / chosen;
+  }
+  if (all && all->parts() > 1) (void)all->max(0);  // the others wait here
+  steps = chosen;
+  return ms;
+}
+
+double work(const std::string& algorithm, std::size_t n) {
+  const double x = double(n);
+  return algorithm == "direct" ? x * x : x * std::log2(std::max(x, 2.0));
+}
+
+}  // namespace
+
+void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
+  const std::shared_ptr<ForceReducer> all = world();
+  const int world_ranks = all ? all->parts() : 1;
+  const bool root = !all || all->part() == 0;
+  const bool gpu = a.device == "gpu";
+  // Defaults: the targets on GPUs (4M direct, 64M tree), small on CPUs.
+  const std::size_t direct_n = n_given ? a.n : gpu ? 4194304 : 8192;
+  const std::size_t tree_n = n_given ? 16 * a.n : gpu ? 67108864 : 262144;
+  std::vector<int> ps;
+  for (int p = 1; p <= world_ranks; p *= 2) ps.push_back(p);
+  if (ps.back() != world_ranks) ps.push_back(world_ranks);
+
+  std::vector<Row> rows;
+  for (const std::string algorithm : {"direct", "tree"}) {
+    const std::size_t n_fixed = algorithm == "direct" ? direct_n : tree_n;
+    for (const std::string scaling : {"strong", "weak"}) {
+      double t1 = 0;
+      for (int p : ps) {
+        // Weak: the largest P runs the strong-scaling N, so the biggest case is the same.
+        const std::size_t n = scaling == "strong" ? n_fixed : n_fixed / std::size_t(world_ranks) * std::size_t(p);
+        int steps = 0;
+        const double ms = time_steps(a, algorithm, n, p, steps);
+        if (!root) continue;
+        if (p == 1) t1 = ms;
+        const std::size_t n1 = scaling == "strong" ? n_fixed : n_fixed / std::size_t(world_ranks);
+        const double eff = scaling == "strong" ? t1 / (double(p) * ms)
+                                               : work(algorithm, n) / work(algorithm, n1) / double(p) * t1 / ms;
+        rows.push_back({algorithm, scaling, p, n, steps, ms, eff});
+        fmt::print("{:<7} {:<7} P = {:<3} N = {:>10}  {:>10.3f} ms/step ({} steps)  efficiency {:.1f}%\n", algorithm,
+                   scaling, p, n, ms, steps, 100 * eff);
+        std::fflush(stdout);
+      }
+    }
+  }
+  if (root && a.json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const Row& r : rows) {
+      j.push_back({{"algorithm", r.algorithm}, {"scaling", r.scaling}, {"ranks", r.ranks}, {"n", r.n},
+                   {"steps", r.steps}, {"ms_per_step", r.ms_per_step}, {"efficiency", r.efficiency},
+                   {"device", a.device}, {"precision", "float"}, {"theta", r.algorithm == "tree" ? a.theta : 0.0}});
+    }
+    fmt::print("{}\n", j.dump(2));
+  }
+}
+
+}  // namespace nbody::cli::bench

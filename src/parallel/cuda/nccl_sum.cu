@@ -1,0 +1,63 @@
+// ncclAllReduce of force buffers between the ranks of a distributed run: one call per
+// step, in place, on the stepper's stream, so it orders after the force kernels and
+// before the integration kernels without a host synchronisation.
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cstring>
+#include <string>
+
+#include "gravity/cuda/cuda_check.cuh"
+#include "nbody/build_info.hpp"
+#include "nbody/error.hpp"
+#include "parallel/device_sum.hpp"
+
+namespace nbody::parallel {
+
+namespace {
+
+void check(ncclResult_t r, const char* what) {
+  if (r != ncclSuccess) {
+    throw Error(std::string("NCCL ") + what + ": " + ncclGetErrorString(r) +
+                " (NCCL_DEBUG=WARN says more; on NVLink hosts keep NCCL_NVLS_ENABLE=0)");
+  }
+}
+
+class NcclSum final : public DeviceSum {
+ public:
+  NcclSum(int rank, int size, const NcclId& id) {
+    ncclUniqueId uid;
+    static_assert(sizeof(uid.internal) == std::tuple_size_v<NcclId>);
+    std::memcpy(uid.internal, id.data(), id.size());
+    NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
+    check(ncclCommInitRank(&comm_, size, uid, rank), "ncclCommInitRank");
+  }
+  ~NcclSum() override { ncclCommDestroy(comm_); }
+
+  void sum(void* values, std::size_t n, bool is_double, void* stream) override {
+    check(ncclAllReduce(values, values, n, is_double ? ncclDouble : ncclFloat, ncclSum, comm_,
+                        static_cast<cudaStream_t>(stream)),
+          "ncclAllReduce");
+  }
+
+ private:
+  ncclComm_t comm_{};
+};
+
+}  // namespace
+
+bool nccl_built_in() { return true; }
+
+NcclId make_nccl_id() {
+  ncclUniqueId uid;
+  check(ncclGetUniqueId(&uid), "ncclGetUniqueId");
+  NcclId id;
+  std::memcpy(id.data(), uid.internal, id.size());
+  return id;
+}
+
+std::unique_ptr<DeviceSum> make_nccl_sum(int rank, int size, const NcclId& id) {
+  return std::make_unique<NcclSum>(rank, size, id);
+}
+
+}  // namespace nbody::parallel

@@ -1,0 +1,128 @@
+// Several processes through MPI (one rank per GPU): the world, sub-groups for scaling
+// benchmarks, host sums (MPI_Allreduce) and device sums (NCCL, made on first use: that is
+// collective, and every rank reaches it at the same step).
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "nbody/build_info.hpp"
+#include "nbody/distributed.hpp"
+#include "nbody/error.hpp"
+#include "parallel/device_sum.hpp"
+#include "parallel/single_process.hpp"
+
+namespace nbody {
+
+namespace {
+
+bool g_started = false;
+std::shared_ptr<ForceReducer> g_world;
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw Error(fmt::format("MPI: {} failed (error {})", what, rc));
+}
+
+class MpiGroup final : public ForceReducer {
+ public:
+  explicit MpiGroup(MPI_Comm comm, bool owns) : comm_(comm), owns_(owns) {
+    check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+    check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  }
+  ~MpiGroup() override {
+    device_.reset();  // NCCL before MPI
+    if (owns_ && !finalized()) MPI_Comm_free(&comm_);
+  }
+  [[nodiscard]] int part() const override { return rank_; }
+  [[nodiscard]] int parts() const override { return size_; }
+
+  void sum(double* values, std::size_t n) override {
+    // MPI counts are int: large arrays go in chunks (the same chunks on every rank).
+    constexpr std::size_t kChunk = std::size_t(1) << 30;
+    for (std::size_t first = 0; first < n; first += kChunk) {
+      const int count = int(std::min(kChunk, n - first));
+      check(MPI_Allreduce(MPI_IN_PLACE, values + first, count, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+    }
+  }
+
+  void sum_device(void* values, std::size_t n, bool is_double, void* stream) override {
+    if (!device_) {
+      parallel::NcclId id{};
+      if (rank_ == 0) id = parallel::make_nccl_id();
+      check(MPI_Bcast(id.data(), int(id.size()), MPI_BYTE, 0, comm_), "MPI_Bcast");
+      device_ = parallel::make_nccl_sum(rank_, size_, id);
+    }
+    device_->sum(values, n, is_double, stream);
+  }
+
+  [[nodiscard]] int max(int value) override {
+    int out = value;
+    check(MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
+    return out;
+  }
+
+ private:
+  static bool finalized() {
+    int done = 0;
+    MPI_Finalized(&done);
+    return done != 0;
+  }
+  MPI_Comm comm_;
+  bool owns_;
+  int rank_ = 0, size_ = 1;
+  std::unique_ptr<parallel::DeviceSum> device_;
+};
+
+/// This rank's index among the ranks of its host.
+int local_rank() {
+  MPI_Comm local;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local), "MPI_Comm_split_type");
+  int rank = 0;
+  MPI_Comm_rank(local, &rank);
+  MPI_Comm_free(&local);
+  return rank;
+}
+
+}  // namespace
+
+bool have_mpi() { return true; }
+bool have_nccl() { return parallel::nccl_built_in(); }
+
+std::shared_ptr<ForceReducer> world() { return g_world; }
+
+std::shared_ptr<ForceReducer> first_ranks(int count) {
+  if (!g_started) return count == 1 ? std::make_shared<parallel::SingleProcess>() : nullptr;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm sub = MPI_COMM_NULL;
+  check(MPI_Comm_split(MPI_COMM_WORLD, rank < count ? 0 : MPI_UNDEFINED, rank, &sub), "MPI_Comm_split");
+  if (sub == MPI_COMM_NULL) return nullptr;
+  return std::make_shared<MpiGroup>(sub, true);
+}
+
+std::shared_ptr<ForceReducer> init_distributed(int* argc, char*** argv) {
+  if (parallel::launcher_world_size() <= 1) {  // not under mpirun: no MPI start-up cost
+    g_world = std::make_shared<parallel::SingleProcess>();
+    return g_world;
+  }
+  int provided = 0;
+  check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  g_started = true;
+  g_world = std::make_shared<MpiGroup>(MPI_COMM_WORLD, false);
+  // One rank per GPU: the ranks of a host take its GPUs in turn.
+  std::string reason;
+  const auto gpus = gpu_devices(&reason);
+  if (!gpus.empty()) use_gpu(local_rank() % int(gpus.size()));
+  return g_world;
+}
+
+void finalize_distributed() {
+  g_world.reset();
+  if (g_started) MPI_Finalize();
+  g_started = false;
+}
+
+}  // namespace nbody

@@ -1,0 +1,19 @@
+#pragma once
+// The ForceReducer of one process: nothing to sum.
+#include "nbody/distributed.hpp"
+
+namespace nbody::parallel {
+
+class SingleProcess final : public ForceReducer {
+ public:
+  [[nodiscard]] int part() const override { return 0; }
+  [[nodiscard]] int parts() const override { return 1; }
+  void sum(double*, std::size_t) override {}
+  void sum_device(void*, std::size_t, bool, void*) override {}
+  [[nodiscard]] int max(int value) override { return value; }
+};
+
+/// Whether the environment says an MPI launcher started this process, and with how many.
+[[nodiscard]] int launcher_world_size();
+
+}  // namespace nbody::parallel
