@@ -74,6 +74,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--volume-fraction", args->volume_fraction,
                   "collisions: total body volume (2D: area) over the box's, 0 < f < 1")
       ->capture_default_str();
+  cmd->add_option("--gravity", args->gravity, "scaling-mpi: direct, tree or both")
+      ->check(CLI::IsMember({"direct", "tree", "both"}))
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout");
   cmd->callback([args, count, kernels, output] {
     using Suite = SuiteResult (*)(const BenchArgs&);

@@ -57,15 +57,14 @@ class TreeSolver final : public GravitySolver {
     const auto t1 = std::chrono::steady_clock::now();
     const tree::WalkOptions walk{options_.theta, options_.quadrupole, options_.softening,
                                  options_.threads};
-    // Several processes: every one builds the same tree, and walks the groups that start in
-    // its share of the bodies (groups are contiguous in tree order); walk_forces leaves
-    // the bodies of the other groups at exactly 0.
+    // Several processes: every one builds the same tree and walks its groups, dealt in
+    // chunks of kShareChunk like cards so that each gets core and halo groups alike (as
+    // the GPU tree does); walk_forces leaves the bodies of the other groups at exactly 0.
     const std::vector<tree::Group>* walked = &groups_;
     if (parts_ > 1) {
-      const ShareRange share = share_range(n, part_, parts_);
       share_groups_.clear();
-      for (const tree::Group& g : groups_) {
-        if (g.begin >= share.first && g.begin < share.last) share_groups_.push_back(g);
+      for (std::size_t g = 0; g < groups_.size(); ++g) {
+        if ((g / kShareChunk) % std::size_t(parts_) == std::size_t(part_)) share_groups_.push_back(groups_[g]);
       }
       walked = &share_groups_;
     }
@@ -98,6 +97,7 @@ class TreeSolver final : public GravitySolver {
   tree::BuildScratch scratch_;
   std::vector<tree::Group> groups_;
   std::vector<tree::Group> share_groups_;  // this process's groups (several processes)
+  static constexpr std::size_t kShareChunk = 8;
   int part_ = 0, parts_ = 1;
   std::vector<double> ax_, ay_, az_;  // tree order, per unit G
   SolverStats stats_;

@@ -29,6 +29,7 @@ struct BenchArgs {
   int dim = 3;                        // collisions
   double volume_fraction = 0.2;       // collisions: sum of body volumes / box volume
   bool quick = false;                 // report suites: small sizes, well under a minute
+  std::string gravity = "both";       // scaling-mpi: direct, tree or both
   std::string output_dir = "nbody-bench";  // report suites: CSV, JSON, PNG, report.md
 };
 

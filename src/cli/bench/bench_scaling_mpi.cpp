@@ -102,6 +102,7 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
 
   std::vector<Row> rows;
   for (const std::string algorithm : {"direct", "tree"}) {
+    if (a.gravity != "both" && a.gravity != algorithm) continue;
     const std::size_t n_fixed = algorithm == "direct" ? direct_n : tree_n;
     for (const std::string scaling : {"strong", "weak"}) {
       double t1 = 0;

@@ -70,6 +70,10 @@ struct Group {
 
 /// What the kernels see (device pointers and sizes), passed by value.
 template <class Real>
+/// Walk groups are dealt to the processes of a distributed run in chunks of this many.
+constexpr unsigned kShareChunk = 8;
+
+template <class Real>
 struct TreeView {
   int dim = 3;
   unsigned n = 0;
@@ -92,10 +96,12 @@ struct TreeView {
   Group* groups = nullptr;
   unsigned* expensive = nullptr;  // groups the walk's first pass abandoned
   unsigned long long* interactions = nullptr;
-  // Several processes: the walk takes only the groups that start in bodies (tree order)
-  // [share_first, share_last); all of them in one process.
-  unsigned share_first = 0;
-  unsigned share_last = 0xffffffffu;
+  // Several processes: the walk takes only this process's groups: those whose chunk of
+  // kShareChunk consecutive groups has index = share_part modulo share_parts. Dealt out
+  // like cards, every process gets core and halo groups alike (even work; a split into
+  // contiguous body ranges left one process with the dense core: 43% efficiency on 4 GPUs).
+  unsigned share_part = 0;
+  unsigned share_parts = 1;
 };
 
 // Stages (tree_gpu_build.cu, tree_gpu_walk.cu). Each launches on `stream` and checks.

@@ -143,10 +143,8 @@ TreeView<Real> TreeForces<Real>::view(std::size_t n) const {
   v.groups = groups_.data();
   v.expensive = expensive_.data();
   v.interactions = interactions_.data();
-  if (parts_ > 1) {
-    v.share_first = unsigned(n * std::size_t(part_) / std::size_t(parts_));
-    v.share_last = unsigned(n * std::size_t(part_ + 1) / std::size_t(parts_));
-  }
+  v.share_part = unsigned(part_);
+  v.share_parts = unsigned(parts_);
   return v;
 }
 
