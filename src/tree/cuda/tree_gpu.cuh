@@ -69,7 +69,6 @@ struct Group {
 };
 
 /// What the kernels see (device pointers and sizes), passed by value.
-template <class Real>
 /// Walk groups are dealt to the processes of a distributed run in chunks of this many.
 constexpr unsigned kShareChunk = 8;
 
