@@ -68,10 +68,10 @@ struct Group {
   unsigned begin, end;
 };
 
-/// What the kernels see (device pointers and sizes), passed by value.
 /// Walk groups are dealt to the processes of a distributed run in chunks of this many.
 constexpr unsigned kShareChunk = 8;
 
+/// What the kernels see (device pointers and sizes), passed by value.
 template <class Real>
 struct TreeView {
   int dim = 3;
