@@ -57,14 +57,17 @@ class TreeSolver final : public GravitySolver {
     const auto t1 = std::chrono::steady_clock::now();
     const tree::WalkOptions walk{options_.theta, options_.quadrupole, options_.softening,
                                  options_.threads};
-    // Several processes: every one builds the same tree and walks its groups, dealt in
-    // chunks of kShareChunk like cards so that each gets core and halo groups alike (as
-    // the GPU tree does); walk_forces leaves the bodies of the other groups at exactly 0.
+    // Several processes: every one builds the same tree and walks its groups, dealt like
+    // cards by the chunk of kShareChunkBodies bodies that holds a group's first body, so
+    // that each gets core and halo groups alike (as the GPU tree does); walk_forces leaves
+    // the bodies of the other groups at exactly 0.
     const std::vector<tree::Group>* walked = &groups_;
     if (parts_ > 1) {
       share_groups_.clear();
       for (std::size_t g = 0; g < groups_.size(); ++g) {
-        if ((g / kShareChunk) % std::size_t(parts_) == std::size_t(part_)) share_groups_.push_back(groups_[g]);
+        if ((groups_[g].begin / kShareChunkBodies) % std::size_t(parts_) == std::size_t(part_)) {
+          share_groups_.push_back(groups_[g]);
+        }
       }
       walked = &share_groups_;
     }
@@ -97,7 +100,7 @@ class TreeSolver final : public GravitySolver {
   tree::BuildScratch scratch_;
   std::vector<tree::Group> groups_;
   std::vector<tree::Group> share_groups_;  // this process's groups (several processes)
-  static constexpr std::size_t kShareChunk = 8;
+  static constexpr std::size_t kShareChunkBodies = 1024;
   int part_ = 0, parts_ = 1;
   std::vector<double> ax_, ay_, az_;  // tree order, per unit G
   SolverStats stats_;

@@ -68,8 +68,11 @@ struct Group {
   unsigned begin, end;
 };
 
-/// Walk groups are dealt to the processes of a distributed run in chunks of this many.
-constexpr unsigned kShareChunk = 8;
+/// Walk groups are dealt to the processes of a distributed run by the chunk of this many
+/// bodies (in tree order) that holds their first body. Not by group index: the cells, and
+/// so the groups, are numbered by atomic slots, differently on every process; a body's
+/// tree position is the same everywhere (the sort is deterministic).
+constexpr unsigned kShareChunkBodies = 1024;
 
 /// What the kernels see (device pointers and sizes), passed by value.
 template <class Real>
@@ -95,9 +98,9 @@ struct TreeView {
   Group* groups = nullptr;
   unsigned* expensive = nullptr;  // groups the walk's first pass abandoned
   unsigned long long* interactions = nullptr;
-  // Several processes: the walk takes only this process's groups: those whose chunk of
-  // kShareChunk consecutive groups has index = share_part modulo share_parts. Dealt out
-  // like cards, every process gets core and halo groups alike (even work; a split into
+  // Several processes: the walk takes only this process's groups: those whose first body
+  // lies in a chunk of kShareChunkBodies with index = share_part modulo share_parts. Dealt
+  // out like cards, every process gets core and halo groups alike (even work; a split into
   // contiguous body ranges left one process with the dense core: 43% efficiency on 4 GPUs).
   unsigned share_part = 0;
   unsigned share_parts = 1;

@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(kWalkThreads<Real>) tree_walk(TreeView<Real> t
       g = __shfl_sync(kFull, g, 0);
       if (g >= n_groups) break;
       grp = t.groups[g];
-      if ((g / kShareChunk) % t.share_parts != t.share_part) continue;  // another process's
+      if ((grp.begin / kShareChunkBodies) % t.share_parts != t.share_part) continue;  // another process's
     }
     const int slots = Single ? 1 : int((grp.end - grp.begin + 31u) / 32u);
 
