@@ -113,13 +113,15 @@ class TestSignals(CliTestCase):
 class TestKillDuringSnapshotWrites(CliTestCase):
     def test_kill_9_leaves_every_snapshot_whole(self):
         out = self.dir / "run"
-        n = 60000
-        for delay in (0.7, 1.3, 2.1):
+        # Small enough that the debug (sanitizer) build reaches its first snapshot quickly
+        # (the run starts with an O(N^2) energy), large enough that a write takes a while.
+        n = 20000
+        for delay in (0.3, 0.7, 1.3, 2.1):
             proc = subprocess.Popen([EXE, "run", "--model", "uniform-cube", "-n", str(n), "--seed", "2", "--gravity",
                                      "tree", "--theta", "1.0", "--softening", "0.05", "--steps", "100000",
                                      "--snapshot-every", "1", "--output-dir", str(out), "-q"],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            deadline = time.time() + 120
+            deadline = time.time() + 400
             while time.time() < deadline and not list(out.glob("snapshot_*.hdf5")):
                 time.sleep(0.02)
             time.sleep(delay)
