@@ -13,6 +13,14 @@ def busy_simulation():
     return nbody.generate("plummer", n=2500, seed=1, dt=1e-4)
 
 
+def steps_lasting(sim, seconds):
+    """How many steps of sim take about `seconds` on this machine (at least 40)."""
+    start = time.perf_counter()
+    sim.step(2)
+    per_step = (time.perf_counter() - start) / 2
+    return max(40, int(seconds / max(per_step, 1e-6)))
+
+
 def test_other_threads_run_during_a_step():
     sim = busy_simulation()
     ticks = 0
@@ -28,8 +36,9 @@ def test_other_threads_run_during_a_step():
     try:
         time.sleep(0.05)
         before = ticks
+        steps = steps_lasting(sim, 0.5)
         start = time.perf_counter()
-        sim.step(40)
+        sim.step(steps)
         seconds = time.perf_counter() - start
         during = ticks - before
     finally:
@@ -43,15 +52,18 @@ def test_other_threads_run_during_a_step():
 
 def test_a_second_call_while_stepping_is_refused():
     sim = busy_simulation()
-    worker = threading.Thread(target=sim.step, args=(40,))
+    steps = steps_lasting(sim, 1.0)
+    done_before = sim.steps_done
+    worker = threading.Thread(target=sim.step, args=(steps,))
     worker.start()
     try:
         time.sleep(0.05)
+        assert worker.is_alive(), "the steps ended before the second call could be tried"
         with pytest.raises(RuntimeError, match="busy in another thread"):
             sim.energy()
     finally:
         worker.join()
-    assert sim.steps_done == 40
+    assert sim.steps_done == done_before + steps
     sim.energy()  # free again
 
 
