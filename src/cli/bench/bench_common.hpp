@@ -30,6 +30,7 @@ struct BenchArgs {
   double volume_fraction = 0.2;       // collisions: sum of body volumes / box volume
   bool quick = false;                 // report suites: small sizes, well under a minute
   std::string gravity = "both";       // scaling-mpi: direct, tree or both
+  bool timings = false;               // scaling-mpi: rank 0's ms per stage
   std::string output_dir = "nbody-bench";  // report suites: CSV, JSON, PNG, report.md
 };
 

@@ -48,7 +48,9 @@ const ParticleSystem& bodies(std::size_t n) {
 }
 
 /// Milliseconds per step on the first `ranks` ranks (rank 0's clock); -1 on the others.
-double time_steps(const BenchArgs& a, const std::string& algorithm, std::size_t n, int ranks, int& steps) {
+/// `stages`: rank 0's milliseconds per step of each force stage and of the rest.
+double time_steps(const BenchArgs& a, const std::string& algorithm, std::size_t n, int ranks, int& steps,
+                  std::string& stages) {
   const std::shared_ptr<ForceReducer> all = world();
   const std::shared_ptr<ForceReducer> group = first_ranks(ranks);  // collective
   double ms = -1;
@@ -75,6 +77,15 @@ double time_steps(const BenchArgs& a, const std::string& algorithm, std::size_t 
     (void)sim.particles();  // the GPU path: waits for the last step
     (void)group->max(0);
     ms = 1e3 * std::chrono::duration<double>(Clock::now() - t0).count() / chosen;
+    // Where the time goes (warm-up step included, so per step of chosen + 1).
+    const double per = 1e3 / double(chosen + 1);
+    double staged = 0;
+    for (const auto& [name, seconds] : sim.gravity_stages().entries()) {
+      stages += fmt::format(" {} {:.1f}", name, seconds * per);
+      staged += seconds;
+    }
+    stages += fmt::format(" | gravity {:.1f} (other {:.1f}) integrate {:.1f}", sim.times().get("gravity") * per,
+                          (sim.times().get("gravity") - staged) * per, sim.times().get("integrate") * per);
   }
   if (all && all->parts() > 1) (void)all->max(0);  // the others wait here
   steps = chosen;
@@ -110,7 +121,8 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
         // Weak: the largest P runs the strong-scaling N, so the biggest case is the same.
         const std::size_t n = scaling == "strong" ? n_fixed : n_fixed / std::size_t(world_ranks) * std::size_t(p);
         int steps = 0;
-        const double ms = time_steps(a, algorithm, n, p, steps);
+        std::string stages;
+        const double ms = time_steps(a, algorithm, n, p, steps, stages);
         if (!root) continue;
         if (p == 1) t1 = ms;
         const std::size_t n1 = scaling == "strong" ? n_fixed : n_fixed / std::size_t(world_ranks);
@@ -119,6 +131,7 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
         rows.push_back({algorithm, scaling, p, n, steps, ms, eff});
         fmt::print("{:<7} {:<7} P = {:<3} N = {:>10}  {:>10.3f} ms/step ({} steps)  efficiency {:.1f}%\n", algorithm,
                    scaling, p, n, ms, steps, 100 * eff);
+        if (a.timings) fmt::print("        ms/step:{}\n", stages);
         std::fflush(stdout);
       }
     }
