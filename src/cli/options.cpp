@@ -62,30 +62,14 @@ CLI::Validator library_check(std::function<void(Value)> check) {
       "", "");
 }
 
-template <class Field>
-CLI::Validator gravity_check(Field GravityOptions::*field) {
+/// The check of one field of an options struct: the library's validate() of a default
+/// struct with that field set (GravityOptions, IntegratorOptions, CollisionOptions).
+template <class Options, class Field>
+CLI::Validator field_check(Field Options::*field) {
   return library_check<Field>([field](Field v) {
-    GravityOptions g;
-    g.*field = v;
-    validate(g);
-  });
-}
-
-template <class Field>
-CLI::Validator integrator_check(Field IntegratorOptions::*field) {
-  return library_check<Field>([field](Field v) {
-    IntegratorOptions i;
-    i.*field = v;
-    validate(i);
-  });
-}
-
-template <class Field>
-CLI::Validator collision_check(Field CollisionOptions::*field) {
-  return library_check<Field>([field](Field v) {
-    CollisionOptions c;
-    c.*field = v;
-    validate(c);
+    Options o;
+    o.*field = v;
+    validate(o);
   });
 }
 
@@ -98,11 +82,11 @@ CLI::Validator time_step_check() {
 void add_gravity_options(CLI::App* app, GravityOptions& g) {
   app->add_option("--gravity", g.algorithm,
                   "Gravity solver: direct (exact O(N^2) sum) or tree (Barnes-Hut, O(N log N))")
-      ->check(gravity_check(&GravityOptions::algorithm))->capture_default_str();
+      ->check(field_check(&GravityOptions::algorithm))->capture_default_str();
   app->add_option("--theta", g.theta,
                   "tree: opening angle; a cell of size s at distance d is used whole when s/d < theta "
                   "(0 = exact direct sum)")
-      ->check(gravity_check(&GravityOptions::theta))->capture_default_str();
+      ->check(field_check(&GravityOptions::theta))->capture_default_str();
   app->add_flag("--quadrupole", g.quadrupole, "tree: add quadrupole moments (more accurate at the same theta)");
   app->add_option("--kernel", g.kernel,
                   "Direct-sum kernel. CPU: fast (SIMD + OpenMP) or scalar (reference); GPU: fast (register "
@@ -111,7 +95,7 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
   app->add_option("--block-size", g.block_size,
                   "GPU: threads per block (0 = the kernel's default: 512 fast, 256 tiled and naive; tiled and fast need a power of two "
                   "from 8 to 1024, naive 1 to 1024)")
-      ->check(gravity_check(&GravityOptions::block_size))->capture_default_str();
+      ->check(field_check(&GravityOptions::block_size))->capture_default_str();
   app->add_flag("--deterministic", g.deterministic,
                 "GPU: bit-identical results run after run (the direct sum then evaluates each pair from both "
                 "sides instead of once with atomics: slower above 16384 bodies; the tree is always deterministic)");
@@ -128,11 +112,11 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
       ->check(library_check<std::string>([](const std::string& v) { (void)parse_precision(v); }))
       ->default_str("auto");
   app->add_option("--softening,--eps", g.softening, "Plummer softening length epsilon")
-      ->check(gravity_check(&GravityOptions::softening))->capture_default_str();
+      ->check(field_check(&GravityOptions::softening))->capture_default_str();
   app->add_option("--G", g.G, "Gravitational constant (e.g. 6.67430e-11 for SI units)")
-      ->check(gravity_check(&GravityOptions::G))->capture_default_str();
+      ->check(field_check(&GravityOptions::G))->capture_default_str();
   app->add_option("--threads", g.threads, "CPU threads for forces (0 = all available)")
-      ->check(gravity_check(&GravityOptions::threads))->capture_default_str();
+      ->check(field_check(&GravityOptions::threads))->capture_default_str();
 }
 
 void add_collision_options(CLI::App* app, CollisionOptions& c) {
@@ -147,11 +131,11 @@ void add_collision_options(CLI::App* app, CollisionOptions& c) {
          "--restitution", c.restitution,
          "bounce: coefficient of restitution e (1 elastic: momentum and kinetic energy kept; 0 "
          "perfectly inelastic)")
-      ->check(collision_check(&CollisionOptions::restitution))
+      ->check(field_check(&CollisionOptions::restitution))
       ->capture_default_str();
   app->add_option("--collision-iterations", c.iterations,
                   "Collision resolution passes per step (more passes leave less overlap)")
-      ->check(collision_check(&CollisionOptions::iterations))
+      ->check(field_check(&CollisionOptions::iterations))
       ->capture_default_str();
 }
 
@@ -169,10 +153,10 @@ void add_integrator_options(CLI::App* app, IntegratorOptions& i) {
   app->add_option("--integrator", i.scheme,
                   "Time integrator: leapfrog (kick-drift-kick), euler (semi-implicit), kinematic "
                   "(x += (v + a dt/2) dt, v += a dt)")
-      ->check(integrator_check(&IntegratorOptions::scheme))->capture_default_str();
+      ->check(field_check(&IntegratorOptions::scheme))->capture_default_str();
   app->add_option("--damping", i.damping,
                   "Velocity damping factor applied after each step's velocity update (1 = none)")
-      ->check(integrator_check(&IntegratorOptions::damping))->capture_default_str();
+      ->check(field_check(&IntegratorOptions::damping))->capture_default_str();
 }
 
 void add_format_option(CLI::App* app, std::string& format) {

@@ -2,8 +2,14 @@
 // Shared test fixtures: seeded random systems and error measures.
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
 #include <random>
 
+#include <gtest/gtest.h>
+
+#include "nbody/error.hpp"
 #include "nbody/particles.hpp"
 
 namespace nbody::test {
@@ -53,6 +59,28 @@ inline double max_error_over_rms(const ParticleSystem& a, const ParticleSystem& 
   }
   const double rms = a.size() ? std::sqrt(den / double(a.size())) : 0.0;
   return rms > 0 ? worst / rms : worst;
+}
+
+/// Values that a careless writer loses: tiny, subnormal, huge, not exact in binary,
+/// negative zero (the file-format round-trip tests put them in positions and velocities).
+inline constexpr double kAwkwardValues[] = {1e-300,
+                                            -0.1,
+                                            1.0 / 3.0,
+                                            -0.0,
+                                            4.9406564584124654e-324,
+                                            std::numeric_limits<double>::max(),
+                                            -2.5e17,
+                                            0.1 + 0.2};
+
+/// The nbody::Error message of `call` (fails the test when it throws none).
+inline std::string error_of(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no nbody::Error thrown";
+  return {};
 }
 
 }  // namespace nbody::test

@@ -98,14 +98,7 @@ void expect_same_bodies(const ParticleSystem& a, const ParticleSystem& b) {
 /// negative zero.
 ParticleSystem awkward_system(bool with_radii) {
   ParticleSystem ps = test::random_system(50, 42);
-  const double awkward[] = {1e-300,
-                            -0.1,
-                            1.0 / 3.0,
-                            -0.0,
-                            4.9406564584124654e-324,
-                            std::numeric_limits<double>::max(),
-                            -2.5e17,
-                            0.1 + 0.2};
+  const auto& awkward = test::kAwkwardValues;
   for (std::size_t i = 0; i < std::size(awkward); ++i) {
     ps.x[i] = awkward[i];
     ps.vy[i] = awkward[i];

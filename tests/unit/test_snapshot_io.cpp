@@ -28,6 +28,8 @@
 namespace nbody {
 namespace {
 
+using test::error_of;
+
 namespace fs = std::filesystem;
 using testing::HasSubstr;
 
@@ -55,16 +57,6 @@ class SnapshotTest : public testing::Test {
     return names;
   }
 
-  /// The nbody::Error message of `read` (fails the test if it does not throw one).
-  static std::string error_of(const std::function<void()>& read) {
-    try {
-      read();
-    } catch (const Error& e) {
-      return e.what();
-    }
-    ADD_FAILURE() << "no nbody::Error thrown";
-    return {};
-  }
 
   fs::path dir_;
 };
@@ -72,14 +64,7 @@ class SnapshotTest : public testing::Test {
 /// Values a lossless format must keep: -0.0, denormals, extremes, non-terminating binaries.
 ParticleSystem awkward_system() {
   ParticleSystem ps = test::random_system(40, 42);
-  const double awkward[] = {1e-300,
-                            -0.1,
-                            1.0 / 3.0,
-                            -0.0,
-                            4.9406564584124654e-324,
-                            std::numeric_limits<double>::max(),
-                            -2.5e17,
-                            0.1 + 0.2};
+  const auto& awkward = test::kAwkwardValues;
   for (std::size_t i = 0; i < std::size(awkward); ++i) {
     ps.x[i] = awkward[i];
     ps.vy[i] = awkward[i];

@@ -54,15 +54,7 @@ class SnapshotReaderTest : public testing::Test {
   fs::path dir_;
 };
 
-std::string error_of(const std::function<void()>& read) {
-  try {
-    read();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no nbody::Error thrown";
-  return {};
-}
+using test::error_of;
 
 /// A GADGET-style /Header: counts per type, MassTable, Time 0.25, one file.
 void header(Group& root, const std::vector<std::uint32_t>& counts,
