@@ -49,13 +49,11 @@ class MpiGroup final : public ForceReducer {
   }
 
   void sum_device(void* values, std::size_t n, bool is_double, void* stream) override {
-    if (!device_) {
-      parallel::NcclId id{};
-      if (rank_ == 0) id = parallel::make_nccl_id();
-      check(MPI_Bcast(id.data(), int(id.size()), MPI_BYTE, 0, comm_), "MPI_Bcast");
-      device_ = parallel::make_nccl_sum(rank_, size_, id);
-    }
-    device_->sum(values, n, is_double, stream);
+    device().sum(values, n, is_double, stream);
+  }
+
+  void gather_device(const void* send, void* recv, std::size_t count, bool is_double, void* stream) override {
+    device().gather(send, recv, count, is_double, stream);
   }
 
   [[nodiscard]] int max(int value) override {
@@ -65,6 +63,16 @@ class MpiGroup final : public ForceReducer {
   }
 
  private:
+  /// The NCCL group, made on first use (collective: every rank reaches it at one step).
+  parallel::DeviceSum& device() {
+    if (!device_) {
+      parallel::NcclId id{};
+      if (rank_ == 0) id = parallel::make_nccl_id();
+      check(MPI_Bcast(id.data(), int(id.size()), MPI_BYTE, 0, comm_), "MPI_Bcast");
+      device_ = parallel::make_nccl_sum(rank_, size_, id);
+    }
+    return *device_;
+  }
   static bool finalized() {
     int done = 0;
     MPI_Finalized(&done);

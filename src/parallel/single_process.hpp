@@ -10,6 +10,7 @@ class SingleProcess final : public ForceReducer {
   [[nodiscard]] int parts() const override { return 1; }
   void sum(double*, std::size_t) override {}
   void sum_device(void*, std::size_t, bool, void*) override {}
+  void gather_device(const void*, void*, std::size_t, bool, void*) override {}
   [[nodiscard]] int max(int value) override { return value; }
 };
 

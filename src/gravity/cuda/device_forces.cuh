@@ -7,10 +7,12 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "gravity/cuda/vec4.cuh"
+#include "nbody/distributed.hpp"
 
 namespace nbody::cuda_direct {
 
@@ -37,6 +39,11 @@ class DeviceForces {
   /// now on, leaving out() at exactly 0 where other shares add theirs; the sum of out()
   /// over the shares is the whole result. False when the algorithm cannot split its work.
   virtual bool set_share(int part, int parts) { return parts == 1 && part == 0; }
+  /// After launch() of a share: makes out() the whole result on every process. By default
+  /// one all-reduce (sum) of out(); algorithms whose shares do not overlap may send less.
+  virtual void exchange(ForceReducer& reducer, std::size_t n, cudaStream_t stream) {
+    reducer.sum_device(out(), 4 * padded(n), std::is_same_v<Real, double>, stream);
+  }
   /// Interactions per body of the last launch (after synchronisation), 0 if not counted.
   [[nodiscard]] virtual double interactions_per_body() const { return 0; }
 };

@@ -34,6 +34,11 @@ class NcclSum final : public DeviceSum {
   }
   ~NcclSum() override { ncclCommDestroy(comm_); }
 
+  void gather(const void* send, void* recv, std::size_t count, bool is_double, void* stream) override {
+    check(ncclAllGather(send, recv, count, is_double ? ncclDouble : ncclFloat, comm_, static_cast<cudaStream_t>(stream)),
+          "ncclAllGather");
+  }
+
   void sum(void* values, std::size_t n, bool is_double, void* stream) override {
     check(ncclAllReduce(values, values, n, is_double ? ncclDouble : ncclFloat, ncclSum, comm_,
                         static_cast<cudaStream_t>(stream)),

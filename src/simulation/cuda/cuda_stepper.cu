@@ -498,9 +498,7 @@ class CudaStepper final : public DeviceStepper {
                                                                     unsigned(padded), forces_->bodies());
     NBODY_CUDA_CHECK_LAUNCH("pack_bodies");
     forces_->launch(n_, Real(softening_ * position_scale), stream_);
-    if (sharing_) {
-      reducer_->sum_device(forces_->out(), 4 * padded, std::is_same_v<Real, double>, stream_);
-    }
+    if (sharing_) forces_->exchange(*reducer_, n_, stream_);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
     ++timed_pairs_;
   }

@@ -68,11 +68,17 @@ struct Group {
   unsigned begin, end;
 };
 
-/// Walk groups are dealt to the processes of a distributed run by the chunk of this many
-/// bodies (in tree order) that holds their first body. Not by group index: the cells, and
-/// so the groups, are numbered by atomic slots, differently on every process; a body's
-/// tree position is the same everywhere (the sort is deterministic).
+/// Bodies are dealt to the processes of a distributed run in chunks of this many (in tree
+/// order), like cards: chunk c belongs to process c mod P. A process walks every group
+/// with a body in its chunks (a group across a chunk border is walked by both owners, and
+/// each writes only its own bodies). Not by group index: the cells, and so the groups,
+/// are numbered by atomic slots, differently on every process; a body's tree position is
+/// the same everywhere (the sort is deterministic).
 constexpr unsigned kShareChunkBodies = 1024;
+
+__host__ __device__ inline unsigned share_owner(unsigned tree_position, unsigned parts) {
+  return (tree_position / kShareChunkBodies) % parts;
+}
 
 /// What the kernels see (device pointers and sizes), passed by value.
 template <class Real>
@@ -98,10 +104,10 @@ struct TreeView {
   Group* groups = nullptr;
   unsigned* expensive = nullptr;  // groups the walk's first pass abandoned
   unsigned long long* interactions = nullptr;
-  // Several processes: the walk takes only this process's groups: those whose first body
-  // lies in a chunk of kShareChunkBodies with index = share_part modulo share_parts. Dealt
-  // out like cards, every process gets core and halo groups alike (even work; a split into
-  // contiguous body ranges left one process with the dense core: 43% efficiency on 4 GPUs).
+  // Several processes: the walk takes the groups with a body in this process's chunks and
+  // writes only those bodies (share_owner). Dealt out like cards, every process gets core
+  // and halo bodies alike (a split into contiguous body ranges left one process with the
+  // dense core).
   unsigned share_part = 0;
   unsigned share_parts = 1;
 };
@@ -147,6 +153,11 @@ class TreeForces final : public cuda_direct::DeviceForces<Real> {
   [[nodiscard]] Vec4<Real>* bodies() const override { return bodies_.data(); }
   [[nodiscard]] Vec4<Real>* out() const override { return out_.data(); }
   void launch(std::size_t n, Real eps, cudaStream_t stream) override;
+  /// The shares do not overlap (each body is walked by one process): each process packs
+  /// the accelerations of its dealt chunks (tree order, 3 values per body) and one
+  /// all-gather brings every chunk to every process, 3 values per body once instead of
+  /// the 4 values twice of an all-reduce.
+  void exchange(ForceReducer& reducer, std::size_t n, cudaStream_t stream) override;
   /// Every process builds the same tree; each walks the groups of its share of the bodies.
   bool set_share(int part, int parts) override {
     part_ = part;
@@ -178,6 +189,7 @@ class TreeForces final : public cuda_direct::DeviceForces<Real> {
   std::size_t cell_capacity_ = 0;
   DeviceBuffer<Vec4<Real>> bodies_, out_, sorted_;
   DeviceBuffer<unsigned> order_, order_tmp_;
+  DeviceBuffer<Real> share_send_, share_recv_;  // exchange(): this process's chunks, everyone's
   DeviceBuffer<unsigned long long> keys_, keys_tmp_;
   DeviceBuffer<Bounds> bounds_;
   DeviceBuffer<unsigned> counter_, levels_, level_done_;

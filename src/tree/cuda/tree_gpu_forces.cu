@@ -163,6 +163,52 @@ void TreeForces<Real>::scratch(std::size_t bytes) {
   }
 }
 
+namespace {
+
+/// exchange(): this process's chunks, in chunk order, 3 values per body (0 past n).
+template <class Real>
+__global__ void pack_share(const Vec4<Real>* __restrict__ out, const unsigned* __restrict__ order, unsigned n,
+                           unsigned part, unsigned parts, unsigned long long slots, Real* send) {
+  const unsigned long long s = blockIdx.x * 256ull + threadIdx.x;
+  if (s >= slots) return;
+  const unsigned long long chunk = (s / kShareChunkBodies) * parts + part;
+  const unsigned long long pos = chunk * kShareChunkBodies + s % kShareChunkBodies;
+  const Vec4<Real> a = pos < n ? out[order[pos]] : Vec4<Real>{};
+  send[3 * s] = a.x, send[3 * s + 1] = a.y, send[3 * s + 2] = a.z;
+}
+
+/// exchange(): every body's acceleration from its owner's block of the gathered chunks.
+template <class Real>
+__global__ void unpack_shares(const Real* __restrict__ recv, const unsigned* __restrict__ order, unsigned n,
+                              unsigned parts, unsigned long long slots, Vec4<Real>* out) {
+  const unsigned pos = blockIdx.x * 256u + threadIdx.x;
+  if (pos >= n) return;
+  const unsigned chunk = pos / kShareChunkBodies;
+  const unsigned long long s =
+      (chunk % parts) * slots + (unsigned long long)(chunk / parts) * kShareChunkBodies + pos % kShareChunkBodies;
+  out[order[pos]] = {recv[3 * s], recv[3 * s + 1], recv[3 * s + 2], Real(0)};
+}
+
+}  // namespace
+
+template <class Real>
+void TreeForces<Real>::exchange(ForceReducer& reducer, std::size_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  const std::size_t chunks = (n + kShareChunkBodies - 1) / kShareChunkBodies;
+  const std::size_t parts = std::size_t(parts_);
+  const std::size_t slots = (chunks + parts - 1) / parts * kShareChunkBodies;  // per process, equal
+  share_send_.reserve(3 * slots, "force shares");
+  share_recv_.reserve(3 * slots * parts, "gathered force shares");
+  pack_share<Real><<<unsigned((slots + 255) / 256), 256, 0, stream>>>(out_.data(), order_.data(), unsigned(n),
+                                                                      unsigned(part_), unsigned(parts), slots,
+                                                                      share_send_.data());
+  NBODY_CUDA_CHECK_LAUNCH("pack_share");
+  reducer.gather_device(share_send_.data(), share_recv_.data(), 3 * slots, std::is_same_v<Real, double>, stream);
+  unpack_shares<Real><<<unsigned((n + 255) / 256), 256, 0, stream>>>(share_recv_.data(), order_.data(), unsigned(n),
+                                                                     unsigned(parts), slots, out_.data());
+  NBODY_CUDA_CHECK_LAUNCH("unpack_shares");
+}
+
 template <class Real>
 void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
   n_ = n;
@@ -224,8 +270,6 @@ void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
 
   // force
   NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
-  // Several processes: the other shares' bodies stay exactly 0 (the shares are summed).
-  if (parts_ > 1) NBODY_CUDA_CHECK(cudaMemsetAsync(out_.data(), 0, padded(n) * sizeof(Vec4<Real>), stream));
   launch_walk(view(n), WalkParams{theta_, quadrupole_}, eps * eps, stacks_.data(), out_.data(), stream);
   NBODY_CUDA_CHECK(cudaEventRecord(events_[5], stream));
   NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 4 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));

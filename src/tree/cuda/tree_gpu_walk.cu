@@ -226,14 +226,17 @@ __global__ void __launch_bounds__(kWalkThreads<Real>) tree_walk(TreeView<Real> t
       g = t.expensive[item / kMaxGroup];
       const Group whole = t.groups[g];
       const unsigned i = whole.begin + item % kMaxGroup;
-      if (i >= whole.end) continue;
+      if (i >= whole.end || share_owner(i, t.share_parts) != t.share_part) continue;
       grp = {i, i + 1};
     } else {
       if (lane == 0) g = atomicAdd(&t.counter[3], 1u);
       g = __shfl_sync(kFull, g, 0);
       if (g >= n_groups) break;
       grp = t.groups[g];
-      if ((grp.begin / kShareChunkBodies) % t.share_parts != t.share_part) continue;  // another process's
+      if (share_owner(grp.begin, t.share_parts) != t.share_part &&
+          share_owner(grp.end - 1, t.share_parts) != t.share_part) {
+        continue;  // another process's bodies only
+      }
     }
     const int slots = Single ? 1 : int((grp.end - grp.begin + 31u) / 32u);
 
@@ -396,7 +399,9 @@ __global__ void __launch_bounds__(kWalkThreads<Real>) tree_walk(TreeView<Real> t
 #pragma unroll
       for (int k = 0; k < kPerLane; ++k) {
         const unsigned i = grp.begin + lane + 32u * unsigned(k);
-        if (i < grp.end) out[t.order[i]] = {me.ax[k], me.ay[k], planar ? Real(0) : me.az[k], Real(0)};
+        if (i < grp.end && share_owner(i, t.share_parts) == t.share_part) {
+          out[t.order[i]] = {me.ax[k], me.ay[k], planar ? Real(0) : me.az[k], Real(0)};
+        }
       }
     }
     if (lane == 0) atomicAdd(t.interactions, entries * (grp.end - grp.begin));
