@@ -66,6 +66,20 @@ class MpiGroup final : public ForceReducer {
   /// The NCCL group, made on first use (collective: every rank reaches it at one step).
   parallel::DeviceSum& device() {
     if (!device_) {
+      // NCCL needs one GPU per rank; two ranks on one GPU make ncclCommInitRank fail on one
+      // rank and leave the others waiting. Every rank of a host sees the same counts, so
+      // all of them stop here with the same message.
+      MPI_Comm host;
+      check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
+      int on_host = 1;
+      MPI_Comm_size(host, &on_host);
+      MPI_Comm_free(&host);
+      const int gpus = int(gpu_devices().size());
+      if (on_host > gpus) {
+        throw Error(fmt::format("--device gpu: {} ranks on this host but {} GPU(s); run one rank per GPU "
+                                "(mpirun -np {})",
+                                on_host, gpus, gpus));
+      }
       parallel::NcclId id{};
       if (rank_ == 0) id = parallel::make_nccl_id();
       check(MPI_Bcast(id.data(), int(id.size()), MPI_BYTE, 0, comm_), "MPI_Bcast");
