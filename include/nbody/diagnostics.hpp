@@ -21,6 +21,10 @@ struct Diagnostics {
 /// Computes every quantity in float64 (the potential is an O(N^2) pair sum, OpenMP-parallel).
 [[nodiscard]] Diagnostics compute_diagnostics(const ParticleSystem& ps, double G, double softening);
 
+/// Everything but the potential (mass, kinetic energy, momenta, centre of mass), O(N);
+/// potential, total_energy and virial_ratio stay 0.
+[[nodiscard]] Diagnostics compute_moments(const ParticleSystem& ps);
+
 /// Kinetic energy alone, O(N).
 [[nodiscard]] double kinetic_energy(const ParticleSystem& ps);
 /// Potential energy alone, O(N^2).

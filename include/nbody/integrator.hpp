@@ -38,5 +38,10 @@ void check_time_step(double dt);
 /// to exactly t_end, as `nbody run --t-end` counts them. Throws nbody::Error naming --dt
 /// or --t-end (t_end must be after t_start).
 [[nodiscard]] std::uint64_t steps_to_reach(double t_start, double t_end, double dt);
+/// The next step from `time` toward t_end: dt, or the remaining time when that is within
+/// dt (the last step lands on t_end), or 0 once t_end is reached. Decided from the time
+/// alone, so a run continued from a checkpoint takes the steps an uninterrupted run takes
+/// (nbody run --t-end, Simulation.evolve in Python).
+[[nodiscard]] double step_toward(double time, double t_end, double dt);
 
 }  // namespace nbody

@@ -64,7 +64,7 @@ double relative_energy_drift(double e0, double e) {
   return e0 != 0.0 ? std::abs((e - e0) / e0) : std::abs(e - e0);
 }
 
-Diagnostics compute_diagnostics(const ParticleSystem& ps, double G, double softening) {
+Diagnostics compute_moments(const ParticleSystem& ps) {
   Diagnostics d;
   for (std::size_t i = 0; i < ps.size(); ++i) {
     const double m = ps.mass[i];
@@ -86,6 +86,11 @@ Diagnostics compute_diagnostics(const ParticleSystem& ps, double G, double softe
                       d.momentum.z / d.total_mass};
   }
   d.kinetic = kinetic_energy(ps);
+  return d;
+}
+
+Diagnostics compute_diagnostics(const ParticleSystem& ps, double G, double softening) {
+  Diagnostics d = compute_moments(ps);
   d.potential = potential_energy(ps, G, softening);
   d.total_energy = d.kinetic + d.potential;
   d.virial_ratio = d.potential != 0.0 ? 2.0 * d.kinetic / std::abs(d.potential) : 0.0;

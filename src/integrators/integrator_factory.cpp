@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -65,6 +66,12 @@ void check_time_step(double dt) {
   if (!(std::isfinite(dt) && dt > 0)) {
     throw Error(fmt::format("--dt {}: the time step must be positive and finite", dt));
   }
+}
+
+double step_toward(double time, double t_end, double dt) {
+  const double remaining = t_end - time;
+  if (!(remaining > 1e-12 * std::max(std::abs(t_end), dt))) return 0.0;
+  return remaining <= dt * (1 + 1e-9) ? remaining : dt;
 }
 
 std::uint64_t steps_to_reach(double t_start, double t_end, double dt) {

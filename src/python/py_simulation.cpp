@@ -141,13 +141,13 @@ std::uint64_t PySimulation::step(std::uint64_t count, const std::function<bool()
 
 std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& keep_going) {
   if (t_end == time()) return 0;
-  const std::uint64_t total = steps_to_reach(time(), t_end, options_.dt);
+  (void)steps_to_reach(time(), t_end, options_.dt);  // the CLI's checks and messages
   check_view_edits();
   std::uint64_t done = 0;
-  while (done < total) {
+  for (double h = step_toward(time(), t_end, options_.dt); h > 0; h = step_toward(time(), t_end, options_.dt)) {
+    sim_->step(h);
     ++done;
-    sim_->step(done == total ? t_end - time() : options_.dt);
-    if (done < total && !keep_going()) break;
+    if (step_toward(time(), t_end, options_.dt) > 0 && !keep_going()) break;
   }
   remember_fingerprint();
   return done;

@@ -98,22 +98,6 @@ nb::dict diagnostics_dict(const Diagnostics& d) {
   return out;
 }
 
-/// Momentum and angular momentum about the origin: O(N) sums over the host state (the
-/// same sums as compute_diagnostics, without its O(N^2) potential).
-std::pair<Vec3, Vec3> momenta(const ParticleSystem& ps) {
-  Vec3 p, l;
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    const double m = ps.mass[i];
-    p.x += m * ps.vx[i];
-    p.y += m * ps.vy[i];
-    p.z += m * ps.vz[i];
-    l.x += m * (ps.y[i] * ps.vz[i] - ps.z[i] * ps.vy[i]);
-    l.y += m * (ps.z[i] * ps.vx[i] - ps.x[i] * ps.vz[i]);
-    l.z += m * (ps.x[i] * ps.vy[i] - ps.y[i] * ps.vx[i]);
-  }
-  return {p, l};
-}
-
 void set_option(PySimulation& sim, const OptionSpec& spec, nb::handle value) {
   PySimulation::Busy busy(sim);
   RunOptions next = sim.options();
@@ -325,14 +309,14 @@ change bodies there.
       "momentum",
       [](PySimulation& sim) {
         PySimulation::Busy busy(sim);
-        return vector3(momenta(sim.state()).first);
+        return vector3(compute_moments(sim.state()).momentum);
       },
       "Total momentum sum m v, a numpy array of 3.");
   cls.def(
       "angular_momentum",
       [](PySimulation& sim) {
         PySimulation::Busy busy(sim);
-        return vector3(momenta(sim.state()).second);
+        return vector3(compute_moments(sim.state()).angular_momentum);
       },
       "Total angular momentum about the origin, sum m r x v, a numpy array of 3.");
   cls.def(

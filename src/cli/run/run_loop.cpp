@@ -21,6 +21,7 @@
 #include "cli/run/run_report.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
+#include "nbody/integrator.hpp"
 #include "nbody/io.hpp"
 #include "nbody/simulation.hpp"
 #include "nbody/snapshot.hpp"
@@ -172,14 +173,12 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   }
   // --t-end: the last step is shortened to land on T exactly. Decided from the state
   // alone, so a restarted run takes the same steps as an uninterrupted one.
-  auto remaining_time = [&] { return a.t_end - sim.time(); };
   auto more_steps = [&] {
-    if (until_time) return remaining_time() > 1e-12 * std::max(std::abs(a.t_end), a.dt);
-    return sim.steps_done() < a.steps;
+    return until_time ? step_toward(sim.time(), a.t_end, a.dt) > 0 : sim.steps_done() < a.steps;
   };
-  auto next_dt = [&] { return until_time && remaining_time() <= a.dt * (1 + 1e-9) ? remaining_time() : a.dt; };
+  auto next_dt = [&] { return until_time ? step_toward(sim.time(), a.t_end, a.dt) : a.dt; };
   const std::uint64_t last_step =
-      until_time ? first_step + std::uint64_t(std::max(0.0, std::ceil(remaining_time() / a.dt * (1 - 1e-9))))
+      until_time ? first_step + (more_steps() ? steps_to_reach(sim.time(), a.t_end, a.dt) : 0)
                  : std::max(a.steps, first_step);
 
   // ---- outputs ---------------------------------------------------------------------
