@@ -77,7 +77,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--gravity", args->gravity, "scaling-mpi: direct, tree or both")
       ->check(CLI::IsMember({"direct", "tree", "both"}))
       ->capture_default_str();
-  cmd->add_flag("--timings", args->timings, "scaling-mpi: rank 0's milliseconds per step of each force stage");
+  cmd->add_flag("--timings", args->timings, "scaling-mpi: milliseconds per step of each force stage (rank 0 and the slowest rank)");
   cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout");
   cmd->callback([args, count, kernels, output] {
     using Suite = SuiteResult (*)(const BenchArgs&);

@@ -70,22 +70,31 @@ double time_steps(const BenchArgs& a, const std::string& algorithm, std::size_t 
     const double warm = std::chrono::duration<double>(Clock::now() - t0).count();
     // The same number of steps on every rank of the group: rank 0's choice.
     chosen = group->max(group->part() == 0 ? std::clamp(int(a.seconds / std::max(warm, 1e-6)), 3, 50) : 0);
+    sim.times() = {};  // the stage times of the timed steps only
+    sim.gravity_stages() = {};
     (void)group->max(0);  // start together
     t0 = Clock::now();
+    // The GPU path's step() returns when its stream is done, so the loop times the steps
+    // alone (not the download of the bodies that sim.particles() would add).
     for (int s = 0; s < chosen; ++s) sim.step(1e-4);
-    (void)sim.time();
-    (void)sim.particles();  // the GPU path: waits for the last step
     (void)group->max(0);
     ms = 1e3 * std::chrono::duration<double>(Clock::now() - t0).count() / chosen;
-    // Where the time goes (warm-up step included, so per step of chosen + 1).
-    const double per = 1e3 / double(chosen + 1);
+    // Where the time goes, each figure as "rank 0's/the slowest rank's" (a collective
+    // waits for the slowest).
+    const double per = 1e3 / double(chosen);
+    const auto both = [&](double seconds) {
+      const double mine = seconds * per;
+      const double slowest = 1e-3 * group->max(int(std::lround(mine * 1e3)));  // microseconds
+      return group->parts() > 1 ? fmt::format("{:.1f}/{:.1f}", mine, slowest) : fmt::format("{:.1f}", mine);
+    };
     double staged = 0;
     for (const auto& [name, seconds] : sim.gravity_stages().entries()) {
-      stages += fmt::format(" {} {:.1f}", name, seconds * per);
+      stages += fmt::format(" {} {}", name, both(seconds));
       staged += seconds;
     }
-    stages += fmt::format(" | gravity {:.1f} (other {:.1f}) integrate {:.1f}", sim.times().get("gravity") * per,
-                          (sim.times().get("gravity") - staged) * per, sim.times().get("integrate") * per);
+    stages += fmt::format(" | gravity {} (other {}) integrate {}", both(sim.times().get("gravity")),
+                          both(sim.times().get("gravity") - staged), both(sim.times().get("integrate")));
+    if (group->parts() > 1) stages += "  (rank 0/slowest rank)";
   }
   if (all && all->parts() > 1) (void)all->max(0);  // the others wait here
   steps = chosen;
