@@ -1,0 +1,121 @@
+// The GPU's share of the work in a distributed run (docs/distributed.md), with the ranks
+// as threads on one GPU (thread_ranks.hpp; the collectives go through the host instead of
+// NCCL): P = 2, 3 and 4 parts against one process, after 4 resident leapfrog steps.
+// - the tree (chunks of tree positions dealt like cards, then an all-gather): bit for bit,
+//   in 3D and 2D, float and double with quadrupoles; N large enough for several chunks
+//   per part;
+// - the direct sum with --deterministic (one-sided slices, then a sum with exact zeros):
+//   bit for bit;
+// - the each-pair-once direct sum (every P-th task, partial sums added across parts):
+//   equal to rounding.
+// Skipped, and saying so, without a usable CUDA device.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpu/gpu_test_helpers.hpp"
+#include "nbody/initial_conditions.hpp"
+#include "nbody/simulation.hpp"
+#include "thread_ranks.hpp"
+
+namespace nbody {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+testing::DeviceCopies cuda_copies() {
+  return {[](void* to, const void* from, std::size_t bytes, void* stream) {
+            check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+            check(cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy to the host");
+          },
+          [](void* to, const void* from, std::size_t bytes, void*) {
+            check(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+          }};
+}
+
+struct Case {
+  std::string name;
+  GravityOptions gravity;
+  std::size_t n;
+  double tolerance;  // largest position difference / extent; 0: bit for bit
+};
+
+GravityOptions gpu(const std::string& algorithm, Precision p) {
+  GravityOptions g;
+  g.algorithm = algorithm;
+  g.device = Device::Gpu;
+  g.precision = p;
+  g.softening = 0.01;
+  return g;
+}
+
+std::vector<Case> cases() {
+  GravityOptions planar = gpu("tree", Precision::Float);
+  planar.dim = 2;
+  GravityOptions quad = gpu("tree", Precision::Double);
+  quad.quadrupole = true;
+  GravityOptions deterministic = gpu("direct", Precision::Float);
+  deterministic.deterministic = true;
+  // 100000 bodies: 7 chunks of 16384 tree positions, so P = 4 deals unevenly too.
+  return {{"tree-float", gpu("tree", Precision::Float), 100000, 0},
+          {"quadtree-float", planar, 100000, 0},
+          {"tree-double-quadrupole", quad, 70000, 0},
+          {"direct-deterministic", deterministic, 20000, 0},
+          // Float partial sums added in another order: ~1e-7 of a force, far less after 4 steps.
+          {"direct-each-pair-once", gpu("direct", Precision::Float), 20000, 1e-9}};
+}
+
+ParticleSystem run(const Case& c, const ParticleSystem& start, std::shared_ptr<ForceReducer> reducer) {
+  Simulation sim(start, c.gravity, IntegratorOptions{}, {}, std::move(reducer));
+  for (int s = 0; s < 4; ++s) sim.step(2e-3);
+  return std::as_const(sim).particles();
+}
+
+TEST(GpuSharedForces, PartsGiveOneProcessResult) {
+  SKIP_WITHOUT_GPU();
+  for (const Case& c : cases()) {
+    ModelOptions m;
+    m.model = "plummer";
+    m.n = c.n;
+    m.seed = 23;
+    m.dim = c.gravity.dim;
+    const ParticleSystem start = generate(m);
+    const ParticleSystem one = run(c, start, nullptr);
+    double extent = 0;
+    for (std::size_t i = 0; i < one.size(); ++i)
+      extent = std::max({extent, std::abs(one.x[i]), std::abs(one.y[i]), std::abs(one.z[i])});
+    for (int parts : {2, 3, 4}) {
+      const std::vector<ParticleSystem> each = testing::run_parts<ParticleSystem>(
+          parts, [&](std::shared_ptr<ForceReducer> r) { return run(c, start, std::move(r)); }, cuda_copies());
+      for (int p = 0; p < parts; ++p) {
+        const std::string what = c.name + " P = " + std::to_string(parts) + " part " + std::to_string(p);
+        const ParticleSystem& got = each[std::size_t(p)];
+        if (c.tolerance == 0) {
+          expect_same_state(got, one, what);
+          continue;
+        }
+        ASSERT_EQ(got.size(), one.size()) << what;
+        double worst = 0;
+        for (std::size_t i = 0; i < one.size(); ++i) {
+          worst = std::max({worst, std::abs(got.x[i] - one.x[i]), std::abs(got.y[i] - one.y[i]),
+                            std::abs(got.z[i] - one.z[i])});
+        }
+        EXPECT_LE(worst / extent, c.tolerance) << what;
+        if (p == 0) std::printf("[ measured ] %s: largest position difference / extent %.3e\n", what.c_str(), worst / extent);
+      }
+      // The parts' states are the same bits: the replicated integration stays in step.
+      for (int p = 1; p < parts; ++p) expect_same_state(each[std::size_t(p)], each[0], c.name + " parts agree");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nbody

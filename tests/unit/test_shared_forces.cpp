@@ -1,0 +1,133 @@
+// The CPU solvers' share of the work in a distributed run (docs/distributed.md), with the
+// ranks as threads (thread_ranks.hpp): P = 2, 3 and 4 parts give one process's state bit
+// for bit, because each body's force comes from exactly one part and the others add exact
+// zeros. Also checked: a part's own result is zero outside its share and the shares
+// cover every body, so a solver that ignored set_share (every part computing everything,
+// P times the sum) or dropped bodies would fail.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nbody/collisions.hpp"
+#include "nbody/gravity.hpp"
+#include "nbody/initial_conditions.hpp"
+#include "nbody/simulation.hpp"
+#include "thread_ranks.hpp"
+
+namespace nbody {
+namespace {
+
+struct Case {
+  std::string name;
+  GravityOptions gravity;
+  CollisionOptions collisions;
+  double radius = 0;
+};
+
+GravityOptions cpu(const std::string& algorithm) {
+  GravityOptions g;
+  g.algorithm = algorithm;
+  g.softening = 0.01;
+  return g;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  out.push_back({"direct-simd", cpu("direct"), {}, 0});
+  GravityOptions scalar = cpu("direct");
+  scalar.kernel = "scalar";
+  out.push_back({"direct-scalar", scalar, {}, 0});
+  GravityOptions quad = cpu("tree");
+  quad.quadrupole = true;
+  out.push_back({"tree-quadrupole", quad, {}, 0});
+  GravityOptions planar = cpu("tree");
+  planar.dim = 2;
+  out.push_back({"quadtree", planar, {}, 0});
+  CollisionOptions merge;
+  merge.model = CollisionModel::Merge;
+  out.push_back({"direct-merge", cpu("direct"), merge, 0.004});
+  return out;
+}
+
+ParticleSystem cluster(std::size_t n, double radius, int dim) {
+  ModelOptions m;
+  m.model = "plummer";
+  m.n = n;
+  m.seed = 21;
+  m.radius = radius;
+  m.dim = dim;
+  return generate(m);
+}
+
+ParticleSystem run(const Case& c, const ParticleSystem& start, std::shared_ptr<ForceReducer> reducer) {
+  Simulation sim(start, c.gravity, IntegratorOptions{}, c.collisions, std::move(reducer));
+  for (int s = 0; s < 4; ++s) sim.step(2e-3);
+  return sim.particles();
+}
+
+class SharedForces : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SharedForces, PartsGiveOneProcessBitForBit) {
+  const Case& c = GetParam();
+  // 5000 bodies: more than four 1024-body chunks per part for the tree at P = 4.
+  const ParticleSystem start = cluster(5000, c.radius, c.gravity.dim);
+  const ParticleSystem one = run(c, start, nullptr);
+  for (int parts : {2, 3, 4}) {
+    const std::vector<ParticleSystem> each = testing::run_parts<ParticleSystem>(
+        parts, [&](std::shared_ptr<ForceReducer> r) { return run(c, start, std::move(r)); });
+    for (int p = 0; p < parts; ++p) {
+      const ParticleSystem& got = each[std::size_t(p)];
+      ASSERT_EQ(got.size(), one.size()) << c.name << " P = " << parts << " part " << p;
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < one.size(); ++i) {
+        differ += got.x[i] != one.x[i] || got.y[i] != one.y[i] || got.z[i] != one.z[i] || got.vx[i] != one.vx[i] ||
+                  got.vy[i] != one.vy[i] || got.vz[i] != one.vz[i] || got.ax[i] != one.ax[i] ||
+                  got.ay[i] != one.ay[i] || got.az[i] != one.az[i] || got.mass[i] != one.mass[i];
+      }
+      EXPECT_EQ(differ, 0u) << c.name << " P = " << parts << " part " << p << ": bodies not bit-identical";
+    }
+  }
+}
+
+void expect_disjoint_cover(const Case& c) {
+  const ParticleSystem start = cluster(5000, c.radius, c.gravity.dim);
+  const int parts = 3;
+  std::vector<int> owners(start.size(), 0);
+  for (int p = 0; p < parts; ++p) {
+    const std::unique_ptr<GravitySolver> solver = make_gravity_solver(c.gravity);
+    ASSERT_TRUE(solver->set_share(p, parts)) << c.name << ": the solver does not split its work";
+    ParticleSystem mine = start;
+    solver->compute_accelerations(mine);  // this part's share, unsummed
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      if (mine.ax[i] != 0 || mine.ay[i] != 0 || mine.az[i] != 0) ++owners[i];
+    }
+  }
+  std::size_t unowned = 0, shared = 0;
+  for (int o : owners) {
+    unowned += o == 0;
+    shared += o > 1;
+  }
+  // Each body's force comes from one part (the CPU tree's groups go to the owner of their
+  // first body); no body of a Plummer sphere has an acceleration of exactly 0.
+  EXPECT_EQ(unowned, 0u) << c.name << ": bodies with no part";
+  EXPECT_EQ(shared, 0u) << c.name << ": bodies computed by several parts";
+}
+
+TEST(SharedForcesSplit, SharesAreDisjointAndCoverEveryBody) {
+  for (const Case& c : cases()) {
+    if (c.collisions.model == CollisionModel::None) expect_disjoint_cover(c);  // the split is the solver's
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, SharedForces, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& param) {
+                           std::string s = param.param.name;
+                           for (char& ch : s)
+                             if (ch == '-') ch = '_';
+                           return s;
+                         });
+
+}  // namespace
+}  // namespace nbody
