@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nbody/build_info.hpp"
+#include "nbody/gravity.hpp"
 #include "nbody/particles.hpp"
 
 #define SKIP_WITHOUT_GPU()                                                            \
@@ -19,6 +20,17 @@
   } while (0)
 
 namespace nbody {
+
+/// GPU gravity with softening 0.01, the setting of the GPU tests that step a Plummer sphere.
+inline GravityOptions gpu_gravity(const std::string& algorithm, Precision p, bool deterministic = false) {
+  GravityOptions g;
+  g.algorithm = algorithm;
+  g.device = Device::Gpu;
+  g.precision = p;
+  g.softening = 0.01;
+  g.deterministic = deterministic;
+  return g;
+}
 
 /// Every array bit for bit; on failure, how many entries differ and by how much at most.
 inline void expect_same_state(const ParticleSystem& a, const ParticleSystem& b, const std::string& what) {

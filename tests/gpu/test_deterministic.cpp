@@ -35,15 +35,7 @@ ParticleSystem cluster(std::size_t n, double radius) {
   return generate(m);
 }
 
-GravityOptions gpu(const std::string& algorithm, Precision p) {
-  GravityOptions g;
-  g.algorithm = algorithm;
-  g.device = Device::Gpu;
-  g.precision = p;
-  g.softening = 0.01;
-  g.deterministic = true;
-  return g;
-}
+GravityOptions gpu(const std::string& algorithm, Precision p) { return gpu_gravity(algorithm, p, true); }
 
 std::vector<Case> cases() {
   CollisionOptions bounce;

@@ -48,14 +48,7 @@ struct Case {
   double tolerance;  // largest position difference / extent; 0: bit for bit
 };
 
-GravityOptions gpu(const std::string& algorithm, Precision p) {
-  GravityOptions g;
-  g.algorithm = algorithm;
-  g.device = Device::Gpu;
-  g.precision = p;
-  g.softening = 0.01;
-  return g;
-}
+GravityOptions gpu(const std::string& algorithm, Precision p) { return gpu_gravity(algorithm, p); }
 
 std::vector<Case> cases() {
   GravityOptions planar = gpu("tree", Precision::Float);
