@@ -10,17 +10,17 @@ mkdir -p "$out"
 gpus=$(nvidia-smi -L | wc -l)
 nvidia-smi topo -m | head -8
 t0=$(date +%s)
-nvcc -O2 -arch=sm_90 -ccbin mpicxx bench/cuda/nccl_bandwidth.cu -lnccl -o "$out/nccl_bandwidth" &
-probe=$!
-{ cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 -DNBODY_BUILD_TESTS=OFF -DNBODY_BUILD_BENCHMARKS=OFF >"$out/configure.log" 2>&1 &&
-  cmake --build build/cuda -j"$(nproc)" --target nbody >"$out/build.log" 2>&1; } || { tail -30 "$out/configure.log" "$out/build.log"; exit 1; }
-wait $probe || exit 1
+# The probe is bench/cuda/nccl_bandwidth.cu, a CMake target when CUDA, MPI and NCCL are found.
+{ cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 -DNBODY_BUILD_BENCHMARKS=ON >"$out/configure.log" 2>&1 &&
+  cmake --build build/cuda -j"$(nproc)" --target nbody nccl_bandwidth >"$out/build.log" 2>&1; } ||
+  { tail -30 "$out/configure.log" "$out/build.log"; exit 1; }
+probe=build/cuda/bench/nccl_bandwidth
 echo "build: $(( $(date +%s) - t0 )) s, $gpus GPUs"
 mpi=(mpirun --bind-to none -x NCCL_NVLS_ENABLE -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM)
 echo "== NCCL transports (rank 0)"
-NCCL_DEBUG=INFO "${mpi[@]}" -x NCCL_DEBUG -np "$gpus" "$out/nccl_bandwidth" >"$out/nccl_info.log" 2>&1
+NCCL_DEBUG=INFO "${mpi[@]}" -x NCCL_DEBUG -np "$gpus" "$probe" >"$out/nccl_info.log" 2>&1
 grep -E "NCCL INFO (Channel 00|.*via|Connected all|NCCL_|comm .* nRanks)" "$out/nccl_info.log" | grep -E "^[^ ]*:[0-9]+:[0-9]+ " | head -12
 echo "== NCCL bandwidth, P = $gpus"
-"${mpi[@]}" -np "$gpus" "$out/nccl_bandwidth"
+"${mpi[@]}" -np "$gpus" "$probe"
 echo "== bench scaling-mpi"
 "${mpi[@]}" -np "$gpus" build/cuda/src/nbody bench scaling-mpi --device gpu --seconds 1 --timings "$@" 2>&1 | grep -v "^\[" | tee "$out/scaling.txt"

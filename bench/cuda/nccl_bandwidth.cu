@@ -2,8 +2,8 @@
 // (docs/distributed.md): ncclAllGather and ncclAllReduce of float buffers, timed with CUDA
 // events, reported as the bus bandwidth nccl-tests would print (all-gather (P-1)/P x bytes,
 // all-reduce 2(P-1)/P x bytes, per second). One rank per GPU:
-//   nvcc -O2 -arch=sm_90 -ccbin mpicxx bench/cuda/nccl_bandwidth.cu -lnccl -o nccl_bandwidth
-//   mpirun -np 4 -x NCCL_NVLS_ENABLE=0 ./nccl_bandwidth
+//   cmake --build build/cuda --target nccl_bandwidth   (built with CUDA, MPI and NCCL)
+//   mpirun -np 4 -x NCCL_NVLS_ENABLE=0 build/cuda/bench/nccl_bandwidth
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <nccl.h>
