@@ -4,7 +4,7 @@
 #   scripts/device_check.sh [ctest -R regex] [bench...]
 # Needs .gtest/ (Debian's GoogleTest sources) when the machine has no GoogleTest.
 set -euo pipefail
-tests=${1:-.}
+tests=${1:-*}
 out=${OUT:-/tmp/nbody-out}
 mkdir -p "$out"
 t0=$(date +%s)

@@ -93,6 +93,16 @@ struct CollisionTotals {
     energy_lost += s.energy_lost;
     seconds += s.detect_seconds + s.resolve_seconds;
   }
+  /// The totals of later stages (a stepper's since its last report) added to these.
+  void add(const CollisionTotals& later) {
+    if (later.stages == 0) return;
+    stages += later.stages;
+    contacts += later.contacts;
+    merges += later.merges;
+    max_overlap_last = later.max_overlap_last;
+    energy_lost += later.energy_lost;
+    seconds += later.seconds;
+  }
 };
 
 /// Finds and resolves contacts in a particle system.

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "nbody/particles.hpp"
+#include "nbody/physics/moments.hpp"
 
 namespace nbody {
 
@@ -24,6 +25,10 @@ struct Diagnostics {
 /// Everything but the potential (mass, kinetic energy, momenta, centre of mass), O(N);
 /// potential, total_energy and virial_ratio stay 0.
 [[nodiscard]] Diagnostics compute_moments(const ParticleSystem& ps);
+
+/// The diagnostics from the sums of physics/moments.hpp (add_body_moments), the kinetic
+/// and the potential energy: the one place both the CPU and the GPU finish them.
+[[nodiscard]] Diagnostics diagnostics_from_sums(const double (&sum)[kMomentSums], double kinetic, double potential);
 
 /// Kinetic energy alone, O(N).
 [[nodiscard]] double kinetic_energy(const ParticleSystem& ps);

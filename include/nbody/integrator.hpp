@@ -1,11 +1,14 @@
 #pragma once
-// Time integrators: each advances the particle state by one step of size dt,
-// calling the gravity solver for new accelerations. All keep ps.ax/ay/az equal to the
-// accelerations at the current positions at the end of a step, so one force
-// evaluation per step suffices and diagnostics can reuse them.
+// Time integrators on the CPU: each advances the particle state by one step of size dt,
+// calling the step's force evaluation once, after its position update. All keep
+// ps.ax/ay/az equal to the accelerations at the current positions at the end of a step,
+// so one force evaluation per step suffices and diagnostics can reuse them. The
+// per-body arithmetic is in physics/integration.hpp, shared with the CUDA kernels.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nbody/gravity.hpp"
@@ -13,21 +16,37 @@
 
 namespace nbody {
 
+enum class IntegratorScheme { Leapfrog, Euler, Kinematic };
+
+/// "leapfrog", "euler", "kinematic".
+[[nodiscard]] std::string_view to_string(IntegratorScheme s);
+/// Throws nbody::Error naming --integrator for an unknown name.
+[[nodiscard]] IntegratorScheme parse_integrator_scheme(std::string_view name);
+
 struct IntegratorOptions {
-  std::string scheme = "leapfrog";  // leapfrog | euler | kinematic
-  double damping = 1.0;             // velocities *= damping after each step's velocity update
+  IntegratorScheme scheme = IntegratorScheme::Leapfrog;
+  double damping = 1.0;  // velocities *= damping after each step's velocity update
+  friend bool operator==(const IntegratorOptions&, const IntegratorOptions&) = default;
 };
+
+/// What an integrator calls for new accelerations at the current positions: the
+/// stepper's force stages (collisions, gravity, the sum of the processes' shares).
+using ForceEvaluation = std::function<void(ParticleSystem&)>;
 
 class Integrator {
  public:
   virtual ~Integrator() = default;
   [[nodiscard]] virtual std::string name() const = 0;
-  /// Advances ps by dt; computes accelerations first if ps has none valid.
-  virtual void step(ParticleSystem& ps, GravitySolver& gravity, double dt) = 0;
+  /// Advances ps by dt; evaluates forces first if ps has none valid.
+  virtual void step(ParticleSystem& ps, const ForceEvaluation& forces, double dt) = 0;
+  /// The same with a gravity solver alone as the force evaluation.
+  void step(ParticleSystem& ps, GravitySolver& gravity, double dt) {
+    step(ps, [&gravity](ParticleSystem& p) { gravity.compute_accelerations(p); }, dt);
+  }
 };
 
-/// Scheme known and damping in (0, 1]; throws nbody::Error naming the command-line option
-/// (the messages of `nbody run`). make_integrator() calls it first.
+/// Damping in (0, 1]; throws nbody::Error naming --damping (the message of `nbody run`).
+/// make_integrator() calls it first.
 void validate(const IntegratorOptions& options);
 [[nodiscard]] std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& options);
 [[nodiscard]] std::vector<std::string> integrator_names();

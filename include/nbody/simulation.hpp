@@ -1,17 +1,18 @@
 #pragma once
-// A simulation: the particle state, a gravity solver and an integrator, stepped
-// together, with the time spent in each phase recorded. The command line, the viewer
-// and the Python module all drive this class.
+// A simulation: the particle state and a Stepper that advances it (on the CPU, or with
+// GravityOptions::device == Gpu resident in GPU memory), with the time spent in each phase
+// recorded. The command line, the viewer and the Python module all drive this class.
 //
-// With GravityOptions::device == Gpu the whole simulation lives on the GPU (a private
-// DeviceStepper): the bodies are copied in once, stepped, integrated and measured there,
-// and copied out only when particles() is asked for after a step. particles() (non-const)
-// also marks the host copy as edited, so the next step() or diagnostics() copies it back
-// in: call it again after each step rather than keeping the reference across steps.
+// The host copy. particles() reads the state: on the GPU it is copied out only when the
+// device has stepped since the last copy. Reading never marks it changed. To change the
+// bodies, edit_particles() hands out the host copy and says "the bodies changed": it is
+// copied in again (uploaded) before the next step or diagnostics. Take it again after each
+// step rather than keeping the reference across steps.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nbody/collisions.hpp"
 #include "nbody/diagnostics.hpp"
@@ -23,7 +24,14 @@
 
 namespace nbody {
 
-class DeviceStepper;
+/// Everything that chooses how a simulation is stepped.
+struct SimulationOptions {
+  GravityOptions gravity;
+  IntegratorOptions integrator;
+  CollisionOptions collisions;
+};
+
+class Stepper;
 
 class Simulation {
  public:
@@ -33,6 +41,8 @@ class Simulation {
   /// With a reducer of several parts (an MPI run, distributed.hpp), every process holds
   /// and steps the whole state, computes its share of the forces, and the shares are
   /// summed across the processes each force evaluation.
+  Simulation(ParticleSystem particles, const SimulationOptions& options,
+             std::shared_ptr<ForceReducer> reducer = nullptr);
   Simulation(ParticleSystem particles, const GravityOptions& gravity,
              const IntegratorOptions& integrator, const CollisionOptions& collisions = {},
              std::shared_ptr<ForceReducer> reducer = nullptr);
@@ -43,29 +53,40 @@ class Simulation {
   /// Advances by one step of size dt.
   void step(double dt);
 
-  /// The state, current after the last step (on the GPU path: downloaded when stale; the
-  /// non-const form also schedules an upload before the next step or diagnostics).
-  [[nodiscard]] ParticleSystem& particles();
+  /// The state, current after the last step (on the GPU: downloaded when stale).
   [[nodiscard]] const ParticleSystem& particles() const;
+  /// The state, to change: uploaded again before the next step or diagnostics.
+  [[nodiscard]] ParticleSystem& edit_particles();
+  /// Positions only, x y z interleaved as float (12 bytes a body: what drawing needs; on
+  /// the GPU only they cross the bus).
+  void positions(std::vector<float>& xyz) const;
   /// Simulated time and number of bodies; never copy the state from the GPU.
   [[nodiscard]] double time() const;
   [[nodiscard]] std::size_t size() const;
   [[nodiscard]] std::uint64_t steps_done() const { return steps_done_; }
-  [[nodiscard]] const GravityOptions& gravity_options() const { return gravity_options_; }
-  /// The CPU solver; throws nbody::Error on the GPU path (use solver_name()).
-  [[nodiscard]] const GravitySolver& gravity() const;
+
+  [[nodiscard]] const SimulationOptions& options() const { return options_; }
+  [[nodiscard]] const GravityOptions& gravity_options() const { return options_.gravity; }
+  /// Changes the options (solver, device, integrator, collisions, G, softening, ...): the
+  /// state moves to the new stepper; the time, the ids, the step count and the collision
+  /// totals are kept. Changed gravity (G, softening, solver, device, ...) makes the
+  /// accelerations stale, so the next step evaluates them first. Throws nbody::Error for
+  /// invalid options and then leaves the simulation as it was.
+  void reconfigure(const SimulationOptions& options);
+
   /// The processes sharing the force work (parts() == 1: this one alone).
   [[nodiscard]] int processes() const { return reducer_ ? reducer_->parts() : 1; }
-  /// E.g. "direct-simd-double", or "direct-cuda-fast-double-resident" on the GPU path.
+  /// E.g. "direct-simd-double", or "direct-cuda-fast-double-resident" on the GPU.
   [[nodiscard]] std::string solver_name() const;
-  [[nodiscard]] const Integrator& integrator() const { return *integrator_; }
+  /// E.g. "leapfrog".
+  [[nodiscard]] std::string integrator_name() const;
   /// True when the state lives on the GPU (GravityOptions::device == Gpu).
-  [[nodiscard]] bool on_device() const { return stepper_ != nullptr; }
+  [[nodiscard]] bool on_device() const { return options_.gravity.device == Device::Gpu; }
 
   /// The collision model in use (None without collisions).
-  [[nodiscard]] CollisionModel collision_model() const { return collision_options_.model; }
+  [[nodiscard]] CollisionModel collision_model() const { return options_.collisions.model; }
   /// Contacts, merges, energy lost and time of every collision stage so far.
-  [[nodiscard]] const CollisionTotals& collision_totals() const;
+  [[nodiscard]] const CollisionTotals& collision_totals() const { return collisions_; }
 
   /// Continues a run written to a checkpoint: the number of steps done and the collision
   /// totals so far. (The state itself, with the time and the accelerations, came in the
@@ -85,25 +106,22 @@ class Simulation {
   [[nodiscard]] PhaseTimes& gravity_stages() { return gravity_stages_; }
 
  private:
-  class TimedGravity;
-  /// GPU path: copies the state from the device when the host copy is stale.
-  void sync_from_device() const;
-  /// GPU path: copies the host copy to the device when it may have been edited.
-  void sync_to_device();
+  /// Copies the state from the stepper when the host copy is stale.
+  void download_if_stale() const;
+  /// Copies the host copy to the stepper when it was edited.
+  void upload_if_edited();
 
-  mutable ParticleSystem particles_;  // GPU path: a cache of the device state
-  GravityOptions gravity_options_;
-  CollisionOptions collision_options_;
-  std::unique_ptr<TimedGravity> gravity_;   // CPU path (runs the collision stage too)
-  std::unique_ptr<DeviceStepper> stepper_;  // GPU path
-  std::unique_ptr<Integrator> integrator_;
+  // The host copy, on the heap: the host stepper keeps its address across moves.
+  std::unique_ptr<ParticleSystem> particles_;
+  SimulationOptions options_;
   std::shared_ptr<ForceReducer> reducer_;
+  std::unique_ptr<Stepper> stepper_;
   PhaseTimes times_;
   PhaseTimes gravity_stages_;
-  CollisionTotals device_collisions_;  // GPU path (the CPU path's are in the solver wrapper)
+  CollisionTotals collisions_;
   std::uint64_t steps_done_ = 0;
-  mutable bool host_stale_ = false;  // the device has stepped since the last download
-  bool host_edited_ = false;         // particles() handed out a mutable reference
+  mutable bool host_stale_ = false;  // the stepper has stepped since the last download
+  bool host_edited_ = false;         // edit_particles() handed out the host copy
 };
 
 }  // namespace nbody

@@ -231,17 +231,17 @@ void render_run(const RenderArgs& a, const CLI::App& app, FrameSink& sink,
     fmt::print(
         "nbody render: {} bodies, {}, {} dt = {:g}, {} frames every {} steps ({} steps), "
         "{}x{}\n",
-        sim.size(), sim.solver_name(), sim.integrator().name(), a.dt, a.frames, a.every,
+        sim.size(), sim.solver_name(), sim.integrator_name(), a.dt, a.frames, a.every,
         total_steps, a.width, a.height);
     std::fflush(stdout);  // before the progress line, which goes to stderr
   }
-  renderer.fix_view(std::as_const(sim).particles());
-  if (sink.wants(0, a.frames)) sink.write(renderer.draw(std::as_const(sim).particles()));
+  renderer.fix_view(sim.particles());
+  if (sink.wants(0, a.frames)) sink.write(renderer.draw(sim.particles()));
   ProgressLine progress(stderr, total_steps, talk);
   for (std::uint64_t s = 1; s <= total_steps; ++s) {
     sim.step(a.dt);
     if (s % a.every == 0 && sink.wants(s / a.every, a.frames)) {
-      sink.write(renderer.draw(std::as_const(sim).particles()));
+      sink.write(renderer.draw(sim.particles()));
     }
     progress.update(s, sim.time(), {});
   }

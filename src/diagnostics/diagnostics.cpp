@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "nbody/physics/moments.hpp"
 #include "nbody/physics/pair_force.hpp"
 
 namespace nbody {
@@ -11,7 +12,7 @@ double kinetic_energy(const ParticleSystem& ps) {
   const std::size_t n = ps.size();
 #pragma omp parallel for reduction(+ : t) schedule(static) if (n > 100000)
   for (std::size_t i = 0; i < n; ++i) {
-    t += 0.5 * ps.mass[i] * (ps.vx[i] * ps.vx[i] + ps.vy[i] * ps.vy[i] + ps.vz[i] * ps.vz[i]);
+    t += body_kinetic_energy(ps.mass[i], ps.vx[i], ps.vy[i], ps.vz[i]);
   }
   return t;
 }
@@ -64,37 +65,38 @@ double relative_energy_drift(double e0, double e) {
   return e0 != 0.0 ? std::abs((e - e0) / e0) : std::abs(e - e0);
 }
 
-Diagnostics compute_moments(const ParticleSystem& ps) {
+Diagnostics diagnostics_from_sums(const double (&sum)[kMomentSums], double kinetic, double potential) {
   Diagnostics d;
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    const double m = ps.mass[i];
-    d.total_mass += m;
-    d.momentum.x += m * ps.vx[i];
-    d.momentum.y += m * ps.vy[i];
-    d.momentum.z += m * ps.vz[i];
-    d.com.x += m * ps.x[i];
-    d.com.y += m * ps.y[i];
-    d.com.z += m * ps.z[i];
-    // L = sum m (r x v)
-    d.angular_momentum.x += m * (ps.y[i] * ps.vz[i] - ps.z[i] * ps.vy[i]);
-    d.angular_momentum.y += m * (ps.z[i] * ps.vx[i] - ps.x[i] * ps.vz[i]);
-    d.angular_momentum.z += m * (ps.x[i] * ps.vy[i] - ps.y[i] * ps.vx[i]);
-  }
+  d.total_mass = sum[kMass];
+  d.momentum = {sum[kPx], sum[kPy], sum[kPz]};
+  d.com = {sum[kMx], sum[kMy], sum[kMz]};
+  d.angular_momentum = {sum[kLx], sum[kLy], sum[kLz]};
   if (d.total_mass > 0) {
     d.com = {d.com.x / d.total_mass, d.com.y / d.total_mass, d.com.z / d.total_mass};
     d.com_velocity = {d.momentum.x / d.total_mass, d.momentum.y / d.total_mass,
                       d.momentum.z / d.total_mass};
   }
-  d.kinetic = kinetic_energy(ps);
-  return d;
-}
-
-Diagnostics compute_diagnostics(const ParticleSystem& ps, double G, double softening) {
-  Diagnostics d = compute_moments(ps);
-  d.potential = potential_energy(ps, G, softening);
+  d.kinetic = kinetic;
+  d.potential = potential;
   d.total_energy = d.kinetic + d.potential;
   d.virial_ratio = d.potential != 0.0 ? 2.0 * d.kinetic / std::abs(d.potential) : 0.0;
   return d;
+}
+
+Diagnostics compute_moments(const ParticleSystem& ps) {
+  double sum[kMomentSums] = {};
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    add_body_moments(sum, ps.mass[i], ps.x[i], ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i]);
+  }
+  return diagnostics_from_sums(sum, kinetic_energy(ps), 0.0);
+}
+
+Diagnostics compute_diagnostics(const ParticleSystem& ps, double G, double softening) {
+  double sum[kMomentSums] = {};
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    add_body_moments(sum, ps.mass[i], ps.x[i], ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i]);
+  }
+  return diagnostics_from_sums(sum, kinetic_energy(ps), potential_energy(ps, G, softening));
 }
 
 }  // namespace nbody

@@ -4,42 +4,65 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "integrators/integrators.hpp"
+#include "integrators/scheme_step.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
 
 namespace {
-using StepFunction = void (*)(ParticleSystem&, GravitySolver&, double dt, double damping);
+using StepFunction = void (*)(ParticleSystem&, const ForceEvaluation&, double dt, double damping);
 
-/// An integrator is a named step function plus its damping factor.
+/// An integrator is a scheme's step function plus its damping factor.
 class SchemeIntegrator final : public Integrator {
  public:
-  SchemeIntegrator(std::string name, StepFunction step_function, double damping)
-      : name_(std::move(name)), step_(step_function), damping_(damping) {}
-  [[nodiscard]] std::string name() const override { return name_; }
-  void step(ParticleSystem& ps, GravitySolver& gravity, double dt) override {
-    step_(ps, gravity, dt, damping_);
+  SchemeIntegrator(IntegratorScheme scheme, StepFunction step_function, double damping)
+      : scheme_(scheme), step_(step_function), damping_(damping) {}
+  [[nodiscard]] std::string name() const override { return std::string(to_string(scheme_)); }
+  using Integrator::step;
+  void step(ParticleSystem& ps, const ForceEvaluation& forces, double dt) override {
+    step_(ps, forces, dt, damping_);
   }
 
  private:
-  std::string name_;
+  IntegratorScheme scheme_;
   StepFunction step_;
   double damping_;
 };
 
-struct Scheme {
-  const char* name;
-  StepFunction step;
-};
-constexpr Scheme kSchemes[] = {{"leapfrog", leapfrog_kdk_step},
-                               {"euler", symplectic_euler_step},
-                               {"kinematic", kinematic_step}};
+StepFunction step_function(IntegratorScheme scheme) {
+  switch (scheme) {
+    case IntegratorScheme::Euler: return scheme_step<IntegratorScheme::Euler>;
+    case IntegratorScheme::Kinematic: return scheme_step<IntegratorScheme::Kinematic>;
+    case IntegratorScheme::Leapfrog: break;
+  }
+  return scheme_step<IntegratorScheme::Leapfrog>;
+}
+
+constexpr IntegratorScheme kSchemes[] = {IntegratorScheme::Leapfrog, IntegratorScheme::Euler,
+                                         IntegratorScheme::Kinematic};
 }  // namespace
+
+// TEMP(merge): to_string/parse_integrator_scheme come from src/core/option_names.cpp.
+std::string_view to_string(IntegratorScheme s) {
+  switch (s) {
+    case IntegratorScheme::Euler: return "euler";
+    case IntegratorScheme::Kinematic: return "kinematic";
+    case IntegratorScheme::Leapfrog: break;
+  }
+  return "leapfrog";
+}
+
+IntegratorScheme parse_integrator_scheme(std::string_view name) {
+  for (IntegratorScheme s : kSchemes) {
+    if (name == to_string(s)) return s;
+  }
+  throw Error(fmt::format("--integrator {}: unknown integrator (available: {})", name,
+                          fmt::join(integrator_names(), ", ")));
+}
 
 std::vector<std::string> integrator_names() {
   std::vector<std::string> names;
-  for (const auto& s : kSchemes) names.emplace_back(s.name);
+  for (IntegratorScheme s : kSchemes) names.emplace_back(to_string(s));
   return names;
 }
 
@@ -47,19 +70,11 @@ void validate(const IntegratorOptions& o) {
   if (!(o.damping > 0.0 && o.damping <= 1.0)) {
     throw Error(fmt::format("--damping {}: must be in (0, 1] (1 = no damping)", o.damping));
   }
-  for (const auto& s : kSchemes) {
-    if (o.scheme == s.name) return;
-  }
-  throw Error(fmt::format("--integrator {}: unknown integrator (available: {})", o.scheme,
-                          fmt::join(integrator_names(), ", ")));
 }
 
 std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& o) {
   validate(o);
-  for (const auto& s : kSchemes) {
-    if (o.scheme == s.name) return std::make_unique<SchemeIntegrator>(s.name, s.step, o.damping);
-  }
-  return nullptr;  // not reached: validate() threw
+  return std::make_unique<SchemeIntegrator>(o.scheme, step_function(o.scheme), o.damping);
 }
 
 void check_time_step(double dt) {

@@ -2,13 +2,12 @@
 // for the GPU solver (the gravity factory checks the options, then make_direct_cuda of
 // direct_cuda_none.cpp throws "--device gpu: this nbody was built without CUDA ...").
 #include "nbody/error.hpp"
-#include "simulation/device_stepper.hpp"
+#include "simulation/stepper.hpp"
 
 namespace nbody {
 
-std::unique_ptr<DeviceStepper> make_device_stepper(const GravityOptions& gravity, const IntegratorOptions&,
-                                                   const CollisionOptions&, std::shared_ptr<ForceReducer>) {
-  (void)make_gravity_solver(gravity);  // throws
+std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options, std::shared_ptr<ForceReducer>) {
+  (void)make_gravity_solver(options.gravity);  // throws
   throw Error("--device gpu: not available in this build");  // not reached
 }
 

@@ -196,7 +196,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
 
   if (talk) {
     fmt::print(human, "nbody run: {} bodies ({}D), {}, {} dt = {:g}, {} steps, G = {:g}, softening = {:g}\n",
-               sim.size(), dim, sim.solver_name(), sim.integrator().name(), a.dt, last_step - first_step, a.gravity.G,
+               sim.size(), dim, sim.solver_name(), sim.integrator_name(), a.dt, last_step - first_step, a.gravity.G,
                a.gravity.softening);
     if (resumed) fmt::print(human, "restart: from {} at step {}, t = {:.6g}\n", restart->string(), first_step, sim.time());
     if (collide) {
@@ -214,7 +214,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   auto write_snapshot_now = [&] {
     if (!root) return snapshots.skip(sim.time());
     ScopedPhase phase(sim.times(), "io");
-    const ParticleSystem& ps = std::as_const(sim).particles();
+    const ParticleSystem& ps = sim.particles();
     std::vector<double> phi;
     if (snapshots.wants_potential()) phi = body_potentials(ps, a.gravity.G, a.gravity.softening);
     snapshots.write(ps, snapshots.wants_potential() ? &phi : nullptr);
@@ -224,7 +224,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     if (!root) return checkpoints.skip(sim.steps_done());
     create_dir(dir);
     CheckpointState state;
-    state.particles = std::as_const(sim).particles();
+    state.particles = sim.particles();
     state.step = sim.steps_done();
     state.initial_energy = e0;
     state.collisions = sim.collision_totals();
@@ -261,7 +261,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     if (a.every > 0 && s % a.every == 0 && !last) {
       if (!a.output.empty() && root) {
         ScopedPhase phase(sim.times(), "io");
-        write_particles(numbered_path(a.output, s), std::as_const(sim).particles(), resolve_format(a.output, a.format));
+        write_particles(numbered_path(a.output, s), sim.particles(), resolve_format(a.output, a.format));
       }
       if (talk) {
         progress.finish();
@@ -296,7 +296,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   if (checkpointing && result.steps > 0) write_checkpoint_now();
   if (!a.output.empty() && root) {
     ScopedPhase phase(sim.times(), "io");
-    write_particles(a.output, std::as_const(sim).particles(), resolve_format(a.output, a.format));
+    write_particles(a.output, sim.particles(), resolve_format(a.output, a.format));
   }
   sim.times().add("io", io_times.get("io"));
   if (talk) print_run_summary(human, a, sim, result);

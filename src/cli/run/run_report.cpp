@@ -72,7 +72,7 @@ void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
                               {"step", sim.steps_done()},
                               {"t", sim.time()},
                               {"dt", a.dt},
-                              {"integrator", sim.integrator().name()},
+                              {"integrator", sim.integrator_name()},
                               {"solver", sim.solver_name()},
                               {"G", a.gravity.G},
                               {"softening", a.gravity.softening},

@@ -1,0 +1,51 @@
+#pragma once
+// One step of a scheme on the CPU (private: callers use make_integrator()). The same
+// shape for every scheme: open_step() over the bodies, the force evaluation, close_step()
+// over the bodies; the per-body arithmetic is physics/integration.hpp's, shared with the
+// CUDA kernels. The z components are updated too: in 2D they stay exactly 0 because every
+// a_z is exactly 0.
+#include <cstddef>
+
+#include "nbody/integrator.hpp"
+#include "nbody/physics/integration.hpp"
+
+namespace nbody {
+
+namespace detail {
+// The loops are memory-bound; threads pay off only for large N.
+inline constexpr std::size_t kParallelThreshold = 100000;
+
+template <IntegratorScheme S, bool Open>
+void update_bodies(ParticleSystem& ps, const StepFactors& f) {
+  const std::size_t n = ps.size();
+#pragma omp parallel for simd schedule(static) if (n > kParallelThreshold)
+  for (std::size_t i = 0; i < n; ++i) {
+    BodyMotion b{ps.x[i], ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i]};
+    if constexpr (Open) {
+      open_step<S>(b, ps.ax[i], ps.ay[i], ps.az[i], f);
+    } else {
+      close_step<S>(b, ps.ax[i], ps.ay[i], ps.az[i], f);
+    }
+    ps.x[i] = b.x;
+    ps.y[i] = b.y;
+    ps.z[i] = b.z;
+    ps.vx[i] = b.vx;
+    ps.vy[i] = b.vy;
+    ps.vz[i] = b.vz;
+  }
+}
+}  // namespace detail
+
+/// Advances ps by dt with scheme S: forces first if ps has none valid (first step, or
+/// after edits), then the scheme's updates around one force evaluation.
+template <IntegratorScheme S>
+void scheme_step(ParticleSystem& ps, const ForceEvaluation& forces, double dt, double damping) {
+  if (!ps.accelerations_valid()) forces(ps);
+  const StepFactors f = step_factors(S, dt, damping);
+  detail::update_bodies<S, true>(ps, f);
+  forces(ps);
+  if constexpr (kHasCloseStep<S>) detail::update_bodies<S, false>(ps, f);
+  ps.time += dt;
+}
+
+}  // namespace nbody

@@ -1,0 +1,287 @@
+// The device Stepper (--device gpu): the state is uploaded once and stays in device memory
+// across steps; the integration, the collision stage, the forces and the diagnostics run
+// on the GPU, and only download() (for output) copies bodies back.
+//
+// A step, on one stream: open_step (integration_kernels.cu: the per-body update of
+// physics/integration.hpp, the CPU loops' function), the collision stage
+// (collisions/cuda), the force evaluation (pack the float64 state into the force kernels'
+// (x, y, z, m) layout, the direct sum or the tree through DeviceForces, the processes'
+// shares summed through NCCL), then finish_step (store a; the leapfrog's closing kick).
+//
+// Position scaling: the per-call GPU solvers pick the exponent p from the largest |x|,
+// |y|, |z| (and softening) at each call. Here the open_step kernel measures that extent on
+// the device, it comes back as 8 bytes with the end-of-step synchronisation, and the next
+// step's forces use it: one drift late, which changes nothing in the results (scaling by
+// powers of two is exact) and only serves to keep float r^2 in range, so no step waits on
+// the host mid-way.
+//
+// Every step ends with a stream synchronisation: the step's time is then real (the
+// "gravity" phase is the CUDA-event time of packing plus the force kernels, "integrate" the
+// rest), and an error is reported by the step that caused it.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "collisions/cuda/collision_engine.cuh"
+#include "gravity/cuda/cuda_check.cuh"
+#include "gravity/cuda/direct_kernels.cuh"
+#include "gravity/direct_cuda.hpp"
+#include "gravity/unit_scaling.hpp"
+#include "nbody/build_info.hpp"
+#include "simulation/cuda/diagnostics_kernels.cuh"
+#include "simulation/cuda/integration_kernels.cuh"
+#include "simulation/stepper.hpp"
+#include "tree/cuda/tree_gpu.cuh"
+
+namespace nbody {
+namespace cuda_resident {
+
+namespace {
+
+using cuda_direct::DeviceBuffer;
+using cuda_direct::PinnedBuffer;
+
+template <class Real>
+class DeviceStepper final : public Stepper {
+ public:
+  DeviceStepper(std::unique_ptr<cuda_direct::DeviceForces<Real>> forces, const SimulationOptions& options,
+                std::shared_ptr<ForceReducer> reducer)
+      : forces_(std::move(forces)),
+        G_(options.gravity.G),
+        softening_(options.gravity.softening),
+        integrator_(options.integrator),
+        reducer_(std::move(reducer)) {
+    if (options.collisions.model != CollisionModel::None) {
+      collisions_ = std::make_unique<cuda_collisions::CollisionEngine>(options.collisions);
+    }
+    // Several processes: each computes its share of the forces, one all-reduce sums them.
+    // An algorithm that cannot split computes everything on every process (no sum).
+    sharing_ = reducer_ && reducer_->parts() > 1 && forces_->set_share(reducer_->part(), reducer_->parts());
+    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    for (auto& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
+    extent_.reserve(1, "position extent");
+    extent_host_.reserve(1);
+  }
+  ~DeviceStepper() override {
+    for (auto& e : events_) {
+      if (e) cudaEventDestroy(e);
+    }
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  DeviceStepper(const DeviceStepper&) = delete;
+  DeviceStepper& operator=(const DeviceStepper&) = delete;
+
+  [[nodiscard]] std::string solver_name() const override {
+    return forces_->name() + (std::is_same_v<Real, float> ? "-float" : "-double") + "-resident";
+  }
+
+  void upload(ParticleSystem& ps) override {
+    const std::size_t n = ps.size();
+    if (n > cuda_direct::kMaxBodies) {
+      cuda_direct::check_capacity(n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);  // throws
+    }
+    for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &m_, &r_}) a->reserve(std::max<std::size_t>(n, 1), "state");
+    id_.reserve(std::max<std::size_t>(n, 1), "state");
+    forces_->reserve(std::max<std::size_t>(n, 1));
+    n_ = n;
+    time_ = ps.time;
+    const std::size_t bytes = n * sizeof(double);
+    const std::pair<const std::vector<double>*, double*> copies[] = {
+        {&ps.x, x_.data()}, {&ps.y, y_.data()}, {&ps.z, z_.data()},       {&ps.vx, vx_.data()},
+        {&ps.vy, vy_.data()}, {&ps.vz, vz_.data()}, {&ps.mass, m_.data()}, {&ps.radius, r_.data()}};
+    for (const auto& [from, to] : copies) {
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from->data(), bytes, cudaMemcpyHostToDevice, stream_));
+    }
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(id_.data(), ps.id.data(), n * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream_));
+    accelerations_valid_ = ps.accelerations_valid() && ps.ax.size() == n && ps.ay.size() == n && ps.az.size() == n;
+    if (accelerations_valid_) {
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(ax_.data(), ps.ax.data(), bytes, cudaMemcpyHostToDevice, stream_));
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(ay_.data(), ps.ay.data(), bytes, cudaMemcpyHostToDevice, stream_));
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(az_.data(), ps.az.data(), bytes, cudaMemcpyHostToDevice, stream_));
+    }
+    // The scaling the per-call solvers would use for these bodies.
+    double extent = std::isfinite(softening_) ? std::abs(softening_) : 0.0;
+    for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
+    set_position_exponent(extent);
+    mass_exponent_ = cuda_direct::scale_exponent(largest_finite_magnitude(ps.mass, 0.0), cuda_direct::kMassExponentLimit);
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host arrays may change after this
+  }
+
+  void step(double dt) override {
+    timed_pairs_ = 0;
+    if (n_ > 0) {
+      const StepFactors f = step_factors(integrator_.scheme, dt, integrator_.damping);
+      if (!accelerations_valid_) {  // forces first, as the CPU integrators do
+        evaluate_forces();
+        launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_, acceleration_scale(), f, stream_);
+        accelerations_valid_ = true;
+        NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        add_stage_times();  // before the step's own evaluation records the stage events again
+      }
+      NBODY_CUDA_CHECK(cudaMemsetAsync(extent_.data(), 0, sizeof(unsigned long long), stream_));
+      launch_open_step(integrator_.scheme, state(), f, extent_.data(), stream_);
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(extent_host_.data(), extent_.data(), sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToHost, stream_));
+      evaluate_forces();
+      launch_finish_step<Real>(integrator_.scheme, true, state(), forces_->out(), G_, acceleration_scale(), f, stream_);
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      add_stage_times();
+      for (int k = 0; k < timed_pairs_; ++k) {
+        float ms = 0;
+        NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * k], events_[2 * k + 1]));
+        times_.gravity_seconds += double(ms) * 1e-3;
+      }
+      // The next step's scaling: the extent after this drift, and the softening.
+      double extent = 0;
+      std::memcpy(&extent, extent_host_.data(), sizeof extent);
+      set_position_exponent(std::max(extent, std::isfinite(softening_) ? std::abs(softening_) : 0.0));
+    }
+    time_ += dt;
+  }
+
+  void download(ParticleSystem& ps) override {
+    const std::size_t n = n_;
+    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az, &ps.mass, &ps.radius}) v->resize(n);
+    ps.id.resize(n);
+    const std::size_t bytes = n * sizeof(double);
+    const std::pair<const double*, std::vector<double>*> copies[] = {
+        {x_.data(), &ps.x},   {y_.data(), &ps.y},   {z_.data(), &ps.z},     {vx_.data(), &ps.vx},
+        {vy_.data(), &ps.vy}, {vz_.data(), &ps.vz}, {m_.data(), &ps.mass},  {r_.data(), &ps.radius},
+        {ax_.data(), &ps.ax}, {ay_.data(), &ps.ay}, {az_.data(), &ps.az}};
+    if (n > 0) {
+      for (const auto& [from, to] : copies) {
+        if (to == &ps.ax && !accelerations_valid_) break;
+        NBODY_CUDA_CHECK(cudaMemcpyAsync(to->data(), from, bytes, cudaMemcpyDeviceToHost, stream_));
+      }
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.id.data(), id_.data(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream_));
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    ps.time = time_;
+    if (accelerations_valid_) {
+      ps.set_accelerations_valid();
+    } else {
+      ps.invalidate_accelerations();
+    }
+  }
+
+  void download_positions(std::vector<float>& xyz) override {
+    xyz.resize(3 * n_);
+    if (n_ == 0) return;
+    positions_.reserve(3 * n_, "positions for drawing");
+    positions_host_.reserve(3 * n_);
+    launch_positions_to_float(state(), positions_.data(), stream_);
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(positions_host_.data(), positions_.data(), 3 * n_ * sizeof(float),
+                                     cudaMemcpyDeviceToHost, stream_));
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::memcpy(xyz.data(), positions_host_.data(), 3 * n_ * sizeof(float));
+  }
+
+  [[nodiscard]] Diagnostics diagnostics() override {
+    return device_diagnostics(state(), G_, softening_, diagnostics_, stream_);
+  }
+
+  [[nodiscard]] StepTimes take_times() override { return std::exchange(times_, StepTimes{}); }
+  [[nodiscard]] double time() const override { return time_; }
+  [[nodiscard]] std::size_t size() const override { return n_; }
+
+ private:
+  [[nodiscard]] State state() const {
+    return {x_.data(), y_.data(), z_.data(), vx_.data(), vy_.data(), vz_.data(),
+            ax_.data(), ay_.data(), az_.data(), m_.data(), unsigned(n_)};
+  }
+
+  void set_position_exponent(double extent) {
+    position_exponent_ = cuda_direct::scale_exponent(extent, cuda_direct::kPositionExponentLimit);
+  }
+  [[nodiscard]] double acceleration_scale() const {
+    return std::ldexp(1.0, mass_exponent_ - 2 * position_exponent_);
+  }
+
+  /// The force evaluation: the collision stage (merges lower n_), then pack + force
+  /// kernels (+ the sum of the shares) into forces_->out(), timed by a pair of events.
+  void evaluate_forces() {
+    collide();
+    const double position_scale = std::ldexp(1.0, -position_exponent_);
+    const double mass_scale = std::ldexp(1.0, -mass_exponent_);
+    const std::size_t padded = forces_->padded(n_);
+    NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
+    launch_pack_bodies<Real>(state(), position_scale, mass_scale, unsigned(padded), forces_->bodies(), stream_);
+    forces_->launch(n_, Real(softening_ * position_scale), stream_);
+    if (sharing_) forces_->exchange(*reducer_, n_, stream_);
+    NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
+    ++timed_pairs_;
+  }
+
+  /// The collision stage on the resident state. The stage synchronises the stream.
+  void collide() {
+    if (!collisions_) return;
+    const cuda_collisions::BodyArrays b{x_.data(),  y_.data(),  z_.data(), vx_.data(), vy_.data(), vz_.data(),
+                                        m_.data(),  r_.data(),  id_.data(), ax_.data(), ay_.data(), az_.data()};
+    const CollisionStats st = collisions_->resolve(b, n_, stream_);
+    times_.collisions.add(st);
+    times_.collision_seconds += st.detect_seconds + st.resolve_seconds;
+  }
+
+  /// Adds the last evaluation's per-stage times (tree) to the step's.
+  void add_stage_times() {
+    for (const auto& [stage, ms] : forces_->stage_ms()) times_.stages.add(stage, ms * 1e-3);
+  }
+
+  std::unique_ptr<cuda_direct::DeviceForces<Real>> forces_;
+  std::unique_ptr<cuda_collisions::CollisionEngine> collisions_;
+  double G_;
+  double softening_;
+  IntegratorOptions integrator_;
+  std::shared_ptr<ForceReducer> reducer_;
+  bool sharing_ = false;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t events_[4] = {};
+  int timed_pairs_ = 0;
+  DeviceBuffer<double> x_, y_, z_, vx_, vy_, vz_, ax_, ay_, az_, m_, r_;
+  DeviceBuffer<std::uint64_t> id_;
+  DeviceBuffer<unsigned long long> extent_;
+  PinnedBuffer<unsigned long long> extent_host_;
+  DeviceBuffer<float> positions_;
+  PinnedBuffer<float> positions_host_;
+  DiagnosticsBuffers diagnostics_;
+  StepTimes times_;
+  std::size_t n_ = 0;
+  double time_ = 0;
+  bool accelerations_valid_ = false;
+  int position_exponent_ = 0;
+  int mass_exponent_ = 0;
+};
+
+}  // namespace
+}  // namespace cuda_resident
+
+std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options, std::shared_ptr<ForceReducer> reducer) {
+  GravityOptions o = options.gravity;
+  o.precision = resolve_precision(o.precision, o.algorithm);
+  // The option checks (algorithm, kernel, block size, softening, a usable device) are the
+  // GPU solver's: build one and drop it, so the messages are the same as with the solver.
+  (void)make_gravity_solver(o);
+  validate(options.integrator);
+  auto make = [&](auto real) -> std::unique_ptr<Stepper> {
+    using Real = decltype(real);
+    std::unique_ptr<cuda_direct::DeviceForces<Real>> forces;
+    NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
+    if (o.algorithm == GravityAlgorithm::Tree) {
+      forces = std::make_unique<cuda_tree::TreeForces<Real>>(o.dim, o.theta, o.quadrupole);
+    } else {
+      const cuda_direct::KernelChoice k = cuda_direct::choose_kernel(o.kernel, o.block_size, o.deterministic);
+      forces = std::make_unique<cuda_direct::DirectForces<Real>>(k.kernel, k.block, k.each_pair_once);
+    }
+    return std::make_unique<cuda_resident::DeviceStepper<Real>>(std::move(forces), options, std::move(reducer));
+  };
+  if (o.precision == Precision::Float) return make(float{});
+  return make(double{});
+}
+
+}  // namespace nbody

@@ -1,0 +1,35 @@
+#pragma once
+// The integration kernels of the device stepper: the per-body updates of
+// physics/integration.hpp (the functions the CPU loops call) over the resident state,
+// and the conversions between the state and the force kernels' layout.
+#include <cuda_runtime.h>
+
+#include "gravity/cuda/vec4.cuh"
+#include "nbody/integrator.hpp"
+#include "nbody/physics/integration.hpp"
+#include "simulation/cuda/device_state.cuh"
+
+namespace nbody::cuda_resident {
+
+/// The part of the step before the force evaluation (open_step) for every body, plus the
+/// largest finite |x|, |y|, |z| into *extent (as the bits of a non-negative double) for
+/// the next step's position scaling.
+void launch_open_step(IntegratorScheme scheme, const State& s, const StepFactors& f,
+                      unsigned long long* extent, cudaStream_t stream);
+
+/// Positions and masses into the force kernels' (x, y, z, m) layout, scaled by powers of
+/// two (exact); padding bodies sit on the last body with mass 0.
+template <class Real>
+void launch_pack_bodies(const State& s, double position_scale, double mass_scale, unsigned n_padded,
+                        cuda_direct::Vec4<Real>* bodies, cudaStream_t stream);
+
+/// a = G * out * acceleration_scale (the per-call solvers' unpacking, same order), then,
+/// with `close`, the part of the step after the force evaluation (close_step).
+template <class Real>
+void launch_finish_step(IntegratorScheme scheme, bool close, const State& s, const cuda_direct::Vec4<Real>* out,
+                        double G, double acceleration_scale, const StepFactors& f, cudaStream_t stream);
+
+/// x y z as float, interleaved, into xyz (3 n floats).
+void launch_positions_to_float(const State& s, float* xyz, cudaStream_t stream);
+
+}  // namespace nbody::cuda_resident

@@ -1,0 +1,69 @@
+#pragma once
+// A Stepper advances the state of a Simulation: one interface, a host implementation
+// (host_stepper.cpp: the CPU solvers, integrators and collision handler) and a device one
+// (cuda/device_stepper.cu: everything resident in GPU memory). Simulation holds one and
+// never asks which (private to the library; plain C++, no CUDA types).
+//
+// The host copy. Simulation keeps a ParticleSystem that callers read and edit. upload()
+// makes the stepper's state equal to it and download() makes it equal to the stepper's
+// state: the device stepper copies across the bus; the host stepper steps that very
+// ParticleSystem, so for it both are free.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nbody/collisions.hpp"
+#include "nbody/diagnostics.hpp"
+#include "nbody/distributed.hpp"
+#include "nbody/phase_times.hpp"
+#include "nbody/simulation.hpp"
+
+namespace nbody {
+
+/// What the steps since the last take_times() cost and did.
+struct StepTimes {
+  double gravity_seconds = 0;   // force evaluations (the sum of the processes' shares included)
+  double collision_seconds = 0; // collision stages (wall time on the host, kernels on the GPU)
+  CollisionTotals collisions;   // every collision stage; empty without collisions
+  PhaseTimes stages;            // the force evaluation's stages (tree: build, walk / bbox ... force)
+};
+
+class Stepper {
+ public:
+  virtual ~Stepper() = default;
+  /// E.g. "direct-simd-double", "tree-cuda-octree-float-resident".
+  [[nodiscard]] virtual std::string solver_name() const = 0;
+  /// Takes `host` as the state to step (positions, velocities, masses, radii, ids, the time,
+  /// and the accelerations when valid); N may change. `host` must outlive the stepper.
+  virtual void upload(ParticleSystem& host) = 0;
+  /// One step of the integrator: the position update, the collision stage, the force
+  /// evaluation (with the processes' shares summed), the velocity update. Evaluates forces
+  /// first when the state has none valid.
+  virtual void step(double dt) = 0;
+  /// Makes the host copy given to upload() equal to the state (merges may have shrunk N).
+  virtual void download(ParticleSystem& host) = 0;
+  /// Positions only, x y z interleaved as float: what drawing needs (12 bytes a body).
+  virtual void download_positions(std::vector<float>& xyz) = 0;
+  /// Energies, momenta, centre of mass of the state; only scalars cross the bus.
+  [[nodiscard]] virtual Diagnostics diagnostics() = 0;
+  /// The times and collision totals of the steps since the last call.
+  [[nodiscard]] virtual StepTimes take_times() = 0;
+  /// The simulated time and the number of bodies, without copying the state.
+  [[nodiscard]] virtual double time() const = 0;
+  [[nodiscard]] virtual std::size_t size() const = 0;
+};
+
+/// The stepper for options.gravity.device: throws nbody::Error naming the option for bad
+/// options, a build without CUDA or no usable GPU. Options come complete (Simulation has
+/// given the collisions the run's dimension, device, G and softening).
+[[nodiscard]] std::unique_ptr<Stepper> make_stepper(const SimulationOptions& options,
+                                                    std::shared_ptr<ForceReducer> reducer);
+[[nodiscard]] std::unique_ptr<Stepper> make_host_stepper(const SimulationOptions& options,
+                                                         std::shared_ptr<ForceReducer> reducer);
+/// cuda/device_stepper.cu; without CUDA device_stepper_none.cpp, which throws the
+/// gravity factory's "built without CUDA" error.
+[[nodiscard]] std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options,
+                                                           std::shared_ptr<ForceReducer> reducer);
+
+}  // namespace nbody
