@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Fresh machine to every test: install what is missing, build, run ctest.
-#   ./test.sh              Release build (all tests), the Python module (pip install . into
+# Fresh machine to every test: install what is missing, check the formatting, build, run ctest.
+#   ./test.sh              The format check (scripts/check_format.sh, clang-format 14), then
+#                          the Release build (all tests), the Python module (pip install . into
 #                          .venv, pytest tests/python_module), then a Debug build with
 #                          AddressSanitizer + UndefinedBehaviorSanitizer (all tests again),
 #                          then, when nvcc is installed, the CUDA build (its GPU tests run
 #                          on a machine with a GPU and report themselves skipped elsewhere)
-#   NBODY_TEST_QUICK=1 ./test.sh   Release and the Python module only
+#   NBODY_TEST_QUICK=1 ./test.sh   the format check, Release and the Python module only
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
@@ -30,6 +31,8 @@ run_python_module() {
   NBODY_EXE=build/release/src/nbody .venv/bin/python -m pytest -q tests/python_module
 }
 
+echo "== format: scripts/check_format.sh"
+scripts/check_format.sh
 run_preset release
 run_python_module
 if [[ "${NBODY_TEST_QUICK:-0}" != 1 ]]; then

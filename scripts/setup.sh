@@ -27,6 +27,19 @@ if command -v python3 >/dev/null; then
 fi
 missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
 
+# clang-format for scripts/check_format.sh, pinned to major version 14 (Debian bookworm's
+# clang-format): its output changes between versions, and the check must give the same
+# answer on every machine. Elsewhere, clang-format-14 by name when apt has it.
+if ! command -v clang-format-14 >/dev/null &&
+  ! { command -v clang-format >/dev/null && clang-format --version | grep -q ' version 14\.'; }; then
+  codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}" || true)
+  if [[ $codename != bookworm ]] && apt-cache show clang-format-14 >/dev/null 2>&1; then
+    missing+=(clang-format-14)
+  else
+    missing+=(clang-format)
+  fi
+fi
+
 # matplotlib draws the plots of `nbody bench` (python/nbody_bench_report.py); without it the
 # benchmarks still write their CSV, JSON and report. Debian's python3 (or none yet, so apt
 # installs Debian's) gets the Debian package: pip refuses to write into it (PEP 668).

@@ -1,7 +1,7 @@
 #pragma once
-// Gravity solvers: one interface, several implementations chosen at run time.
-// Direct summation (scalar reference, SIMD/OpenMP) now; the tree and CUDA solvers
-// plug in behind the same interface.
+// Gravity solvers: one interface, several implementations chosen at run time
+// (make_gravity_solver): on the CPU the direct sum (scalar reference, SIMD/OpenMP) and the
+// Barnes-Hut tree; on the GPU (CUDA) the direct sum and the tree.
 #include <memory>
 #include <string>
 #include <string_view>

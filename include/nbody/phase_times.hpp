@@ -1,6 +1,7 @@
 #pragma once
 // Wall-clock seconds per named phase of a run (gravity, integrate, io, ...), in the
-// order phases first appear. Later solvers add their own stages (tree build, ...).
+// order phases first appear. Solvers report their own stages the same way (the trees'
+// build and walk, the GPU tree's bbox, sort, build, summarise, force).
 #include <chrono>
 #include <string>
 #include <utility>

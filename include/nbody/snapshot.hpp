@@ -1,7 +1,7 @@
 #pragma once
 // HDF5 files: snapshots in the GADGET/SWIFT layout (read by yt, pynbody, and by `-i`),
 // and checkpoints that hold the exact state of a run so that it can be continued bit for
-// bit (../shared/REFERENCE.md, docs/snapshots.md).
+// bit (docs/reference-values.md, docs/snapshots.md).
 //
 // Snapshot layout: /Header attributes (NumPart_ThisFile, NumPart_Total,
 // NumPart_Total_HighWord, MassTable, Time, Redshift, BoxSize = 0, NumFilesPerSnapshot,

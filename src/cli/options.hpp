@@ -1,6 +1,6 @@
 #pragma once
-// Option groups shared by several subcommands, so that `gen`, `run` (and later
-// `view`, `bench`) spell and check them the same way.
+// Option groups shared by several subcommands, so that `gen`, `run`, `accuracy`,
+// `render` and `view` spell and check them the same way.
 #include <string>
 
 #include <CLI/CLI.hpp>

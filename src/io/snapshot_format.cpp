@@ -1,4 +1,4 @@
-// Snapshots in the GADGET/SWIFT HDF5 layout (../shared/REFERENCE.md "Snapshot files",
+// Snapshots in the GADGET/SWIFT HDF5 layout (docs/reference-values.md "Snapshot files",
 // docs/snapshots.md): written for yt, pynbody and our own `-i`; read from our files and
 // from GADGET-2/3/4 and SWIFT output.
 #include <fmt/format.h>

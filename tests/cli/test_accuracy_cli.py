@@ -1,9 +1,6 @@
-"""End-to-end tests of `nbody accuracy` and `nbody bench tree`.
-
-The Barnes-Hut solver may not be built yet: then `--gravity tree` must fail with a clear
-message naming the option; once it is available the full behaviour is asserted. Which state
-we are in is found out by running the tree once (setUpModule). Standard library only; ctest
-sets NBODY_EXE.
+"""End-to-end tests of `nbody accuracy` and `nbody bench tree`: the direct solvers (every
+documented key, round-off-sized errors), bad options and bodies, and the Barnes-Hut tree
+through the accuracy tool and its benchmark. Standard library only; ctest sets NBODY_EXE.
 """
 import json
 import math

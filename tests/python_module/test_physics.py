@@ -1,5 +1,5 @@
 """Physics through Python: the Kepler orbit and the figure-eight (values in
-../shared/REFERENCE.md, measured with REBOUND), tree against direct sum, conservation."""
+docs/reference-values.md, measured with REBOUND), tree against direct sum, conservation."""
 import math
 
 import numpy as np

@@ -37,7 +37,7 @@ inline ParticleSystem random_system(std::size_t n, std::uint64_t seed, int dim =
 }
 
 /// Norm-wise relative difference of two acceleration fields: ||a - b|| / ||b||
-/// over all bodies (what METHOD.md and GADGET's force tests use).
+/// over all bodies (the measure GADGET's force tests use).
 inline double relative_acceleration_error(const ParticleSystem& a, const ParticleSystem& b) {
   double num = 0, den = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {

@@ -1,5 +1,5 @@
 // Integrators against analytic solutions and conservation laws (values in
-// ../shared/REFERENCE.md, measured with REBOUND).
+// docs/reference-values.md, measured with REBOUND).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,11 +1,12 @@
 #pragma once
 // The collision response, written once: contact geometry, the hard-sphere impulse with
 // restitution, the positional push-apart, and the merge. The CPU handler
-// (src/collisions/) calls these; a CUDA handler calls the same functions from its kernels.
+// (src/collisions/) calls these; the CUDA engine (src/collisions/cuda/) calls the same
+// functions from its kernels.
 //
 // The pair functions return changes (PairChange) instead of writing the bodies, so a GPU
-// kernel can add them with atomics while a sequential solver applies them at once
-// (apply_* below). Every change keeps the pair's momentum and centre of mass:
+// kernel can sum each body's changes over its contacts (the CUDA engine's Jacobi
+// push-apart) while a sequential solver applies them at once (apply_* below). Every change keeps the pair's momentum and centre of mass:
 // body a moves by -s * w_a * n and body b by +s * w_b * n, with the mass shares
 // w_a = m_b / (m_a + m_b), w_b = m_a / (m_a + m_b), so m_a w_a = m_b w_b.
 #include <cmath>

@@ -1,6 +1,6 @@
 #pragma once
 // The softened pair interaction, written once. Used by the scalar reference, the
-// SIMD/OpenMP path (instantiated with vector types) and, later, the CUDA kernels.
+// SIMD/OpenMP path (instantiated with vector types) and the CUDA kernels.
 //
 // Plummer softening: a_i += G m_j r_ij / (|r_ij|^2 + eps^2)^{3/2}, r_ij = x_j - x_i,
 //                    phi_i -= G m_j / (|r_ij|^2 + eps^2)^{1/2}.

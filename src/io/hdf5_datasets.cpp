@@ -1,0 +1,128 @@
+// The datasets of hdf5_file.hpp's Group: 1-D and N x 3 floating-point datasets stored as
+// float or double, unsigned 64-bit ids; readers check the class and convert.
+#include <fmt/format.h>
+
+#include "io/hdf5_detail.hpp"
+#include "io/hdf5_file.hpp"
+
+namespace nbody::hdf5 {
+
+using namespace detail;
+
+namespace {
+
+std::vector<float> to_float(const std::vector<double>& values) {
+  std::vector<float> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<float>(values[i]);
+  return out;
+}
+
+}  // namespace
+
+// ---- Group: datasets ---------------------------------------------------------------
+
+void Group::write_dataset(const std::string& name, const Shape& shape, hid_t file_type,
+                          hid_t memory_type, const void* data) {
+  const Handle properties = untimed(H5P_DATASET_CREATE);
+  Handle space(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), H5Sclose);
+  Handle set(H5Dcreate2(handle_.get(), name.c_str(), file_type, space.get(), H5P_DEFAULT,
+                        properties.get(), H5P_DEFAULT),
+             H5Dclose);
+  if (!space.valid() || !set.valid()) fail(fmt::format("{}: cannot create dataset", where(name)));
+  // Nothing to transfer for N = 0: the empty dataset (extent 0) is the whole content.
+  if (element_count(shape) > 0 &&
+      H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+    fail(fmt::format("{}: cannot write dataset", where(name)));
+  }
+}
+
+void Group::write_rows(const std::string& name, const std::vector<double>& x,
+                       const std::vector<double>& y, const std::vector<double>& z,
+                       Precision precision) {
+  const std::size_t n = x.size();
+  std::vector<double> rows(3 * n);  // N x 3, row-major: x0 y0 z0 x1 y1 z1 ...
+  for (std::size_t i = 0; i < n; ++i) {
+    rows[3 * i] = x[i];
+    rows[3 * i + 1] = y[i];
+    rows[3 * i + 2] = z[i];
+  }
+  const Shape shape{n, 3};
+  if (precision == Precision::Double) {
+    write_dataset(name, shape, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, rows.data());
+  } else {
+    const std::vector<float> narrow = to_float(rows);
+    write_dataset(name, shape, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, narrow.data());
+  }
+}
+
+void Group::write_values(const std::string& name, const std::vector<double>& values,
+                         Precision precision) {
+  const Shape shape{values.size()};
+  if (precision == Precision::Double) {
+    write_dataset(name, shape, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, values.data());
+  } else {
+    const std::vector<float> narrow = to_float(values);
+    write_dataset(name, shape, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, narrow.data());
+  }
+}
+
+void Group::write_ids(const std::string& name, const std::vector<std::uint64_t>& ids) {
+  write_dataset(name, Shape{ids.size()}, H5T_STD_U64LE, H5T_NATIVE_UINT64, ids.data());
+}
+
+Handle Group::open_dataset(const std::string& name) const {
+  if (!has(name)) fail(fmt::format("{} is missing", where(name)));
+  Handle set(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!set.valid()) fail(fmt::format("{}: cannot open as a dataset {}", where(name), kCorrupt));
+  return set;
+}
+
+Shape Group::dataset_shape(const std::string& name) const {
+  const Handle set = open_dataset(name);
+  const Handle space(H5Dget_space(set.get()), H5Sclose);
+  return extent_of(where(name), space.get(), *this);
+}
+
+void Group::read_dataset(const std::string& name, hid_t memory_type, void* data,
+                         std::size_t count) const {
+  const Handle set = open_dataset(name);
+  if (count > 0 && H5Dread(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+    fail(fmt::format("{}: cannot read {}", where(name), kCorrupt));
+  }
+}
+
+std::vector<double> Group::read_doubles(const std::string& name) const {
+  const Handle set = open_dataset(name);
+  const Handle type(H5Dget_type(set.get()), H5Tclose);
+  const H5T_class_t cls = H5Tget_class(type.get());
+  if (cls != H5T_FLOAT && cls != H5T_INTEGER) fail(fmt::format("{} is not numeric", where(name)));
+  std::vector<double> values(static_cast<std::size_t>(element_count(dataset_shape(name))));
+  read_dataset(name, H5T_NATIVE_DOUBLE, values.data(), values.size());
+  return values;
+}
+
+std::vector<std::uint64_t> Group::read_ids(const std::string& name) const {
+  const Handle set = open_dataset(name);
+  const Handle type(H5Dget_type(set.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_INTEGER) {
+    fail(fmt::format("{} does not hold integers", where(name)));
+  }
+  const auto count = static_cast<std::size_t>(element_count(dataset_shape(name)));
+  std::vector<std::uint64_t> ids(count);
+  if (H5Tget_sign(type.get()) == H5T_SGN_2) {
+    // Read signed ids as signed, so that a negative id is reported, not clipped to 0.
+    std::vector<std::int64_t> signed_ids(count);
+    read_dataset(name, H5T_NATIVE_INT64, signed_ids.data(), count);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (signed_ids[i] < 0) {
+        fail(fmt::format("{}[{}] is {} (ids must be positive)", where(name), i, signed_ids[i]));
+      }
+      ids[i] = static_cast<std::uint64_t>(signed_ids[i]);
+    }
+  } else {
+    read_dataset(name, H5T_NATIVE_UINT64, ids.data(), count);
+  }
+  return ids;
+}
+
+}  // namespace nbody::hdf5
