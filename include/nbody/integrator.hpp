@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nbody/gravity.hpp"
@@ -13,10 +14,18 @@
 
 namespace nbody {
 
+/// Leapfrog (kick-drift-kick), Euler (semi-implicit) or Kinematic (x += (v + a dt/2) dt, v += a dt).
+enum class IntegratorScheme { Leapfrog, Euler, Kinematic };
+
 struct IntegratorOptions {
-  std::string scheme = "leapfrog";  // leapfrog | euler | kinematic
-  double damping = 1.0;             // velocities *= damping after each step's velocity update
+  IntegratorScheme scheme = IntegratorScheme::Leapfrog;
+  double damping = 1.0;  // velocities *= damping after each step's velocity update
 };
+
+/// "leapfrog", "euler" or "kinematic" (src/core/option_names.cpp).
+[[nodiscard]] std::string_view to_string(IntegratorScheme s);
+/// The inverse of to_string(); throws nbody::Error naming --integrator (listing the choices).
+[[nodiscard]] IntegratorScheme parse_integrator_scheme(std::string_view name);
 
 class Integrator {
  public:
@@ -26,7 +35,7 @@ class Integrator {
   virtual void step(ParticleSystem& ps, GravitySolver& gravity, double dt) = 0;
 };
 
-/// Scheme known and damping in (0, 1]; throws nbody::Error naming the command-line option
+/// Damping in (0, 1]; throws nbody::Error naming the command-line option
 /// (the messages of `nbody run`). make_integrator() calls it first.
 void validate(const IntegratorOptions& options);
 [[nodiscard]] std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& options);
