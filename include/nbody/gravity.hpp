@@ -16,10 +16,15 @@ namespace nbody {
 /// (~1e-7), as in GADGET and Bonsai.
 enum class Precision { Auto, Float, Double };
 enum class Device { Cpu, Gpu };
+/// The force algorithm: the exact O(N^2) direct sum or the Barnes-Hut tree.
+enum class GravityAlgorithm { Direct, Tree };
+/// The direct-sum kernel. CPU: Fast (SIMD + OpenMP) or Scalar (the reference);
+/// GPU: Fast, Tiled or Naive. make_gravity_solver() refuses the others for a device.
+enum class ForceKernel { Fast, Scalar, Tiled, Naive };
 
 [[nodiscard]] std::string_view to_string(Precision p);
-/// The precision Auto stands for with this algorithm ("direct" or "tree").
-[[nodiscard]] Precision resolve_precision(Precision p, const std::string& algorithm);
+/// The precision Auto stands for with this algorithm.
+[[nodiscard]] Precision resolve_precision(Precision p, GravityAlgorithm a);
 [[nodiscard]] std::string_view to_string(Device d);
 /// "auto", "float" or "double"; throws nbody::Error naming --precision otherwise.
 [[nodiscard]] Precision parse_precision(std::string_view name);
@@ -27,13 +32,24 @@ enum class Device { Cpu, Gpu };
 [[nodiscard]] Device parse_device(std::string_view name);
 [[nodiscard]] std::vector<std::string> precision_names();
 [[nodiscard]] std::vector<std::string> device_names();
-/// Names accepted by GravityOptions::algorithm: "direct", "tree".
+
+// The names of the option enums (src/core/option_names.cpp): parsed once where options
+// come in (command line, config file, Python), written back with to_string().
+/// "direct" or "tree".
+[[nodiscard]] std::string_view to_string(GravityAlgorithm a);
+/// "fast", "scalar", "tiled" or "naive".
+[[nodiscard]] std::string_view to_string(ForceKernel k);
+/// "direct" or "tree"; throws nbody::Error naming --gravity (listing the choices) otherwise.
+[[nodiscard]] GravityAlgorithm parse_gravity_algorithm(std::string_view name);
+/// "fast", "scalar", "tiled" or "naive"; throws nbody::Error naming --kernel otherwise.
+[[nodiscard]] ForceKernel parse_force_kernel(std::string_view name);
+/// The names parse_gravity_algorithm() takes: "direct", "tree".
 [[nodiscard]] std::vector<std::string> gravity_algorithm_names();
 
 struct GravityOptions {
-  std::string algorithm = "direct";  // direct | tree
-  std::string kernel = "fast";       // CPU direct: "fast" SIMD/OpenMP or "scalar" reference;
-                                     // GPU direct: "fast", "tiled" or "naive"
+  GravityAlgorithm algorithm = GravityAlgorithm::Direct;
+  ForceKernel kernel = ForceKernel::Fast;  // CPU direct: Fast (SIMD/OpenMP) or Scalar (reference);
+                                           // GPU direct: Fast, Tiled or Naive
   Device device = Device::Cpu;
   Precision precision = Precision::Auto;
   double G = 1.0;
@@ -48,11 +64,11 @@ struct GravityOptions {
   friend bool operator==(const GravityOptions&, const GravityOptions&) = default;
 };
 
-/// The checks that need no solver: algorithm known, G finite, softening finite and >= 0,
+/// The checks that need no solver: G finite, softening finite and >= 0,
 /// theta finite and >= 0, dim 2 or 3, threads and block_size >= 0. Throws nbody::Error
 /// naming the command-line option (the messages of `nbody run`); make_gravity_solver()
-/// calls it first, and so does the Python module before it rebuilds a simulation. Kernel
-/// names and block sizes depend on the device: make_gravity_solver() checks those.
+/// calls it first, and so does the Python module before it rebuilds a simulation. Kernels
+/// and block sizes depend on the device: make_gravity_solver() checks those.
 void validate(const GravityOptions& options);
 
 /// What a solver did in its last evaluation, for benchmarks and the accuracy tool.
@@ -92,9 +108,9 @@ class GravitySolver {
 /// unavailable combination, naming the option and value.
 [[nodiscard]] std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options);
 
-/// Names accepted by GravityOptions::kernel for the CPU direct sum.
+/// Names of the kernels of the CPU direct sum (for help texts): "fast", "scalar".
 [[nodiscard]] std::vector<std::string> cpu_direct_kernels();
-/// Names accepted by GravityOptions::kernel for the GPU direct sum (device == Gpu).
+/// Names of the kernels of the GPU direct sum (device == Gpu): "fast", "tiled", "naive".
 [[nodiscard]] std::vector<std::string> gpu_direct_kernels();
 
 }  // namespace nbody

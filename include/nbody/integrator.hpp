@@ -16,9 +16,10 @@
 
 namespace nbody {
 
+/// Leapfrog (kick-drift-kick), Euler (semi-implicit) or Kinematic (x += (v + a dt/2) dt, v += a dt).
 enum class IntegratorScheme { Leapfrog, Euler, Kinematic };
 
-/// "leapfrog", "euler", "kinematic".
+/// "leapfrog", "euler" or "kinematic" (src/core/option_names.cpp).
 [[nodiscard]] std::string_view to_string(IntegratorScheme s);
 /// Throws nbody::Error naming --integrator for an unknown name.
 [[nodiscard]] IntegratorScheme parse_integrator_scheme(std::string_view name);

@@ -37,7 +37,8 @@ struct AccuracyArgs {
   double dt = 0.01;
   bool json = false;
 
-  AccuracyArgs() { gravity.algorithm = "tree"; }  // the solver under test, unless told otherwise
+  // The solver under test, unless told otherwise.
+  AccuracyArgs() { gravity.algorithm = GravityAlgorithm::Tree; }
 };
 
 using Clock = std::chrono::steady_clock;
@@ -85,7 +86,7 @@ void accuracy(AccuracyArgs& a, const CLI::App& app) {
   std::pair<double, double> drift{0, 0};
   if (a.steps > 0) drift = trajectory_errors(ps, options, a.steps, a.dt);
 
-  const bool tree = options.algorithm == "tree";
+  const bool tree = options.algorithm == GravityAlgorithm::Tree;
   fmt::print(human, "nbody accuracy: {} bodies ({}D), solver {}, {}, {}, softening = {:g}, G = {:g}\n", n, ps.dim,
              solver->name(), tree ? fmt::format("theta = {:g}", options.theta) : "theta unused",
              tree ? (options.quadrupole ? "quadrupole" : "monopole") : "exact sum", options.softening, options.G);

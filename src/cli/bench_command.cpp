@@ -36,8 +36,13 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "Threads (direct: 0 = one thread, then all; tree: 0 = all)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  auto* kernels = cmd->add_option("--kernel", args->kernels,
-                                  "Kernels to time (CPU: fast, scalar; GPU: naive, tiled, fast)")
+  auto* kernels = cmd->add_option_function<std::vector<std::string>>(
+                         "--kernel",
+                         [args](const std::vector<std::string>& names) {
+                           args->kernels.clear();
+                           for (const auto& name : names) args->kernels.push_back(parse_force_kernel(name));
+                         },
+                         "Kernels to time (CPU: fast, scalar; GPU: naive, tiled, fast)")
                       ->check(CLI::IsMember({"fast", "scalar", "naive", "tiled"}));
   cmd->add_option("--device", args->device,
                   "cpu or gpu (CUDA); reports also all (the GPU when one is usable)")
@@ -119,10 +124,12 @@ void add_bench_command(CLI::App& app) {
       bench_tree(*args);
     } else if (args->device == "gpu") {
       if (count->count() == 0) args->n = kGpuDefaultN;
-      bench_direct_gpu(*args, kernels->count() ? args->kernels : std::vector<std::string>{});
+      bench_direct_gpu(*args, kernels->count() ? args->kernels : std::vector<ForceKernel>{});
     } else {
-      for (const auto& k : args->kernels) {
-        if (k != "fast" && k != "scalar") throw Error("--kernel " + k + ": GPU only (bench direct --device gpu)");
+      for (const ForceKernel k : args->kernels) {
+        if (k != ForceKernel::Fast && k != ForceKernel::Scalar) {
+          throw Error(fmt::format("--kernel {}: GPU only (bench direct --device gpu)", to_string(k)));
+        }
       }
       if (args->block_size != 0 || args->sweep_block_size) throw Error("--block-size, --sweep-block-size: GPU only (--device gpu)");
       bench_direct(*args);

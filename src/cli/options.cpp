@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <functional>
+#include <string_view>
 #include <type_traits>
 #include <fmt/ranges.h>
 
@@ -73,6 +74,18 @@ CLI::Validator field_check(Field Options::*field) {
   });
 }
 
+/// An option whose name is parsed into an enum once, by the library's parse function (whose
+/// message says what an unknown name is); the default shown is the field's value now.
+template <class Enum>
+CLI::Option* add_enum_option(CLI::App* app, const std::string& name, Enum& field,
+                             Enum (*parse)(std::string_view), const std::string& description) {
+  return app
+      ->add_option_function<std::string>(
+          name, [&field, parse](const std::string& v) { field = parse(v); }, description)
+      ->check(library_check<std::string>([parse](const std::string& v) { (void)parse(v); }))
+      ->default_str(std::string(to_string(field)));
+}
+
 }  // namespace
 
 CLI::Validator time_step_check() {
@@ -80,18 +93,16 @@ CLI::Validator time_step_check() {
 }
 
 void add_gravity_options(CLI::App* app, GravityOptions& g) {
-  app->add_option("--gravity", g.algorithm,
-                  "Gravity solver: direct (exact O(N^2) sum) or tree (Barnes-Hut, O(N log N))")
-      ->check(field_check(&GravityOptions::algorithm))->capture_default_str();
+  add_enum_option(app, "--gravity", g.algorithm, parse_gravity_algorithm,
+                  "Gravity solver: direct (exact O(N^2) sum) or tree (Barnes-Hut, O(N log N))");
   app->add_option("--theta", g.theta,
                   "tree: opening angle; a cell of size s at distance d is used whole when s/d < theta "
                   "(0 = exact direct sum)")
       ->check(field_check(&GravityOptions::theta))->capture_default_str();
   app->add_flag("--quadrupole", g.quadrupole, "tree: add quadrupole moments (more accurate at the same theta)");
-  app->add_option("--kernel", g.kernel,
+  add_enum_option(app, "--kernel", g.kernel, parse_force_kernel,
                   "Direct-sum kernel. CPU: fast (SIMD + OpenMP) or scalar (reference); GPU: fast (register "
-                  "blocking + shared memory), tiled (shared-memory tiles) or naive (global memory)")
-      ->check(CLI::IsMember({"fast", "scalar", "naive", "tiled"}))->capture_default_str();
+                  "blocking + shared memory), tiled (shared-memory tiles) or naive (global memory)");
   app->add_option("--block-size", g.block_size,
                   "GPU: threads per block (0 = the kernel's default: 512 fast, 256 tiled and naive; tiled and fast need a power of two "
                   "from 8 to 1024, naive 1 to 1024)")
@@ -150,10 +161,9 @@ void check_collision_options(const CLI::App& app, const CollisionOptions& c) {
 }
 
 void add_integrator_options(CLI::App* app, IntegratorOptions& i) {
-  app->add_option("--integrator", i.scheme,
+  add_enum_option(app, "--integrator", i.scheme, parse_integrator_scheme,
                   "Time integrator: leapfrog (kick-drift-kick), euler (semi-implicit), kinematic "
-                  "(x += (v + a dt/2) dt, v += a dt)")
-      ->check(field_check(&IntegratorOptions::scheme))->capture_default_str();
+                  "(x += (v + a dt/2) dt, v += a dt)");
   app->add_option("--damping", i.damping,
                   "Velocity damping factor applied after each step's velocity update (1 = none)")
       ->check(field_check(&IntegratorOptions::damping))->capture_default_str();

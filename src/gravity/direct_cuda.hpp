@@ -9,7 +9,7 @@
 
 namespace nbody {
 
-/// The GPU direct-sum solver for options.kernel (naive | tiled | fast), options.precision
+/// The GPU direct-sum solver for options.kernel (Naive | Tiled | Fast), options.precision
 /// (Float or Double; Auto means Double), options.block_size (0 = the kernel's default).
 /// Throws nbody::Error for a bad kernel or block size, a build without CUDA, or no usable
 /// device (naming the reason).

@@ -21,15 +21,14 @@ std::string_view to_string(Precision p) {
   }
 }
 
-Precision resolve_precision(Precision p, const std::string& algorithm) {
+Precision resolve_precision(Precision p, GravityAlgorithm a) {
   if (p != Precision::Auto) return p;
-  return algorithm == "tree" ? Precision::Float : Precision::Double;
+  return a == GravityAlgorithm::Tree ? Precision::Float : Precision::Double;
 }
 std::string_view to_string(Device d) { return d == Device::Cpu ? "cpu" : "gpu"; }
 
 std::vector<std::string> precision_names() { return {"auto", "float", "double"}; }
 std::vector<std::string> device_names() { return {"cpu", "gpu"}; }
-std::vector<std::string> gravity_algorithm_names() { return {"direct", "tree"}; }
 
 Precision parse_precision(std::string_view name) {
   if (name == "auto") return Precision::Auto;
@@ -47,10 +46,6 @@ Device parse_device(std::string_view name) {
 }
 
 void validate(const GravityOptions& o) {
-  if (o.algorithm != "direct" && o.algorithm != "tree") {
-    throw Error(fmt::format("--gravity {}: unknown gravity solver (available: {})", o.algorithm,
-                            fmt::join(gravity_algorithm_names(), ", ")));
-  }
   if (!std::isfinite(o.G)) throw Error(fmt::format("--G {}: the gravitational constant must be finite", o.G));
   if (!(std::isfinite(o.softening) && o.softening >= 0)) {
     throw Error(fmt::format("--softening {}: must be a finite number >= 0", o.softening));
@@ -60,33 +55,30 @@ void validate(const GravityOptions& o) {
   if (o.block_size < 0) throw Error(fmt::format("--block-size {}: must be >= 0", o.block_size));
 }
 
-std::vector<std::string> cpu_direct_kernels() { return {"fast", "scalar"}; }
-std::vector<std::string> gpu_direct_kernels() { return {"fast", "tiled", "naive"}; }
-
 std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options) {
   validate(options);
   GravityOptions o = options;
   o.precision = resolve_precision(o.precision, o.algorithm);
   if (o.device == Device::Gpu) {
-    if (o.algorithm == "tree") return make_tree_cuda(o);  // checks the device
-    if (o.kernel == "scalar") throw Error("--kernel scalar: CPU only; GPU kernels: naive, tiled, fast");
-    return make_direct_cuda(o);  // checks the kernel name, block size and device
+    if (o.algorithm == GravityAlgorithm::Tree) return make_tree_cuda(o);  // checks the device
+    if (o.kernel == ForceKernel::Scalar) {
+      throw Error("--kernel scalar: CPU only; GPU kernels: naive, tiled, fast");
+    }
+    return make_direct_cuda(o);  // checks the kernel, block size and device
   }
-  if (o.kernel == "naive" || o.kernel == "tiled") {
-    throw Error(fmt::format("--kernel {}: GPU only (--device gpu); CPU kernels: fast, scalar", o.kernel));
+  if (o.kernel == ForceKernel::Naive || o.kernel == ForceKernel::Tiled) {
+    throw Error(
+        fmt::format("--kernel {}: GPU only (--device gpu); CPU kernels: fast, scalar", to_string(o.kernel)));
   }
   if (o.block_size != 0) {
     throw Error(fmt::format("--block-size {}: GPU only (--device gpu)", o.block_size));
   }
-  if (o.algorithm == "tree") return make_tree_solver(o);
-  if (o.kernel == "scalar") {
+  if (o.algorithm == GravityAlgorithm::Tree) return make_tree_solver(o);
+  if (o.kernel == ForceKernel::Scalar) {
     if (o.precision == Precision::Float) return std::make_unique<DirectSumScalar<float>>(o.G, o.softening);
     return std::make_unique<DirectSumScalar<double>>(o.G, o.softening);
   }
-  if (o.kernel == "fast" || o.kernel.empty()) {
-    return make_direct_simd(o.precision, o.G, o.softening, o.threads);
-  }
-  throw Error(fmt::format("--kernel {}: unknown CPU direct-sum kernel (available: fast, scalar)", o.kernel));
+  return make_direct_simd(o.precision, o.G, o.softening, o.threads);  // ForceKernel::Fast
 }
 
 }  // namespace nbody

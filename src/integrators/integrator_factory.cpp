@@ -42,24 +42,6 @@ constexpr IntegratorScheme kSchemes[] = {IntegratorScheme::Leapfrog, IntegratorS
                                          IntegratorScheme::Kinematic};
 }  // namespace
 
-// TEMP(merge): to_string/parse_integrator_scheme come from src/core/option_names.cpp.
-std::string_view to_string(IntegratorScheme s) {
-  switch (s) {
-    case IntegratorScheme::Euler: return "euler";
-    case IntegratorScheme::Kinematic: return "kinematic";
-    case IntegratorScheme::Leapfrog: break;
-  }
-  return "leapfrog";
-}
-
-IntegratorScheme parse_integrator_scheme(std::string_view name) {
-  for (IntegratorScheme s : kSchemes) {
-    if (name == to_string(s)) return s;
-  }
-  throw Error(fmt::format("--integrator {}: unknown integrator (available: {})", name,
-                          fmt::join(integrator_names(), ", ")));
-}
-
 std::vector<std::string> integrator_names() {
   std::vector<std::string> names;
   for (IntegratorScheme s : kSchemes) names.emplace_back(to_string(s));

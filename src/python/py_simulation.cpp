@@ -164,7 +164,7 @@ const ParticleSystem& PySimulation::accelerations() {
     GravityOptions g = options_.gravity;
     g.dim = dim();
     g.device = Device::Cpu;
-    if (g.kernel != "scalar") g.kernel = "fast";
+    if (g.kernel != ForceKernel::Scalar) g.kernel = ForceKernel::Fast;
     g.block_size = 0;
     probe_solver_ = make_gravity_solver(g);
   }

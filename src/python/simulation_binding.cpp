@@ -110,9 +110,9 @@ std::string repr(PySimulation& sim) {
   std::string text = fmt::format("nbody.Simulation(n={}, dim={}, time={:g}, dt={:g}, G={:g}, softening={:g}, "
                                  "gravity='{}'",
                                  sim.size(), sim.dim(), sim.time(), o.dt, o.gravity.G, o.gravity.softening,
-                                 o.gravity.algorithm);
-  if (o.gravity.algorithm == "tree") text += fmt::format(", theta={:g}", o.gravity.theta);
-  text += fmt::format(", integrator='{}', device='{}'", o.integrator.scheme, to_string(o.gravity.device));
+                                 to_string(o.gravity.algorithm));
+  if (o.gravity.algorithm == GravityAlgorithm::Tree) text += fmt::format(", theta={:g}", o.gravity.theta);
+  text += fmt::format(", integrator='{}', device='{}'", to_string(o.integrator.scheme), to_string(o.gravity.device));
   if (o.collisions.model != CollisionModel::None) text += fmt::format(", collisions='{}'", to_string(o.collisions.model));
   return text + ")";
 }

@@ -23,14 +23,15 @@ bool slider_double(const char* label, double* value, double lo, double hi, bool 
                              logarithmic ? ImGuiSliderFlags_Logarithmic : 0);
 }
 
-/// A combo over fixed names; value is the selected name.
-bool combo(const char* label, std::string& value, std::initializer_list<const char*> names) {
+/// A combo over the values of an option enum, shown by their names (to_string).
+template <class Enum>
+bool combo(const char* label, Enum& value, std::initializer_list<Enum> values) {
   bool changed = false;
-  if (ImGui::BeginCombo(label, value.c_str())) {
-    for (const char* name : names) {
-      const bool selected = value == name;
-      if (ImGui::Selectable(name, selected) && !selected) {
-        value = name;
+  if (ImGui::BeginCombo(label, std::string(to_string(value)).c_str())) {
+    for (const Enum v : values) {
+      const bool selected = value == v;
+      if (ImGui::Selectable(std::string(to_string(v)).c_str(), selected) && !selected) {
+        value = v;
         changed = true;
       }
     }
@@ -67,17 +68,13 @@ void settings_tab(ViewState& state, LiveSimulation& live) {
   SolverSettings s = live.settings();
   bool changed = false;
   ImGui::TextDisabled("Solver (a change rebuilds the simulation from the current bodies)");
-  changed |= combo("algorithm", s.gravity.algorithm, {"direct", "tree"});
-  std::string device = s.gravity.device == Device::Gpu ? "gpu" : "cpu";
-  if (combo("device", device, {"cpu", "gpu"})) {
-    s.gravity.device = device == "gpu" ? Device::Gpu : Device::Cpu;
-    changed = true;
-  }
+  changed |= combo("algorithm", s.gravity.algorithm, {GravityAlgorithm::Direct, GravityAlgorithm::Tree});
+  changed |= combo("device", s.gravity.device, {Device::Cpu, Device::Gpu});
   const int max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ImGui::BeginDisabled(s.gravity.device == Device::Gpu);
   changed |= ImGui::SliderInt("CPU threads (0 = all)", &s.gravity.threads, 0, max_threads);
   ImGui::EndDisabled();
-  ImGui::BeginDisabled(s.gravity.algorithm != "tree");
+  ImGui::BeginDisabled(s.gravity.algorithm != GravityAlgorithm::Tree);
   changed |= slider_double("theta", &s.gravity.theta, 0.0, 1.5, false, "%.2f");
   changed |= ImGui::Checkbox("quadrupole", &s.gravity.quadrupole);
   ImGui::EndDisabled();
@@ -85,14 +82,12 @@ void settings_tab(ViewState& state, LiveSimulation& live) {
   ImGui::SliderInt("steps per frame", &state.steps_per_frame, 1, 200);
   changed |= slider_double("G", &s.gravity.G, state.G_range[0], state.G_range[1], true, "%.4g");
   changed |= slider_double("softening", &s.gravity.softening, 0.0, state.softening_max, true);
-  changed |= combo("integrator", s.integrator.scheme, {"leapfrog", "euler", "kinematic"});
+  changed |= combo("integrator", s.integrator.scheme,
+                   {IntegratorScheme::Leapfrog, IntegratorScheme::Euler, IntegratorScheme::Kinematic});
   changed |= slider_double("damping", &s.integrator.damping, 0.9, 1.0, false, "%.4f");
 
-  std::string model{to_string(s.collisions.model)};
-  if (combo("collisions", model, {"none", "bounce", "merge"})) {
-    s.collisions.model = parse_collision_model(model);
-    changed = true;
-  }
+  changed |= combo("collisions", s.collisions.model,
+                   {CollisionModel::None, CollisionModel::Bounce, CollisionModel::Merge});
   ImGui::BeginDisabled(s.collisions.model != CollisionModel::Bounce);
   changed |= slider_double("restitution", &s.collisions.restitution, 0.0, 1.0, false, "%.2f");
   ImGui::EndDisabled();

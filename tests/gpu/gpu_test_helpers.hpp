@@ -22,7 +22,7 @@
 namespace nbody {
 
 /// GPU gravity with softening 0.01, the setting of the GPU tests that step a Plummer sphere.
-inline GravityOptions gpu_gravity(const std::string& algorithm, Precision p, bool deterministic = false) {
+inline GravityOptions gpu_gravity(GravityAlgorithm algorithm, Precision p, bool deterministic = false) {
   GravityOptions g;
   g.algorithm = algorithm;
   g.device = Device::Gpu;

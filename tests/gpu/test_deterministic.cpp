@@ -35,7 +35,7 @@ ParticleSystem cluster(std::size_t n, double radius) {
   return generate(m);
 }
 
-GravityOptions gpu(const std::string& algorithm, Precision p) { return gpu_gravity(algorithm, p, true); }
+GravityOptions gpu(GravityAlgorithm algorithm, Precision p) { return gpu_gravity(algorithm, p, true); }
 
 std::vector<Case> cases() {
   CollisionOptions bounce;
@@ -44,11 +44,11 @@ std::vector<Case> cases() {
   CollisionOptions merge;
   merge.model = CollisionModel::Merge;
   // 20000 bodies: above the 16384 from which the fast direct kernel would use atomics.
-  return {{"direct-float", gpu("direct", Precision::Float), {}, 0},
-          {"direct-double", gpu("direct", Precision::Double), {}, 0},
-          {"tree-float", gpu("tree", Precision::Float), {}, 0},
-          {"direct-bounce", gpu("direct", Precision::Float), bounce, 0.004},
-          {"tree-merge", gpu("tree", Precision::Float), merge, 0.004}};
+  return {{"direct-float", gpu(GravityAlgorithm::Direct, Precision::Float), {}, 0},
+          {"direct-double", gpu(GravityAlgorithm::Direct, Precision::Double), {}, 0},
+          {"tree-float", gpu(GravityAlgorithm::Tree, Precision::Float), {}, 0},
+          {"direct-bounce", gpu(GravityAlgorithm::Direct, Precision::Float), bounce, 0.004},
+          {"tree-merge", gpu(GravityAlgorithm::Tree, Precision::Float), merge, 0.004}};
 }
 
 struct Outcome {

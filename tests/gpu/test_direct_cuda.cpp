@@ -41,7 +41,7 @@ std::unique_ptr<GravitySolver> gpu_solver(const std::string& kernel, Precision p
                                           int block = 0, double G = 1.0) {
   GravityOptions o;
   o.device = Device::Gpu;
-  o.kernel = kernel;
+  o.kernel = parse_force_kernel(kernel);  // the names the tests are named after
   o.precision = p;
   o.softening = softening;
   o.block_size = block;
@@ -305,11 +305,11 @@ TEST(CudaErrors, UnknownOrCpuKernelIsAClearError) {
   }
   EXPECT_THROW((void)gpu_solver("bogus", Precision::Float, 0), Error);
   GravityOptions o;
-  o.kernel = "tiled";  // GPU kernel on the CPU
+  o.kernel = ForceKernel::Tiled;  // GPU kernel on the CPU
   EXPECT_THROW((void)make_gravity_solver(o), Error);
   o = {};
   o.device = Device::Gpu;
-  o.algorithm = "tree";  // the GPU tree exists; its bad options are still errors
+  o.algorithm = GravityAlgorithm::Tree;  // the GPU tree exists; its bad options are still errors
   EXPECT_NE(make_gravity_solver(o)->name().find("tree-cuda"), std::string::npos);
   o.theta = -1;
   EXPECT_THROW((void)make_gravity_solver(o), Error);

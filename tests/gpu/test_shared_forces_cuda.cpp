@@ -48,22 +48,22 @@ struct Case {
   double tolerance;  // largest position difference / extent; 0: bit for bit
 };
 
-GravityOptions gpu(const std::string& algorithm, Precision p) { return gpu_gravity(algorithm, p); }
+GravityOptions gpu(GravityAlgorithm algorithm, Precision p) { return gpu_gravity(algorithm, p); }
 
 std::vector<Case> cases() {
-  GravityOptions planar = gpu("tree", Precision::Float);
+  GravityOptions planar = gpu(GravityAlgorithm::Tree, Precision::Float);
   planar.dim = 2;
-  GravityOptions quad = gpu("tree", Precision::Double);
+  GravityOptions quad = gpu(GravityAlgorithm::Tree, Precision::Double);
   quad.quadrupole = true;
-  GravityOptions deterministic = gpu("direct", Precision::Float);
+  GravityOptions deterministic = gpu(GravityAlgorithm::Direct, Precision::Float);
   deterministic.deterministic = true;
   // 100000 bodies: 7 chunks of 16384 tree positions, so P = 4 deals unevenly too.
-  return {{"tree-float", gpu("tree", Precision::Float), 100000, 0},
+  return {{"tree-float", gpu(GravityAlgorithm::Tree, Precision::Float), 100000, 0},
           {"quadtree-float", planar, 100000, 0},
           {"tree-double-quadrupole", quad, 70000, 0},
           {"direct-deterministic", deterministic, 20000, 0},
           // Float partial sums added in another order: ~1e-7 of a force, far less after 4 steps.
-          {"direct-each-pair-once", gpu("direct", Precision::Float), 20000, 1e-9}};
+          {"direct-each-pair-once", gpu(GravityAlgorithm::Direct, Precision::Float), 20000, 1e-9}};
 }
 
 ParticleSystem run(const Case& c, const ParticleSystem& start, std::shared_ptr<ForceReducer> reducer) {

@@ -27,7 +27,7 @@ namespace {
 GravityOptions tree_options(Device device, Precision p, double theta, int dim = 3, bool quadrupole = false,
                             double softening = 0.01) {
   GravityOptions o;
-  o.algorithm = "tree";
+  o.algorithm = GravityAlgorithm::Tree;
   o.device = device;
   o.precision = p;
   o.theta = theta;
@@ -216,7 +216,7 @@ TEST_P(GpuTree, ResidentRunFollowsTheCpuTree) {
   SKIP_WITHOUT_GPU();
   const ParticleSystem ps = generate({.model = "plummer", .n = 4000, .seed = 3});
   IntegratorOptions integ;
-  integ.scheme = "leapfrog";
+  integ.scheme = IntegratorScheme::Leapfrog;
   Simulation cpu(ps, tree_options(Device::Cpu, GetParam(), 0.5), integ);
   Simulation gpu(ps, tree_options(Device::Gpu, GetParam(), 0.5), integ);
   EXPECT_NE(gpu.solver_name().find("tree-cuda-octree"), std::string::npos) << gpu.solver_name();

@@ -156,7 +156,7 @@ TEST(ForceErrorReference, FloatDirectSumErrorsAreAboutFloatEpsilon) {
 
 TEST(ForceErrorReference, TreeAtThetaHalfWhenAvailable) {
   GravityOptions options;
-  options.algorithm = "tree";
+  options.algorithm = GravityAlgorithm::Tree;
   options.theta = 0.5;
   options.softening = 0.01;
   std::unique_ptr<GravitySolver> tree;

@@ -18,7 +18,7 @@ constexpr double kTwoPi = 2 * std::numbers::pi;
 constexpr double kFigureEightPeriod = 6.32591398;
 constexpr double kKeplerPhaseErrorPerOrbit = 8.85e-4;  // measured at dt = P/1000, e = 0.5
 
-Simulation make_sim(const std::string& model, const std::string& scheme, const std::string& kernel = "scalar",
+Simulation make_sim(const std::string& model, IntegratorScheme scheme, ForceKernel kernel = ForceKernel::Scalar,
                     double damping = 1.0) {
   ModelOptions m;
   m.model = model;
@@ -39,7 +39,7 @@ double return_error(const ParticleSystem& a, const ParticleSystem& b) {
   return worst;
 }
 
-double kepler_return_error(const std::string& scheme, int steps_per_period, int periods) {
+double kepler_return_error(IntegratorScheme scheme, int steps_per_period, int periods) {
   Simulation sim = make_sim("kepler", scheme);
   const ParticleSystem start = sim.particles();
   const double dt = kTwoPi / steps_per_period;
@@ -53,7 +53,7 @@ struct EnergyHistory {
   double max_all = 0;
 };
 
-EnergyHistory kepler_energy(const std::string& scheme, int steps_per_period, int periods) {
+EnergyHistory kepler_energy(IntegratorScheme scheme, int steps_per_period, int periods) {
   Simulation sim = make_sim("kepler", scheme);
   const double e0 = compute_diagnostics(sim.particles(), 1.0, 0.0).total_energy;
   const double dt = kTwoPi / steps_per_period;
@@ -72,8 +72,8 @@ EnergyHistory kepler_energy(const std::string& scheme, int steps_per_period, int
 
 TEST(Leapfrog, KeplerReturnsAfterOneAndTenPeriodsWithErrorScalingAsDtSquared) {
   for (int periods : {1, 10}) {
-    const double coarse = kepler_return_error("leapfrog", 1000, periods);
-    const double fine = kepler_return_error("leapfrog", 2000, periods);
+    const double coarse = kepler_return_error(IntegratorScheme::Leapfrog, 1000, periods);
+    const double fine = kepler_return_error(IntegratorScheme::Leapfrog, 2000, periods);
     // Second order: halving dt divides the error by 4.
     EXPECT_NEAR(coarse / fine, 4.0, 0.4) << periods << " periods";
     // The error is the orbital phase error, growing linearly with the number of orbits;
@@ -83,7 +83,7 @@ TEST(Leapfrog, KeplerReturnsAfterOneAndTenPeriodsWithErrorScalingAsDtSquared) {
 }
 
 TEST(Leapfrog, FigureEightReturnsAfterOnePeriod) {
-  Simulation sim = make_sim("figure-eight", "leapfrog");
+  Simulation sim = make_sim("figure-eight", IntegratorScheme::Leapfrog);
   const ParticleSystem start = sim.particles();
   const int steps = 10000;
   for (int s = 0; s < steps; ++s) sim.step(kFigureEightPeriod / steps);
@@ -92,7 +92,7 @@ TEST(Leapfrog, FigureEightReturnsAfterOnePeriod) {
 }
 
 TEST(Leapfrog, KeplerEnergyErrorBoundedOverHundredOrbits) {
-  const EnergyHistory h = kepler_energy("leapfrog", 1000, 100);
+  const EnergyHistory h = kepler_energy(IntegratorScheme::Leapfrog, 1000, 100);
   EXPECT_LT(h.max_all, 1.2e-4);  // REBOUND: 1.07e-4 at dt = P/1000
   EXPECT_GT(h.max_all, 1e-6);    // the test measures something
   // No secular growth: the error oscillates with the orbit, it does not accumulate.
@@ -100,22 +100,22 @@ TEST(Leapfrog, KeplerEnergyErrorBoundedOverHundredOrbits) {
 }
 
 TEST(SymplecticEuler, KeplerEnergyErrorBoundedButFirstOrder) {
-  const EnergyHistory h = kepler_energy("euler", 1000, 100);
+  const EnergyHistory h = kepler_energy(IntegratorScheme::Euler, 1000, 100);
   EXPECT_LT(h.max_all, 1.5e-2);  // REBOUND: ~9e-3 at dt = P/1000, bounded
   EXPECT_GT(h.max_all, 1e-3);    // first order: far worse than the leapfrog
   EXPECT_LT(h.max_last, 1.05 * h.max_first);
   // First order: halving dt halves the energy error. (Its return error after a full
   // period shrinks as dt^2: symplectic Euler is conjugate to a second-order method.)
-  const EnergyHistory fine = kepler_energy("euler", 2000, 10);
+  const EnergyHistory fine = kepler_energy(IntegratorScheme::Euler, 2000, 10);
   EXPECT_NEAR(h.max_first / fine.max_all, 2.0, 0.2);
 }
 
 TEST(Kinematic, KeplerIsFirstOrderAndDriftsSecularly) {
-  const double coarse = kepler_return_error("kinematic", 1000, 1);
-  const double fine = kepler_return_error("kinematic", 2000, 1);
+  const double coarse = kepler_return_error(IntegratorScheme::Kinematic, 1000, 1);
+  const double fine = kepler_return_error(IntegratorScheme::Kinematic, 2000, 1);
   EXPECT_NEAR(coarse / fine, 2.0, 0.3);
   // Not symplectic: the energy error keeps growing from orbit to orbit.
-  const EnergyHistory h = kepler_energy("kinematic", 1000, 20);
+  const EnergyHistory h = kepler_energy(IntegratorScheme::Kinematic, 1000, 20);
   EXPECT_GT(h.max_last, 3 * h.max_first);
 }
 
@@ -136,8 +136,9 @@ TEST(Leapfrog, TimeReversible) {
 }
 
 TEST(Integrators, DirectSumConservesMomentumToRoundOff) {
-  for (const std::string kernel : {"scalar", "fast"}) {
-    for (const std::string scheme : {"leapfrog", "euler", "kinematic"}) {
+  for (const ForceKernel kernel : {ForceKernel::Scalar, ForceKernel::Fast}) {
+    for (const IntegratorScheme scheme :
+         {IntegratorScheme::Leapfrog, IntegratorScheme::Euler, IntegratorScheme::Kinematic}) {
       ParticleSystem ps = test::random_system(500, 3);
       GravityOptions g;
       g.kernel = kernel;
@@ -151,13 +152,14 @@ TEST(Integrators, DirectSumConservesMomentumToRoundOff) {
       const ParticleSystem& p = sim.particles();
       for (std::size_t k = 0; k < p.size(); ++k) scale += p.mass[k] * std::hypot(p.vx[k], p.vy[k], p.vz[k]);
       const Vec3 p1 = compute_diagnostics(p, 1, 0.01).momentum;
-      EXPECT_LT(std::hypot(p1.x - p0.x, p1.y - p0.y, p1.z - p0.z), 1e-13 * scale) << kernel << " " << scheme;
+      EXPECT_LT(std::hypot(p1.x - p0.x, p1.y - p0.y, p1.z - p0.z), 1e-13 * scale) << to_string(kernel) << " " << to_string(scheme);
     }
   }
 }
 
 TEST(Integrators, DampingScalesVelocitiesOncePerStep) {
-  for (const std::string scheme : {"leapfrog", "euler", "kinematic"}) {
+  for (const IntegratorScheme scheme :
+       {IntegratorScheme::Leapfrog, IntegratorScheme::Euler, IntegratorScheme::Kinematic}) {
     ParticleSystem ps;
     ps.add({{0, 0, 0}, {1, -2, 0.5}, 1.0, 0, 0});  // a lone body: no force
     IntegratorOptions i;
@@ -166,18 +168,18 @@ TEST(Integrators, DampingScalesVelocitiesOncePerStep) {
     Simulation sim(ps, GravityOptions{}, i);
     sim.step(0.1);
     sim.step(0.1);
-    EXPECT_DOUBLE_EQ(sim.particles().vx[0], 0.95 * 0.95) << scheme;
-    EXPECT_DOUBLE_EQ(sim.particles().vy[0], -2 * 0.95 * 0.95) << scheme;
+    EXPECT_DOUBLE_EQ(sim.particles().vx[0], 0.95 * 0.95) << to_string(scheme);
+    EXPECT_DOUBLE_EQ(sim.particles().vy[0], -2 * 0.95 * 0.95) << to_string(scheme);
   }
 }
 
 /// One step of `scheme` from the Kepler start; returns the state before (with its
 /// accelerations) and after, to compare with the scheme's defining formulas.
-std::pair<ParticleSystem, ParticleSystem> one_kepler_step(const std::string& scheme, double dt) {
+std::pair<ParticleSystem, ParticleSystem> one_kepler_step(IntegratorScheme scheme, double dt) {
   Simulation sim = make_sim("kepler", scheme);
   ParticleSystem before = sim.particles();
   GravityOptions g;
-  g.kernel = "scalar";
+  g.kernel = ForceKernel::Scalar;
   make_gravity_solver(g)->compute_accelerations(before);
   sim.step(dt);
   return {before, sim.particles()};
@@ -186,7 +188,7 @@ std::pair<ParticleSystem, ParticleSystem> one_kepler_step(const std::string& sch
 TEST(Integrators, SemiImplicitEulerMatchesItsDefinition) {
   // v1 = v0 + a(x0) dt, x1 = x0 + v1 dt (seed 001, eq. 1.5).
   const double dt = 0.01;
-  const auto [p0, p1] = one_kepler_step("euler", dt);
+  const auto [p0, p1] = one_kepler_step(IntegratorScheme::Euler, dt);
   const double v1 = p0.vy[0] + p0.ay[0] * dt;
   EXPECT_DOUBLE_EQ(p1.vy[0], v1);
   EXPECT_DOUBLE_EQ(p1.y[0], p0.y[0] + v1 * dt);
@@ -195,16 +197,15 @@ TEST(Integrators, SemiImplicitEulerMatchesItsDefinition) {
 TEST(Integrators, KinematicMatchesItsDefinition) {
   // x1 = x0 + (v0 + a0 dt/2) dt, v1 = v0 + a0 dt (seed 000, eq. 2.5-2.6).
   const double dt = 0.01;
-  const auto [p0, p1] = one_kepler_step("kinematic", dt);
+  const auto [p0, p1] = one_kepler_step(IntegratorScheme::Kinematic, dt);
   EXPECT_NEAR(p1.x[0], p0.x[0] + (p0.vx[0] + p0.ax[0] * dt / 2) * dt, 1e-15);
   EXPECT_DOUBLE_EQ(p1.vx[0], p0.vx[0] + p0.ax[0] * dt);
 }
 
 TEST(Integrators, UnknownSchemeAndBadDampingAreErrors) {
+  EXPECT_THROW((void)parse_integrator_scheme("rk4"), Error);
   IntegratorOptions i;
-  i.scheme = "rk4";
-  EXPECT_THROW((void)make_integrator(i), Error);
-  i.scheme = "leapfrog";
+  i.scheme = IntegratorScheme::Leapfrog;
   i.damping = 0.0;
   EXPECT_THROW((void)make_integrator(i), Error);
 }

@@ -84,22 +84,32 @@ TEST(PairForce, MutualPairEqualsTwoOneSidedPairs) {
 }
 
 TEST(GravityFactory, RejectsUnknownChoicesWithTheOptionName) {
-  GravityOptions o;
-  o.algorithm = "fmm";
   try {
-    (void)make_gravity_solver(o);
+    (void)parse_gravity_algorithm("fmm");
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("--gravity fmm"), std::string::npos) << e.what();
   }
-  o.algorithm = "direct";
-  o.kernel = "magic";
-  EXPECT_THROW((void)make_gravity_solver(o), Error);
-  o.kernel = "scalar";  // the reference is CPU-only: an error with or without a GPU
+  EXPECT_THROW((void)parse_force_kernel("magic"), Error);
+  GravityOptions o;
+  o.algorithm = GravityAlgorithm::Direct;
+  o.kernel = ForceKernel::Tiled;  // a GPU kernel on the CPU
+  try {
+    (void)make_gravity_solver(o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "--kernel tiled: GPU only (--device gpu); CPU kernels: fast, scalar");
+  }
+  o.kernel = ForceKernel::Scalar;  // the reference is CPU-only: an error with or without a GPU
   o.device = Device::Gpu;
-  EXPECT_THROW((void)make_gravity_solver(o), Error);
+  try {
+    (void)make_gravity_solver(o);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "--kernel scalar: CPU only; GPU kernels: naive, tiled, fast");
+  }
 #ifndef NBODY_HAVE_CUDA
-  o.kernel = "fast";  // a build without CUDA refuses every GPU solver
+  o.kernel = ForceKernel::Fast;  // a build without CUDA refuses every GPU solver
   EXPECT_THROW((void)make_gravity_solver(o), Error);
 #endif
 }

@@ -8,9 +8,10 @@ namespace nbody {
 namespace {
 
 TEST(Planar, ZAndVzStayExactlyZero) {
-  for (const std::string kernel : {"scalar", "fast"}) {
+  for (const ForceKernel kernel : {ForceKernel::Scalar, ForceKernel::Fast}) {
     for (Precision p : {Precision::Float, Precision::Double}) {
-      for (const std::string scheme : {"leapfrog", "euler", "kinematic"}) {
+      for (const IntegratorScheme scheme :
+           {IntegratorScheme::Leapfrog, IntegratorScheme::Euler, IntegratorScheme::Kinematic}) {
         GravityOptions g;
         g.kernel = kernel;
         g.precision = p;
@@ -21,8 +22,8 @@ TEST(Planar, ZAndVzStayExactlyZero) {
         for (int s = 0; s < 50; ++s) sim.step(1e-3);
         const ParticleSystem& ps = sim.particles();
         for (std::size_t k = 0; k < ps.size(); ++k) {
-          ASSERT_EQ(ps.z[k], 0.0) << kernel << " " << to_string(p) << " " << scheme;
-          ASSERT_EQ(ps.vz[k], 0.0) << kernel << " " << to_string(p) << " " << scheme;
+          ASSERT_EQ(ps.z[k], 0.0) << to_string(kernel) << " " << to_string(p) << " " << to_string(scheme);
+          ASSERT_EQ(ps.vz[k], 0.0) << to_string(kernel) << " " << to_string(p) << " " << to_string(scheme);
         }
       }
     }

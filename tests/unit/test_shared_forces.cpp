@@ -26,7 +26,7 @@ struct Case {
   double radius = 0;
 };
 
-GravityOptions cpu(const std::string& algorithm) {
+GravityOptions cpu(GravityAlgorithm algorithm) {
   GravityOptions g;
   g.algorithm = algorithm;
   g.softening = 0.01;
@@ -35,19 +35,19 @@ GravityOptions cpu(const std::string& algorithm) {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  out.push_back({"direct-simd", cpu("direct"), {}, 0});
-  GravityOptions scalar = cpu("direct");
-  scalar.kernel = "scalar";
+  out.push_back({"direct-simd", cpu(GravityAlgorithm::Direct), {}, 0});
+  GravityOptions scalar = cpu(GravityAlgorithm::Direct);
+  scalar.kernel = ForceKernel::Scalar;
   out.push_back({"direct-scalar", scalar, {}, 0});
-  GravityOptions quad = cpu("tree");
+  GravityOptions quad = cpu(GravityAlgorithm::Tree);
   quad.quadrupole = true;
   out.push_back({"tree-quadrupole", quad, {}, 0});
-  GravityOptions planar = cpu("tree");
+  GravityOptions planar = cpu(GravityAlgorithm::Tree);
   planar.dim = 2;
   out.push_back({"quadtree", planar, {}, 0});
   CollisionOptions merge;
   merge.model = CollisionModel::Merge;
-  out.push_back({"direct-merge", cpu("direct"), merge, 0.004});
+  out.push_back({"direct-merge", cpu(GravityAlgorithm::Direct), merge, 0.004});
   return out;
 }
 

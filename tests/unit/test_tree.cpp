@@ -25,7 +25,7 @@ namespace {
 GravityOptions tree_options(double theta, bool quadrupole = false, int dim = 3,
                             Precision precision = Precision::Double, double softening = 0) {
   GravityOptions o;
-  o.algorithm = "tree";
+  o.algorithm = GravityAlgorithm::Tree;
   o.theta = theta;
   o.quadrupole = quadrupole;
   o.dim = dim;
@@ -314,7 +314,7 @@ TEST(Tree, LeapfrogConservesEnergyOnSoftenedPlummer) {
   m.seed = 5;
   GravityOptions g = tree_options(0.5, true, 3, Precision::Double, 0.05);
   IntegratorOptions i;
-  i.scheme = "leapfrog";
+  i.scheme = IntegratorScheme::Leapfrog;
   Simulation sim(generate(m), g, i);
   const double e0 = sim.diagnostics().total_energy;
   for (int step = 0; step < 100; ++step) sim.step(0.01);

@@ -15,7 +15,7 @@ struct BenchArgs {
   std::size_t n = 16384;  // direct; tree defaults to kTreeDefaultN unless -n is given
   double seconds = 1.0;  // time per configuration
   int threads = 0;       // 0: 1 thread and all threads
-  std::vector<std::string> kernels{"fast", "scalar"};
+  std::vector<ForceKernel> kernels{ForceKernel::Fast, ForceKernel::Scalar};
   bool json = false;
   double theta = 0.5;                // tree only
   bool quadrupole = false;           // tree only
@@ -53,7 +53,7 @@ double median_of(std::vector<double> values);
 ParticleSystem bench_bodies(std::size_t n);
 
 void bench_direct(const BenchArgs& a);
-void bench_direct_gpu(const BenchArgs& a, std::vector<std::string> kernels);
+void bench_direct_gpu(const BenchArgs& a, std::vector<ForceKernel> kernels);
 void bench_tree(const BenchArgs& a);
 /// The GPU tree resident in a simulation, for each N of `sizes`.
 void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes);

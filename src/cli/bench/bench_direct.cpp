@@ -49,7 +49,7 @@ GpuTiming time_gpu(GravitySolver& solver, ParticleSystem& ps, double budget) {
   return {median_of(wall), median_of(kernel), wall.size()};
 }
 
-std::unique_ptr<GravitySolver> gpu_direct_solver(const std::string& kernel, Precision p, int block) {
+std::unique_ptr<GravitySolver> gpu_direct_solver(ForceKernel kernel, Precision p, int block) {
   GravityOptions g;
   g.device = Device::Gpu;
   g.kernel = kernel;
@@ -60,13 +60,13 @@ std::unique_ptr<GravitySolver> gpu_direct_solver(const std::string& kernel, Prec
 }
 }  // namespace
 
-void bench_direct_gpu(const BenchArgs& a, std::vector<std::string> kernels) {
+void bench_direct_gpu(const BenchArgs& a, std::vector<ForceKernel> kernels) {
   std::FILE* human = a.json ? stderr : stdout;
-  if (kernels.empty()) kernels = {"naive", "tiled", "fast"};
+  if (kernels.empty()) kernels = {ForceKernel::Naive, ForceKernel::Tiled, ForceKernel::Fast};
   std::vector<Precision> precisions{Precision::Float, Precision::Double};
   if (a.precision == "float") precisions = {Precision::Float};
   if (a.precision == "double") precisions = {Precision::Double};
-  for (const auto& k : kernels) (void)gpu_direct_solver(k, precisions.front(), a.block_size);  // fail fast
+  for (const ForceKernel k : kernels) (void)gpu_direct_solver(k, precisions.front(), a.block_size);  // fail fast
   const std::vector<GpuDevice> devices = gpu_devices();
   const std::string gpu = devices.empty() ? "?" : devices.front().name;
   const std::string block_text = a.block_size > 0 ? std::to_string(a.block_size) : "default";
@@ -82,7 +82,7 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<std::string> kernels) {
     j["block_size"] = a.block_size;
     j["results"] = nlohmann::ordered_json::array();
     for (Precision p : precisions) {
-      for (const auto& k : kernels) {
+      for (const ForceKernel k : kernels) {
         auto solver = gpu_direct_solver(k, p, a.block_size);
         const GpuTiming t = time_gpu(*solver, ps, a.seconds);
         const double pairs = double(a.n) * double(a.n);
@@ -90,7 +90,7 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<std::string> kernels) {
                    1e3 * t.seconds, 1e3 * t.kernel_seconds, pairs / t.seconds, pairs / t.kernel_seconds);
         std::fflush(human);
         j["results"].push_back({{"solver", solver->name()},
-                                {"kernel", k},
+                                {"kernel", to_string(k)},
                                 {"precision", to_string(p)},
                                 {"seconds_per_eval", t.seconds},
                                 {"kernel_seconds", t.kernel_seconds},
@@ -106,17 +106,19 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<std::string> kernels) {
     fmt::print(human, "steps/s (1 / s per evaluation, kernel-only in brackets), N = {}, {}, GPU: {}\n", kSweepBlockN,
                to_string(p), gpu);
     fmt::print(human, "{:>6}", "block");
-    for (const auto& k : kernels) fmt::print(human, " {:>24}", k);
+    for (const ForceKernel k : kernels) fmt::print(human, " {:>24}", to_string(k));
     fmt::print(human, "\n");
     j["precision"] = to_string(p);
     j["block_sweep"] = {{"n", kSweepBlockN}, {"rows", nlohmann::ordered_json::array()}};
     for (int b = 8; b <= 1024; b *= 2) {
       fmt::print(human, "{:>6}", b);
-      for (const auto& k : kernels) {
+      for (const ForceKernel k : kernels) {
         auto solver = gpu_direct_solver(k, p, b);
         const GpuTiming t = time_gpu(*solver, ps, a.seconds);
         fmt::print(human, " {:>11.1f} ({:>10.1f})", 1 / t.seconds, 1 / t.kernel_seconds);
-        j["block_sweep"]["rows"].push_back({{"kernel", k}, {"block_size", b}, {"steps_per_second", 1 / t.seconds},
+        j["block_sweep"]["rows"].push_back({{"kernel", to_string(k)},
+                                            {"block_size", b},
+                                            {"steps_per_second", 1 / t.seconds},
                                             {"kernel_steps_per_second", 1 / t.kernel_seconds}});
       }
       fmt::print(human, "\n");
@@ -126,18 +128,18 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<std::string> kernels) {
     fmt::print(human, "\nsteps/s (kernel-only interactions/s in brackets) against N, {}, block size {}\n",
                to_string(p), block_text);
     fmt::print(human, "{:>8}", "N");
-    for (const auto& k : kernels) fmt::print(human, " {:>24}", k);
+    for (const ForceKernel k : kernels) fmt::print(human, " {:>24}", to_string(k));
     fmt::print(human, "\n");
     j["n_sweep"] = {{"block_size", a.block_size}, {"rows", nlohmann::ordered_json::array()}};
     for (std::size_t n = 1024; n <= kGpuDefaultN; n *= 2) {
       ParticleSystem bodies = bench_bodies(n);
       fmt::print(human, "{:>8}", n);
-      for (const auto& k : kernels) {
+      for (const ForceKernel k : kernels) {
         auto solver = gpu_direct_solver(k, p, a.block_size);
         const GpuTiming t = time_gpu(*solver, bodies, a.seconds);
         const double pairs = double(n) * double(n);
         fmt::print(human, " {:>11.1f} ({:>10.3e})", 1 / t.seconds, pairs / t.kernel_seconds);
-        j["n_sweep"]["rows"].push_back({{"kernel", k}, {"n", n}, {"steps_per_second", 1 / t.seconds},
+        j["n_sweep"]["rows"].push_back({{"kernel", to_string(k)}, {"n", n}, {"steps_per_second", 1 / t.seconds},
                                         {"kernel_interactions_per_second", pairs / t.kernel_seconds}});
       }
       fmt::print(human, "\n");
@@ -161,7 +163,7 @@ void bench_direct(const BenchArgs& a) {
   // Threads outermost: after a parallel region OpenMP's idle workers spin for a while, and
   // on machines whose cores share a physical core that slows a following 1-thread run.
   for (int t : thread_counts) {
-    for (const auto& kernel : a.kernels) {
+    for (const ForceKernel kernel : a.kernels) {
       for (Precision p : {Precision::Float, Precision::Double}) {
         GravityOptions g;
         g.kernel = kernel;
@@ -169,7 +171,7 @@ void bench_direct(const BenchArgs& a) {
         g.threads = t;
         g.softening = kBenchSoftening;
         auto solver = make_gravity_solver(g);
-        if (kernel == "scalar" && t > 1) continue;  // the reference is single-threaded
+        if (kernel == ForceKernel::Scalar && t > 1) continue;  // the reference is single-threaded
         const double s = time_evaluations(*solver, ps, a.seconds);
         const double rate = double(a.n) * double(a.n) / s;
         results.push_back({solver->name(), std::string(to_string(p)), t, s, rate});

@@ -26,7 +26,8 @@ namespace nbody::cli::bench {
 namespace {
 
 struct Row {
-  std::string algorithm, scaling;
+  GravityAlgorithm algorithm;
+  std::string scaling;
   int ranks;
   std::size_t n;
   int steps;
@@ -49,7 +50,7 @@ const ParticleSystem& bodies(std::size_t n) {
 
 /// Milliseconds per step on the first `ranks` ranks (rank 0's clock); -1 on the others.
 /// `stages`: rank 0's milliseconds per step of each force stage and of the rest.
-double time_steps(const BenchArgs& a, const std::string& algorithm, std::size_t n, int ranks, int& steps,
+double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n, int ranks, int& steps,
                   std::string& stages) {
   const std::shared_ptr<ForceReducer> all = world();
   const std::shared_ptr<ForceReducer> group = first_ranks(ranks);  // collective
@@ -101,9 +102,9 @@ double time_steps(const BenchArgs& a, const std::string& algorithm, std::size_t 
   return ms;
 }
 
-double work(const std::string& algorithm, std::size_t n) {
+double work(GravityAlgorithm algorithm, std::size_t n) {
   const double x = double(n);
-  return algorithm == "direct" ? x * x : x * std::log2(std::max(x, 2.0));
+  return algorithm == GravityAlgorithm::Direct ? x * x : x * std::log2(std::max(x, 2.0));
 }
 
 }  // namespace
@@ -121,9 +122,9 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
   if (ps.back() != world_ranks) ps.push_back(world_ranks);
 
   std::vector<Row> rows;
-  for (const std::string algorithm : {"direct", "tree"}) {
-    if (a.gravity != "both" && a.gravity != algorithm) continue;
-    const std::size_t n_fixed = algorithm == "direct" ? direct_n : tree_n;
+  for (const GravityAlgorithm algorithm : {GravityAlgorithm::Direct, GravityAlgorithm::Tree}) {
+    if (a.gravity != "both" && a.gravity != to_string(algorithm)) continue;
+    const std::size_t n_fixed = algorithm == GravityAlgorithm::Direct ? direct_n : tree_n;
     for (const std::string scaling : {"strong", "weak"}) {
       double t1 = 0;
       for (int p : ps) {
@@ -138,8 +139,8 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
         const double eff = scaling == "strong" ? t1 / (double(p) * ms)
                                                : work(algorithm, n) / work(algorithm, n1) / double(p) * t1 / ms;
         rows.push_back({algorithm, scaling, p, n, steps, ms, eff});
-        fmt::print("{:<7} {:<7} P = {:<3} N = {:>10}  {:>10.3f} ms/step ({} steps)  efficiency {:.1f}%\n", algorithm,
-                   scaling, p, n, ms, steps, 100 * eff);
+        fmt::print("{:<7} {:<7} P = {:<3} N = {:>10}  {:>10.3f} ms/step ({} steps)  efficiency {:.1f}%\n",
+                   to_string(algorithm), scaling, p, n, ms, steps, 100 * eff);
         if (a.timings) fmt::print("        ms/step:{}\n", stages);
         std::fflush(stdout);
       }
@@ -148,9 +149,10 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
   if (root && a.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const Row& r : rows) {
-      j.push_back({{"algorithm", r.algorithm}, {"scaling", r.scaling}, {"ranks", r.ranks}, {"n", r.n},
+      const double theta = r.algorithm == GravityAlgorithm::Tree ? a.theta : 0.0;
+      j.push_back({{"algorithm", to_string(r.algorithm)}, {"scaling", r.scaling}, {"ranks", r.ranks}, {"n", r.n},
                    {"steps", r.steps}, {"ms_per_step", r.ms_per_step}, {"efficiency", r.efficiency},
-                   {"device", a.device}, {"precision", "float"}, {"theta", r.algorithm == "tree" ? a.theta : 0.0}});
+                   {"device", a.device}, {"precision", "float"}, {"theta", theta}});
     }
     fmt::print("{}\n", j.dump(2));
   }

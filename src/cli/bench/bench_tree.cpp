@@ -21,14 +21,14 @@ void bench_tree(const BenchArgs& a) {
   std::FILE* human = a.json ? stderr : stdout;
   const BuildInfo info = build_info();
   GravityOptions g;
-  g.algorithm = "tree";
+  g.algorithm = GravityAlgorithm::Tree;
   g.theta = a.theta;
   g.quadrupole = a.quadrupole;
   // Resolved once, so the direct sum it is compared with runs at the same precision.
   g.precision = resolve_precision(a.precision == "float"    ? Precision::Float
                                   : a.precision == "double" ? Precision::Double
                                                             : Precision::Auto,
-                                  "tree");
+                                  GravityAlgorithm::Tree);
   const std::string precision(to_string(g.precision));
   g.threads = a.threads;
   g.softening = kBenchSoftening;
@@ -64,7 +64,7 @@ void bench_tree(const BenchArgs& a) {
 
   // The direct sum at the same precision and threads, for the speed-up.
   GravityOptions d = g;
-  d.algorithm = "direct";
+  d.algorithm = GravityAlgorithm::Direct;
   auto direct = make_gravity_solver(d);
   const bool measured = a.n <= kDirectMeasuredMaxN;
   double direct_seconds = 0;

@@ -34,7 +34,7 @@ std::size_t accuracy_sample(std::size_t n) { return n > 20'000'000 ? 200 : 1000;
 void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
   std::FILE* human = a.json ? stderr : stdout;
   GravityOptions g;
-  g.algorithm = "tree";
+  g.algorithm = GravityAlgorithm::Tree;
   g.device = Device::Gpu;
   g.theta = a.theta;
   g.quadrupole = a.quadrupole;
@@ -61,7 +61,7 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
     PhaseTimes stages;
     {
       IntegratorOptions integ;
-      integ.scheme = "leapfrog";
+      integ.scheme = IntegratorScheme::Leapfrog;
       Simulation sim(bodies, g, integ);
       sim.step(kStepDt);
       sim.gravity_stages() = PhaseTimes{};

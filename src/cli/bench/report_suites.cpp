@@ -46,8 +46,8 @@ ParticleSystem plummer(std::size_t n) {
   return generate(m);
 }
 
-GravityOptions solver_options(const std::string& device, const std::string& algorithm, const std::string& kernel,
-                              int threads = 0, int block = 0) {
+GravityOptions solver_options(const std::string& device, GravityAlgorithm algorithm,
+                              ForceKernel kernel = ForceKernel::Fast, int threads = 0, int block = 0) {
   GravityOptions g;
   g.device = device == "gpu" ? Device::Gpu : Device::Cpu;
   g.algorithm = algorithm;
@@ -120,14 +120,16 @@ SuiteResult scaling_suite(const BenchArgs& a) {
   std::vector<Series> series;
   for (const std::string& d : bench_devices(a)) {
     if (d == "cpu") {
-      series.push_back({"cpu direct scalar", d, solver_options(d, "direct", "scalar"), 2.0, {}});
-      series.push_back({"cpu direct simd", d, solver_options(d, "direct", "fast"), 2.0, {}});
-      series.push_back({"cpu tree", d, solver_options(d, "tree", ""), 1.15, {}});
+      series.push_back(
+          {"cpu direct scalar", d, solver_options(d, GravityAlgorithm::Direct, ForceKernel::Scalar), 2.0, {}});
+      series.push_back({"cpu direct simd", d, solver_options(d, GravityAlgorithm::Direct, ForceKernel::Fast), 2.0, {}});
+      series.push_back({"cpu tree", d, solver_options(d, GravityAlgorithm::Tree), 1.15, {}});
     } else {
-      for (const char* k : {"naive", "tiled", "fast"}) {
-        series.push_back({fmt::format("gpu direct {}", k), d, solver_options(d, "direct", k), 2.0, {}});
+      for (const ForceKernel k : {ForceKernel::Naive, ForceKernel::Tiled, ForceKernel::Fast}) {
+        series.push_back(
+            {fmt::format("gpu direct {}", to_string(k)), d, solver_options(d, GravityAlgorithm::Direct, k), 2.0, {}});
       }
-      series.push_back({"gpu tree", d, solver_options(d, "tree", ""), 1.15, {}});
+      series.push_back({"gpu tree", d, solver_options(d, GravityAlgorithm::Tree), 1.15, {}});
     }
   }
   std::vector<std::string> skipped;
@@ -192,10 +194,10 @@ SuiteResult block_size_suite(const BenchArgs& a) {
     return r;
   }
   const ParticleSystem ps = plummer(n);
-  for (const char* k : {"naive", "tiled", "fast"}) {
+  for (const ForceKernel k : {ForceKernel::Naive, ForceKernel::Tiled, ForceKernel::Fast}) {
     for (int block = 8; block <= 1024; block *= 2) {
-      const double t = step_seconds(ps, solver_options("gpu", "direct", k, 0, block), b.per_config);
-      r.add_row({k, block, n, 1.0 / t});
+      const double t = step_seconds(ps, solver_options("gpu", GravityAlgorithm::Direct, k, 0, block), b.per_config);
+      r.add_row({std::string(to_string(k)), block, n, 1.0 / t});
     }
   }
   r.notes.push_back("An explicit block size runs the fast kernel's one-sided form (the each-pair-once form used by "
@@ -220,13 +222,12 @@ SuiteResult threads_suite(const BenchArgs& a) {
   for (int t = 1; t < max_threads; t *= 2) counts.push_back(t);
   counts.push_back(max_threads);
   const std::size_t n_direct = a.quick ? 2048 : 16384, n_tree = a.quick ? 10000 : 100000;
-  for (const auto& [label, algorithm, n] : {std::tuple{"cpu direct simd", "direct", n_direct},
-                                            std::tuple{"cpu tree", "tree", n_tree}}) {
+  for (const auto& [label, algorithm, n] : {std::tuple{"cpu direct simd", GravityAlgorithm::Direct, n_direct},
+                                            std::tuple{"cpu tree", GravityAlgorithm::Tree, n_tree}}) {
     const ParticleSystem ps = plummer(n);
     double one = 0;
     for (int t : counts) {
-      const double s = step_seconds(ps, solver_options("cpu", algorithm, algorithm == std::string("direct") ? "fast" : "", t),
-                                    b.per_config);
+      const double s = step_seconds(ps, solver_options("cpu", algorithm, ForceKernel::Fast, t), b.per_config);
       if (t == 1) one = s;
       r.add_row({label, n, t, 1.0 / s, one / s});
     }
@@ -254,9 +255,10 @@ SuiteResult phases_suite(const BenchArgs& a) {
   c.model = CollisionModel::Bounce;
   c.iterations = 2;
   for (const std::string& d : bench_devices(a)) {
-    for (const std::string algorithm : {"tree", "direct"}) {
-      if (algorithm == "direct" && d == "cpu" && n > 50000) continue;  // O(N^2) on the host: seconds per step
-      Simulation sim(ps, solver_options(d, algorithm, algorithm == "direct" ? "fast" : ""), IntegratorOptions{}, c);
+    for (const GravityAlgorithm algorithm : {GravityAlgorithm::Tree, GravityAlgorithm::Direct}) {
+      // O(N^2) on the host: seconds per step
+      if (algorithm == GravityAlgorithm::Direct && d == "cpu" && n > 50000) continue;
+      Simulation sim(ps, solver_options(d, algorithm), IntegratorOptions{}, c);
       sim.step(kDt);
       sim.times() = PhaseTimes{};
       sim.gravity_stages() = PhaseTimes{};
@@ -266,7 +268,7 @@ SuiteResult phases_suite(const BenchArgs& a) {
         sim.step(kDt);
         ++steps;
       }
-      const std::string config = fmt::format("{} {}", d, algorithm);
+      const std::string config = fmt::format("{} {}", d, to_string(algorithm));
       const PhaseTimes& t = sim.times();
       const double step = (t.get("gravity") + t.get("collisions") + t.get("integrate")) / double(steps);
       auto add = [&](const std::string& stage, double seconds) {
@@ -320,7 +322,7 @@ SuiteResult theta_suite(const BenchArgs& a) {
       a.quick ? std::vector<double>{0.3, 0.6, 0.9} : std::vector<double>{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
   for (const std::string& d : bench_devices(a)) {
     for (const double theta : thetas) {
-      GravityOptions g = solver_options(d, "tree", "");
+      GravityOptions g = solver_options(d, GravityAlgorithm::Tree);
       g.theta = theta;
       const double t = step_seconds(ps, g, b.per_config);
       auto solver = make_gravity_solver(g);
@@ -364,12 +366,13 @@ SuiteResult speedup_suite(const BenchArgs& a) {
   }
   const std::vector<std::size_t> sizes =
       a.quick ? std::vector<std::size_t>{1024, 4096} : std::vector<std::size_t>{4096, 16384, 65536, 262144, 1048576};
-  for (const auto& [algorithm, kernel, exponent] :
-       {std::tuple{"direct", "fast", 2.0}, std::tuple{"tree", "", 1.15}}) {
-    Series cpu{algorithm, "cpu", solver_options("cpu", algorithm, kernel, 1), exponent, {}};
+  for (const auto& [algorithm, exponent] :
+       {std::pair{GravityAlgorithm::Direct, 2.0}, std::pair{GravityAlgorithm::Tree, 1.15}}) {
+    const std::string name(to_string(algorithm));
+    Series cpu{name, "cpu", solver_options("cpu", algorithm, ForceKernel::Fast, 1), exponent, {}};
     for (const std::size_t n : sizes) {
       const ParticleSystem ps = plummer(n);
-      const double g = step_seconds(ps, solver_options("gpu", algorithm, kernel), b.per_config);
+      const double g = step_seconds(ps, solver_options("gpu", algorithm), b.per_config);
       json c = nullptr, s = nullptr;
       if (!cpu.predicted_too_slow(n, 4 * b.step_cap)) {
         const double t = step_seconds(ps, cpu.options, b.per_config);
@@ -377,7 +380,7 @@ SuiteResult speedup_suite(const BenchArgs& a) {
         c = t;
         s = t / g;
       }
-      r.add_row({algorithm, n, c, g, s});
+      r.add_row({name, n, c, g, s});
     }
   }
   r.notes.push_back("CPU times of sizes predicted over the cap are left out (null).");

@@ -58,14 +58,15 @@ bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 }  // namespace
 
-KernelChoice choose_kernel(const std::string& name, int block_size, bool deterministic) {
+KernelChoice choose_kernel(ForceKernel name, int block_size, bool deterministic) {
   Kernel kernel = Kernel::Fast;
-  if (name == "naive") {
+  if (name == ForceKernel::Naive) {
     kernel = Kernel::Naive;
-  } else if (name == "tiled") {
+  } else if (name == ForceKernel::Tiled) {
     kernel = Kernel::Tiled;
-  } else if (name != "fast" && !name.empty()) {
-    throw Error("--kernel " + name + ": not a GPU direct-sum kernel (GPU kernels: naive, tiled, fast)");
+  } else if (name != ForceKernel::Fast) {
+    throw Error("--kernel " + std::string(to_string(name)) +
+                ": not a GPU direct-sum kernel (GPU kernels: naive, tiled, fast)");
   }
   const int block = block_size == 0 ? default_block(kernel) : block_size;
   const bool each_pair_once = block_size == 0 && !deterministic;

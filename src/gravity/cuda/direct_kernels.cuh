@@ -6,6 +6,7 @@
 #include "gravity/cuda/device_forces.cuh"
 #include "gravity/cuda/vec4.cuh"
 #include "nbody/build_info.hpp"
+#include "nbody/gravity.hpp"
 #include "nbody/particles.hpp"
 #include <cuda_runtime.h>
 
@@ -137,7 +138,7 @@ struct KernelChoice {
   int block = 512;
   bool each_pair_once = true;
 };
-[[nodiscard]] KernelChoice choose_kernel(const std::string& kernel, int block_size, bool deterministic = false);
+[[nodiscard]] KernelChoice choose_kernel(ForceKernel kernel, int block_size, bool deterministic = false);
 
 // The power-of-two scaling of the CPU SIMD solver: positions and softening times 2^-p,
 // masses times 2^-q (both O(1)), accelerations back by 2^(q-2p). Exact in binary, and it

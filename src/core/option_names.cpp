@@ -1,0 +1,91 @@
+// The names of the option enums GravityAlgorithm, ForceKernel and IntegratorScheme: one
+// table each, read by to_string(), the parse_*() functions (called once where options come
+// in: the command line, a config file, the Python module) and the name lists of help texts.
+// The engine compares the enums only.
+#include <array>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "nbody/error.hpp"
+#include "nbody/gravity.hpp"
+#include "nbody/integrator.hpp"
+
+namespace nbody {
+
+namespace {
+
+template <class Enum>
+using NameTable = std::pair<Enum, std::string_view>;
+
+constexpr std::array<NameTable<GravityAlgorithm>, 2> kAlgorithms{{
+    {GravityAlgorithm::Direct, "direct"},
+    {GravityAlgorithm::Tree, "tree"},
+}};
+constexpr std::array<NameTable<ForceKernel>, 4> kKernels{{
+    {ForceKernel::Fast, "fast"},
+    {ForceKernel::Scalar, "scalar"},
+    {ForceKernel::Tiled, "tiled"},
+    {ForceKernel::Naive, "naive"},
+}};
+constexpr std::array<NameTable<IntegratorScheme>, 3> kSchemes{{
+    {IntegratorScheme::Leapfrog, "leapfrog"},
+    {IntegratorScheme::Euler, "euler"},
+    {IntegratorScheme::Kinematic, "kinematic"},
+}};
+
+template <class Enum, std::size_t N>
+std::string_view name_of(const std::array<NameTable<Enum>, N>& table, Enum value) {
+  for (const auto& [v, name] : table) {
+    if (v == value) return name;
+  }
+  return "?";  // not a value of the enum
+}
+
+template <class Enum, std::size_t N>
+std::vector<std::string> names_of(const std::array<NameTable<Enum>, N>& table) {
+  std::vector<std::string> out;
+  for (const auto& entry : table) out.emplace_back(entry.second);
+  return out;
+}
+
+/// The value named `name`; else throws "OPTION NAME: unknown WHAT (available: ...)".
+template <class Enum, std::size_t N>
+Enum parse(const std::array<NameTable<Enum>, N>& table, std::string_view name, std::string_view option,
+           std::string_view what) {
+  for (const auto& [v, n] : table) {
+    if (n == name) return v;
+  }
+  throw Error(fmt::format("{} {}: unknown {} (available: {})", option, name, what, fmt::join(names_of(table), ", ")));
+}
+
+}  // namespace
+
+std::string_view to_string(GravityAlgorithm a) { return name_of(kAlgorithms, a); }
+std::string_view to_string(ForceKernel k) { return name_of(kKernels, k); }
+std::string_view to_string(IntegratorScheme s) { return name_of(kSchemes, s); }
+
+GravityAlgorithm parse_gravity_algorithm(std::string_view name) {
+  return parse(kAlgorithms, name, "--gravity", "gravity solver");
+}
+ForceKernel parse_force_kernel(std::string_view name) {
+  return parse(kKernels, name, "--kernel", "direct-sum kernel");
+}
+IntegratorScheme parse_integrator_scheme(std::string_view name) {
+  return parse(kSchemes, name, "--integrator", "integrator");
+}
+
+std::vector<std::string> gravity_algorithm_names() { return names_of(kAlgorithms); }
+std::vector<std::string> cpu_direct_kernels() {
+  return {std::string(to_string(ForceKernel::Fast)), std::string(to_string(ForceKernel::Scalar))};
+}
+std::vector<std::string> gpu_direct_kernels() {
+  return {std::string(to_string(ForceKernel::Fast)), std::string(to_string(ForceKernel::Tiled)),
+          std::string(to_string(ForceKernel::Naive))};
+}
+
+}  // namespace nbody
