@@ -69,9 +69,9 @@ PySimulation::PySimulation(ParticleSystem particles, const RunOptions& options) 
                                       options_.collisions);
 }
 
-const ParticleSystem& PySimulation::state() const { return std::as_const(*sim_).particles(); }
+const ParticleSystem& PySimulation::state() const { return sim_->particles(); }
 
-ParticleSystem& PySimulation::mutable_state() { return sim_->particles(); }
+ParticleSystem& PySimulation::mutable_state() { return sim_->edit_particles(); }
 
 void PySimulation::set_time(double t) {
   if (!std::isfinite(t)) throw Error(fmt::format("time {}: must be finite", t));
@@ -233,7 +233,7 @@ void PySimulation::view_released() {
 
 void PySimulation::retire_viewed_buffers() {
   if (live_views_ == 0 || on_device()) return;
-  ParticleSystem& current = sim_->particles();
+  ParticleSystem& current = sim_->edit_particles();
   auto old = std::make_unique<ParticleSystem>(std::move(current));
   current = *old;  // a copy on fresh buffers; the views keep the old ones
   retired_.push_back(std::move(old));
@@ -243,7 +243,7 @@ void PySimulation::check_view_edits() {
   if (!fingerprint_set_) return;
   fingerprint_set_ = false;
   if (on_device()) return;
-  ParticleSystem& s = sim_->particles();
+  ParticleSystem& s = sim_->edit_particles();
   if (s.accelerations_valid() && fingerprint(s) != fingerprint_) s.invalidate_accelerations();
 }
 

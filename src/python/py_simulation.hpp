@@ -74,7 +74,7 @@ class PySimulation {
   [[nodiscard]] CollisionTotals collision_totals() const;
   [[nodiscard]] PhaseTimes times();
   [[nodiscard]] std::string solver_name() const { return sim_->solver_name(); }
-  [[nodiscard]] std::string integrator_name() const { return sim_->integrator().name(); }
+  [[nodiscard]] std::string integrator_name() const { return sim_->integrator_name(); }
 
   // ---- Views and threads ----------------------------------------------------------
   void view_created();

@@ -61,7 +61,7 @@ LiveSimulation::LiveSimulation(ParticleSystem initial, const SolverSettings& set
 
 std::string LiveSimulation::apply(const SolverSettings& settings) {
   try {
-    sim_ = build(std::as_const(sim_).particles(), settings);
+    sim_ = build(sim_.particles(), settings);
   } catch (const Error& e) {
     return e.what();
   }
@@ -81,12 +81,12 @@ std::string LiveSimulation::restart() {
 }
 
 const ParticleSystem& LiveSimulation::particles() const {
-  return std::as_const(sim_).particles();
+  return sim_.particles();
 }
 
 ParticleSystem& LiveSimulation::edit_particles() {
   have_baseline_ = false;  // E0 of the old system means nothing for the new one
-  return sim_.particles();
+  return sim_.edit_particles();
 }
 
 void LiveSimulation::reset_measurements() {

@@ -132,7 +132,7 @@ void performance_tab(const ViewState& state, LiveSimulation& live) {
   Simulation& sim = live.simulation();
   ImGui::Text("%zu bodies (%dD), t = %.5g, %llu steps", sim.size(), live.particles().dim,
               sim.time(), static_cast<unsigned long long>(live.steps_done()));
-  ImGui::Text("solver: %s, %s", sim.solver_name().c_str(), sim.integrator().name().c_str());
+  ImGui::Text("solver: %s, %s", sim.solver_name().c_str(), sim.integrator_name().c_str());
   ImGui::Text("%.1f steps/s   frame %.2f ms (%.0f fps)", live.steps_per_second(), state.frame_ms,
               state.frame_ms > 0 ? 1e3 / state.frame_ms : 0.0);
   ImGui::Separator();

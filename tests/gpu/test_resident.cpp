@@ -232,7 +232,7 @@ TEST(ResidentHostCopy, EditsOnTheHostAreUploadedBeforeTheNextStep) {
     untouched.step(kDt);
   }
   {
-    ParticleSystem& ps = sim.particles();
+    ParticleSystem& ps = sim.edit_particles();
     ps.vx[0] += 1.0;
     ps.x[5] = 0.25;
     ps.mass[7] *= 3.0;

@@ -125,7 +125,7 @@ TEST(Leapfrog, TimeReversible) {
   g.softening = 0.05;
   Simulation sim(ps, g, IntegratorOptions{});
   for (int s = 0; s < 200; ++s) sim.step(1e-3);
-  ParticleSystem& p = sim.particles();
+  ParticleSystem& p = sim.edit_particles();
   for (std::size_t i = 0; i < p.size(); ++i) {
     p.vx[i] = -p.vx[i];
     p.vy[i] = -p.vy[i];
