@@ -1,6 +1,6 @@
 #pragma once
 // Collisions between bodies with radii: one interface, implementations chosen at run
-// time (a CPU handler now; a CUDA one plugs in behind the same factory). The response
+// time (a CPU handler and a CUDA one behind the same factory). The response
 // itself (impulse, push-apart, merge) is in physics/collision_response.hpp.
 //
 // CPU: grid search + Gauss-Seidel passes (src/collisions/); GPU: the same grid idea, sorted

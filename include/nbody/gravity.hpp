@@ -1,7 +1,6 @@
 #pragma once
-// Gravity solvers: one interface, several implementations chosen at run time.
-// Direct summation (scalar reference, SIMD/OpenMP) now; the tree and CUDA solvers
-// plug in behind the same interface.
+// Gravity solvers: one interface, several implementations chosen at run time: direct
+// summation (scalar reference, SIMD/OpenMP; CUDA) and the Barnes-Hut tree (CPU; CUDA).
 #include <memory>
 #include <string>
 #include <string_view>

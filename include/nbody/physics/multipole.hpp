@@ -1,5 +1,5 @@
 #pragma once
-// Cell multipoles for the tree solvers, written once (CPU now, CUDA later).
+// Cell multipoles for the tree solvers, written once (the CPU and the CUDA tree use them).
 //
 // Monopole: the cell acts as a point of its mass at its centre of mass, through the
 // ordinary softened pair force (pair_force.hpp), so softening treats cells as pairs.

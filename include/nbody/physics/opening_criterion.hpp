@@ -1,5 +1,5 @@
 #pragma once
-// The Barnes-Hut opening criterion, written once (CPU walk now, CUDA walk later).
+// The Barnes-Hut opening criterion, written once (the CPU and the CUDA walk use it).
 //
 // A cell of edge length s whose centre of mass is at distance d from the body is
 // ACCEPTED (its multipole used instead of its bodies) when s/d < theta, i.e. it is
