@@ -28,12 +28,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "gravity/cuda/direct_kernels.cuh"
+#include "core/cuda/device_buffer.cuh"
+#include "core/cuda/vec4.cuh"
 #include "nbody/collisions.hpp"
 
 namespace nbody::cuda_collisions {
 
-using cuda_direct::DeviceBuffer;
+using gpu::DeviceBuffer;
 
 /// The bodies as the engine sees them (device pointers, n entries each). Accelerations are
 /// compacted along when bodies merge (may be null).
@@ -79,7 +80,7 @@ class CollisionEngine {
   DeviceBuffer<unsigned long long> pairs_, directed_, directed_sorted_;
   std::size_t pair_capacity_ = 0;
   DeviceBuffer<unsigned> partner_offset_;
-  DeviceBuffer<cuda_direct::Vec4<double>> packed_;  // bounce passes: (x y z r), (vx vy vz m), next
+  DeviceBuffer<gpu::Vec4<double>> packed_;  // bounce passes: (x y z r), (vx vy vz m), next
   DeviceBuffer<int> choice_;
   DeviceBuffer<unsigned char> alive_;
   DeviceBuffer<double> compact_;             // compaction staging

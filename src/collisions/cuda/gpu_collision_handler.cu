@@ -9,14 +9,16 @@
 
 #include "collisions/collisions_cuda.hpp"
 #include "collisions/cuda/collision_engine.cuh"
-#include "gravity/cuda/cuda_check.cuh"
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/device_buffer.cuh"
+#include "core/cuda/launch.cuh"
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::collisions {
 namespace {
 
-using cuda_direct::DeviceBuffer;
+using gpu::DeviceBuffer;
 
 /// The bodies of a ParticleSystem in device memory.
 class DeviceCopy {
@@ -59,7 +61,7 @@ class DeviceCopy {
 cudaStream_t make_stream() {
   std::string reason;
   if (gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
-  NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
+  gpu::select_gpu();
   cudaStream_t s = nullptr;
   NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   return s;

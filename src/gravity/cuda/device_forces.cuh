@@ -1,8 +1,9 @@
 #pragma once
 // One force evaluation on bodies already in device memory, whatever the algorithm: the
 // direct sum (DirectForces, direct_kernels.cuh) or the Barnes-Hut tree (TreeForces,
-// tree/cuda/tree_gpu.cuh). The per-call GPU solvers fill bodies() from the host; the
-// resident stepper (simulation/cuda) fills it on the device and keeps everything there.
+// tree/cuda/tree_gpu.cuh). The per-call solver (DeviceForcesSolver,
+// device_forces_solver.cuh) fills bodies() from the host; the resident stepper
+// (simulation/cuda) fills it on the device and keeps everything there.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -11,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "gravity/cuda/vec4.cuh"
+#include "core/cuda/vec4.cuh"
 #include "nbody/distributed.hpp"
 
-namespace nbody::cuda_direct {
+namespace nbody::cuda_gravity {
 
 template <class Real>
 class DeviceForces {
@@ -22,12 +23,15 @@ class DeviceForces {
   virtual ~DeviceForces() = default;
   /// Entries bodies() and out() hold for n bodies (padding has mass 0).
   [[nodiscard]] virtual std::size_t padded(std::size_t n) const = 0;
+  /// Throws nbody::Error when the algorithm cannot take n bodies (too many for its
+  /// indices); the per-call solver asks before reserve().
+  virtual void check_size(std::size_t /*n*/) const {}
   /// Makes room for n bodies.
   virtual void reserve(std::size_t n) = 0;
   /// (x, y, z, m) of the bodies, in scaled units, padded(n) entries.
-  [[nodiscard]] virtual Vec4<Real>* bodies() const = 0;
+  [[nodiscard]] virtual gpu::Vec4<Real>* bodies() const = 0;
   /// The accelerations per unit G, in scaled units, in the order of bodies().
-  [[nodiscard]] virtual Vec4<Real>* out() const = 0;
+  [[nodiscard]] virtual gpu::Vec4<Real>* out() const = 0;
   /// Evaluates the forces of n bodies on `stream` (eps: scaled softening).
   virtual void launch(std::size_t n, Real eps, cudaStream_t stream) = 0;
   /// E.g. "direct-cuda-fast" or "tree-cuda-octree".
@@ -48,4 +52,4 @@ class DeviceForces {
   [[nodiscard]] virtual double interactions_per_body() const { return 0; }
 };
 
-}  // namespace nbody::cuda_direct
+}  // namespace nbody::cuda_gravity

@@ -1,10 +1,11 @@
 #pragma once
-// The device math policies of the direct-sum kernels: the Math argument of
-// nbody::accumulate_pair_acceleration (physics/pair_force.hpp), i.e. how 1/sqrt(r2) is
-// computed in float and double, with and without softening. Only .cu files include this.
+// The device math policies of the GPU force kernels (direct sum and tree walk): the Math
+// argument of nbody::accumulate_pair_acceleration (physics/pair_force.hpp), i.e. how
+// 1/sqrt(r2) is computed in float and double, with and without softening. Only .cu files
+// include this.
 #include <cuda_runtime.h>
 
-namespace nbody::cuda_direct {
+namespace nbody::cuda_gravity {
 
 /// rsqrtf() as the bare hardware instruction (MUFU.RSQ, ~2 ulp): the .ftz form. Plain
 /// rsqrtf() without -ftz=true adds a denormal-input fix-up (compare, two multiplies,
@@ -59,4 +60,4 @@ template <> struct MathFor<double, false, true> { using type = MathDoubleSoftene
 template <> struct MathFor<double, true, false> { using type = MathDoubleSeeded; };
 template <> struct MathFor<double, true, true> { using type = MathDoubleSeededSoftened; };
 
-}  // namespace nbody::cuda_direct
+}  // namespace nbody::cuda_gravity

@@ -1,48 +1,32 @@
-// The CUDA direct-sum solver: keeps device buffers between calls (grown, never shrunk),
-// and per call uploads (x, y, z, m) as float4/double4-like bodies, runs one of the
-// kernels of direct_kernels.cu, downloads the accelerations, multiplies by G and writes
-// ps.ax/ay/az. stats().walk_seconds is the kernel time (CUDA events), for benchmarks.
-// The launch plan (padding, the fast kernel's j-splits, device buffers) is DirectForces,
-// shared with the device-resident stepper (simulation/cuda/cuda_stepper.cu).
+// The CUDA direct sum's host side: the kernel choice (choose_kernel), DirectForces (the
+// launch plan: padding, the fast kernel's j-splits, device buffers), shared by the per-call
+// solver and the device-resident stepper (simulation/cuda/cuda_stepper.cu), and
+// make_direct_cuda, the per-call solver: DeviceForcesSolver (device_forces_solver.cuh)
+// around DirectForces, timing the kernels with CUDA events (stats().walk_seconds).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <cstdio>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "gravity/cuda/cuda_check.cuh"
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/device_buffer.cuh"
+#include "core/cuda/launch.cuh"
+#include "gravity/cuda/device_forces_solver.cuh"
 #include "gravity/cuda/direct_kernels.cuh"
 #include "gravity/direct_cuda.hpp"
-#include "gravity/unit_scaling.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
 namespace cuda_direct {
 
-std::string bytes_text(std::size_t bytes) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%zu bytes (%.2f GiB)", bytes, double(bytes) / (1024.0 * 1024.0 * 1024.0));
-  return buf;
-}
-
-void* device_allocate(std::size_t bytes, const char* what) {
-  void* p = nullptr;
-  const cudaError_t status = cudaMalloc(&p, bytes);
-  if (status == cudaSuccess) return p;
-  cudaGetLastError();
-  std::size_t free = 0, total = 0;
-  cudaMemGetInfo(&free, &total);
-  cudaGetLastError();
-  throw Error(std::string("GPU: cannot allocate ") + what + ": needs " + bytes_text(bytes) +
-              " of GPU memory, the device has " + bytes_text(free) + " free of " + bytes_text(total) + " (" +
-              cudaGetErrorString(status) + ")");
-}
+using gpu::Vec4;
 
 const char* kernel_name(Kernel k) {
   return k == Kernel::Naive ? "naive" : k == Kernel::Tiled ? "tiled" : "fast";
@@ -50,8 +34,9 @@ const char* kernel_name(Kernel k) {
 
 namespace {
 
-/// Default threads per block: 256 for naive and tiled (GPU Gems 3); 512 for fast, best in
-/// the block-size sweeps on an H200 (float and double, N = 16384 and 262144).
+/// Default threads per block: 256 for naive and tiled (Nyland, Harris, Prins, "Fast N-Body
+/// Simulation with CUDA", GPU Gems 3); 512 for fast, best in the block-size sweeps on an
+/// H200 (float and double, N = 16384 and 262144).
 int default_block(Kernel k) { return k == Kernel::Fast ? 512 : 256; }
 
 bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -81,14 +66,6 @@ KernelChoice choose_kernel(ForceKernel name, int block_size, bool deterministic)
                 std::to_string(default_block(kernel)) + ")");
   }
   return {kernel, block, each_pair_once};
-}
-
-Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
-  double extent = std::isfinite(softening) ? std::abs(softening) : 0.0;
-  for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
-  const int p = scale_exponent(extent, kPositionExponentLimit);
-  const int q = scale_exponent(largest_finite_magnitude(ps.mass, 0.0), kMassExponentLimit);
-  return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p)};
 }
 
 // ---- DirectForces: the launch plan shared by the solver and the resident stepper -------
@@ -163,6 +140,7 @@ void DirectForces<Real>::reserve(std::size_t n) {
 
 template <class Real>
 void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
+  launched_ = n;
   if (n == 0) return;
   const std::size_t p = padded(n);
   if (mutual(n)) {
@@ -197,87 +175,13 @@ void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
   cuda_direct::launch<Real>(kernel_, args, stream);
 }
 
+template <class Real>
+void DirectForces<Real>::check_size(std::size_t n) const {
+  if (n > kMaxBodies) check_capacity(n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);
+}
+
 template class DirectForces<float>;
 template class DirectForces<double>;
-
-namespace {
-
-
-template <class Real>
-class DirectSumCuda final : public GravitySolver {
- public:
-  DirectSumCuda(KernelChoice choice, double G, double softening)
-      : G_(G), softening_(softening), forces_(on_device_0(choice.kernel), choice.block, choice.each_pair_once) {
-    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    NBODY_CUDA_CHECK(cudaEventCreate(&start_));
-    NBODY_CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  ~DirectSumCuda() override {
-    if (start_) cudaEventDestroy(start_);
-    if (stop_) cudaEventDestroy(stop_);
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-  DirectSumCuda(const DirectSumCuda&) = delete;
-  DirectSumCuda& operator=(const DirectSumCuda&) = delete;
-
-  [[nodiscard]] std::string name() const override {
-    return std::string("direct-cuda-") + kernel_name(forces_.kernel()) +
-           (std::is_same_v<Real, float> ? "-float" : "-double");
-  }
-
-  [[nodiscard]] SolverStats stats() const override { return stats_; }
-
-  void compute_accelerations(ParticleSystem& ps) override {
-    const std::size_t n = ps.size();
-    for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
-    stats_ = {};
-    if (n == 0) {
-      ps.set_accelerations_valid();
-      return;
-    }
-    if (n > kMaxBodies) {
-      check_capacity(n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);  // throws
-    }
-    const std::size_t padded = forces_.padded(n);
-    forces_.reserve(n);
-    host_bodies_.reserve(padded);
-    host_out_.reserve(padded);
-
-    const Scaling scale = kernel_scaling(ps, softening_);
-    Vec4<Real>* hb = host_bodies_.data();
-    pack_host_bodies(ps, scale, false, hb);
-    for (std::size_t i = n; i < padded; ++i) {  // padding: on the last body, mass 0
-      hb[i] = hb[n - 1];
-      hb[i].w = Real(0);
-    }
-    const Real eps = Real(softening_ * scale.position);
-
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(forces_.bodies(), hb, padded * sizeof(Vec4<Real>), cudaMemcpyHostToDevice, stream_));
-    NBODY_CUDA_CHECK(cudaEventRecord(start_, stream_));
-    forces_.launch(n, eps, stream_);
-    NBODY_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), forces_.out(), n * sizeof(Vec4<Real>), cudaMemcpyDeviceToHost, stream_));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    float ms = 0;
-    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    stats_.walk_seconds = double(ms) * 1e-3;
-    stats_.interactions_per_body = double(n);
-
-    unpack_accelerations(host_out_.data(), G_, scale, false, ps);
-    ps.set_accelerations_valid();
-  }
-
- private:
-  double G_;
-  double softening_;
-  DirectForces<Real> forces_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  PinnedBuffer<Vec4<Real>> host_bodies_, host_out_;
-  SolverStats stats_;
-};
-
-}  // namespace
 
 void check_capacity(std::size_t n, Precision precision) {
   if (n > kMaxBodies) {
@@ -289,14 +193,14 @@ void check_capacity(std::size_t n, Precision precision) {
   std::size_t free = 0, total = 0;
   NBODY_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   if (needed > free) {
-    throw Error("CUDA direct sum: N = " + std::to_string(n) + " bodies needs " + bytes_text(needed) +
-                " of GPU memory, the device has " + bytes_text(free) + " free of " + bytes_text(total));
+    throw Error("CUDA direct sum: N = " + std::to_string(n) + " bodies needs " + gpu::bytes_text(needed) +
+                " of GPU memory, the device has " + gpu::bytes_text(free) + " free of " + gpu::bytes_text(total));
   }
 }
 
 void try_device_allocation(std::size_t bytes) {
-  NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
-  void* p = device_allocate(bytes, "test buffer");
+  gpu::select_gpu();
+  void* p = gpu::device_allocate(bytes, "test buffer");
   NBODY_CUDA_CHECK(cudaFree(p));
 }
 
@@ -306,10 +210,15 @@ std::unique_ptr<GravitySolver> make_direct_cuda(const GravityOptions& o) {
   const cuda_direct::KernelChoice choice = cuda_direct::choose_kernel(o.kernel, o.block_size, o.deterministic);
   std::string reason;
   if (gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
-  if (o.precision == Precision::Float) {
-    return std::make_unique<cuda_direct::DirectSumCuda<float>>(choice, o.G, o.softening);
-  }
-  return std::make_unique<cuda_direct::DirectSumCuda<double>>(choice, o.G, o.softening);
+  auto make = [&](auto real) -> std::unique_ptr<GravitySolver> {
+    using Real = decltype(real);
+    gpu::select_gpu();  // before DirectForces queries the device
+    auto forces = std::make_unique<cuda_direct::DirectForces<Real>>(choice.kernel, choice.block, choice.each_pair_once);
+    return std::make_unique<cuda_gravity::DeviceForcesSolver<Real>>(std::move(forces),
+                                                                    cuda_gravity::SolverSetup{o.G, o.softening});
+  };
+  if (o.precision == Precision::Float) return make(float{});
+  return make(double{});
 }
 
 }  // namespace nbody

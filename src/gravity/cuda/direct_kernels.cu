@@ -2,7 +2,8 @@
 // body (or bodies) with nbody::accumulate_pair_acceleration; the three kernels differ in
 // how the j-bodies reach the registers:
 //   naive  one thread per i-body, j-bodies read from global memory (through L1/L2);
-//   tiled  GPU Gems 3 ch. 31: the block stages blockDim j-bodies in shared memory per tile;
+//   tiled  L. Nyland, M. Harris, J. Prins, "Fast N-Body Simulation with CUDA" (GPU Gems 3,
+//          ch. 31): the block stages blockDim j-bodies in shared memory per tile;
 //   fast   (below kMutualMinBodies; above, direct_mutual.cu evaluates each pair once)
 //          tiled, plus 4 (2 for blocks > 256) i-bodies per thread (each shared-memory load
 //          feeds that many interactions), an unrolled inner loop, and for small N the
@@ -13,12 +14,16 @@
 // bodies give safe_rsqrt(0) = 0.
 #include <cuda_runtime.h>
 
-#include "gravity/cuda/cuda_check.cuh"
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/launch.cuh"
 #include "gravity/cuda/device_math.cuh"
 #include "gravity/cuda/direct_kernels.cuh"
 #include "nbody/physics/pair_force.hpp"
 
 namespace nbody::cuda_direct {
+
+using cuda_gravity::MathFor;
+using gpu::Vec4;
 
 namespace {
 
@@ -38,7 +43,7 @@ __global__ void direct_naive(const Vec4<Real>* __restrict__ bodies, unsigned n, 
   out[i] = {ax, ay, az, Real(0)};
 }
 
-// ---- tiled (GPU Gems 3, ch. 31) ---------------------------------------------------------
+// ---- tiled (Nyland, Harris, Prins, GPU Gems 3, ch. 31) ---------------------------------
 
 template <class Real, class Math>
 __global__ void direct_tiled(const Vec4<Real>* __restrict__ bodies, unsigned n_padded, Real eps2,
@@ -120,8 +125,6 @@ __global__ void reduce_splits(const Vec4<Real>* __restrict__ partial, unsigned n
   out[i] = {ax, ay, az, Real(0)};
 }
 
-unsigned blocks_for(unsigned n, int block) { return (n + unsigned(block) - 1) / unsigned(block); }
-
 /// Softening makes r2 >= eps2 > 0; the bound keeps the double kernel's float seed normal.
 template <class Real>
 bool softened(Real eps2) {
@@ -134,7 +137,8 @@ void launch_with(Kernel kernel, const LaunchArgs<Real>& a, cudaStream_t stream) 
   switch (kernel) {
     case Kernel::Naive: {
       using Math = typename MathFor<Real, false, Softened>::type;
-      direct_naive<Real, Math><<<blocks_for(a.n, a.block), a.block, 0, stream>>>(a.bodies, a.n, a.eps2, a.out);
+      direct_naive<Real, Math>
+          <<<gpu::blocks_for(a.n, unsigned(a.block)), a.block, 0, stream>>>(a.bodies, a.n, a.eps2, a.out);
       NBODY_CUDA_CHECK_LAUNCH("direct_naive");
       break;
     }
@@ -158,7 +162,8 @@ void launch_with(Kernel kernel, const LaunchArgs<Real>& a, cudaStream_t stream) 
       }
       NBODY_CUDA_CHECK_LAUNCH("direct_fast");
       if (a.splits > 1) {
-        reduce_splits<Real><<<blocks_for(a.n_padded, 256), 256, 0, stream>>>(a.partial, a.n_padded, a.splits, a.out);
+        reduce_splits<Real>
+            <<<gpu::blocks_for(a.n_padded, 256), 256, 0, stream>>>(a.partial, a.n_padded, a.splits, a.out);
         NBODY_CUDA_CHECK_LAUNCH("reduce_splits");
       }
       break;

@@ -1,20 +1,18 @@
 #pragma once
-// CUDA direct-sum kernels (naive, tiled, fast) and their launchers. Only .cu files
-// include this. Every kernel evaluates nbody::accumulate_pair_acceleration
-// (physics/pair_force.hpp) with a device math policy; the formula lives there alone.
-#include "gravity/cuda/cuda_check.cuh"
-#include "gravity/cuda/device_forces.cuh"
-#include "gravity/cuda/vec4.cuh"
-#include "nbody/build_info.hpp"
-#include "nbody/gravity.hpp"
-#include "nbody/particles.hpp"
+// CUDA direct-sum kernels (naive, tiled, fast) and their launchers, and DirectForces, the
+// direct sum behind the DeviceForces interface. Only .cu files include this. Every kernel
+// evaluates nbody::accumulate_pair_acceleration (physics/pair_force.hpp) with a device
+// math policy; the formula lives there alone.
 #include <cuda_runtime.h>
 
-#include <cfloat>
-#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
+
+#include "core/cuda/device_buffer.cuh"
+#include "core/cuda/vec4.cuh"
+#include "gravity/cuda/device_forces.cuh"
+#include "nbody/gravity.hpp"
 
 namespace nbody::cuda_direct {
 
@@ -36,15 +34,15 @@ inline constexpr int fast_bodies_per_thread(int block) {
 /// What one launch needs. bodies: n_padded entries (padding has mass 0).
 template <class Real>
 struct LaunchArgs {
-  const Vec4<Real>* bodies = nullptr;
+  const gpu::Vec4<Real>* bodies = nullptr;
   unsigned n = 0;         // real bodies
   unsigned n_padded = 0;  // bodies in the array: multiple of the tile (tiled, fast)
   Real eps2 = 0;
   int block = 256;
-  unsigned splits = 1;           // fast: j-range split over this many blocks per i-block
-  unsigned j_per_split = 0;      // fast: bodies per split (multiple of block)
-  Vec4<Real>* partial = nullptr; // fast, splits > 1: splits * n_padded entries
-  Vec4<Real>* out = nullptr;     // n_padded accelerations (per unit G, scaled units)
+  unsigned splits = 1;                 // fast: j-range split over this many blocks per i-block
+  unsigned j_per_split = 0;            // fast: bodies per split (multiple of block)
+  gpu::Vec4<Real>* partial = nullptr;  // fast, splits > 1: splits * n_padded entries
+  gpu::Vec4<Real>* out = nullptr;      // n_padded accelerations (per unit G, scaled units)
 };
 
 /// Launches the kernel (and the fast kernel's reduction) on `stream`; checks each launch
@@ -87,41 +85,12 @@ template <class Real>
 std::vector<MutualTask> plan_mutual(unsigned n_padded, std::size_t concurrent_blocks);
 /// Adds the accelerations into out (which must be zero: n_padded entries).
 template <class Real>
-void launch_mutual(const Vec4<Real>* bodies, const MutualTask* tasks, unsigned n_tasks, Real eps2, Vec4<Real>* out,
-                   cudaStream_t stream);
+void launch_mutual(const gpu::Vec4<Real>* bodies, const MutualTask* tasks, unsigned n_tasks, Real eps2,
+                   gpu::Vec4<Real>* out, cudaStream_t stream);
 template <class Real>
 int mutual_blocks_per_sm();
 
-// ---- Shared by the solver (direct_cuda.cu) and the resident stepper (simulation/cuda) ----
-
-/// "12345 bytes (0.00 GiB)".
-std::string bytes_text(std::size_t bytes);
-
-/// cudaMalloc that says how much was asked for and how much the device has free.
-void* device_allocate(std::size_t bytes, const char* what);
-
-/// A device array that only grows.
-template <class T>
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { cudaFree(data_); }
-  void reserve(std::size_t count, const char* what) {
-    if (count <= capacity_) return;
-    cudaFree(data_);
-    data_ = nullptr;
-    capacity_ = 0;
-    data_ = static_cast<T*>(device_allocate(count * sizeof(T), what));
-    capacity_ = count;
-  }
-  [[nodiscard]] T* data() const { return data_; }
-
- private:
-  T* data_ = nullptr;
-  std::size_t capacity_ = 0;
-};
+// ---- The kernel choice and DirectForces (direct_cuda.cu) ----------------------------------
 
 [[nodiscard]] const char* kernel_name(Kernel k);
 
@@ -140,55 +109,13 @@ struct KernelChoice {
 };
 [[nodiscard]] KernelChoice choose_kernel(ForceKernel kernel, int block_size, bool deterministic = false);
 
-// The power-of-two scaling of the CPU SIMD solver: positions and softening times 2^-p,
-// masses times 2^-q (both O(1)), accelerations back by 2^(q-2p). Exact in binary, and it
-// keeps float r^2 and masses in range whatever the units.
-inline constexpr int kPositionExponentLimit = 400;
-inline constexpr int kMassExponentLimit = 200;
-
-/// The exponent e with largest = f 2^e, f in [0.5, 1), clamped to [-limit, limit]; 0 for
-/// 0, NaN or infinity. Host and device (the resident stepper scales on the device).
-__host__ __device__ inline int scale_exponent(double largest, int limit) {
-  if (!(largest > 0) || !(largest <= DBL_MAX)) return 0;
-  int e = 0;
-  (void)frexp(largest, &e);
-  return e < -limit ? -limit : (e > limit ? limit : e);
-}
-
-/// The power-of-two factors of a system (positions and softening times `position`,
-/// masses times `mass`, accelerations from the kernels times `acceleration`).
-struct Scaling {
-  double position = 1, mass = 1, acceleration = 1;
-};
-[[nodiscard]] Scaling kernel_scaling(const ParticleSystem& ps, double softening);
-
-/// The host side of the per-call GPU solvers (direct sum and tree): ps's (x, y, z, m)
-/// scaled into out[0, n), z = 0 when planar.
-template <class Real>
-void pack_host_bodies(const ParticleSystem& ps, const Scaling& s, bool planar, Vec4<Real>* out) {
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    out[i] = {Real(ps.x[i] * s.position), Real(ps.y[i] * s.position), planar ? Real(0) : Real(ps.z[i] * s.position),
-              Real(ps.mass[i] * s.mass)};
-  }
-}
-
-/// ps.a = G * in * s.acceleration for the n bodies of ps (az = 0 when planar).
-template <class Real>
-void unpack_accelerations(const Vec4<Real>* in, double G, const Scaling& s, bool planar, ParticleSystem& ps) {
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    ps.ax[i] = G * double(in[i].x) * s.acceleration;
-    ps.ay[i] = G * double(in[i].y) * s.acceleration;
-    ps.az[i] = planar ? 0.0 : G * double(in[i].z) * s.acceleration;
-  }
-}
-
 /// The force evaluation on bodies already in device memory, in the kernels' layout:
 /// owns the body array (padded to whole tiles, padding with mass 0), the output and the
 /// fast kernel's partial sums, and plans the fast kernel's j-splits (about one full wave
-/// of the GPU). DirectSumCuda fills bodies() from the host; the resident stepper fills it
-/// on the device.
+/// of the GPU). The per-call solver (DeviceForcesSolver) fills bodies() from the host; the
+/// resident stepper fills it on the device.
 template <class Real>
-class DirectForces final : public DeviceForces<Real> {
+class DirectForces final : public cuda_gravity::DeviceForces<Real> {
  public:
   /// Needs the current device set (queries its SM count and the fast kernel's occupancy).
   /// each_pair_once: see KernelChoice.
@@ -199,9 +126,11 @@ class DirectForces final : public DeviceForces<Real> {
   [[nodiscard]] bool mutual(std::size_t n) const;
   /// Makes room for n bodies (bodies(), out(): padded(n) entries).
   void reserve(std::size_t n) override;
-  [[nodiscard]] Vec4<Real>* bodies() const override { return bodies_.data(); }
-  [[nodiscard]] Vec4<Real>* out() const override { return out_.data(); }
+  [[nodiscard]] gpu::Vec4<Real>* bodies() const override { return bodies_.data(); }
+  [[nodiscard]] gpu::Vec4<Real>* out() const override { return out_.data(); }
   [[nodiscard]] std::string name() const override { return std::string("direct-cuda-") + kernel_name(kernel_); }
+  /// Throws nbody::Error above kMaxBodies (direct_cuda.hpp: 32-bit indices).
+  void check_size(std::size_t n) const override;
   [[nodiscard]] Kernel kernel() const { return kernel_; }
   [[nodiscard]] int block() const { return block_; }
   /// Launches the kernel for n bodies (bodies() filled, padding included) on `stream`:
@@ -217,6 +146,9 @@ class DirectForces final : public DeviceForces<Real> {
     planned_for_ = 0;  // re-plan with this share
     return true;
   }
+  /// n of the last launch: every body meets every body, whichever kernel (each pair once
+  /// or one-sided) computes the sum.
+  [[nodiscard]] double interactions_per_body() const override { return double(launched_); }
 
  private:
   Kernel kernel_;
@@ -226,40 +158,11 @@ class DirectForces final : public DeviceForces<Real> {
   int fast_blocks_per_sm_ = 1;
   int mutual_blocks_per_sm_ = 1;
   bool each_pair_once_ = true;
-  DeviceBuffer<Vec4<Real>> bodies_, out_, partial_;
-  DeviceBuffer<MutualTask> tasks_;
+  gpu::DeviceBuffer<gpu::Vec4<Real>> bodies_, out_, partial_;
+  gpu::DeviceBuffer<MutualTask> tasks_;
   std::size_t planned_for_ = 0;  // n_padded of the tasks in tasks_ (0: none)
   unsigned n_tasks_ = 0;
+  std::size_t launched_ = 0;  // n of the last launch
 };
-
-/// A pinned host array that only grows (faster transfers than pageable memory).
-template <class T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() { cudaFreeHost(data_); }
-  void reserve(std::size_t count) {
-    if (count <= capacity_) return;
-    cudaFreeHost(data_);
-    data_ = nullptr;
-    capacity_ = 0;
-    NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
-    capacity_ = count;
-  }
-  [[nodiscard]] T* data() const { return data_; }
-
- private:
-  T* data_ = nullptr;
-  std::size_t capacity_ = 0;
-};
-
-/// Selects this process's GPU (gpu_in_use) and passes k through, so a constructor can do it in its member
-/// initialiser list before the members that query the device are built.
-inline Kernel on_device_0(Kernel k) {
-  NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
-  return k;
-}
 
 }  // namespace nbody::cuda_direct

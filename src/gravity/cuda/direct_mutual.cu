@@ -21,12 +21,15 @@
 #include <cstddef>
 #include <vector>
 
-#include "gravity/cuda/cuda_check.cuh"
+#include "core/cuda/cuda_check.cuh"
 #include "gravity/cuda/device_math.cuh"
 #include "gravity/cuda/direct_kernels.cuh"
 #include "nbody/physics/pair_force.hpp"
 
 namespace nbody::cuda_direct {
+
+using cuda_gravity::MathFor;
+using gpu::Vec4;
 
 namespace {
 

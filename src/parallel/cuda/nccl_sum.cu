@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "gravity/cuda/cuda_check.cuh"
-#include "nbody/build_info.hpp"
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/launch.cuh"
 #include "nbody/error.hpp"
 #include "parallel/device_sum.hpp"
 
@@ -29,7 +29,7 @@ class NcclSum final : public DeviceSum {
     ncclUniqueId uid;
     static_assert(sizeof(uid.internal) == std::tuple_size_v<NcclId>);
     std::memcpy(uid.internal, id.data(), id.size());
-    NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
+    gpu::select_gpu();
     check(ncclCommInitRank(&comm_, size, uid, rank), "ncclCommInitRank");
   }
   ~NcclSum() override { ncclCommDestroy(comm_); }

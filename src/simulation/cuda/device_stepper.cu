@@ -29,8 +29,12 @@
 #include <vector>
 
 #include "collisions/cuda/collision_engine.cuh"
-#include "gravity/cuda/cuda_check.cuh"
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/device_buffer.cuh"
+#include "core/cuda/launch.cuh"
+#include "gravity/cuda/device_forces.cuh"
 #include "gravity/cuda/direct_kernels.cuh"
+#include "gravity/cuda/force_scaling.cuh"
 #include "gravity/direct_cuda.hpp"
 #include "gravity/unit_scaling.hpp"
 #include "nbody/build_info.hpp"
@@ -44,13 +48,13 @@ namespace cuda_resident {
 
 namespace {
 
-using cuda_direct::DeviceBuffer;
-using cuda_direct::PinnedBuffer;
+using gpu::DeviceBuffer;
+using gpu::PinnedBuffer;
 
 template <class Real>
 class DeviceStepper final : public Stepper {
  public:
-  DeviceStepper(std::unique_ptr<cuda_direct::DeviceForces<Real>> forces, const SimulationOptions& options,
+  DeviceStepper(std::unique_ptr<cuda_gravity::DeviceForces<Real>> forces, const SimulationOptions& options,
                 std::shared_ptr<ForceReducer> reducer)
       : forces_(std::move(forces)),
         G_(options.gravity.G),
@@ -109,7 +113,7 @@ class DeviceStepper final : public Stepper {
     double extent = std::isfinite(softening_) ? std::abs(softening_) : 0.0;
     for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
     set_position_exponent(extent);
-    mass_exponent_ = cuda_direct::scale_exponent(largest_finite_magnitude(ps.mass, 0.0), cuda_direct::kMassExponentLimit);
+    mass_exponent_ = cuda_gravity::scale_exponent(largest_finite_magnitude(ps.mass, 0.0), cuda_gravity::kMassExponentLimit);
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host arrays may change after this
   }
 
@@ -197,7 +201,7 @@ class DeviceStepper final : public Stepper {
   }
 
   void set_position_exponent(double extent) {
-    position_exponent_ = cuda_direct::scale_exponent(extent, cuda_direct::kPositionExponentLimit);
+    position_exponent_ = cuda_gravity::scale_exponent(extent, cuda_gravity::kPositionExponentLimit);
   }
   [[nodiscard]] double acceleration_scale() const {
     return std::ldexp(1.0, mass_exponent_ - 2 * position_exponent_);
@@ -233,7 +237,7 @@ class DeviceStepper final : public Stepper {
     for (const auto& [stage, ms] : forces_->stage_ms()) times_.stages.add(stage, ms * 1e-3);
   }
 
-  std::unique_ptr<cuda_direct::DeviceForces<Real>> forces_;
+  std::unique_ptr<cuda_gravity::DeviceForces<Real>> forces_;
   std::unique_ptr<cuda_collisions::CollisionEngine> collisions_;
   double G_;
   double softening_;
@@ -270,8 +274,8 @@ std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options, s
   validate(options.integrator);
   auto make = [&](auto real) -> std::unique_ptr<Stepper> {
     using Real = decltype(real);
-    std::unique_ptr<cuda_direct::DeviceForces<Real>> forces;
-    NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
+    std::unique_ptr<cuda_gravity::DeviceForces<Real>> forces;
+    gpu::select_gpu();
     if (o.algorithm == GravityAlgorithm::Tree) {
       forces = std::make_unique<cuda_tree::TreeForces<Real>>(o.dim, o.theta, o.quadrupole);
     } else {

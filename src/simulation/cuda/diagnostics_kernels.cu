@@ -1,5 +1,6 @@
 // The device stepper's diagnostics: block sums into per-block partials, then one ordered
 // final sum (deterministic: no floating-point atomics).
+#include "core/cuda/cuda_check.cuh"
 #include "nbody/physics/moments.hpp"
 #include "nbody/physics/pair_force.hpp"
 #include "simulation/cuda/diagnostics_kernels.cuh"

@@ -4,7 +4,7 @@
 // atomics: the same bits run after run); only scalars come back.
 #include <cuda_runtime.h>
 
-#include "gravity/cuda/direct_kernels.cuh"
+#include "core/cuda/device_buffer.cuh"
 #include "nbody/diagnostics.hpp"
 #include "simulation/cuda/device_state.cuh"
 
@@ -12,8 +12,8 @@ namespace nbody::cuda_resident {
 
 /// The device memory the diagnostics reduce into, kept between calls.
 struct DiagnosticsBuffers {
-  cuda_direct::DeviceBuffer<double> partial, result;
-  cuda_direct::PinnedBuffer<double> result_host;
+  gpu::DeviceBuffer<double> partial, result;
+  gpu::PinnedBuffer<double> result_host;
 };
 
 /// Energies, momenta and centre of mass of the state (G and softening of the run);

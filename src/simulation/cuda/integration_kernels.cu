@@ -4,14 +4,14 @@
 // equal accelerations a GPU step gives the bits of a CPU step.
 #include <cfloat>
 
-#include "gravity/cuda/cuda_check.cuh"
+#include "core/cuda/cuda_check.cuh"
 #include "simulation/cuda/integration_kernels.cuh"
 
 namespace nbody::cuda_resident {
 
 namespace {
 
-using cuda_direct::Vec4;
+using gpu::Vec4;
 
 __device__ __forceinline__ double finite_abs(double v) {
   const double a = fabs(v);

@@ -4,7 +4,7 @@
 // and the conversions between the state and the force kernels' layout.
 #include <cuda_runtime.h>
 
-#include "gravity/cuda/vec4.cuh"
+#include "core/cuda/vec4.cuh"
 #include "nbody/integrator.hpp"
 #include "nbody/physics/integration.hpp"
 #include "simulation/cuda/device_state.cuh"
@@ -21,12 +21,12 @@ void launch_open_step(IntegratorScheme scheme, const State& s, const StepFactors
 /// two (exact); padding bodies sit on the last body with mass 0.
 template <class Real>
 void launch_pack_bodies(const State& s, double position_scale, double mass_scale, unsigned n_padded,
-                        cuda_direct::Vec4<Real>* bodies, cudaStream_t stream);
+                        gpu::Vec4<Real>* bodies, cudaStream_t stream);
 
 /// a = G * out * acceleration_scale (the per-call solvers' unpacking, same order), then,
 /// with `close`, the part of the step after the force evaluation (close_step).
 template <class Real>
-void launch_finish_step(IntegratorScheme scheme, bool close, const State& s, const cuda_direct::Vec4<Real>* out,
+void launch_finish_step(IntegratorScheme scheme, bool close, const State& s, const gpu::Vec4<Real>* out,
                         double G, double acceleration_scale, const StepFactors& f, cudaStream_t stream);
 
 /// x y z as float, interleaved, into xyz (3 n floats).

@@ -1,7 +1,9 @@
 #pragma once
-// The Barnes-Hut tree on the GPU (octree in 3D, quadtree in 2D): the seeds' six stages
-// (seed 000 §3.3, seed 003, after Burtscher & Pingali), each its own timed kernel group,
-// with the build done from Morton-sorted bodies instead of lock-based insertion:
+// The Barnes-Hut tree on the GPU (octree in 3D, quadtree in 2D): the six stages of
+// M. Burtscher and K. Pingali, "An Efficient CUDA Implementation of the Tree-Based Barnes
+// Hut n-Body Algorithm" (GPU Computing Gems, Emerald Edition, 2011), each its own timed
+// kernel group, with the build done from Morton-sorted bodies instead of lock-based
+// insertion:
 //
 //   bbox       bounding box of the bodies (cub::DeviceReduce)
 //   sort       Morton keys, cub radix sort, bodies gathered into tree order
@@ -18,8 +20,8 @@
 // No stage waits on another block: the levels are separate launches, the only
 // inter-block communication is atomicAdd (cell slots, the group counter) and a "last
 // block" ticket that writes a level's end, never a spin on a flag. Hence no deadlock on
-// any GPU, whatever the scheduler does (the seeds' lock-based build and ready-flag
-// summarisation spin on other blocks and can hang on Volta and later).
+// any GPU, whatever the scheduler does (a lock-based build and a ready-flag summarisation,
+// as in Burtscher and Pingali's, spin on other blocks and can hang on Volta and later).
 //
 // Determinism: cells of a level land in an order set by atomics, but every cell's
 // children are stored in key-digit order and the walk follows the links, so a group's
@@ -33,14 +35,14 @@
 #include <utility>
 #include <vector>
 
+#include "core/cuda/device_buffer.cuh"
+#include "core/cuda/vec4.cuh"
 #include "gravity/cuda/device_forces.cuh"
-#include "gravity/cuda/direct_kernels.cuh"
-#include "gravity/cuda/vec4.cuh"
 
 namespace nbody::cuda_tree {
 
-using cuda_direct::DeviceBuffer;
-using cuda_direct::Vec4;
+using gpu::DeviceBuffer;
+using gpu::Vec4;
 
 /// Bodies per leaf at most (except at maximum depth), and per walk group: the CPU tree's
 /// (src/tree/tree_solver.cpp), so both walk the same kind of tree.
@@ -144,7 +146,7 @@ void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* s
 /// shrunk: cells are allocated for an estimate and the build is redone with twice the room
 /// when it overflows), times each stage with CUDA events.
 template <class Real>
-class TreeForces final : public cuda_direct::DeviceForces<Real> {
+class TreeForces final : public cuda_gravity::DeviceForces<Real> {
  public:
   TreeForces(int dim, double theta, bool quadrupole);
   ~TreeForces() override;
@@ -152,6 +154,8 @@ class TreeForces final : public cuda_direct::DeviceForces<Real> {
   TreeForces& operator=(const TreeForces&) = delete;
 
   [[nodiscard]] std::size_t padded(std::size_t n) const override { return n; }
+  /// Throws nbody::Error from 2^31 bodies (32-bit body indices).
+  void check_size(std::size_t n) const override;
   void reserve(std::size_t n) override;
   [[nodiscard]] Vec4<Real>* bodies() const override { return bodies_.data(); }
   [[nodiscard]] Vec4<Real>* out() const override { return out_.data(); }

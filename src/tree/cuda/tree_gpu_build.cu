@@ -9,7 +9,8 @@
 #include <cstdint>
 
 #include "core/morton.hpp"
-#include "gravity/cuda/cuda_check.cuh"
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/launch.cuh"
 #include "nbody/physics/multipole.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 
@@ -239,21 +240,19 @@ __global__ void write_groups(TreeView<Real> t, unsigned cells) {
   }
 }
 
-unsigned blocks_for(std::size_t n) { return unsigned((n + kThreads - 1) / kThreads); }
-
 }  // namespace
 
 template <class Real>
 void launch_keys(const TreeView<Real>& t, cudaStream_t stream) {
   // Unsorted keys and indices go to the arrays the sort reads (keys_tmp, order_tmp): the
   // caller passes them as t.keys / t.order of a view made for this call.
-  morton_keys<Real><<<blocks_for(t.n), kThreads, 0, stream>>>(t, t.keys, t.order);
+  morton_keys<Real><<<gpu::blocks_for(t.n, kThreads), kThreads, 0, stream>>>(t, t.keys, t.order);
   NBODY_CUDA_CHECK_LAUNCH("tree morton_keys");
 }
 
 template <class Real>
 void launch_gather(const TreeView<Real>& t, cudaStream_t stream) {
-  gather_bodies<Real><<<blocks_for(t.n), kThreads, 0, stream>>>(t);
+  gather_bodies<Real><<<gpu::blocks_for(t.n, kThreads), kThreads, 0, stream>>>(t);
   NBODY_CUDA_CHECK_LAUNCH("tree gather_bodies");
 }
 
@@ -277,13 +276,13 @@ void launch_moments(const TreeView<Real>& t, bool quadrupole, cudaStream_t strea
 
 template <class Real>
 void launch_group_count(const TreeView<Real>& t, unsigned cells, cudaStream_t stream) {
-  count_groups<Real><<<blocks_for(cells), kThreads, 0, stream>>>(t, cells);
+  count_groups<Real><<<gpu::blocks_for(cells, kThreads), kThreads, 0, stream>>>(t, cells);
   NBODY_CUDA_CHECK_LAUNCH("tree count_groups");
 }
 
 template <class Real>
 void launch_group_write(const TreeView<Real>& t, unsigned cells, cudaStream_t stream) {
-  write_groups<Real><<<blocks_for(cells), kThreads, 0, stream>>>(t, cells);
+  write_groups<Real><<<gpu::blocks_for(cells, kThreads), kThreads, 0, stream>>>(t, cells);
   NBODY_CUDA_CHECK_LAUNCH("tree write_groups");
 }
 

@@ -11,7 +11,8 @@
 #include <string>
 #include <type_traits>
 
-#include "gravity/cuda/cuda_check.cuh"
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/launch.cuh"
 #include "nbody/error.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 
@@ -78,6 +79,13 @@ std::string TreeForces<Real>::name() const {
 }
 
 template <class Real>
+void TreeForces<Real>::check_size(std::size_t n) const {
+  if (n >= (std::size_t(1) << 31)) {
+    throw Error("GPU tree: N = " + std::to_string(n) + " bodies is too many (at most 2^31 - 1)");
+  }
+}
+
+template <class Real>
 void TreeForces<Real>::reserve(std::size_t n) {
   if (n <= body_capacity_) return;
   // Say up front what n bodies need, rather than failing on whichever buffer comes last.
@@ -88,9 +96,8 @@ void TreeForces<Real>::reserve(std::size_t n) {
   std::size_t free = 0, total = 0;
   NBODY_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   if (needed > free) {
-    throw Error("GPU tree: N = " + std::to_string(n) + " bodies need about " + cuda_direct::bytes_text(needed) +
-                " of GPU memory, the device has " + cuda_direct::bytes_text(free) + " free of " +
-                cuda_direct::bytes_text(total));
+    throw Error("GPU tree: N = " + std::to_string(n) + " bodies need about " + gpu::bytes_text(needed) +
+                " of GPU memory, the device has " + gpu::bytes_text(free) + " free of " + gpu::bytes_text(total));
   }
   bodies_.reserve(n, "tree bodies");
   out_.reserve(n, "tree accelerations");
@@ -199,13 +206,13 @@ void TreeForces<Real>::exchange(ForceReducer& reducer, std::size_t n, cudaStream
   const std::size_t slots = (chunks + parts - 1) / parts * kShareChunkBodies;  // per process, equal
   share_send_.reserve(3 * slots, "force shares");
   share_recv_.reserve(3 * slots * parts, "gathered force shares");
-  pack_share<Real><<<unsigned((slots + 255) / 256), 256, 0, stream>>>(out_.data(), order_.data(), unsigned(n),
-                                                                      unsigned(part_), unsigned(parts), slots,
-                                                                      share_send_.data());
+  pack_share<Real><<<gpu::blocks_for(slots, 256), 256, 0, stream>>>(out_.data(), order_.data(), unsigned(n),
+                                                                     unsigned(part_), unsigned(parts), slots,
+                                                                     share_send_.data());
   NBODY_CUDA_CHECK_LAUNCH("pack_share");
   reducer.gather_device(share_send_.data(), share_recv_.data(), 3 * slots, std::is_same_v<Real, double>, stream);
-  unpack_shares<Real><<<unsigned((n + 255) / 256), 256, 0, stream>>>(share_recv_.data(), order_.data(), unsigned(n),
-                                                                     unsigned(parts), slots, out_.data());
+  unpack_shares<Real><<<gpu::blocks_for(n, 256), 256, 0, stream>>>(share_recv_.data(), order_.data(), unsigned(n),
+                                                                   unsigned(parts), slots, out_.data());
   NBODY_CUDA_CHECK_LAUNCH("unpack_shares");
 }
 

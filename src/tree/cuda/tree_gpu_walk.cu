@@ -11,19 +11,19 @@
 // shared memory, and the opened inner cells push their children (a warp prefix sum gives
 // each lane its slots). When a list holds 32 entries the whole warp evaluates it: every
 // lane against every entry (a broadcast read), with the direct sum's pair function and,
-// for --quadrupole, the quadrupole term (multipole.hpp) on accepted cells.
+// for --quadrupole, the quadrupole term (multipole.hpp) on accepted cells. The lists and
+// their evaluation are in tree_gpu_walk_lists.cuh; this file has the traversal and its
+// launch.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <type_traits>
 
-#include "gravity/cuda/cuda_check.cuh"
+#include "core/cuda/cuda_check.cuh"
 #include "gravity/cuda/device_math.cuh"
-#include "nbody/physics/multipole.hpp"
 #include "nbody/physics/opening_criterion.hpp"
-#include "nbody/physics/pair_force.hpp"
 #include "tree/cuda/tree_gpu.cuh"
+#include "tree/cuda/tree_gpu_walk_lists.cuh"
 
 namespace nbody::cuda_tree {
 
@@ -34,15 +34,7 @@ template <class Real>
 constexpr int kWalkWarps = sizeof(Real) == 4 ? 4 : 2;
 template <class Real>
 constexpr int kWalkThreads = 32 * kWalkWarps<Real>;
-constexpr int kPerLane = int(kMaxGroup / 32);
 constexpr unsigned kFull = 0xffffffffu;
-// The pseudo-body list (accepted cells as (com, mass), bodies of opened leaves) is
-// evaluated once it holds kFlushAt entries; one round adds at most 32 cells and 32 leaves
-// of <= kLeafSize bodies.
-constexpr int kFlushAt = 32;
-constexpr int kListCapacity = kFlushAt + 32 + 32 * int(kLeafSize);
-constexpr int kQuadCapacity = kFlushAt + 32;  // accepted cells with their quadrupoles
-constexpr int kBigCapacity = 64;              // leaves above kLeafSize (maximum depth only)
 // A group whose list passes entry_budget(theta) entries goes to pass 2, body by body:
 // ~3x the mean list of a 1M-16M Plummer sphere (4300 entries at theta = 0.5, 1950 at 0.7;
 // the mean scales as theta^-2 there). At 8x the mean the budget-sized groups still made
@@ -50,116 +42,6 @@ constexpr int kBigCapacity = 64;              // leaves above kLeafSize (maximum
 __host__ __device__ inline unsigned long long entry_budget(double theta) {
   const double b = theta > 0 ? 3000.0 / (theta * theta) : 1e30;
   return b < 4096.0 ? 4096ULL : (b > 1e9 ? 1000000000ULL : (unsigned long long)b);
-}
-
-template <class Real>
-struct Target {
-  Real x[kPerLane], y[kPerLane], z[kPerLane];
-  Real ax[kPerLane], ay[kPerLane], az[kPerLane];
-};
-
-/// A cell accepted with its quadrupole: com + mass, then (xx, yy, zz, xy), (xz, yz, -, -).
-template <class Real>
-struct QuadEntry {
-  Vec4<Real> com, q0, q1;
-};
-
-template <class Real, bool Quad>
-struct WarpLists {
-  Vec4<Real> bodies[kListCapacity];
-  QuadEntry<Real> cells[Quad ? kQuadCapacity : 1];
-  int big[kBigCapacity];
-};
-
-/// Every target slot (K per lane) against list[0, count), from shared memory.
-template <int K, class Real, class Math>
-__device__ __forceinline__ void evaluate_list(const Vec4<Real>* list, int count, Real eps2, Target<Real>& me) {
-#pragma unroll 4
-  for (int e = 0; e < count; ++e) {
-    const Vec4<Real> b = list[e];
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      accumulate_pair_acceleration<Real, Math>(b.x - me.x[k], b.y - me.y[k], b.z - me.z[k], b.w, eps2, me.ax[k],
-                                               me.ay[k], me.az[k]);
-    }
-  }
-}
-
-template <int K, class Real, class Math>
-__device__ __forceinline__ void evaluate_quad(const QuadEntry<Real>* list, int count, Real eps2, Target<Real>& me) {
-  for (int e = 0; e < count; ++e) {
-    const QuadEntry<Real> c = list[e];
-    const Quadrupole<Real> q{c.q0.x, c.q0.y, c.q0.z, c.q0.w, c.q1.x, c.q1.y};
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const Real dx = c.com.x - me.x[k], dy = c.com.y - me.y[k], dz = c.com.z - me.z[k];
-      accumulate_pair_acceleration<Real, Math>(dx, dy, dz, c.com.w, eps2, me.ax[k], me.ay[k], me.az[k]);
-      accumulate_quadrupole_acceleration<Real, Math>(dx, dy, dz, q, eps2, me.ax[k], me.ay[k], me.az[k]);
-    }
-  }
-}
-
-/// Big leaves: their bodies straight from global memory (all lanes read the same one).
-template <int K, class Real, class Math>
-__device__ __forceinline__ void evaluate_big(const CellLink* __restrict__ link, const Vec4<Real>* __restrict__ sorted,
-                                             const int* list, int count, Real eps2, Target<Real>& me) {
-  for (int e = 0; e < count; ++e) {
-    const CellLink lk = link[list[e]];
-    for (unsigned j = lk.begin; j < lk.end; ++j) {
-      const Vec4<Real> b = sorted[j];
-#pragma unroll
-      for (int k = 0; k < K; ++k) {
-        accumulate_pair_acceleration<Real, Math>(b.x - me.x[k], b.y - me.y[k], b.z - me.z[k], b.w, eps2, me.ax[k],
-                                                 me.ay[k], me.az[k]);
-      }
-    }
-  }
-}
-
-/// A lone body (every lane holds it): the lanes share the list, entry lane, lane + 32, ...
-/// (the sums are reduced over the warp at the end of the walk).
-template <class Real, class Math, bool Quad>
-__device__ __forceinline__ void evaluate_strided(const WarpLists<Real, Quad>& my, int n_bodies, int n_cells,
-                                                 Real eps2, unsigned lane, Target<Real>& me) {
-  for (int e = int(lane); e < n_bodies; e += 32) {
-    const Vec4<Real> b = my.bodies[e];
-    accumulate_pair_acceleration<Real, Math>(b.x - me.x[0], b.y - me.y[0], b.z - me.z[0], b.w, eps2, me.ax[0],
-                                             me.ay[0], me.az[0]);
-  }
-  if constexpr (Quad) {
-    for (int e = int(lane); e < n_cells; e += 32) {
-      const QuadEntry<Real> c = my.cells[e];
-      const Quadrupole<Real> q{c.q0.x, c.q0.y, c.q0.z, c.q0.w, c.q1.x, c.q1.y};
-      const Real dx = c.com.x - me.x[0], dy = c.com.y - me.y[0], dz = c.com.z - me.z[0];
-      accumulate_pair_acceleration<Real, Math>(dx, dy, dz, c.com.w, eps2, me.ax[0], me.ay[0], me.az[0]);
-      accumulate_quadrupole_acceleration<Real, Math>(dx, dy, dz, q, eps2, me.ax[0], me.ay[0], me.az[0]);
-    }
-  }
-}
-template <class Real, class Math>
-__device__ __forceinline__ void evaluate_big_strided(const CellLink* __restrict__ link,
-                                                     const Vec4<Real>* __restrict__ sorted, const int* list, int count,
-                                                     Real eps2, unsigned lane, Target<Real>& me) {
-  for (int e = 0; e < count; ++e) {
-    const CellLink lk = link[list[e]];
-    for (unsigned j = lk.begin + lane; j < lk.end; j += 32) {
-      const Vec4<Real> b = sorted[j];
-      accumulate_pair_acceleration<Real, Math>(b.x - me.x[0], b.y - me.y[0], b.z - me.z[0], b.w, eps2, me.ax[0],
-                                               me.ay[0], me.az[0]);
-    }
-  }
-}
-
-/// Calls f.template operator()<K>() with K = the group's bodies per lane (1 to 4), so
-/// that a small group does not pay for 4 slots per lane.
-template <class F>
-__device__ __forceinline__ void with_slots(int slots, F&& f) {
-  switch (slots) {
-    case 1: f(std::integral_constant<int, 1>{}); break;
-    case 2: f(std::integral_constant<int, 2>{}); break;
-    case 3: f(std::integral_constant<int, 3>{}); break;
-    default: f(std::integral_constant<int, 4>{}); break;
-  }
 }
 
 template <class Real>
@@ -410,7 +292,7 @@ __global__ void __launch_bounds__(kWalkThreads<Real>) tree_walk(TreeView<Real> t
 
 template <class Real, bool Softened, bool Quad, bool Single = false>
 auto walk_kernel() {
-  using Math = typename cuda_direct::MathFor<Real, true, Softened>::type;
+  using Math = typename cuda_gravity::MathFor<Real, true, Softened>::type;
   return tree_walk<Real, Math, Quad, Single>;
 }
 

@@ -7,7 +7,7 @@
 
 #include "nbody/error.hpp"
 
-namespace nbody::cuda_direct {
+namespace nbody::gpu {
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t status, const char* what) {
   cudaGetLastError();  // clear a non-sticky error so later calls start clean
@@ -19,9 +19,9 @@ inline void check_cuda(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw_cuda_error(status, what);
 }
 
-}  // namespace nbody::cuda_direct
+}  // namespace nbody::gpu
 
-#define NBODY_CUDA_CHECK(call) ::nbody::cuda_direct::check_cuda((call), #call)
+#define NBODY_CUDA_CHECK(call) ::nbody::gpu::check_cuda((call), #call)
 /// After a launch: launch-configuration errors now, not at the next synchronising call.
 #define NBODY_CUDA_CHECK_LAUNCH(kernel_name) \
-  ::nbody::cuda_direct::check_cuda(cudaGetLastError(), "launch of kernel " kernel_name)
+  ::nbody::gpu::check_cuda(cudaGetLastError(), "launch of kernel " kernel_name)

@@ -1,0 +1,35 @@
+#pragma once
+// What the collision engine's two halves share: collision_detect.cu (the sorted grid and
+// the candidate pairs) and collision_resolve.cu (impulses, push-apart, merges). Only those
+// two files include this.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "core/cuda/launch.cuh"
+
+namespace nbody::cuda_collisions {
+
+inline constexpr int kThreads = 256;
+
+inline unsigned blocks_for(std::size_t n) { return gpu::blocks_for(n, kThreads); }
+
+/// Slots of the engine's device counters (stats_) and their pinned copies (host_).
+enum Stat { kContacts, kMerges, kMaxOverlap, kPairs, kStats };
+
+/// The bodies' bounding box and radius range (reduced by detect()).
+struct Extent {
+  double lo[3], hi[3], rmin, rmax;  // rmin: smallest positive radius
+};
+
+/// The grid every kernel of one detection uses (computed on the device).
+struct Grid {
+  double lo[3];
+  double h0;
+  double reach;  // 1 + skin
+  int levels;
+  int dim;
+  unsigned level_mask;  // levels that hold bodies
+};
+
+}  // namespace nbody::cuda_collisions

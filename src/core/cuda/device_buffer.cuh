@@ -1,0 +1,66 @@
+#pragma once
+// Device and pinned host arrays that only grow, and the device allocation they share,
+// whose error says how much was asked for and how much the device has.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "core/cuda/cuda_check.cuh"
+
+namespace nbody::gpu {
+
+/// "12345 bytes (0.00 GiB)".
+std::string bytes_text(std::size_t bytes);
+
+/// cudaMalloc that says how much was asked for and how much the device has free: throws
+/// nbody::Error naming `what` when the allocation fails.
+void* device_allocate(std::size_t bytes, const char* what);
+
+/// A device array that only grows.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { cudaFree(data_); }
+  void reserve(std::size_t count, const char* what) {
+    if (count <= capacity_) return;
+    cudaFree(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+    data_ = static_cast<T*>(device_allocate(count * sizeof(T), what));
+    capacity_ = count;
+  }
+  [[nodiscard]] T* data() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+/// A pinned host array that only grows (faster transfers than pageable memory).
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() { cudaFreeHost(data_); }
+  void reserve(std::size_t count) {
+    if (count <= capacity_) return;
+    cudaFreeHost(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+    NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)));
+    capacity_ = count;
+  }
+  [[nodiscard]] T* data() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+}  // namespace nbody::gpu

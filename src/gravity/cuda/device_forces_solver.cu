@@ -1,0 +1,125 @@
+// DeviceForcesSolver (device_forces_solver.cuh): the host side of the per-call GPU
+// solvers. Device buffers (the forces') and pinned host buffers are kept between calls,
+// grown and never shrunk.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+
+#include "core/cuda/cuda_check.cuh"
+#include "gravity/cuda/device_forces_solver.cuh"
+#include "gravity/cuda/force_scaling.cuh"
+#include "gravity/unit_scaling.hpp"
+
+namespace nbody::cuda_gravity {
+
+namespace {
+
+using gpu::Vec4;
+
+/// The power-of-two factors of a system (positions and softening times `position`,
+/// masses times `mass`, accelerations from the kernels times `acceleration`).
+struct Scaling {
+  double position = 1, mass = 1, acceleration = 1;
+};
+
+Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
+  double extent = std::isfinite(softening) ? std::abs(softening) : 0.0;
+  for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
+  const int p = scale_exponent(extent, kPositionExponentLimit);
+  const int q = scale_exponent(largest_finite_magnitude(ps.mass, 0.0), kMassExponentLimit);
+  return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p)};
+}
+
+/// ps's (x, y, z, m) scaled into out[0, n), z = 0 when planar.
+template <class Real>
+void pack_host_bodies(const ParticleSystem& ps, const Scaling& s, bool planar, Vec4<Real>* out) {
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    out[i] = {Real(ps.x[i] * s.position), Real(ps.y[i] * s.position), planar ? Real(0) : Real(ps.z[i] * s.position),
+              Real(ps.mass[i] * s.mass)};
+  }
+}
+
+/// ps.a = G * in * s.acceleration for the n bodies of ps (az = 0 when planar).
+template <class Real>
+void unpack_accelerations(const Vec4<Real>* in, double G, const Scaling& s, bool planar, ParticleSystem& ps) {
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    ps.ax[i] = G * double(in[i].x) * s.acceleration;
+    ps.ay[i] = G * double(in[i].y) * s.acceleration;
+    ps.az[i] = planar ? 0.0 : G * double(in[i].z) * s.acceleration;
+  }
+}
+
+}  // namespace
+
+template <class Real>
+DeviceForcesSolver<Real>::DeviceForcesSolver(std::unique_ptr<DeviceForces<Real>> forces, SolverSetup setup)
+    : forces_(std::move(forces)), setup_(std::move(setup)) {
+  NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  NBODY_CUDA_CHECK(cudaEventCreate(&start_));
+  NBODY_CUDA_CHECK(cudaEventCreate(&stop_));
+}
+
+template <class Real>
+DeviceForcesSolver<Real>::~DeviceForcesSolver() {
+  if (start_) cudaEventDestroy(start_);
+  if (stop_) cudaEventDestroy(stop_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+template <class Real>
+std::string DeviceForcesSolver<Real>::name() const {
+  return forces_->name() + (std::is_same_v<Real, float> ? "-float" : "-double") + setup_.name_suffix;
+}
+
+template <class Real>
+void DeviceForcesSolver<Real>::compute_accelerations(ParticleSystem& ps) {
+  const std::size_t n = ps.size();
+  for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
+  stats_ = {};
+  if (n == 0) {
+    ps.set_accelerations_valid();
+    return;
+  }
+  forces_->check_size(n);  // throws
+  const std::size_t padded = forces_->padded(n);
+  forces_->reserve(n);
+  host_bodies_.reserve(padded);
+  host_out_.reserve(padded);
+
+  const Scaling scale = kernel_scaling(ps, setup_.softening);
+  Vec4<Real>* hb = host_bodies_.data();
+  pack_host_bodies(ps, scale, setup_.planar, hb);
+  for (std::size_t i = n; i < padded; ++i) {  // padding: on the last body, mass 0
+    hb[i] = hb[n - 1];
+    hb[i].w = Real(0);
+  }
+  const Real eps = Real(setup_.softening * scale.position);
+
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(forces_->bodies(), hb, padded * sizeof(Vec4<Real>), cudaMemcpyHostToDevice, stream_));
+  NBODY_CUDA_CHECK(cudaEventRecord(start_, stream_));
+  forces_->launch(n, eps, stream_);
+  NBODY_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), forces_->out(), n * sizeof(Vec4<Real>), cudaMemcpyDeviceToHost, stream_));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  unpack_accelerations(host_out_.data(), setup_.G, scale, setup_.planar, ps);
+
+  const auto stages = forces_->stage_ms();
+  if (stages.empty()) {  // one kernel (group): the timed launch is the walk
+    float ms = 0;
+    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    stats_.walk_seconds = double(ms) * 1e-3;
+  }
+  for (const auto& [stage, ms] : stages) {
+    (stage == "force" ? stats_.walk_seconds : stats_.build_seconds) += ms * 1e-3;
+  }
+  stats_.interactions_per_body = forces_->interactions_per_body();
+  ps.set_accelerations_valid();
+}
+
+template class DeviceForcesSolver<float>;
+template class DeviceForcesSolver<double>;
+
+}  // namespace nbody::cuda_gravity
