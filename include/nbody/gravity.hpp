@@ -61,7 +61,6 @@ struct GravityOptions {
   int block_size = 0;      // GPU: threads per block; 0 = the kernel's default
   bool deterministic = false;  // GPU: bit-identical results run after run (no kernel whose
                                // floating-point atomics make the sum order vary)
-  friend bool operator==(const GravityOptions&, const GravityOptions&) = default;
 };
 
 /// The checks that need no solver: G finite, softening finite and >= 0,

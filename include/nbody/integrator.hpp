@@ -27,7 +27,6 @@ enum class IntegratorScheme { Leapfrog, Euler, Kinematic };
 struct IntegratorOptions {
   IntegratorScheme scheme = IntegratorScheme::Leapfrog;
   double damping = 1.0;  // velocities *= damping after each step's velocity update
-  friend bool operator==(const IntegratorOptions&, const IntegratorOptions&) = default;
 };
 
 /// What an integrator calls for new accelerations at the current positions: the

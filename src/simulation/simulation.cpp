@@ -36,6 +36,13 @@ void check_radii(const SimulationOptions& o, const ParticleSystem& ps) {
   }
 }
 
+/// Whether two sets of gravity options give the same accelerations (the thread count aside).
+bool same_forces(const GravityOptions& a, const GravityOptions& b) {
+  return a.algorithm == b.algorithm && a.kernel == b.kernel && a.device == b.device && a.precision == b.precision &&
+         a.G == b.G && a.softening == b.softening && a.theta == b.theta && a.quadrupole == b.quadrupole &&
+         a.dim == b.dim && a.block_size == b.block_size && a.deterministic == b.deterministic;
+}
+
 }  // namespace
 
 Simulation::Simulation(ParticleSystem particles, const SimulationOptions& options,
@@ -121,7 +128,7 @@ void Simulation::reconfigure(const SimulationOptions& options) {
   download_if_stale();
   check_radii(next, *particles_);
   std::unique_ptr<Stepper> stepper = make_stepper(next, reducer_);  // throws before any change
-  if (!(next.gravity == options_.gravity)) particles_->invalidate_accelerations();
+  if (!same_forces(next.gravity, options_.gravity)) particles_->invalidate_accelerations();
   stepper_ = std::move(stepper);
   options_ = next;
   stepper_->upload(*particles_);

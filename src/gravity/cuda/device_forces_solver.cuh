@@ -3,7 +3,7 @@
 // a GPU solver): a GravitySolver around any DeviceForces, the direct sum's and the tree's
 // alike. Each call scales and packs the host bodies, copies them in, launches the forces,
 // copies the accelerations out and multiplies by G. `nbody run --device gpu` instead keeps
-// everything on the device (simulation/cuda/cuda_stepper.cu).
+// everything on the device (simulation/cuda/device_stepper.cu).
 #include <cuda_runtime.h>
 
 #include <memory>

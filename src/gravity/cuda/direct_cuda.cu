@@ -1,6 +1,6 @@
 // The CUDA direct sum's host side: the kernel choice (choose_kernel), DirectForces (the
 // launch plan: padding, the fast kernel's j-splits, device buffers), shared by the per-call
-// solver and the device-resident stepper (simulation/cuda/cuda_stepper.cu), and
+// solver and the device-resident stepper (simulation/cuda/device_stepper.cu), and
 // make_direct_cuda, the per-call solver: DeviceForcesSolver (device_forces_solver.cuh)
 // around DirectForces, timing the kernels with CUDA events (stats().walk_seconds).
 #include <cuda_runtime.h>

@@ -15,7 +15,7 @@
 //   force      one warp per group of <= 128 tree-ordered bodies (4 per lane): the warp
 //              tests 32 cells at a time against the group's box, collects accepted
 //              cells and opened leaves in shared memory, evaluates them when 32 are ready
-//   (integrate is the resident stepper's, simulation/cuda/cuda_stepper.cu)
+//   (integrate is the resident stepper's, simulation/cuda/device_stepper.cu)
 //
 // No stage waits on another block: the levels are separate launches, the only
 // inter-block communication is atomicAdd (cell slots, the group counter) and a "last

@@ -1,7 +1,7 @@
 // The GPU tree as a per-call GravitySolver (nbody accuracy, nbody bench tree, tests):
 // DeviceForcesSolver (gravity/cuda/device_forces_solver.cuh) around TreeForces, with the
 // direct sum's power-of-two scaling; stats() from the tree's stage times. `nbody run
-// --device gpu` instead keeps everything on the device (simulation/cuda/cuda_stepper.cu).
+// --device gpu` instead keeps everything on the device (simulation/cuda/device_stepper.cu).
 #include <memory>
 #include <string>
 #include <utility>
