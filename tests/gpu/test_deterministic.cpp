@@ -62,7 +62,7 @@ Outcome run(const Case& s, ParticleSystem start, int steps, std::uint64_t steps_
   Simulation sim(std::move(start), s.gravity, IntegratorOptions{}, s.collisions);
   if (steps_before > 0) sim.resume(steps_before, totals);
   for (int k = 0; k < steps; ++k) sim.step(kDt);
-  Outcome out{std::as_const(sim).particles(), sim.diagnostics(), sim.collision_totals()};
+  Outcome out{sim.particles(), sim.diagnostics(), sim.collision_totals()};
   EXPECT_EQ(sim.steps_done(), steps_before + std::uint64_t(steps));
   return out;
 }
