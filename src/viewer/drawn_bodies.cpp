@@ -47,9 +47,9 @@ void DrawnBodies::read_state(LiveSimulation& live, render::ColorBy by, bool bodi
   coloured_at_step_ = live.steps_done();
   ++attributes_version_;
   const auto now = Clock::now();
-  next_speeds_ = live.simulation().on_device()
-                     ? now + std::max<Clock::duration>(kSpeedInterval, kSpeedCostFactor * (now - start))
-                     : now;
+  const Clock::duration cost = now - start;
+  const Clock::duration wait = std::max<Clock::duration>(kSpeedInterval, kSpeedCostFactor * cost);
+  next_speeds_ = live.simulation().on_device() ? now + wait : now;
 }
 
 const ParticleSystem& DrawnBodies::system() {
