@@ -29,27 +29,6 @@ std::uint64_t fingerprint(const ParticleSystem& ps) {
   return h;
 }
 
-CollisionTotals combined(const CollisionTotals& a, const CollisionTotals& b) {
-  CollisionTotals t = a;
-  t.stages += b.stages;
-  t.contacts += b.contacts;
-  t.merges += b.merges;
-  if (b.stages > 0) t.max_overlap_last = b.max_overlap_last;
-  t.energy_lost += b.energy_lost;
-  t.seconds += b.seconds;
-  return t;
-}
-
-/// Builds a Simulation with these options on a one-body stand-in for the state (same
-/// dimension, radii or not), so that every option check the real constructor makes runs
-/// without touching the state: a rebuild that would fail leaves the simulation as it was.
-void check_by_building(const RunOptions& next, const ParticleSystem& state) {
-  ParticleSystem stand_in;
-  stand_in.dim = state.dim;
-  if (!state.empty()) stand_in.add(Body{{}, {}, 1.0, state.has_radii() ? 1.0 : 0.0, 0});
-  const Simulation probe(std::move(stand_in), next.gravity, next.integrator, next.collisions);
-}
-
 }  // namespace
 
 PySimulation::Busy::Busy(PySimulation& sim) : sim_(sim) {
@@ -65,8 +44,7 @@ PySimulation::Busy::~Busy() { sim_.busy_ = false; }
 PySimulation::PySimulation(ParticleSystem particles, const RunOptions& options) : options_(options) {
   validate_bodies(particles);
   validate(options_, particles.dim);
-  sim_ = std::make_unique<Simulation>(std::move(particles), options_.gravity, options_.integrator,
-                                      options_.collisions);
+  sim_ = std::make_unique<Simulation>(std::move(particles), options_);
 }
 
 const ParticleSystem& PySimulation::state() const { return sim_->particles(); }
@@ -93,38 +71,15 @@ void PySimulation::edit_state(const std::function<void(ParticleSystem&)>& edit, 
   if (moves_bodies) s.invalidate_accelerations();
 }
 
-void PySimulation::set_options(const RunOptions& next, bool rebuild_needed) {
+void PySimulation::set_options(const RunOptions& next, bool reconfigure) {
   validate(next, dim());
-  if (rebuild_needed) {
-    rebuild(next);
-  } else {
-    options_ = next;
+  if (reconfigure) {
+    const bool was_on_device = on_device();
+    sim_->reconfigure(next);  // throws before changing anything
+    probe_solver_.reset();
+    if (!was_on_device && on_device()) detach_views();
   }
-}
-
-void PySimulation::rebuild(const RunOptions& next) {
-  const bool forces_change = force_law_differs(options_.gravity, next.gravity);
-  ParticleSystem& current = mutable_state();
-  std::unique_ptr<Simulation> fresh;
-  if (next.gravity.device == Device::Gpu) {
-    // Built from a copy: if the device cannot take it, nothing is lost. (On the GPU path
-    // the arrays handed out are copies, so no view aliases these buffers.)
-    ParticleSystem copy = current;
-    if (forces_change) copy.invalidate_accelerations();
-    fresh = std::make_unique<Simulation>(std::move(copy), next.gravity, next.integrator, next.collisions);
-  } else {
-    check_by_building(next, current);
-    // Moved, not copied: the buffers, and with them the numpy views, carry over.
-    ParticleSystem moved = std::move(current);
-    if (forces_change) moved.invalidate_accelerations();
-    fresh = std::make_unique<Simulation>(std::move(moved), next.gravity, next.integrator, next.collisions);
-  }
-  steps_before_ += sim_->steps_done();
-  collisions_before_ = combined(collisions_before_, sim_->collision_totals());
-  for (const auto& [phase, seconds] : sim_->times().entries()) times_before_.add(phase, seconds);
-  sim_ = std::move(fresh);
   options_ = next;
-  probe_solver_.reset();
 }
 
 std::uint64_t PySimulation::step(std::uint64_t count, const std::function<bool()>& keep_going) {
@@ -212,16 +167,6 @@ void PySimulation::remove(const std::vector<std::size_t>& indices) {
   mutable_state().remove(indices);
 }
 
-CollisionTotals PySimulation::collision_totals() const {
-  return combined(collisions_before_, sim_->collision_totals());
-}
-
-PhaseTimes PySimulation::times() {
-  PhaseTimes t = times_before_;
-  for (const auto& [phase, seconds] : sim_->times().entries()) t.add(phase, seconds);
-  return t;
-}
-
 void PySimulation::view_created() {
   ++live_views_;
   if (!fingerprint_set_) remember_fingerprint();
@@ -232,7 +177,11 @@ void PySimulation::view_released() {
 }
 
 void PySimulation::retire_viewed_buffers() {
-  if (live_views_ == 0 || on_device()) return;
+  if (!on_device()) detach_views();
+}
+
+void PySimulation::detach_views() {
+  if (live_views_ == 0) return;
   ParticleSystem& current = sim_->edit_particles();
   auto old = std::make_unique<ParticleSystem>(std::move(current));
   current = *old;  // a copy on fresh buffers; the views keep the old ones

@@ -1,13 +1,15 @@
 #pragma once
 // nbody.Simulation's C++ side: an nbody::Simulation plus its run options, so that any
-// option can change between steps. Changing one that the C++ Simulation takes in its
-// constructor rebuilds it from the current state (time, ids, the state itself; the
-// accelerations are marked stale when the force law changed).
+// option can change between steps. A change of any option but dt goes to
+// Simulation::reconfigure(), which keeps the state, time, ids, step count, collision totals
+// and phase times (the accelerations are marked stale when the gravity options changed).
 //
 // The numpy views (sim.x, sim.masses, ...) alias the ParticleSystem's vectors on the CPU
-// path. Three rules keep them safe:
-//  - a rebuild moves the ParticleSystem into the new Simulation, so the buffers (and the
-//    views) carry over;
+// path. Four rules keep them safe:
+//  - reconfigure() keeps the Simulation's host copy where it is (it is held by
+//    unique_ptr), so across option changes on the CPU the buffers (and the views) stay;
+//  - a switch to the GPU lets the views go the way a change of N does (below): on the GPU
+//    the host copy is no longer the state, and the arrays handed out there are copies;
 //  - an operation that changes N (add, remove) while views exist first retires the
 //    current buffers (kept alive until the last view is gone) and continues on a copy:
 //    old views stay readable but no longer alias the simulation;
@@ -48,8 +50,9 @@ class PySimulation {
 
   // ---- Options --------------------------------------------------------------------
   [[nodiscard]] const RunOptions& options() const { return options_; }
-  /// Validates, then (rebuild_needed: anything but dt changed) rebuilds the C++ Simulation.
-  void set_options(const RunOptions& next, bool rebuild_needed);
+  /// Validates, then (reconfigure: anything but dt changed) hands the options to
+  /// Simulation::reconfigure(); on nbody::Error nothing has changed.
+  void set_options(const RunOptions& next, bool reconfigure);
 
   // ---- Stepping and measuring (call with the GIL released) ----------------------
   /// `count` steps of size dt; `keep_going` is polled between steps (false stops).
@@ -69,10 +72,10 @@ class PySimulation {
   /// Removes bodies by index.
   void remove(const std::vector<std::size_t>& indices);
 
-  // ---- Run totals over every rebuild ---------------------------------------------
-  [[nodiscard]] std::uint64_t steps_done() const { return steps_before_ + sim_->steps_done(); }
-  [[nodiscard]] CollisionTotals collision_totals() const;
-  [[nodiscard]] PhaseTimes times();
+  // ---- Run totals (over every option change) -------------------------------------
+  [[nodiscard]] std::uint64_t steps_done() const { return sim_->steps_done(); }
+  [[nodiscard]] const CollisionTotals& collision_totals() const { return sim_->collision_totals(); }
+  [[nodiscard]] const PhaseTimes& times() { return sim_->times(); }
   [[nodiscard]] std::string solver_name() const { return sim_->solver_name(); }
   [[nodiscard]] std::string integrator_name() const { return sim_->integrator_name(); }
 
@@ -94,18 +97,16 @@ class PySimulation {
   };
 
  private:
-  void rebuild(const RunOptions& next);
-  /// Before N changes: with live views, move the buffers to retired_ and go on with a copy.
+  /// Before N changes on the CPU path: with live views, retire the buffers (detach_views).
   void retire_viewed_buffers();
+  /// With live views: moves the buffers to retired_ and goes on with a copy.
+  void detach_views();
   void check_view_edits();
   void remember_fingerprint();
 
   std::unique_ptr<Simulation> sim_;
   RunOptions options_;
   std::unique_ptr<GravitySolver> probe_solver_;  // accelerations() on stale state
-  std::uint64_t steps_before_ = 0;                 // totals of the Simulations replaced
-  CollisionTotals collisions_before_;
-  PhaseTimes times_before_;
   std::atomic<int> live_views_{0};  // released by numpy, maybe while a step runs
   std::vector<std::unique_ptr<ParticleSystem>> retired_;
   bool fingerprint_set_ = false;

@@ -120,12 +120,6 @@ void validate(const RunOptions& o, int dim) {
   nbody::validate(c);
 }
 
-bool force_law_differs(const GravityOptions& a, const GravityOptions& b) {
-  return a.G != b.G || a.softening != b.softening || a.algorithm != b.algorithm || a.theta != b.theta ||
-         a.quadrupole != b.quadrupole || a.precision != b.precision || a.kernel != b.kernel ||
-         a.device != b.device;
-}
-
 const std::vector<OptionSpec>& option_specs() { return kOptions; }
 
 const OptionSpec* find_option(std::string_view name) {

@@ -10,18 +10,15 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
-#include "nbody/collisions.hpp"
-#include "nbody/gravity.hpp"
-#include "nbody/integrator.hpp"
+#include "nbody/simulation.hpp"
 
 namespace nbody::python {
 
 namespace nb = nanobind;
 
-struct RunOptions {
-  GravityOptions gravity;
-  IntegratorOptions integrator;
-  CollisionOptions collisions;
+/// The Simulation's options (gravity, integrator, collisions) and the time step, which
+/// the Simulation takes per step instead.
+struct RunOptions : SimulationOptions {
   double dt = 0.01;
 };
 
@@ -29,17 +26,13 @@ struct RunOptions {
 /// system's dimension (the tree needs 2 or 3).
 void validate(const RunOptions& options, int dim);
 
-/// True when the options give other forces (so stored accelerations are stale): G,
-/// softening, algorithm, theta, quadrupole, precision, kernel or device differ.
-[[nodiscard]] bool force_law_differs(const GravityOptions& a, const GravityOptions& b);
-
 /// One run option as the Python side sees it.
 struct OptionSpec {
   const char* name;
   const char* doc;
   nb::object (*get)(const RunOptions&);
   void (*set)(RunOptions&, nb::handle);  // converts; raises TypeError for a wrong type
-  bool rebuilds = true;  // the C++ Simulation takes it in its constructor (all but dt)
+  bool reconfigures = true;  // goes to Simulation::reconfigure() (all but dt)
 };
 
 /// Every run option, in the order `nbody run --help` lists them.

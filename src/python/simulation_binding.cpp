@@ -102,7 +102,7 @@ void set_option(PySimulation& sim, const OptionSpec& spec, nb::handle value) {
   PySimulation::Busy busy(sim);
   RunOptions next = sim.options();
   spec.set(next, value);
-  sim.set_options(next, spec.rebuilds);
+  sim.set_options(next, spec.reconfigures);
 }
 
 std::string repr(PySimulation& sim) {
@@ -145,10 +145,10 @@ positions and velocities are (N, 3) arrays, masses (and radii) length N; ids def
 1..N. The keyword options are the run options of `nbody run` (see sim.options), e.g.
 Simulation(x, v, m, dt=1e-3, softening=0.01, gravity="tree", theta=0.5).
 
-Every run option is a property and may change between steps; changing any but dt rebuilds
-the solver from the current state (time, ids, bodies kept; accelerations recomputed when
-the force law changed). Bad values raise nbody.Error (a ValueError) with the message
-`nbody run` prints.
+Every run option is a property and may change between steps; changing any but dt sets up
+the solver anew on the current state (bodies, time, ids, steps_done, timings and collision
+stats kept; accelerations recomputed when a gravity option changed). Bad values raise
+nbody.Error (a ValueError) with the message `nbody run` prints, and change nothing.
 
 Arrays: sim.x, sim.y, sim.z, sim.vx, sim.vy, sim.vz, sim.masses, sim.radii and sim.ids
 are numpy views of the simulation's own memory on the CPU (no copy: writing into them
@@ -196,11 +196,15 @@ change bodies there.
         PySimulation::Busy busy(sim);
         RunOptions next = sim.options();
         apply_keywords(next, options, "set()");
-        bool rebuild = false;
-        for (auto [key, value] : options) rebuild = rebuild || find_option(nb::cast<std::string>(key))->rebuilds;
-        sim.set_options(next, rebuild);
+        bool reconfigure = false;
+        for (auto [key, value] : options) {
+          reconfigure = reconfigure || find_option(nb::cast<std::string>(key))->reconfigures;
+        }
+        sim.set_options(next, reconfigure);
       },
-      "options"_a, "Sets several run options at once (one rebuild), e.g. sim.set(gravity='tree', theta=0.4).");
+      "options"_a,
+      "Sets several run options at once (one change of the solver), e.g. sim.set(gravity='tree', "
+      "theta=0.4).");
 
   // ---- State scalars ---------------------------------------------------------------------
   cls.def("__len__", [](PySimulation& sim) {

@@ -18,10 +18,10 @@ constexpr double kWindowSeconds = 0.5;       // rates averaged over this long
 constexpr std::size_t kEnergyLimitCpu = 10000;
 constexpr std::size_t kEnergyLimitGpu = 300000;
 
-Simulation build(ParticleSystem ps, const SolverSettings& s) {
-  // The stored accelerations belong to the old G, softening or solver.
+Simulation build(ParticleSystem ps, const SimulationOptions& options) {
+  // Accelerations read with the bodies may belong to another G, softening or solver.
   ps.invalidate_accelerations();
-  return Simulation(std::move(ps), s.gravity, s.integrator, s.collisions);
+  return Simulation(std::move(ps), options);
 }
 
 /// Cumulative seconds per key: the force stages ("stage:" + name) and the step's phases.
@@ -53,29 +53,31 @@ double value_of(const std::vector<std::pair<std::string, double>>& sums, const s
 
 }  // namespace
 
-LiveSimulation::LiveSimulation(ParticleSystem initial, const SolverSettings& settings)
-    : initial_(initial), settings_(settings), sim_(build(std::move(initial), settings)) {
+LiveSimulation::LiveSimulation(ParticleSystem initial, const SimulationOptions& options)
+    : initial_(initial), options_(options), sim_(build(std::move(initial), options)) {
   track_energy = sim_.size() <= (sim_.on_device() ? kEnergyLimitGpu : kEnergyLimitCpu);
   reset_measurements();
 }
 
-std::string LiveSimulation::apply(const SolverSettings& settings) {
+std::string LiveSimulation::apply(const SimulationOptions& options) {
   try {
-    sim_ = build(sim_.particles(), settings);
+    sim_.reconfigure(options);
   } catch (const Error& e) {
     return e.what();
   }
-  settings_ = settings;
+  options_ = options;
+  ++bodies_version_;
   reset_measurements();
   return {};
 }
 
 std::string LiveSimulation::restart() {
   try {
-    sim_ = build(initial_, settings_);
+    sim_ = build(initial_, options_);
   } catch (const Error& e) {
     return e.what();
   }
+  ++bodies_version_;
   reset_measurements();
   return {};
 }
@@ -86,6 +88,7 @@ const ParticleSystem& LiveSimulation::particles() const {
 
 ParticleSystem& LiveSimulation::edit_particles() {
   have_baseline_ = false;  // E0 of the old system means nothing for the new one
+  ++bodies_version_;
   return sim_.edit_particles();
 }
 
@@ -95,11 +98,13 @@ void LiveSimulation::reset_measurements() {
   window_start_ = Clock::now();
   window_steps_ = 0;
   window_seconds_.clear();
-  last_totals_ = totals(sim_);  // a new Simulation starts its clocks at zero
+  last_totals_ = totals(sim_);  // the clocks so far (a restart starts them at zero)
 }
 
 void LiveSimulation::step(int steps, double dt) {
+  const std::size_t before = sim_.size();
   for (int s = 0; s < steps; ++s) sim_.step(dt);
+  if (sim_.size() != before) ++bodies_version_;  // bodies merged
   total_steps_ += static_cast<std::uint64_t>(steps);
   window_steps_ += static_cast<std::uint64_t>(steps);
   auto now_totals = totals(sim_);

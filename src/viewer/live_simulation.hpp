@@ -1,7 +1,7 @@
 #pragma once
-// The simulation behind the window: a Simulation stepped a few steps per frame, rebuilt
-// from the current bodies when a solver setting changes, with what the Performance panel
-// shows (steps per second, ms per stage, the energy drift over time).
+// The simulation behind the window: a Simulation stepped a few steps per frame, given new
+// options (Simulation::reconfigure) when a solver setting changes, with what the
+// Performance panel shows (steps per second, ms per stage, the energy drift over time).
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -15,13 +15,6 @@
 
 namespace nbody::viewer {
 
-/// Everything Simulation is built from (what the Settings panel edits).
-struct SolverSettings {
-  GravityOptions gravity;
-  IntegratorOptions integrator;
-  CollisionOptions collisions;
-};
-
 /// One row of the Performance panel: a stage's milliseconds per step and share of the step.
 struct StageTime {
   std::string name;
@@ -31,27 +24,37 @@ struct StageTime {
 
 class LiveSimulation {
  public:
-  /// Throws nbody::Error for settings Simulation rejects.
-  LiveSimulation(ParticleSystem initial, const SolverSettings& settings);
+  /// Throws nbody::Error for options Simulation rejects.
+  LiveSimulation(ParticleSystem initial, const SimulationOptions& options);
 
-  /// Rebuilds the Simulation from the current bodies with new settings. On nbody::Error the
-  /// old one stays and the message is returned (shown in the Settings panel); "" on success.
-  std::string apply(const SolverSettings& settings);
-  /// Back to the initial bodies, with the current settings.
+  /// New options (what the Settings panel edits) for the running Simulation, through
+  /// Simulation::reconfigure(): the bodies, time, step count and collision totals are kept.
+  /// On nbody::Error nothing changes and the message is returned (shown in the Settings
+  /// panel); "" on success.
+  std::string apply(const SimulationOptions& options);
+  /// Back to the initial bodies (a new Simulation), with the current options.
   std::string restart();
-  [[nodiscard]] const SolverSettings& settings() const { return settings_; }
+  /// The options as given (Simulation::options() holds them completed for the system).
+  [[nodiscard]] const SimulationOptions& options() const { return options_; }
 
   /// Runs `steps` steps of size dt and updates the rates and stage times.
   void step(int steps, double dt);
   [[nodiscard]] std::uint64_t steps_done() const { return total_steps_; }
 
-  /// The bodies, for drawing (never marks the GPU copy stale).
+  /// The whole state (never marks it edited; on the GPU path a download of every array
+  /// when the device has stepped since: the drawing reads DrawnBodies instead).
   [[nodiscard]] const ParticleSystem& particles() const;
   /// The bodies, to edit (spawning): the GPU path uploads them before the next step; the
   /// energy baseline restarts since the system changed.
   [[nodiscard]] ParticleSystem& edit_particles();
   [[nodiscard]] Simulation& simulation() { return sim_; }
   [[nodiscard]] std::size_t size() const { return sim_.size(); }
+  /// 3, or 2 for a planar system (never copies the state).
+  [[nodiscard]] int dim() const { return sim_.options().gravity.dim; }
+  /// Changes whenever the bodies may have changed other than by moving: an edit, a step in
+  /// which bodies merged (N changed), new options, a restart. What drawing keeps of the
+  /// bodies besides their positions (masses, radii, ids) is read again then.
+  [[nodiscard]] std::uint64_t bodies_version() const { return bodies_version_; }
 
   /// Recomputes the energy when due: it costs O(N^2) on the CPU, so it runs at most about
   /// 10% of the wall time, and only while tracking is on.
@@ -71,9 +74,10 @@ class LiveSimulation {
   void publish_stage_times();
 
   ParticleSystem initial_;
-  SolverSettings settings_;
+  SimulationOptions options_;
   Simulation sim_;
-  std::uint64_t total_steps_ = 0;
+  std::uint64_t total_steps_ = 0;  // over restarts too
+  std::uint64_t bodies_version_ = 0;
 
   // Energy: baseline, history, and when the next measurement is due.
   bool have_baseline_ = false;

@@ -65,9 +65,9 @@ void legend(const ViewState& state) {
 }
 
 void settings_tab(ViewState& state, LiveSimulation& live) {
-  SolverSettings s = live.settings();
+  SimulationOptions s = live.options();
   bool changed = false;
-  ImGui::TextDisabled("Solver (a change rebuilds the simulation from the current bodies)");
+  ImGui::TextDisabled("Solver (a change applies to the running simulation)");
   changed |= combo("algorithm", s.gravity.algorithm, {GravityAlgorithm::Direct, GravityAlgorithm::Tree});
   changed |= combo("device", s.gravity.device, {Device::Cpu, Device::Gpu});
   const int max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -130,7 +130,7 @@ void settings_tab(ViewState& state, LiveSimulation& live) {
 
 void performance_tab(const ViewState& state, LiveSimulation& live) {
   Simulation& sim = live.simulation();
-  ImGui::Text("%zu bodies (%dD), t = %.5g, %llu steps", sim.size(), live.particles().dim,
+  ImGui::Text("%zu bodies (%dD), t = %.5g, %llu steps", sim.size(), live.dim(),
               sim.time(), static_cast<unsigned long long>(live.steps_done()));
   ImGui::Text("solver: %s, %s", sim.solver_name().c_str(), sim.integrator_name().c_str());
   ImGui::Text("%.1f steps/s   frame %.2f ms (%.0f fps)", live.steps_per_second(), state.frame_ms,

@@ -8,7 +8,7 @@
 namespace nbody::viewer {
 
 /// Builds this frame's panels (between ImGui::NewFrame and ImGui::Render). A changed solver
-/// setting rebuilds `live` from its current bodies.
+/// setting goes to live.apply() (Simulation::reconfigure on the current bodies).
 void draw_panels(ViewState& state, LiveSimulation& live);
 
 }  // namespace nbody::viewer

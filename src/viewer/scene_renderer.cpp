@@ -72,16 +72,8 @@ out vec4 colour;
 void main() { colour = line_colour; }
 )";
 
-constexpr GLsizei kInstanceFloats = 5;  // x, y, z, radius, value
-
-void append_instance(std::vector<float>& out, const ParticleSystem& ps, std::size_t i,
-                     const double origin[3], float value) {
-  out.push_back(static_cast<float>(ps.x[i] - origin[0]));
-  out.push_back(static_cast<float>(ps.y[i] - origin[1]));
-  out.push_back(static_cast<float>(ps.z[i] - origin[2]));
-  out.push_back(static_cast<float>(ps.radius[i]));
-  out.push_back(value);
-}
+constexpr GLsizei kPositionFloats = 3;   // x, y, z
+constexpr GLsizei kAttributeFloats = 2;  // radius, colour value
 
 }  // namespace
 
@@ -121,7 +113,8 @@ SceneRenderer::SceneRenderer()
 SceneRenderer::~SceneRenderer() {
   for (Batch* b : {&bodies_, &highlights_}) {
     glDeleteVertexArrays(1, &b->vao);
-    glDeleteBuffers(1, &b->instances);
+    glDeleteBuffers(1, &b->positions);
+    glDeleteBuffers(1, &b->attributes);
   }
   glDeleteVertexArrays(1, &lines_vao_);
   glDeleteBuffers(1, &lines_vbo_);
@@ -131,56 +124,90 @@ SceneRenderer::~SceneRenderer() {
 
 void SceneRenderer::make_batch(Batch& b) const {
   glGenVertexArrays(1, &b.vao);
-  glGenBuffers(1, &b.instances);
+  glGenBuffers(1, &b.positions);
+  glGenBuffers(1, &b.attributes);
   glBindVertexArray(b.vao);
   glBindBuffer(GL_ARRAY_BUFFER, quad_);
   glEnableVertexAttribArray(0);
   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 2 * sizeof(float), nullptr);
-  glBindBuffer(GL_ARRAY_BUFFER, b.instances);
-  const GLsizei stride = kInstanceFloats * sizeof(float);
-  const GLint sizes[] = {3, 1, 1};  // position, radius, value
-  std::size_t offset = 0;
-  for (GLuint attribute = 1; attribute <= 3; ++attribute) {
-    glEnableVertexAttribArray(attribute);
-    glVertexAttribPointer(attribute, sizes[attribute - 1], GL_FLOAT, GL_FALSE, stride,
-                          reinterpret_cast<const void*>(offset * sizeof(float)));
-    glVertexAttribDivisor(attribute, 1);  // one record per body, not per corner
-    offset += static_cast<std::size_t>(sizes[attribute - 1]);
+  // attribute: buffer, floats, offset in floats (position; radius, value)
+  struct Layout {
+    GLuint attribute, buffer;
+    GLint floats;
+    GLsizei stride;
+    std::size_t offset;
+  };
+  const Layout layouts[] = {{1, b.positions, 3, kPositionFloats, 0},
+                            {2, b.attributes, 1, kAttributeFloats, 0},
+                            {3, b.attributes, 1, kAttributeFloats, 1}};
+  for (const Layout& l : layouts) {
+    glBindBuffer(GL_ARRAY_BUFFER, l.buffer);
+    glEnableVertexAttribArray(l.attribute);
+    glVertexAttribPointer(l.attribute, l.floats, GL_FLOAT, GL_FALSE,
+                          l.stride * static_cast<GLsizei>(sizeof(float)),
+                          reinterpret_cast<const void*>(l.offset * sizeof(float)));
+    glVertexAttribDivisor(l.attribute, 1);  // one record per body, not per corner
   }
   glBindVertexArray(0);
 }
 
-void SceneRenderer::upload(Batch& b, const std::vector<float>& data) {
-  glBindBuffer(GL_ARRAY_BUFFER, b.instances);
+void SceneRenderer::upload_positions(Batch& b, const std::vector<float>& xyz) {
+  glBindBuffer(GL_ARRAY_BUFFER, b.positions);
   // A fresh store each frame: the driver need not wait for the previous frame's draw.
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(data.size() * sizeof(float)), data.data(),
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(xyz.size() * sizeof(float)), xyz.data(),
                GL_STREAM_DRAW);
-  b.count = static_cast<GLsizei>(data.size() / kInstanceFloats);
+  b.positions_count = static_cast<GLsizei>(xyz.size() / kPositionFloats);
 }
 
-void SceneRenderer::set_bodies(const ParticleSystem& ps, const std::vector<float>& values,
-                               const double origin[3]) {
-  scratch_.clear();
-  scratch_.reserve(ps.size() * kInstanceFloats);
-  double farthest2 = 0, largest_radius = 0;
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    append_instance(scratch_, ps, i, origin, i < values.size() ? values[i] : 0.5f);
-    const double dx = ps.x[i] - origin[0], dy = ps.y[i] - origin[1], dz = ps.z[i] - origin[2];
+void SceneRenderer::upload_attributes(Batch& b, const std::vector<float>& radius_value) {
+  glBindBuffer(GL_ARRAY_BUFFER, b.attributes);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(radius_value.size() * sizeof(float)),
+               radius_value.data(), GL_DYNAMIC_DRAW);
+  b.attributes_count = static_cast<GLsizei>(radius_value.size() / kAttributeFloats);
+}
+
+void SceneRenderer::set_body_positions(const std::vector<float>& xyz, const double origin[3]) {
+  const std::size_t n = xyz.size() / 3;
+  scratch_.resize(3 * n);
+  double farthest2 = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dx = xyz[3 * i] - origin[0], dy = xyz[3 * i + 1] - origin[1],
+                 dz = xyz[3 * i + 2] - origin[2];
+    scratch_[3 * i] = static_cast<float>(dx);
+    scratch_[3 * i + 1] = static_cast<float>(dy);
+    scratch_[3 * i + 2] = static_cast<float>(dz);
     farthest2 = std::max(farthest2, dx * dx + dy * dy + dz * dz);
-    largest_radius = std::max(largest_radius, ps.radius[i]);
   }
-  depth_scale_ = static_cast<float>(1.01 * std::sqrt(farthest2) + largest_radius + 1e-30);
-  upload(bodies_, scratch_);
+  depth_scale_ = static_cast<float>(1.01 * std::sqrt(farthest2) + largest_radius_ + 1e-30);
+  upload_positions(bodies_, scratch_);
+}
+
+void SceneRenderer::set_body_attributes(const std::vector<double>& radius,
+                                        const std::vector<float>& values) {
+  scratch_attributes_.resize(kAttributeFloats * radius.size());
+  largest_radius_ = 0;
+  for (std::size_t i = 0; i < radius.size(); ++i) {
+    scratch_attributes_[2 * i] = static_cast<float>(radius[i]);
+    scratch_attributes_[2 * i + 1] = i < values.size() ? values[i] : 0.5f;
+    largest_radius_ = std::max(largest_radius_, radius[i]);
+  }
+  upload_attributes(bodies_, scratch_attributes_);
 }
 
 void SceneRenderer::set_highlights(const ParticleSystem& ps,
                                    const std::vector<std::size_t>& indices,
                                    const double origin[3]) {
   scratch_.clear();
+  scratch_attributes_.clear();
   for (std::size_t i : indices) {
-    if (i < ps.size()) append_instance(scratch_, ps, i, origin, 0.0f);
+    if (i >= ps.size()) continue;
+    scratch_.insert(scratch_.end(), {static_cast<float>(ps.x[i] - origin[0]),
+                                     static_cast<float>(ps.y[i] - origin[1]),
+                                     static_cast<float>(ps.z[i] - origin[2])});
+    scratch_attributes_.insert(scratch_attributes_.end(), {static_cast<float>(ps.radius[i]), 0.0f});
   }
-  upload(highlights_, scratch_);
+  upload_positions(highlights_, scratch_);
+  upload_attributes(highlights_, scratch_attributes_);
 }
 
 void SceneRenderer::clear(int width, int height) const {
@@ -197,7 +224,8 @@ void SceneRenderer::set_common_uniforms(const GlProgram& program, const DrawPara
 
 void SceneRenderer::draw_batch(const Batch& b, const DrawParams& p, bool ring,
                                const float rgb[3]) const {
-  if (b.count == 0) return;
+  const GLsizei count = std::min(b.positions_count, b.attributes_count);
+  if (count == 0) return;
   set_common_uniforms(bodies_program_, p);
   const GlProgram& program = bodies_program_;
   glUniform1f(program.uniform("depth_scale"), depth_scale_);
@@ -214,7 +242,7 @@ void SceneRenderer::draw_batch(const Batch& b, const DrawParams& p, bool ring,
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, colormap_);
   glBindVertexArray(b.vao);
-  glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, b.count);
+  glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, count);
   glBindVertexArray(0);
 }
 

@@ -16,6 +16,7 @@
 #include "render/image.hpp"
 #include "viewer/camera_control.hpp"
 #include "viewer/debug_overlay.hpp"
+#include "viewer/drawn_bodies.hpp"
 #include "viewer/input_script.hpp"
 #include "viewer/live_simulation.hpp"
 #include "viewer/panels.hpp"
@@ -61,7 +62,7 @@ class ViewerApp {
         script_(options.script.empty() ? std::vector<ScriptAction>{}
                                        : read_input_script(options.script)),
         live_(std::move(initial),
-              SolverSettings{options.gravity, options.integrator, options.collisions}),
+              SimulationOptions{options.gravity, options.integrator, options.collisions}),
         // Scripted and screenshot runs go as fast as they can; a person gets vsync.
         window_(options.width, options.height, fmt::format("nbody view: {} bodies", live_.size()),
                 options.frames == 0) {
@@ -69,6 +70,7 @@ class ViewerApp {
     window_.framebuffer_size(width, height);
     reset_camera(width, height);
     state_ = initial_state(options, live_.particles(), 2 * camera_.camera.half_width);
+    drawn_.update(live_, state_.color_by);  // what a pick before the first drawing sees
   }
 
   ViewerResult run();
@@ -89,12 +91,14 @@ class ViewerApp {
   }
   void draw_scene(int width, int height);
   void save_screenshot(int width, int height) const;
-  [[nodiscard]] bool planar() const { return live_.particles().dim == 2; }
+  [[nodiscard]] bool planar() const { return live_.dim() == 2; }
 
   ViewerOptions options_;
   std::vector<ScriptAction> script_;
   std::size_t next_action_ = 0;
   LiveSimulation live_;
+  DrawnBodies drawn_;  // what is drawn of live_'s bodies (positions read every frame)
+  std::uint64_t uploaded_attributes_ = 0;  // drawn_.attributes_version() the renderer has
   Window window_;  // the GL context: everything below needs it
   SceneRenderer renderer_;
   CameraControl camera_;
@@ -128,7 +132,8 @@ ViewerResult ViewerApp::run() {
     if (!state_.paused || state_.step_once) live_.step(state_.steps_per_frame, state_.dt);
     state_.step_once = false;
     live_.update_energy();
-    // The panels may rebuild the simulation, so the bodies are read only after them.
+    // The panels may reconfigure or restart the simulation, so the bodies are read only
+    // after them.
     if (state_.show_ui) draw_panels(state_, live_);
     if (std::exchange(state_.restart, false)) state_.settings_error = live_.restart();
     if (std::exchange(state_.reset_camera, false)) reset_camera(width, height);
@@ -297,7 +302,7 @@ void ViewerApp::click(double px, double py) {
 }
 
 void ViewerApp::pick(double px, double py) {
-  const ParticleSystem& ps = live_.particles();
+  const ParticleSystem& ps = drawn_.system();  // the bodies where the last frame drew them
   if (const auto i = pick_body(ps, camera_.camera, px, py, kPickPixels)) {
     state_.picked_id = ps.id[*i];
   } else {
@@ -315,10 +320,15 @@ void ViewerApp::spawn_disc(double px, double py, int count) {
 }
 
 void ViewerApp::draw_scene(int width, int height) {
-  const ParticleSystem& ps = live_.particles();
+  // Positions only, unless the bodies changed or speed colours are due (drawn_bodies.hpp).
+  drawn_.update(live_, state_.color_by);
   const double* origin = camera_.camera.center;
-  state_.color_range = render::color_range(ps, state_.color_by);
-  renderer_.set_bodies(ps, render::color_values(ps, state_.color_by, state_.color_range), origin);
+  state_.color_range = drawn_.colour_range();
+  if (drawn_.attributes_version() != uploaded_attributes_) {
+    renderer_.set_body_attributes(drawn_.radii(), drawn_.colour_values());
+    uploaded_attributes_ = drawn_.attributes_version();
+  }
+  renderer_.set_body_positions(drawn_.positions(), origin);
 
   DrawParams p;
   p.view = camera_.view_matrix();
@@ -331,7 +341,7 @@ void ViewerApp::draw_scene(int width, int height) {
   renderer_.draw_bodies(p);
 
   if (state_.draw_tree) {
-    debug_.build_tree(ps, live_.settings().gravity.threads);
+    debug_.build_tree(drawn_.system(), live_.options().gravity.threads);
     state_.tree_cells = debug_.cells();
     tree_lines_.clear();
     debug_.tree_lines(state_.tree_depth, kMaxTreeCells, origin, tree_lines_);
@@ -350,6 +360,7 @@ void ViewerApp::draw_scene(int width, int height) {
   }
 
   if (state_.picked_id) {
+    const ParticleSystem& ps = drawn_.system();
     const auto picked = index_of(ps, *state_.picked_id);
     if (!picked) {
       state_.picked_id.reset();  // merged away
