@@ -11,21 +11,21 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK_CUDA(x)                                                                   \
-  do {                                                                                  \
-    cudaError_t e_ = (x);                                                               \
-    if (e_ != cudaSuccess) {                                                            \
+#define CHECK_CUDA(x)                                                                         \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
       std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                     \
-    }                                                                                   \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                           \
+    }                                                                                         \
   } while (0)
-#define CHECK_NCCL(x)                                                                   \
-  do {                                                                                  \
-    ncclResult_t r_ = (x);                                                              \
-    if (r_ != ncclSuccess) {                                                            \
+#define CHECK_NCCL(x)                                                                         \
+  do {                                                                                        \
+    ncclResult_t r_ = (x);                                                                    \
+    if (r_ != ncclSuccess) {                                                                  \
       std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, ncclGetErrorString(r_)); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                     \
-    }                                                                                   \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                           \
+    }                                                                                         \
   } while (0)
 
 int main(int argc, char** argv) {

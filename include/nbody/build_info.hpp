@@ -17,10 +17,10 @@ struct GpuDevice {
 struct BuildInfo {
   std::string version;
   std::string compiler;
-  bool cuda = false;       // built with CUDA
-  bool openmp = false;     // built with OpenMP
-  int max_threads = 1;     // OpenMP threads available
-  std::string cpu_model;   // from /proc/cpuinfo when readable
+  bool cuda = false;      // built with CUDA
+  bool openmp = false;    // built with OpenMP
+  int max_threads = 1;    // OpenMP threads available
+  std::string cpu_model;  // from /proc/cpuinfo when readable
 };
 
 [[nodiscard]] BuildInfo build_info();

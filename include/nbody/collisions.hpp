@@ -125,12 +125,15 @@ class CollisionHandler {
 /// A pair of body indices (a < b) into a ParticleSystem.
 struct IndexPair {
   std::size_t a = 0, b = 0;
-  friend bool operator==(const IndexPair& l, const IndexPair& r) { return l.a == r.a && l.b == r.b; }
+  friend bool operator==(const IndexPair& l, const IndexPair& r) {
+    return l.a == r.a && l.b == r.b;
+  }
 };
 
 /// Every pair with |x_a - x_b| < (r_a + r_b) (1 + skin), sorted, through the grid
 /// search the handlers use (O(N log N)) on the CPU or the GPU; for tests and tools.
 [[nodiscard]] std::vector<IndexPair> find_contact_pairs(const ParticleSystem& ps, double skin = 0.0,
-                                                        int threads = 0, Device device = Device::Cpu);
+                                                        int threads = 0,
+                                                        Device device = Device::Cpu);
 
 }  // namespace nbody

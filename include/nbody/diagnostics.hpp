@@ -28,7 +28,8 @@ struct Diagnostics {
 
 /// The diagnostics from the sums of physics/moments.hpp (add_body_moments), the kinetic
 /// and the potential energy: the one place both the CPU and the GPU finish them.
-[[nodiscard]] Diagnostics diagnostics_from_sums(const double (&sum)[kMomentSums], double kinetic, double potential);
+[[nodiscard]] Diagnostics diagnostics_from_sums(const double (&sum)[kMomentSums], double kinetic,
+                                                double potential);
 
 /// Kinetic energy alone, O(N).
 [[nodiscard]] double kinetic_energy(const ParticleSystem& ps);
@@ -37,7 +38,8 @@ struct Diagnostics {
 
 /// The potential at each body, phi_i = -G sum_{j != i} m_j / sqrt(r_ij^2 + eps^2), O(N^2)
 /// (for snapshots that ask for it); W = sum_i m_i phi_i / 2.
-[[nodiscard]] std::vector<double> body_potentials(const ParticleSystem& ps, double G, double softening);
+[[nodiscard]] std::vector<double> body_potentials(const ParticleSystem& ps, double G,
+                                                  double softening);
 
 /// |E - E0| / |E0|, or |E - E0| when E0 == 0.
 [[nodiscard]] double relative_energy_drift(double e0, double e);

@@ -23,7 +23,8 @@ class ForceReducer {
   virtual void sum_device(void* values, std::size_t n, bool is_double, void* stream) = 0;
   /// Gathers `count` floats (or doubles) of device memory from every process: recv holds
   /// process 0's send, then process 1's, ... (count x parts() entries), ordered on `stream`.
-  virtual void gather_device(const void* send, void* recv, std::size_t count, bool is_double, void* stream) = 0;
+  virtual void gather_device(const void* send, void* recv, std::size_t count, bool is_double,
+                             void* stream) = 0;
   /// The largest of each process's value (e.g. "a signal arrived here"), so that every
   /// process takes the same decision at the same step.
   [[nodiscard]] virtual int max(int value) = 0;

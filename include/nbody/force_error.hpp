@@ -30,13 +30,15 @@ struct ForceErrorStats {
 /// Indices of the bodies to compare: all of 0..n-1 when k == 0 or k >= n; otherwise k
 /// distinct indices drawn uniformly (Floyd's algorithm on std::mt19937_64's raw words, so a
 /// seed gives the same sample on every machine), sorted ascending.
-[[nodiscard]] std::vector<std::size_t> sample_indices(std::size_t n, std::size_t k, std::uint64_t seed);
+[[nodiscard]] std::vector<std::size_t> sample_indices(std::size_t n, std::size_t k,
+                                                      std::uint64_t seed);
 
 /// Per sampled body i: |a_approx(i) - a_exact(i)| / |a_exact(i)|. Where |a_exact(i)| == 0
 /// (a lone body, or one at a symmetric point) the relative error is undefined and the
 /// absolute error |a_approx(i) - a_exact(i)| is returned instead. Throws nbody::Error when the
 /// systems differ in size or an index is out of range.
-[[nodiscard]] std::vector<double> relative_force_errors(const ParticleSystem& approx, const ParticleSystem& exact,
+[[nodiscard]] std::vector<double> relative_force_errors(const ParticleSystem& approx,
+                                                        const ParticleSystem& exact,
                                                         const std::vector<std::size_t>& indices);
 
 /// Median, p90, p99, p99.9, max and rms of the errors (taken by value: it sorts them).
@@ -50,7 +52,7 @@ struct ForceErrorStats {
 /// ps.size() bodies (normally a copy of ps). Same arithmetic, in the same order, as the
 /// scalar reference DirectSumScalar<double>, so the results are bit-identical to it.
 /// OpenMP over the sample; threads == 0 uses OpenMP's default team size.
-void direct_accelerations_for(const ParticleSystem& ps, const std::vector<std::size_t>& indices, double G,
-                              double softening, ParticleSystem& out, int threads = 0);
+void direct_accelerations_for(const ParticleSystem& ps, const std::vector<std::size_t>& indices,
+                              double G, double softening, ParticleSystem& out, int threads = 0);
 
 }  // namespace nbody

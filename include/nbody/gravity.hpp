@@ -53,12 +53,12 @@ struct GravityOptions {
   Device device = Device::Cpu;
   Precision precision = Precision::Auto;
   double G = 1.0;
-  double softening = 0.0;  // Plummer epsilon
-  int threads = 0;         // OpenMP threads; 0 = OpenMP's default
-  double theta = 0.5;      // tree: opening angle (cell accepted when size/distance < theta)
-  bool quadrupole = false; // tree: add quadrupole moments to cell interactions
-  int dim = 3;             // 3: octree, 2: quadtree (tree solvers)
-  int block_size = 0;      // GPU: threads per block; 0 = the kernel's default
+  double softening = 0.0;      // Plummer epsilon
+  int threads = 0;             // OpenMP threads; 0 = OpenMP's default
+  double theta = 0.5;          // tree: opening angle (cell accepted when size/distance < theta)
+  bool quadrupole = false;     // tree: add quadrupole moments to cell interactions
+  int dim = 3;                 // 3: octree, 2: quadtree (tree solvers)
+  int block_size = 0;          // GPU: threads per block; 0 = the kernel's default
   bool deterministic = false;  // GPU: bit-identical results run after run (no kernel whose
                                // floating-point atomics make the sum order vary)
 };
@@ -83,7 +83,8 @@ struct ShareRange {
   std::size_t first, last;
 };
 [[nodiscard]] inline ShareRange share_range(std::size_t n, int part, int parts) {
-  return {n * std::size_t(part) / std::size_t(parts), n * std::size_t(part + 1) / std::size_t(parts)};
+  return {n * std::size_t(part) / std::size_t(parts),
+          n * std::size_t(part + 1) / std::size_t(parts)};
 }
 
 class GravitySolver {

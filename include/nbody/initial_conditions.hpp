@@ -15,18 +15,18 @@ struct ModelOptions {
   std::string model = "plummer";
   std::size_t n = 1000;
   std::uint64_t seed = 1;
-  double G = 1.0;           // gravitational constant the velocities are set up for
-  double radius = 0.0;      // body radius written to every body (collision issue)
-  double mass = 1.0;        // total mass (uniform-cube, uniform-sphere, cold-sphere)
-  double size = 1.0;        // cube half-edge / sphere radius (uniform-*, cold-sphere)
-  double velocity = 0.0;    // uniform-*: velocity components uniform in [-v, v]
-  double e = 0.5;           // kepler eccentricity
-  double a = 1.0;           // kepler semi-major axis
-  double separation = 10.0; // two-clusters: initial x offset of the centres
-  double impact = 1.0;      // two-clusters: impact parameter (y offset of the centres)
-  double disk_mass = 0.1;   // disk: total disk mass (central mass 1)
+  double G = 1.0;             // gravitational constant the velocities are set up for
+  double radius = 0.0;        // body radius written to every body (collision issue)
+  double mass = 1.0;          // total mass (uniform-cube, uniform-sphere, cold-sphere)
+  double size = 1.0;          // cube half-edge / sphere radius (uniform-*, cold-sphere)
+  double velocity = 0.0;      // uniform-*: velocity components uniform in [-v, v]
+  double e = 0.5;             // kepler eccentricity
+  double a = 1.0;             // kepler semi-major axis
+  double separation = 10.0;   // two-clusters: initial x offset of the centres
+  double impact = 1.0;        // two-clusters: impact parameter (y offset of the centres)
+  double disk_mass = 0.1;     // disk: total disk mass (central mass 1)
   double scale_length = 1.0;  // disk: exponential scale length Rd
-  int dim = 3;              // 2: planar output (z = vz = 0)
+  int dim = 3;                // 2: planar output (z = vz = 0)
 };
 
 /// Generates the model. Throws nbody::Error for an unknown model or bad option values.

@@ -16,7 +16,8 @@
 
 namespace nbody {
 
-/// Leapfrog (kick-drift-kick), Euler (semi-implicit) or Kinematic (x += (v + a dt/2) dt, v += a dt).
+/// Leapfrog (kick-drift-kick), Euler (semi-implicit) or Kinematic (x += (v + a dt/2) dt, v += a
+/// dt).
 enum class IntegratorScheme { Leapfrog, Euler, Kinematic };
 
 /// "leapfrog", "euler" or "kinematic" (src/core/option_names.cpp).
@@ -41,7 +42,8 @@ class Integrator {
   virtual void step(ParticleSystem& ps, const ForceEvaluation& forces, double dt) = 0;
   /// The same with a gravity solver alone as the force evaluation.
   void step(ParticleSystem& ps, GravitySolver& gravity, double dt) {
-    step(ps, [&gravity](ParticleSystem& p) { gravity.compute_accelerations(p); }, dt);
+    step(
+        ps, [&gravity](ParticleSystem& p) { gravity.compute_accelerations(p); }, dt);
   }
 };
 

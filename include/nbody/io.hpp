@@ -27,8 +27,7 @@ enum class FileFormat { Text, Csv, Hdf5 };
 
 /// Reads with the given format, except that a file starting with the HDF5 signature is
 /// always read as an HDF5 snapshot (GADGET files often carry no .hdf5 extension).
-[[nodiscard]] ParticleSystem read_particles(const std::filesystem::path& path,
-                                            FileFormat format);
+[[nodiscard]] ParticleSystem read_particles(const std::filesystem::path& path, FileFormat format);
 void write_particles(const std::filesystem::path& path, const ParticleSystem& ps,
                      FileFormat format);
 

@@ -44,8 +44,8 @@ class ScopedPhase {
   ScopedPhase(PhaseTimes& times, std::string phase)
       : times_(times), phase_(std::move(phase)), start_(std::chrono::steady_clock::now()) {}
   ~ScopedPhase() {
-    times_.add(phase_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
-                           .count());
+    times_.add(phase_,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
   }
   ScopedPhase(const ScopedPhase&) = delete;
   ScopedPhase& operator=(const ScopedPhase&) = delete;

@@ -33,7 +33,8 @@ namespace nbody {
 enum class SnapshotPrecision { Float, Double };
 
 struct SnapshotOptions {
-  SnapshotPrecision precision = SnapshotPrecision::Double;  // of Coordinates, Velocities, Masses, ...
+  SnapshotPrecision precision =
+      SnapshotPrecision::Double;  // of Coordinates, Velocities, Masses, ...
   bool radius = false;        // write /PartType1/Radii (also written whenever a body has a radius)
   bool acceleration = false;  // write /PartType1/Accelerations (ps.ax/ay/az)
 };
@@ -58,13 +59,13 @@ void write_snapshot(const std::filesystem::path& path, const ParticleSystem& ps,
 
 /// Everything needed to continue a run exactly where it stopped.
 struct CheckpointState {
-  ParticleSystem particles;          // float64, bit for bit, accelerations and their validity included
-  std::uint64_t step = 0;            // steps done
-  double initial_energy = 0;         // E at step 0, for |dE/E|
-  CollisionTotals collisions;        // totals so far
-  std::uint64_t next_snapshot = 0;   // number of the next snapshot file
-  double next_snapshot_time = 0;     // --snapshot-dt: simulated time of the next snapshot
-  std::string parameters;            // the run's used parameters (TOML text), for the record
+  ParticleSystem particles;    // float64, bit for bit, accelerations and their validity included
+  std::uint64_t step = 0;      // steps done
+  double initial_energy = 0;   // E at step 0, for |dE/E|
+  CollisionTotals collisions;  // totals so far
+  std::uint64_t next_snapshot = 0;  // number of the next snapshot file
+  double next_snapshot_time = 0;    // --snapshot-dt: simulated time of the next snapshot
+  std::string parameters;           // the run's used parameters (TOML text), for the record
 };
 
 /// Writes a checkpoint (HDF5: the particle arrays as float64 datasets under /Checkpoint,

@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/trajectory_errors.hpp"
 #include "cli/options.hpp"
+#include "cli/trajectory_errors.hpp"
 #include "nbody/error.hpp"
 #include "nbody/force_error.hpp"
 #include "nbody/io.hpp"
@@ -55,9 +55,11 @@ void accuracy(AccuracyArgs& a, const CLI::App& app) {
   }
   const auto names = model_names();
   if (app.count("--model") && std::ranges::find(names, a.model.model) == names.end()) {
-    throw Error(fmt::format("--model {}: unknown model (available: {})", a.model.model, fmt::join(names, ", ")));
+    throw Error(fmt::format("--model {}: unknown model (available: {})", a.model.model,
+                            fmt::join(names, ", ")));
   }
-  ParticleSystem ps = load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "accuracy");
+  ParticleSystem ps =
+      load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "accuracy");
   if (a.dim == 2) ps.make_planar();
   GravityOptions options = a.gravity;
   options.dim = ps.dim;  // quadtree for planar systems
@@ -80,22 +82,30 @@ void accuracy(AccuracyArgs& a, const CLI::App& app) {
   direct_accelerations_for(ps, indices, options.G, options.softening, exact, options.threads);
   const double sample_seconds = seconds_since(direct_start);
   const bool estimated = indices.size() < n;
-  const double direct_seconds = indices.empty() ? 0.0 : sample_seconds * double(n) / double(indices.size());
+  const double direct_seconds =
+      indices.empty() ? 0.0 : sample_seconds * double(n) / double(indices.size());
   const ForceErrorStats s = summarize_errors(relative_force_errors(approx, exact, indices));
 
   std::pair<double, double> drift{0, 0};
   if (a.steps > 0) drift = trajectory_errors(ps, options, a.steps, a.dt);
 
   const bool tree = options.algorithm == GravityAlgorithm::Tree;
-  fmt::print(human, "nbody accuracy: {} bodies ({}D), solver {}, {}, {}, softening = {:g}, G = {:g}\n", n, ps.dim,
-             solver->name(), tree ? fmt::format("theta = {:g}", options.theta) : "theta unused",
-             tree ? (options.quadrupole ? "quadrupole" : "monopole") : "exact sum", options.softening, options.G);
+  fmt::print(
+      human, "nbody accuracy: {} bodies ({}D), solver {}, {}, {}, softening = {:g}, G = {:g}\n", n,
+      ps.dim, solver->name(), tree ? fmt::format("theta = {:g}", options.theta) : "theta unused",
+      tree ? (options.quadrupole ? "quadrupole" : "monopole") : "exact sum", options.softening,
+      options.G);
   fmt::print(human, "reference: float64 direct sum on {}\n",
-             estimated ? fmt::format("{} bodies sampled with seed {}", indices.size(), a.sample_seed)
-                       : fmt::format("all {} bodies", n));
+             estimated
+                 ? fmt::format("{} bodies sampled with seed {}", indices.size(), a.sample_seed)
+                 : fmt::format("all {} bodies", n));
   fmt::print(human, "relative force error |a - a_direct| / |a_direct|:\n");
-  const std::array<std::pair<const char*, double>, 6> rows{
-      {{"median", s.median}, {"p90", s.p90}, {"p99", s.p99}, {"p99.9", s.p999}, {"max", s.max}, {"rms", s.rms}}};
+  const std::array<std::pair<const char*, double>, 6> rows{{{"median", s.median},
+                                                            {"p90", s.p90},
+                                                            {"p99", s.p99},
+                                                            {"p99.9", s.p999},
+                                                            {"max", s.max},
+                                                            {"rms", s.rms}}};
   for (const auto& [label, value] : rows) {
     fmt::print(human, "  {:<7} {:.3e}\n", label, value);
   }
@@ -106,15 +116,19 @@ void accuracy(AccuracyArgs& a, const CLI::App& app) {
   if (stats.build_seconds > 0 || stats.walk_seconds > 0) {
     fmt::print(human, " (build {:.4g} s, walk {:.4g} s)", stats.build_seconds, stats.walk_seconds);
   }
-  fmt::print(human, "\ndirect time:  {:.4g} s per evaluation, float64 reference loop, {}\n", direct_seconds,
-             estimated ? fmt::format("estimated: {:.4g} s for {} bodies x N/K", sample_seconds, indices.size())
+  fmt::print(human, "\ndirect time:  {:.4g} s per evaluation, float64 reference loop, {}\n",
+             direct_seconds,
+             estimated ? fmt::format("estimated: {:.4g} s for {} bodies x N/K", sample_seconds,
+                                     indices.size())
                        : std::string("measured on all bodies"));
   if (solver_seconds > 0 && direct_seconds > 0) {
     fmt::print(human, "speed-up:     {:.3g}x\n", direct_seconds / solver_seconds);
   }
   if (a.steps > 0) {
-    fmt::print(human, "after {} leapfrog steps (dt = {:g}) against theta = 0: sum |x - x0|^2 = {:.3e}, "
-                      "sum |v - v0|^2 = {:.3e}\n", a.steps, a.dt, drift.first, drift.second);
+    fmt::print(human,
+               "after {} leapfrog steps (dt = {:g}) against theta = 0: sum |x - x0|^2 = {:.3e}, "
+               "sum |v - v0|^2 = {:.3e}\n",
+               a.steps, a.dt, drift.first, drift.second);
   }
 
   if (a.json) {
@@ -153,26 +167,33 @@ void accuracy(AccuracyArgs& a, const CLI::App& app) {
 
 void add_accuracy_command(CLI::App& app) {
   auto args = std::make_shared<AccuracyArgs>();
-  auto* cmd = app.add_subcommand("accuracy",
-                                 "Force errors of a solver (the tree by default) against the float64 direct sum");
+  auto* cmd = app.add_subcommand(
+      "accuracy", "Force errors of a solver (the tree by default) against the float64 direct sum");
   // No ExistingFile check: read_particles reports a missing file as "FILE: cannot open file".
   auto* input = cmd->add_option("-i,--input", args->input, "Bodies from this file (text or CSV)");
   add_format_option(cmd, args->format);
-  auto* model = cmd->add_option("--model", args->model.model,
-                                fmt::format("Generate the bodies: {}", fmt::join(model_names(), ", ")));
+  auto* model =
+      cmd->add_option("--model", args->model.model,
+                      fmt::format("Generate the bodies: {}", fmt::join(model_names(), ", ")));
   input->excludes(model);
   add_model_options(cmd, args->model);
   add_gravity_options(cmd, args->gravity);
   add_dim_option(cmd, args->dim);
-  cmd->add_option("--sample", args->sample,
-                  "Bodies compared with the direct sum (0 or >= N: all); the direct time is scaled by N/K")
+  cmd->add_option(
+         "--sample", args->sample,
+         "Bodies compared with the direct sum (0 or >= N: all); the direct time is scaled by N/K")
       ->capture_default_str();
-  cmd->add_option("--sample-seed", args->sample_seed, "Seed of the body sample")->capture_default_str();
-  cmd->add_option("--steps", args->steps,
-                  "Also run K leapfrog steps at theta and at theta = 0 and report the summed squared "
-                  "position and velocity differences");
-  cmd->add_option("--dt", args->dt, "Time step for --steps")->check(time_step_check())->capture_default_str();
-  cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout (see docs/json.md)");
+  cmd->add_option("--sample-seed", args->sample_seed, "Seed of the body sample")
+      ->capture_default_str();
+  cmd->add_option(
+      "--steps", args->steps,
+      "Also run K leapfrog steps at theta and at theta = 0 and report the summed squared "
+      "position and velocity differences");
+  cmd->add_option("--dt", args->dt, "Time step for --steps")
+      ->check(time_step_check())
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json,
+                "Print one JSON object with the results on stdout (see docs/json.md)");
   cmd->callback([args, cmd] { accuracy(*args, *cmd); });
 }
 

@@ -19,28 +19,34 @@ using namespace bench;
 void add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Built-in benchmarks");
-  cmd->add_option("suite", args->suite,
-                  "Benchmark suite. Reports (CSV, JSON, PNG and report.md in -o DIR): scaling, block-size, "
-                  "threads, phases, theta, collisions, speedup, or all of them. Console tables: direct (direct sum, "
-                  "interactions per second), tree (Barnes-Hut against the direct sum), scaling-mpi (strong and weak "
-                  "scaling over the ranks of mpirun -np P); collisions without -o and --quick prints its table only")
+  cmd->add_option(
+         "suite", args->suite,
+         "Benchmark suite. Reports (CSV, JSON, PNG and report.md in -o DIR): scaling, block-size, "
+         "threads, phases, theta, collisions, speedup, or all of them. Console tables: direct "
+         "(direct sum, "
+         "interactions per second), tree (Barnes-Hut against the direct sum), scaling-mpi (strong "
+         "and weak "
+         "scaling over the ranks of mpirun -np P); collisions without -o and --quick prints its "
+         "table only")
       ->required()
-      ->check(CLI::IsMember({"direct", "tree", "collisions", "scaling", "block-size", "threads", "phases", "theta",
-                             "speedup", "all", "scaling-mpi"}));
+      ->check(CLI::IsMember({"direct", "tree", "collisions", "scaling", "block-size", "threads",
+                             "phases", "theta", "speedup", "all", "scaling-mpi"}));
   auto* count = cmd->add_option("-n,--count", args->n, "Number of bodies (tree: default 100000)")
                     ->check(CLI::PositiveNumber)
                     ->capture_default_str();
   cmd->add_option("--seconds", args->seconds, "Time spent on each configuration")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--threads", args->threads, "Threads (direct: 0 = one thread, then all; tree: 0 = all)")
+  cmd->add_option("--threads", args->threads,
+                  "Threads (direct: 0 = one thread, then all; tree: 0 = all)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   auto* kernels = cmd->add_option_function<std::vector<std::string>>(
                          "--kernel",
                          [args](const std::vector<std::string>& names) {
                            args->kernels.clear();
-                           for (const auto& name : names) args->kernels.push_back(parse_force_kernel(name));
+                           for (const auto& name : names)
+                             args->kernels.push_back(parse_force_kernel(name));
                          },
                          "Kernels to time (CPU: fast, scalar; GPU: naive, tiled, fast)")
                       ->check(CLI::IsMember({"fast", "scalar", "naive", "tiled"}));
@@ -48,19 +54,26 @@ void add_bench_command(CLI::App& app) {
                   "cpu or gpu (CUDA); reports also all (the GPU when one is usable)")
       ->check(CLI::IsMember({"cpu", "gpu", "all"}))
       ->capture_default_str();
-  cmd->add_flag("--quick", args->quick, "Reports: small sizes and short timings (well under a minute)");
-  auto* output = cmd->add_option("-o,--output", args->output_dir, "Reports: the folder for CSV, JSON, PNG, report.md")
+  cmd->add_flag("--quick", args->quick,
+                "Reports: small sizes and short timings (well under a minute)");
+  auto* output = cmd->add_option("-o,--output", args->output_dir,
+                                 "Reports: the folder for CSV, JSON, PNG, report.md")
                      ->capture_default_str();
-  cmd->add_option("--block-size", args->block_size, "gpu: threads per block (0 = each kernel's default)")
+  cmd->add_option("--block-size", args->block_size,
+                  "gpu: threads per block (0 = each kernel's default)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_flag("--sweep-block-size", args->sweep_block_size,
-                "gpu: steps/s for block sizes 8..1024 at N = 16384, then against N = 1024..1048576");
-  cmd->add_option("--theta", args->theta, "tree: opening angle")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_flag(
+      "--sweep-block-size", args->sweep_block_size,
+      "gpu: steps/s for block sizes 8..1024 at N = 16384, then against N = 1024..1048576");
+  cmd->add_option("--theta", args->theta, "tree: opening angle")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--quadrupole", args->quadrupole, "tree: add quadrupole moments");
-  cmd->add_option("--precision", args->precision,
-                  "tree: force arithmetic, float, double or auto (float for the tree); gpu direct: float, "
-                  "double or auto (both)")
+  cmd->add_option(
+         "--precision", args->precision,
+         "tree: force arithmetic, float, double or auto (float for the tree); gpu direct: float, "
+         "double or auto (both)")
       ->check(CLI::IsMember({"auto", "float", "double"}))
       ->capture_default_str();
   cmd->add_option("--collisions", args->collisions, "collisions: the model to time")
@@ -82,42 +95,50 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--gravity", args->gravity, "scaling-mpi: direct, tree or both")
       ->check(CLI::IsMember({"direct", "tree", "both"}))
       ->capture_default_str();
-  cmd->add_flag("--timings", args->timings, "scaling-mpi: milliseconds per step of each force stage (rank 0 and the slowest rank)");
+  cmd->add_flag(
+      "--timings", args->timings,
+      "scaling-mpi: milliseconds per step of each force stage (rank 0 and the slowest rank)");
   cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout");
   cmd->callback([args, count, kernels, output] {
     using Suite = SuiteResult (*)(const BenchArgs&);
     const std::vector<std::pair<std::string, Suite>> reports = {
-        {"scaling", scaling_suite}, {"block-size", block_size_suite}, {"threads", threads_suite},
-        {"phases", phases_suite},   {"theta", theta_suite},           {"collisions", collisions_suite},
+        {"scaling", scaling_suite}, {"block-size", block_size_suite},
+        {"threads", threads_suite}, {"phases", phases_suite},
+        {"theta", theta_suite},     {"collisions", collisions_suite},
         {"speedup", speedup_suite}};
     if (args->suite == "scaling-mpi") {
       if (args->device == "all") throw Error("--device all: bench scaling-mpi takes cpu or gpu");
       bench_scaling_mpi(*args, count->count() > 0);
       return;
     }
-    const bool report = args->suite == "all" || args->quick || output->count() > 0 ||
-                        (args->suite != "direct" && args->suite != "tree" && args->suite != "collisions");
+    const bool report =
+        args->suite == "all" || args->quick || output->count() > 0 ||
+        (args->suite != "direct" && args->suite != "tree" && args->suite != "collisions");
     if (report) {
       if (args->suite == "direct" || args->suite == "tree") {
-        throw Error("bench " + args->suite + ": a console suite (no -o or --quick); reports: scaling, block-size, "
+        throw Error("bench " + args->suite +
+                    ": a console suite (no -o or --quick); reports: scaling, block-size, "
                     "threads, phases, theta, collisions, speedup, all");
       }
       std::FILE* human = stdout;
       for (const auto& [name, suite] : reports) {
         if (args->suite != "all" && args->suite != name) continue;
-        fmt::print(human, "== bench {} (device {}{})\n", name, args->device, args->quick ? ", quick" : "");
+        fmt::print(human, "== bench {} (device {}{})\n", name, args->device,
+                   args->quick ? ", quick" : "");
         std::fflush(human);
         write_suite(suite(*args), *args, human);
       }
       return;
     }
-    if (args->device == "all") throw Error("--device all: for the report suites (scaling, ..., all)");
+    if (args->device == "all")
+      throw Error("--device all: for the report suites (scaling, ..., all)");
     if (args->suite == "collisions") {
       if (count->count() == 0) args->n = kCollisionsDefaultN;
       bench_collisions(*args);
     } else if (args->suite == "tree") {
       if (args->device == "gpu") {
-        bench_tree_gpu(*args, count->count() ? std::vector<std::size_t>{args->n} : kTreeGpuDefaultSizes);
+        bench_tree_gpu(*args,
+                       count->count() ? std::vector<std::size_t>{args->n} : kTreeGpuDefaultSizes);
         return;
       }
       if (count->count() == 0) args->n = kTreeDefaultN;
@@ -128,10 +149,12 @@ void add_bench_command(CLI::App& app) {
     } else {
       for (const ForceKernel k : args->kernels) {
         if (k != ForceKernel::Fast && k != ForceKernel::Scalar) {
-          throw Error(fmt::format("--kernel {}: GPU only (bench direct --device gpu)", to_string(k)));
+          throw Error(
+              fmt::format("--kernel {}: GPU only (bench direct --device gpu)", to_string(k)));
         }
       }
-      if (args->block_size != 0 || args->sweep_block_size) throw Error("--block-size, --sweep-block-size: GPU only (--device gpu)");
+      if (args->block_size != 0 || args->sweep_block_size)
+        throw Error("--block-size, --sweep-block-size: GPU only (--device gpu)");
       bench_direct(*args);
     }
   });

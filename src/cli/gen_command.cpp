@@ -22,8 +22,10 @@ struct GenArgs {
 
 void add_gen_command(CLI::App& app) {
   auto args = std::make_shared<GenArgs>();
-  auto* cmd = app.add_subcommand("gen", "Generate initial conditions (deterministic for a given --seed)");
-  cmd->add_option("model", args->model.model, fmt::format("Model: {}", fmt::join(model_names(), ", ")))
+  auto* cmd =
+      app.add_subcommand("gen", "Generate initial conditions (deterministic for a given --seed)");
+  cmd->add_option("model", args->model.model,
+                  fmt::format("Model: {}", fmt::join(model_names(), ", ")))
       ->required()
       ->check(CLI::IsMember(model_names()));
   add_model_options(cmd, args->model);
@@ -37,8 +39,8 @@ void add_gen_command(CLI::App& app) {
     const ParticleSystem ps = generate(args->model);
     write_particles(args->output, ps, resolve_format(args->output, args->format));
     if (!args->quiet) {
-      fmt::print("wrote {} bodies ({} model, seed {}) to {}\n", ps.size(), args->model.model, args->model.seed,
-                 args->output);
+      fmt::print("wrote {} bodies ({} model, seed {}) to {}\n", ps.size(), args->model.model,
+                 args->model.seed, args->output);
     }
   });
 }

@@ -20,16 +20,20 @@ struct InfoArgs {
   bool json = false;
 };
 
-std::string vec(const Vec3& v) { return fmt::format("({:.10g}, {:.10g}, {:.10g})", v.x, v.y, v.z); }
+std::string vec(const Vec3& v) {
+  return fmt::format("({:.10g}, {:.10g}, {:.10g})", v.x, v.y, v.z);
+}
 }  // namespace
 
 void add_info_command(CLI::App& app) {
   auto args = std::make_shared<InfoArgs>();
-  auto* cmd = app.add_subcommand("info", "Print energies, momenta and centre of mass of a particle file");
+  auto* cmd =
+      app.add_subcommand("info", "Print energies, momenta and centre of mass of a particle file");
   cmd->add_option("file", args->file, "Particle file")->required();
   add_format_option(cmd, args->format);
   cmd->add_option("--G", args->G, "Gravitational constant")->capture_default_str();
-  cmd->add_option("--softening,--eps", args->softening, "Plummer softening for the potential energy")
+  cmd->add_option("--softening,--eps", args->softening,
+                  "Plummer softening for the potential energy")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object (see docs/json.md)");

@@ -2,7 +2,9 @@
 
 namespace nbody::cli {
 
-nlohmann::ordered_json to_json(const Vec3& v) { return nlohmann::ordered_json::array({v.x, v.y, v.z}); }
+nlohmann::ordered_json to_json(const Vec3& v) {
+  return nlohmann::ordered_json::array({v.x, v.y, v.z});
+}
 
 nlohmann::ordered_json to_json(const Diagnostics& d, std::size_t n) {
   return {{"n", n},

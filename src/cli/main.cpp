@@ -14,27 +14,31 @@ namespace {
 
 std::string version_text() {
   const nbody::BuildInfo b = nbody::build_info();
-  std::string out = fmt::format("nbody {} ({}; CUDA {}; OpenMP {}, {} threads)\n", b.version, b.compiler, b.cuda ? "on" : "off",
-             b.openmp ? "on" : "off", b.max_threads);
+  std::string out =
+      fmt::format("nbody {} ({}; CUDA {}; OpenMP {}, {} threads)\n", b.version, b.compiler,
+                  b.cuda ? "on" : "off", b.openmp ? "on" : "off", b.max_threads);
   out += fmt::format("CPU: {}\n", b.cpu_model);
   std::string reason;
   const auto gpus = nbody::gpu_devices(&reason);
   if (gpus.empty()) out += fmt::format("GPU: none ({})", reason);
   for (const auto& g : gpus) {
-    out += fmt::format("GPU {}: {} (sm_{}{}, {:.0f} GiB, {} SMs)\n", g.index, g.name, g.compute_major, g.compute_minor,
-               g.memory_gib, g.multiprocessors);
+    out += fmt::format("GPU {}: {} (sm_{}{}, {:.0f} GiB, {} SMs)\n", g.index, g.name,
+                       g.compute_major, g.compute_minor, g.memory_gib, g.multiprocessors);
   }
   if (!out.empty() && out.back() != '\n') out += '\n';
-  out += nbody::have_hdf5() ? "hdf5: yes (snapshots, checkpoints)\n" : "hdf5: no (built without HDF5)\n";
-  out += fmt::format("mpi: {}, nccl: {}\n", nbody::have_mpi() ? "yes (mpirun -np P nbody run ...)" : "no",
+  out += nbody::have_hdf5() ? "hdf5: yes (snapshots, checkpoints)\n"
+                            : "hdf5: no (built without HDF5)\n";
+  out += fmt::format("mpi: {}, nccl: {}\n",
+                     nbody::have_mpi() ? "yes (mpirun -np P nbody run ...)" : "no",
                      nbody::have_nccl() ? "yes" : "no");
 #ifdef NBODY_HAVE_TOML
   out += "config files: yes (run --config)\n";
 #else
   out += "config files: no (built without toml++)\n";
 #endif
-  out += nbody::viewer::viewer_available() ? "viewer: yes (nbody view)"
-                                           : "viewer: no (built without GLFW, OpenGL or Dear ImGui)";
+  out += nbody::viewer::viewer_available()
+             ? "viewer: yes (nbody view)"
+             : "viewer: no (built without GLFW, OpenGL or Dear ImGui)";
   while (!out.empty() && out.back() == '\n') out.pop_back();  // CLI11 adds the last newline
   return out;
 }
@@ -48,10 +52,12 @@ static void check_distributed_command(int argc, char** argv) {
   const auto ranks = nbody::world();
   if (!ranks || ranks->parts() == 1 || argc < 2) return;
   const std::string command = argv[1];
-  if (command == "run" || (command == "bench" && argc > 2 && std::string(argv[2]) == "scaling-mpi")) return;
-  throw nbody::Error(fmt::format("nbody {} runs as one process; under mpirun (here {} ranks) use nbody run or "
-                                 "nbody bench scaling-mpi",
-                                 command, ranks->parts()));
+  if (command == "run" || (command == "bench" && argc > 2 && std::string(argv[2]) == "scaling-mpi"))
+    return;
+  throw nbody::Error(
+      fmt::format("nbody {} runs as one process; under mpirun (here {} ranks) use nbody run or "
+                  "nbody bench scaling-mpi",
+                  command, ranks->parts()));
 }
 
 int main(int argc, char** argv) {

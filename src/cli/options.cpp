@@ -1,10 +1,10 @@
 #include "cli/options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <functional>
 #include <string_view>
 #include <type_traits>
-#include <fmt/ranges.h>
 
 #include "nbody/error.hpp"
 #include "nbody/io.hpp"
@@ -20,26 +20,36 @@ std::string joined(const std::vector<std::string>& names) {
 }  // namespace
 
 void add_model_options(CLI::App* app, ModelOptions& m) {
-  app->add_option("-n,--count", m.n, "Number of bodies")->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("-n,--count", m.n, "Number of bodies")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--seed", m.seed, "Random seed (same seed, same bodies)")->capture_default_str();
   app->add_option("--radius", m.radius,
                   "Radius given to every body (run -i FILE: replaces the radii of the file)")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--mass", m.mass, "Total mass (uniform-cube, uniform-sphere, cold-sphere)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--size", m.size, "Cube half-edge or sphere radius (uniform-*, cold-sphere)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--velocity", m.velocity, "uniform-*: velocity components uniform in [-v, v]")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app->add_option("--e", m.e, "kepler: eccentricity, 0 <= e < 1")->capture_default_str();
-  app->add_option("--a", m.a, "kepler: semi-major axis")->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--a", m.a, "kepler: semi-major axis")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--separation", m.separation, "two-clusters: distance between the centres")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--impact", m.impact, "two-clusters: impact parameter")->capture_default_str();
   app->add_option("--disk-mass", m.disk_mass, "disk: total mass of the disk (central mass 1)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--scale-length", m.scale_length, "disk: exponential scale length")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
 }
 
 namespace {
@@ -95,39 +105,50 @@ CLI::Validator time_step_check() {
 void add_gravity_options(CLI::App* app, GravityOptions& g) {
   add_enum_option(app, "--gravity", g.algorithm, parse_gravity_algorithm,
                   "Gravity solver: direct (exact O(N^2) sum) or tree (Barnes-Hut, O(N log N))");
-  app->add_option("--theta", g.theta,
-                  "tree: opening angle; a cell of size s at distance d is used whole when s/d < theta "
-                  "(0 = exact direct sum)")
-      ->check(field_check(&GravityOptions::theta))->capture_default_str();
-  app->add_flag("--quadrupole", g.quadrupole, "tree: add quadrupole moments (more accurate at the same theta)");
-  add_enum_option(app, "--kernel", g.kernel, parse_force_kernel,
-                  "Direct-sum kernel. CPU: fast (SIMD + OpenMP) or scalar (reference); GPU: fast (register "
-                  "blocking + shared memory), tiled (shared-memory tiles) or naive (global memory)");
+  app->add_option(
+         "--theta", g.theta,
+         "tree: opening angle; a cell of size s at distance d is used whole when s/d < theta "
+         "(0 = exact direct sum)")
+      ->check(field_check(&GravityOptions::theta))
+      ->capture_default_str();
+  app->add_flag("--quadrupole", g.quadrupole,
+                "tree: add quadrupole moments (more accurate at the same theta)");
+  add_enum_option(
+      app, "--kernel", g.kernel, parse_force_kernel,
+      "Direct-sum kernel. CPU: fast (SIMD + OpenMP) or scalar (reference); GPU: fast (register "
+      "blocking + shared memory), tiled (shared-memory tiles) or naive (global memory)");
   app->add_option("--block-size", g.block_size,
-                  "GPU: threads per block (0 = the kernel's default: 512 fast, 256 tiled and naive; tiled and fast need a power of two "
+                  "GPU: threads per block (0 = the kernel's default: 512 fast, 256 tiled and "
+                  "naive; tiled and fast need a power of two "
                   "from 8 to 1024, naive 1 to 1024)")
-      ->check(field_check(&GravityOptions::block_size))->capture_default_str();
-  app->add_flag("--deterministic", g.deterministic,
-                "GPU: bit-identical results run after run (the direct sum then evaluates each pair from both "
-                "sides instead of once with atomics: slower above 16384 bodies; the tree is always deterministic)");
+      ->check(field_check(&GravityOptions::block_size))
+      ->capture_default_str();
+  app->add_flag(
+      "--deterministic", g.deterministic,
+      "GPU: bit-identical results run after run (the direct sum then evaluates each pair from both "
+      "sides instead of once with atomics: slower above 16384 bodies; the tree is always "
+      "deterministic)");
   app->add_option_function<std::string>(
          "--device", [&g](const std::string& v) { g.device = parse_device(v); },
          "Where forces are computed: cpu or gpu")
       ->check(library_check<std::string>([](const std::string& v) { (void)parse_device(v); }))
       ->default_str("cpu");
   app->add_option_function<std::string>(
-         "--precision",
-         [&g](const std::string& v) { g.precision = parse_precision(v); },
-         "Force arithmetic: float (float32), double (float64), or auto (double for the direct sum, float "
+         "--precision", [&g](const std::string& v) { g.precision = parse_precision(v); },
+         "Force arithmetic: float (float32), double (float64), or auto (double for the direct sum, "
+         "float "
          "for the tree, whose ~1e-3 truncation error dwarfs float rounding)")
       ->check(library_check<std::string>([](const std::string& v) { (void)parse_precision(v); }))
       ->default_str("auto");
   app->add_option("--softening,--eps", g.softening, "Plummer softening length epsilon")
-      ->check(field_check(&GravityOptions::softening))->capture_default_str();
+      ->check(field_check(&GravityOptions::softening))
+      ->capture_default_str();
   app->add_option("--G", g.G, "Gravitational constant (e.g. 6.67430e-11 for SI units)")
-      ->check(field_check(&GravityOptions::G))->capture_default_str();
+      ->check(field_check(&GravityOptions::G))
+      ->capture_default_str();
   app->add_option("--threads", g.threads, "CPU threads for forces (0 = all available)")
-      ->check(field_check(&GravityOptions::threads))->capture_default_str();
+      ->check(field_check(&GravityOptions::threads))
+      ->capture_default_str();
 }
 
 void add_collision_options(CLI::App* app, CollisionOptions& c) {
@@ -136,7 +157,8 @@ void add_collision_options(CLI::App* app, CollisionOptions& c) {
          "Collisions between bodies with radii: none, bounce (impulse with --restitution along "
          "the line of centres, then push-apart) or merge (mass, momentum and volume kept; the "
          "smaller id survives)")
-      ->check(library_check<std::string>([](const std::string& v) { (void)parse_collision_model(v); }))
+      ->check(
+          library_check<std::string>([](const std::string& v) { (void)parse_collision_model(v); }))
       ->default_str("none");
   app->add_option(
          "--restitution", c.restitution,
@@ -166,13 +188,15 @@ void add_integrator_options(CLI::App* app, IntegratorOptions& i) {
                   "(x += (v + a dt/2) dt, v += a dt)");
   app->add_option("--damping", i.damping,
                   "Velocity damping factor applied after each step's velocity update (1 = none)")
-      ->check(field_check(&IntegratorOptions::damping))->capture_default_str();
+      ->check(field_check(&IntegratorOptions::damping))
+      ->capture_default_str();
 }
 
 void add_format_option(CLI::App* app, std::string& format) {
   app->add_option("--format", format,
-                  "File format: " + joined(format_names()) + ", or auto (from the extension: .csv is CSV, "
-                  ".hdf5/.h5/.hdf HDF5, anything else text)")
+                  "File format: " + joined(format_names()) +
+                      ", or auto (from the extension: .csv is CSV, "
+                      ".hdf5/.h5/.hdf HDF5, anything else text)")
       ->check(CLI::IsMember([] {
         auto names = format_names();
         names.emplace_back("auto");
@@ -183,11 +207,13 @@ void add_format_option(CLI::App* app, std::string& format) {
 
 void add_dim_option(CLI::App* app, int& dim) {
   app->add_option("--dim", dim, "Dimensions: 3, or 2 for a planar system (z = vz = 0 exactly)")
-      ->check(CLI::IsMember({2, 3}))->capture_default_str();
+      ->check(CLI::IsMember({2, 3}))
+      ->capture_default_str();
 }
 
-ParticleSystem load_or_generate(const std::string& input, const std::string& format, ModelOptions model,
-                                double G, int dim, const CLI::App& app, const std::string& command) {
+ParticleSystem load_or_generate(const std::string& input, const std::string& format,
+                                ModelOptions model, double G, int dim, const CLI::App& app,
+                                const std::string& command) {
   if (!input.empty()) return read_particles(input, resolve_format(input, format));
   if (app.count("--model") == 0) {
     throw Error("nbody " + command +
@@ -198,10 +224,14 @@ ParticleSystem load_or_generate(const std::string& input, const std::string& for
   return generate(model);
 }
 
-SourceOptions add_source_options(CLI::App* app, std::string& input, std::string& format, std::string& model) {
-  auto* in = app->add_option("-i,--input", input, "Initial conditions file (text or CSV)")->check(CLI::ExistingFile);
+SourceOptions add_source_options(CLI::App* app, std::string& input, std::string& format,
+                                 std::string& model) {
+  auto* in = app->add_option("-i,--input", input, "Initial conditions file (text or CSV)")
+                 ->check(CLI::ExistingFile);
   add_format_option(app, format);
-  auto* m = app->add_option("--model", model, "Generate the initial conditions: " + fmt::format("{}", fmt::join(model_names(), ", ")))
+  auto* m = app->add_option("--model", model,
+                            "Generate the initial conditions: " +
+                                fmt::format("{}", fmt::join(model_names(), ", ")))
                 ->check(CLI::IsMember(model_names()));
   in->excludes(m);
   return {in, m};

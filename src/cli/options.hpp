@@ -42,7 +42,8 @@ struct SourceOptions {
   CLI::Option* input;
   CLI::Option* model;
 };
-SourceOptions add_source_options(CLI::App* app, std::string& input, std::string& format, std::string& model);
+SourceOptions add_source_options(CLI::App* app, std::string& input, std::string& format,
+                                 std::string& model);
 
 /// --dim 2|3.
 void add_dim_option(CLI::App* app, int& dim);

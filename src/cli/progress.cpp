@@ -14,7 +14,8 @@ std::string format_duration(double s) {
 }
 }  // namespace
 
-ProgressLine::ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabled, std::uint64_t first_step)
+ProgressLine::ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabled,
+                           std::uint64_t first_step)
     : out_(out),
       total_(total_steps),
       first_(first_step),
@@ -66,7 +67,8 @@ void print_timing_table(std::FILE* out, const PhaseTimes& times, std::uint64_t s
   fmt::print(out, "{:<12} {:>10} {:>12} {:>7}\n", "phase", "seconds", "ms/step", "share");
   for (const auto& [name, seconds] : times.entries()) {
     fmt::print(out, "{:<12} {:>10.3f} {:>12.4f} {:>6.1f}%\n", name, seconds,
-               steps ? 1e3 * seconds / double(steps) : 0.0, total > 0 ? 100 * seconds / total : 0.0);
+               steps ? 1e3 * seconds / double(steps) : 0.0,
+               total > 0 ? 100 * seconds / total : 0.0);
   }
   fmt::print(out, "{:<12} {:>10.3f} {:>12.4f} {:>6.1f}%\n", "total", total,
              steps ? 1e3 * total / double(steps) : 0.0, 100.0);

@@ -14,12 +14,12 @@ class ProgressLine {
   /// out: where the line goes (stderr when stdout carries JSON). Nothing is shown for
   /// runs shorter than about two seconds, or when enabled is false.
   /// first_step: the step the run starts from (a restart), for the rate and the ETA.
-  ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabled, std::uint64_t first_step = 0);
+  ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabled,
+               std::uint64_t first_step = 0);
 
   /// Called after every step. energy_drift is asked for only when a line is printed,
   /// and only when recomputing it costs little against the run (it is O(N^2)).
-  void update(std::uint64_t step, double sim_time,
-              const std::function<double()>& energy_drift);
+  void update(std::uint64_t step, double sim_time, const std::function<double()>& energy_drift);
   /// Ends the line (newline) if one was shown.
   void finish();
 

@@ -231,8 +231,8 @@ void render_run(const RenderArgs& a, const CLI::App& app, FrameSink& sink,
     fmt::print(
         "nbody render: {} bodies, {}, {} dt = {:g}, {} frames every {} steps ({} steps), "
         "{}x{}\n",
-        sim.size(), sim.solver_name(), sim.integrator_name(), a.dt, a.frames, a.every,
-        total_steps, a.width, a.height);
+        sim.size(), sim.solver_name(), sim.integrator_name(), a.dt, a.frames, a.every, total_steps,
+        a.width, a.height);
     std::fflush(stdout);  // before the progress line, which goes to stderr
   }
   renderer.fix_view(sim.particles());

@@ -10,10 +10,12 @@ namespace nbody::cli {
 
 void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
-  auto* cmd = app.add_subcommand("run", "Run a simulation from a file, a generated model or a checkpoint");
+  auto* cmd =
+      app.add_subcommand("run", "Run a simulation from a file, a generated model or a checkpoint");
   add_source_options(cmd, args->input, args->format, args->model.model);
   add_model_options(cmd, args->model);
-  auto* steps = cmd->add_option("--steps", args->steps, "Run until this step (with --restart: counted from the run's start)");
+  auto* steps = cmd->add_option(
+      "--steps", args->steps, "Run until this step (with --restart: counted from the run's start)");
   auto* t_end = cmd->add_option("--t-end", args->t_end, "Run until this simulated time");
   steps->excludes(t_end);
   cmd->add_option("--dt", args->dt, "Time step")->check(time_step_check())->capture_default_str();
@@ -27,7 +29,8 @@ void add_run_command(CLI::App& app) {
   add_output_options(cmd, args->outputs);
   add_config_option(cmd, args->config);
   cmd->add_flag("-q,--quiet", args->quiet, "No progress line or summary");
-  cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout (see docs/json.md)");
+  cmd->add_flag("--json", args->json,
+                "Print one JSON object with the results on stdout (see docs/json.md)");
   cmd->add_flag(
       "--timings", args->timings,
       "Print milliseconds per step of each force stage (tree: bbox, sort, build, summarise, force) "

@@ -6,8 +6,9 @@ namespace nbody::cli {
 
 /// Σ|x - x0|² and Σ|v - v0|² after K leapfrog steps with the solver at theta and at theta = 0
 /// from the same start: how the force errors accumulate into the trajectories.
-std::pair<double, double> trajectory_errors(const ParticleSystem& start, const GravityOptions& options,
-                                            std::uint64_t steps, double dt) {
+std::pair<double, double> trajectory_errors(const ParticleSystem& start,
+                                            const GravityOptions& options, std::uint64_t steps,
+                                            double dt) {
   GravityOptions exact_options = options;
   exact_options.theta = 0;
   Simulation approx(start, options, IntegratorOptions{});

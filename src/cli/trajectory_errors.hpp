@@ -11,7 +11,8 @@ namespace nbody::cli {
 
 /// Σ|x - x0|² and Σ|v - v0|² after `steps` leapfrog steps with `options` and with the same
 /// options at theta = 0, from the same start.
-[[nodiscard]] std::pair<double, double> trajectory_errors(const ParticleSystem& start, const GravityOptions& options,
+[[nodiscard]] std::pair<double, double> trajectory_errors(const ParticleSystem& start,
+                                                          const GravityOptions& options,
                                                           std::uint64_t steps, double dt);
 
 }  // namespace nbody::cli

@@ -57,7 +57,8 @@ std::unique_ptr<CollisionHandler> make_collision_handler(const CollisionOptions&
   return collisions::make_grid_collision_handler(options);
 }
 
-std::vector<IndexPair> find_contact_pairs(const ParticleSystem& ps, double skin, int threads, Device device) {
+std::vector<IndexPair> find_contact_pairs(const ParticleSystem& ps, double skin, int threads,
+                                          Device device) {
   if (!(skin >= 0) || !std::isfinite(skin))
     throw Error(fmt::format("find_contact_pairs: skin {} must be >= 0", skin));
   if (device == Device::Gpu) return collisions::find_contact_pairs_gpu(ps, skin);

@@ -11,7 +11,8 @@ namespace nbody::collisions {
 
 /// The CUDA handler for options (validated by the caller): copies the bodies in, runs the
 /// GPU engine, copies them out (survivors only after merges).
-[[nodiscard]] std::unique_ptr<CollisionHandler> make_gpu_collision_handler(const CollisionOptions& options);
+[[nodiscard]] std::unique_ptr<CollisionHandler> make_gpu_collision_handler(
+    const CollisionOptions& options);
 
 /// find_contact_pairs through the GPU detection.
 [[nodiscard]] std::vector<IndexPair> find_contact_pairs_gpu(const ParticleSystem& ps, double skin);

@@ -6,11 +6,17 @@ namespace nbody::collisions {
 
 namespace {
 [[noreturn]] void no_cuda() {
-  throw Error("--device gpu: this nbody was built without CUDA (configure with -DNBODY_CUDA=ON or the cuda preset)");
+  throw Error(
+      "--device gpu: this nbody was built without CUDA (configure with -DNBODY_CUDA=ON or the cuda "
+      "preset)");
 }
 }  // namespace
 
-std::unique_ptr<CollisionHandler> make_gpu_collision_handler(const CollisionOptions&) { no_cuda(); }
-std::vector<IndexPair> find_contact_pairs_gpu(const ParticleSystem&, double) { no_cuda(); }
+std::unique_ptr<CollisionHandler> make_gpu_collision_handler(const CollisionOptions&) {
+  no_cuda();
+}
+std::vector<IndexPair> find_contact_pairs_gpu(const ParticleSystem&, double) {
+  no_cuda();
+}
 
 }  // namespace nbody::collisions

@@ -16,10 +16,10 @@ struct AlignedAllocator {
   template <class U>
   AlignedAllocator(const AlignedAllocator<U>&) noexcept {}  // rebinding; implicit on purpose
   T* allocate(std::size_t n) {
-    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kCacheLineAlignment}));
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{kCacheLineAlignment}));
   }
   void deallocate(T* p, std::size_t) noexcept {
-    ::operator delete(p, std::align_val_t{kCacheLineAlignment});
+    ::operator delete (p, std::align_val_t{kCacheLineAlignment});
   }
   friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
 };

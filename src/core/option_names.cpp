@@ -55,19 +55,26 @@ std::vector<std::string> names_of(const std::array<NameTable<Enum>, N>& table) {
 
 /// The value named `name`; else throws "OPTION NAME: unknown WHAT (available: ...)".
 template <class Enum, std::size_t N>
-Enum parse(const std::array<NameTable<Enum>, N>& table, std::string_view name, std::string_view option,
-           std::string_view what) {
+Enum parse(const std::array<NameTable<Enum>, N>& table, std::string_view name,
+           std::string_view option, std::string_view what) {
   for (const auto& [v, n] : table) {
     if (n == name) return v;
   }
-  throw Error(fmt::format("{} {}: unknown {} (available: {})", option, name, what, fmt::join(names_of(table), ", ")));
+  throw Error(fmt::format("{} {}: unknown {} (available: {})", option, name, what,
+                          fmt::join(names_of(table), ", ")));
 }
 
 }  // namespace
 
-std::string_view to_string(GravityAlgorithm a) { return name_of(kAlgorithms, a); }
-std::string_view to_string(ForceKernel k) { return name_of(kKernels, k); }
-std::string_view to_string(IntegratorScheme s) { return name_of(kSchemes, s); }
+std::string_view to_string(GravityAlgorithm a) {
+  return name_of(kAlgorithms, a);
+}
+std::string_view to_string(ForceKernel k) {
+  return name_of(kKernels, k);
+}
+std::string_view to_string(IntegratorScheme s) {
+  return name_of(kSchemes, s);
+}
 
 GravityAlgorithm parse_gravity_algorithm(std::string_view name) {
   return parse(kAlgorithms, name, "--gravity", "gravity solver");
@@ -79,7 +86,9 @@ IntegratorScheme parse_integrator_scheme(std::string_view name) {
   return parse(kSchemes, name, "--integrator", "integrator");
 }
 
-std::vector<std::string> gravity_algorithm_names() { return names_of(kAlgorithms); }
+std::vector<std::string> gravity_algorithm_names() {
+  return names_of(kAlgorithms);
+}
 std::vector<std::string> cpu_direct_kernels() {
   return {std::string(to_string(ForceKernel::Fast)), std::string(to_string(ForceKernel::Scalar))};
 }

@@ -83,7 +83,8 @@ void validate_bodies(const ParticleSystem& ps) {
     const double values[] = {ps.x[i], ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i]};
     const char* names[] = {"x", "y", "z", "vx", "vy", "vz"};
     for (int k = 0; k < 6; ++k) {
-      if (!std::isfinite(values[k])) fail(i, fmt::format("{} must be finite, got {}", names[k], values[k]));
+      if (!std::isfinite(values[k]))
+        fail(i, fmt::format("{} must be finite, got {}", names[k], values[k]));
     }
     if (!(ps.mass[i] > 0 && std::isfinite(ps.mass[i]))) {
       fail(i, fmt::format("mass must be positive and finite, got {}", ps.mass[i]));
@@ -93,7 +94,8 @@ void validate_bodies(const ParticleSystem& ps) {
     }
     if (ps.id[i] != 0) {
       const auto [it, inserted] = first_use.emplace(ps.id[i], i);
-      if (!inserted) fail(i, fmt::format("duplicate id {} (first used by body {})", ps.id[i], it->second));
+      if (!inserted)
+        fail(i, fmt::format("duplicate id {} (first used by body {})", ps.id[i], it->second));
     }
   }
 }

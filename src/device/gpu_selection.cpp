@@ -10,7 +10,11 @@ namespace {
 std::atomic<int> g_gpu{0};
 }
 
-void use_gpu(int index) { g_gpu = index; }
-int gpu_in_use() { return g_gpu; }
+void use_gpu(int index) {
+  g_gpu = index;
+}
+int gpu_in_use() {
+  return g_gpu;
+}
 
 }  // namespace nbody

@@ -50,11 +50,13 @@ std::vector<double> body_potentials(const ParticleSystem& ps, double G, double s
     // Every j but i, in index order (two loops keep the inner one branch-free).
 #pragma omp simd reduction(+ : p)
     for (std::size_t j = 0; j < i; ++j) {
-      p += pair_potential<double>(ps.x[j] - ps.x[i], ps.y[j] - ps.y[i], ps.z[j] - ps.z[i], ps.mass[j], eps2);
+      p += pair_potential<double>(ps.x[j] - ps.x[i], ps.y[j] - ps.y[i], ps.z[j] - ps.z[i],
+                                  ps.mass[j], eps2);
     }
 #pragma omp simd reduction(+ : p)
     for (std::size_t j = i + 1; j < n; ++j) {
-      p += pair_potential<double>(ps.x[j] - ps.x[i], ps.y[j] - ps.y[i], ps.z[j] - ps.z[i], ps.mass[j], eps2);
+      p += pair_potential<double>(ps.x[j] - ps.x[i], ps.y[j] - ps.y[i], ps.z[j] - ps.z[i],
+                                  ps.mass[j], eps2);
     }
     phi[i] = G * p;
   }
@@ -65,7 +67,8 @@ double relative_energy_drift(double e0, double e) {
   return e0 != 0.0 ? std::abs((e - e0) / e0) : std::abs(e - e0);
 }
 
-Diagnostics diagnostics_from_sums(const double (&sum)[kMomentSums], double kinetic, double potential) {
+Diagnostics diagnostics_from_sums(const double (&sum)[kMomentSums], double kinetic,
+                                  double potential) {
   Diagnostics d;
   d.total_mass = sum[kMass];
   d.momentum = {sum[kPx], sum[kPy], sum[kPz]};

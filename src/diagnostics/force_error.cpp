@@ -67,19 +67,22 @@ std::vector<std::size_t> sample_indices(std::size_t n, std::size_t k, std::uint6
 std::vector<double> relative_force_errors(const ParticleSystem& approx, const ParticleSystem& exact,
                                           const std::vector<std::size_t>& indices) {
   if (approx.size() != exact.size()) {
-    throw Error(fmt::format("force errors: the systems have {} and {} bodies", approx.size(), exact.size()));
+    throw Error(fmt::format("force errors: the systems have {} and {} bodies", approx.size(),
+                            exact.size()));
   }
   std::vector<double> errors;
   errors.reserve(indices.size());
   for (const std::size_t i : indices) {
     if (i >= exact.size()) {
-      throw Error(fmt::format("force errors: body index {} out of range ({} bodies)", i, exact.size()));
+      throw Error(
+          fmt::format("force errors: body index {} out of range ({} bodies)", i, exact.size()));
     }
     const double dx = approx.ax[i] - exact.ax[i];
     const double dy = approx.ay[i] - exact.ay[i];
     const double dz = approx.az[i] - exact.az[i];
     const double diff = std::sqrt(dx * dx + dy * dy + dz * dz);
-    const double norm = std::sqrt(exact.ax[i] * exact.ax[i] + exact.ay[i] * exact.ay[i] + exact.az[i] * exact.az[i]);
+    const double norm = std::sqrt(exact.ax[i] * exact.ax[i] + exact.ay[i] * exact.ay[i] +
+                                  exact.az[i] * exact.az[i]);
     // A zero exact force has no scale to divide by: report the absolute error (documented).
     errors.push_back(norm > 0 ? diff / norm : diff);
   }
@@ -105,14 +108,15 @@ ForceErrorStats summarize_errors(std::vector<double> errors) {
   return s;
 }
 
-void direct_accelerations_for(const ParticleSystem& ps, const std::vector<std::size_t>& indices, double G,
-                              double softening, ParticleSystem& out, int threads) {
+void direct_accelerations_for(const ParticleSystem& ps, const std::vector<std::size_t>& indices,
+                              double G, double softening, ParticleSystem& out, int threads) {
   const std::size_t n = ps.size();
   if (out.size() != n) {
     throw Error(fmt::format("direct reference: output has {} bodies, input {}", out.size(), n));
   }
   for (const std::size_t i : indices) {
-    if (i >= n) throw Error(fmt::format("direct reference: body index {} out of range ({} bodies)", i, n));
+    if (i >= n)
+      throw Error(fmt::format("direct reference: body index {} out of range ({} bodies)", i, n));
   }
   const double eps2 = softening * softening;
   const auto count = static_cast<std::ptrdiff_t>(indices.size());
@@ -132,7 +136,8 @@ void direct_accelerations_for(const ParticleSystem& ps, const std::vector<std::s
     // once at the end, so the reference is that solver's result bit for bit.
     for (std::size_t j = 0; j < n; ++j) {
       if (j == i) continue;
-      accumulate_pair_acceleration<double>(ps.x[j] - xi, ps.y[j] - yi, ps.z[j] - zi, ps.mass[j], eps2, ax, ay, az);
+      accumulate_pair_acceleration<double>(ps.x[j] - xi, ps.y[j] - yi, ps.z[j] - zi, ps.mass[j],
+                                           eps2, ax, ay, az);
     }
     out.ax[i] = G * ax;
     out.ay[i] = G * ay;

@@ -7,15 +7,23 @@ namespace nbody {
 
 namespace {
 [[noreturn]] void no_cuda() {
-  throw Error("--device gpu: this nbody was built without CUDA (configure with -DNBODY_CUDA=ON or the cuda preset)");
+  throw Error(
+      "--device gpu: this nbody was built without CUDA (configure with -DNBODY_CUDA=ON or the cuda "
+      "preset)");
 }
 }  // namespace
 
-std::unique_ptr<GravitySolver> make_direct_cuda(const GravityOptions&) { no_cuda(); }
+std::unique_ptr<GravitySolver> make_direct_cuda(const GravityOptions&) {
+  no_cuda();
+}
 
 namespace cuda_direct {
-void check_capacity(std::size_t, Precision) { no_cuda(); }
-void try_device_allocation(std::size_t) { no_cuda(); }
+void check_capacity(std::size_t, Precision) {
+  no_cuda();
+}
+void try_device_allocation(std::size_t) {
+  no_cuda();
+}
 }  // namespace cuda_direct
 
 }  // namespace nbody

@@ -22,8 +22,8 @@ void DirectSumScalar<Real>::compute_accelerations(ParticleSystem& ps) {
     Real ax = 0, ay = 0, az = 0;
     for (std::size_t j = 0; j < n; ++j) {
       if (j == i) continue;  // the self term contributes nothing
-      accumulate_pair_acceleration<Real>(Real(ps.x[j]) - xi, Real(ps.y[j]) - yi,
-                                         Real(ps.z[j]) - zi, Real(ps.mass[j]), eps2, ax, ay, az);
+      accumulate_pair_acceleration<Real>(Real(ps.x[j]) - xi, Real(ps.y[j]) - yi, Real(ps.z[j]) - zi,
+                                         Real(ps.mass[j]), eps2, ax, ay, az);
     }
     ps.ax[i] = G_ * double(ax);
     ps.ay[i] = G_ * double(ay);

@@ -128,9 +128,9 @@ class DirectSumSimd final : public GravitySolver {
       m_[i] = i < n ? Real(ps.mass[i] * scale.mass) : Real(0);
     }
     const Real eps = Real(softening_ * scale.position);
-    const KernelArgs<Real> args{x_.data(), y_.data(),  z_.data(),  m_.data(), n,
-                                eps * eps, ax_.data(), ay_.data(), az_.data(),
-                                x_.data(), y_.data(),  z_.data()};  // targets = sources
+    const KernelArgs<Real> args{x_.data(),  y_.data(), z_.data(),  m_.data(),
+                                n,          eps * eps, ax_.data(), ay_.data(),
+                                az_.data(), x_.data(), y_.data(),  z_.data()};  // targets = sources
 
     // This process's share of the i-blocks (all of them in one process); the others stay 0.
     const ShareRange share = share_range(padded / kBlock, part_, parts_);
@@ -142,7 +142,8 @@ class DirectSumSimd final : public GravitySolver {
     const KernelFn<Real> kernel = kernel_;
 #if defined(_OPENMP)
     const int wanted = threads_ > 0 ? threads_ : omp_get_max_threads();
-    const int team = static_cast<int>(std::max<std::ptrdiff_t>(1, std::min<std::ptrdiff_t>(wanted, blocks - first_block)));
+    const int team = static_cast<int>(
+        std::max<std::ptrdiff_t>(1, std::min<std::ptrdiff_t>(wanted, blocks - first_block)));
 #pragma omp parallel for schedule(static) num_threads(team)
 #endif
     for (std::ptrdiff_t b = first_block; b < blocks; ++b) {

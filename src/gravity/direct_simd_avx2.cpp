@@ -84,11 +84,13 @@ inline constexpr int kFloatDividerVectors = 2;
 inline constexpr int kDoubleDividerVectors = 3;
 
 void accelerations(const KernelArgs<float>& args, std::size_t i_begin, std::size_t i_end) {
-  accelerations_range<vfloat8, kKernelVectors, DividerRsqrt, kFloatDividerVectors>(args, i_begin, i_end);
+  accelerations_range<vfloat8, kKernelVectors, DividerRsqrt, kFloatDividerVectors>(args, i_begin,
+                                                                                   i_end);
 }
 
 void accelerations(const KernelArgs<double>& args, std::size_t i_begin, std::size_t i_end) {
-  accelerations_range<vdouble4, kKernelVectors, DividerRsqrt, kDoubleDividerVectors>(args, i_begin, i_end);
+  accelerations_range<vdouble4, kKernelVectors, DividerRsqrt, kDoubleDividerVectors>(args, i_begin,
+                                                                                     i_end);
 }
 
 }  // namespace nbody::simd::avx2

@@ -49,7 +49,7 @@ struct PortableVectorRsqrt {
   static V safe_rsqrt(V r2) {
     V y{};
     for (std::size_t l = 0; l < sizeof(V) / sizeof(r2[0]); ++l) {
-      y[l] = PairMath<simd::lane_t<V>>::safe_rsqrt(r2[l]);
+      y[l] = PairMath<simd::lane_t<V> >::safe_rsqrt(r2[l]);
     }
     return y;
   }

@@ -6,18 +6,21 @@
 #include "gravity/direct_cuda.hpp"
 #include "gravity/direct_scalar.hpp"
 #include "gravity/direct_simd.hpp"
-#include "tree/tree_cuda.hpp"
-#include "tree/tree_solver.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
+#include "tree/tree_cuda.hpp"
+#include "tree/tree_solver.hpp"
 
 namespace nbody {
 
 std::string_view to_string(Precision p) {
   switch (p) {
-    case Precision::Float: return "float";
-    case Precision::Double: return "double";
-    default: return "auto";
+    case Precision::Float:
+      return "float";
+    case Precision::Double:
+      return "double";
+    default:
+      return "auto";
   }
 }
 
@@ -25,10 +28,16 @@ Precision resolve_precision(Precision p, GravityAlgorithm a) {
   if (p != Precision::Auto) return p;
   return a == GravityAlgorithm::Tree ? Precision::Float : Precision::Double;
 }
-std::string_view to_string(Device d) { return d == Device::Cpu ? "cpu" : "gpu"; }
+std::string_view to_string(Device d) {
+  return d == Device::Cpu ? "cpu" : "gpu";
+}
 
-std::vector<std::string> precision_names() { return {"auto", "float", "double"}; }
-std::vector<std::string> device_names() { return {"cpu", "gpu"}; }
+std::vector<std::string> precision_names() {
+  return {"auto", "float", "double"};
+}
+std::vector<std::string> device_names() {
+  return {"cpu", "gpu"};
+}
 
 Precision parse_precision(std::string_view name) {
   if (name == "auto") return Precision::Auto;
@@ -46,11 +55,13 @@ Device parse_device(std::string_view name) {
 }
 
 void validate(const GravityOptions& o) {
-  if (!std::isfinite(o.G)) throw Error(fmt::format("--G {}: the gravitational constant must be finite", o.G));
+  if (!std::isfinite(o.G))
+    throw Error(fmt::format("--G {}: the gravitational constant must be finite", o.G));
   if (!(std::isfinite(o.softening) && o.softening >= 0)) {
     throw Error(fmt::format("--softening {}: must be a finite number >= 0", o.softening));
   }
-  check_tree_options(o);  // theta and dim, whatever the algorithm: a later switch to the tree uses them
+  check_tree_options(
+      o);  // theta and dim, whatever the algorithm: a later switch to the tree uses them
   if (o.threads < 0) throw Error(fmt::format("--threads {}: must be >= 0", o.threads));
   if (o.block_size < 0) throw Error(fmt::format("--block-size {}: must be >= 0", o.block_size));
 }
@@ -67,15 +78,16 @@ std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options
     return make_direct_cuda(o);  // checks the kernel, block size and device
   }
   if (o.kernel == ForceKernel::Naive || o.kernel == ForceKernel::Tiled) {
-    throw Error(
-        fmt::format("--kernel {}: GPU only (--device gpu); CPU kernels: fast, scalar", to_string(o.kernel)));
+    throw Error(fmt::format("--kernel {}: GPU only (--device gpu); CPU kernels: fast, scalar",
+                            to_string(o.kernel)));
   }
   if (o.block_size != 0) {
     throw Error(fmt::format("--block-size {}: GPU only (--device gpu)", o.block_size));
   }
   if (o.algorithm == GravityAlgorithm::Tree) return make_tree_solver(o);
   if (o.kernel == ForceKernel::Scalar) {
-    if (o.precision == Precision::Float) return std::make_unique<DirectSumScalar<float>>(o.G, o.softening);
+    if (o.precision == Precision::Float)
+      return std::make_unique<DirectSumScalar<float>>(o.G, o.softening);
     return std::make_unique<DirectSumScalar<double>>(o.G, o.softening);
   }
   return make_direct_simd(o.precision, o.G, o.softening, o.threads);  // ForceKernel::Fast

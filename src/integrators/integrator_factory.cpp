@@ -31,9 +31,12 @@ class SchemeIntegrator final : public Integrator {
 
 StepFunction step_function(IntegratorScheme scheme) {
   switch (scheme) {
-    case IntegratorScheme::Euler: return scheme_step<IntegratorScheme::Euler>;
-    case IntegratorScheme::Kinematic: return scheme_step<IntegratorScheme::Kinematic>;
-    case IntegratorScheme::Leapfrog: break;
+    case IntegratorScheme::Euler:
+      return scheme_step<IntegratorScheme::Euler>;
+    case IntegratorScheme::Kinematic:
+      return scheme_step<IntegratorScheme::Kinematic>;
+    case IntegratorScheme::Leapfrog:
+      break;
   }
   return scheme_step<IntegratorScheme::Leapfrog>;
 }

@@ -15,7 +15,8 @@ class DeviceSum {
   /// In-place sum of n floats (or doubles) over the group, ordered on a cudaStream_t.
   virtual void sum(void* values, std::size_t n, bool is_double, void* stream) = 0;
   /// recv = every rank's `count` values of send, in rank order (ncclAllGather).
-  virtual void gather(const void* send, void* recv, std::size_t count, bool is_double, void* stream) = 0;
+  virtual void gather(const void* send, void* recv, std::size_t count, bool is_double,
+                      void* stream) = 0;
 };
 
 [[nodiscard]] bool nccl_built_in();

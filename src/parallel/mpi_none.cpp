@@ -12,10 +12,16 @@ namespace {
 std::shared_ptr<ForceReducer> g_world;
 }
 
-bool have_mpi() { return false; }
-bool have_nccl() { return parallel::nccl_built_in(); }
+bool have_mpi() {
+  return false;
+}
+bool have_nccl() {
+  return parallel::nccl_built_in();
+}
 
-std::shared_ptr<ForceReducer> world() { return g_world; }
+std::shared_ptr<ForceReducer> world() {
+  return g_world;
+}
 
 std::shared_ptr<ForceReducer> first_ranks(int count) {
   return count == 1 ? std::make_shared<parallel::SingleProcess>() : nullptr;
@@ -23,9 +29,10 @@ std::shared_ptr<ForceReducer> first_ranks(int count) {
 
 std::shared_ptr<ForceReducer> init_distributed(int*, char***) {
   if (const int size = parallel::launcher_world_size(); size > 1) {
-    throw Error(fmt::format("started as {} MPI ranks, but this nbody was built without MPI (install "
-                            "libopenmpi-dev and rebuild); every rank would run the whole simulation",
-                            size));
+    throw Error(
+        fmt::format("started as {} MPI ranks, but this nbody was built without MPI (install "
+                    "libopenmpi-dev and rebuild); every rank would run the whole simulation",
+                    size));
   }
   g_world = std::make_shared<parallel::SingleProcess>();
   return g_world;

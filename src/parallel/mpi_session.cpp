@@ -44,7 +44,8 @@ class MpiGroup final : public ForceReducer {
     constexpr std::size_t kChunk = std::size_t(1) << 30;
     for (std::size_t first = 0; first < n; first += kChunk) {
       const int count = int(std::min(kChunk, n - first));
-      check(MPI_Allreduce(MPI_IN_PLACE, values + first, count, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+      check(MPI_Allreduce(MPI_IN_PLACE, values + first, count, MPI_DOUBLE, MPI_SUM, comm_),
+            "MPI_Allreduce");
     }
   }
 
@@ -52,7 +53,8 @@ class MpiGroup final : public ForceReducer {
     device().sum(values, n, is_double, stream);
   }
 
-  void gather_device(const void* send, void* recv, std::size_t count, bool is_double, void* stream) override {
+  void gather_device(const void* send, void* recv, std::size_t count, bool is_double,
+                     void* stream) override {
     device().gather(send, recv, count, is_double, stream);
   }
 
@@ -70,15 +72,17 @@ class MpiGroup final : public ForceReducer {
       // rank and leave the others waiting. Every rank of a host sees the same counts, so
       // all of them stop here with the same message.
       MPI_Comm host;
-      check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
+      check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host),
+            "MPI_Comm_split_type");
       int on_host = 1;
       MPI_Comm_size(host, &on_host);
       MPI_Comm_free(&host);
       const int gpus = int(gpu_devices().size());
       if (on_host > gpus) {
-        throw Error(fmt::format("--device gpu: {} ranks on this host but {} GPU(s); run one rank per GPU "
-                                "(mpirun -np {})",
-                                on_host, gpus, gpus));
+        throw Error(
+            fmt::format("--device gpu: {} ranks on this host but {} GPU(s); run one rank per GPU "
+                        "(mpirun -np {})",
+                        on_host, gpus, gpus));
       }
       parallel::NcclId id{};
       if (rank_ == 0) id = parallel::make_nccl_id();
@@ -101,7 +105,8 @@ class MpiGroup final : public ForceReducer {
 /// This rank's index among the ranks of its host.
 int local_rank() {
   MPI_Comm local;
-  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local), "MPI_Comm_split_type");
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local),
+        "MPI_Comm_split_type");
   int rank = 0;
   MPI_Comm_rank(local, &rank);
   MPI_Comm_free(&local);
@@ -110,17 +115,24 @@ int local_rank() {
 
 }  // namespace
 
-bool have_mpi() { return true; }
-bool have_nccl() { return parallel::nccl_built_in(); }
+bool have_mpi() {
+  return true;
+}
+bool have_nccl() {
+  return parallel::nccl_built_in();
+}
 
-std::shared_ptr<ForceReducer> world() { return g_world; }
+std::shared_ptr<ForceReducer> world() {
+  return g_world;
+}
 
 std::shared_ptr<ForceReducer> first_ranks(int count) {
   if (!g_started) return count == 1 ? std::make_shared<parallel::SingleProcess>() : nullptr;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm sub = MPI_COMM_NULL;
-  check(MPI_Comm_split(MPI_COMM_WORLD, rank < count ? 0 : MPI_UNDEFINED, rank, &sub), "MPI_Comm_split");
+  check(MPI_Comm_split(MPI_COMM_WORLD, rank < count ? 0 : MPI_UNDEFINED, rank, &sub),
+        "MPI_Comm_split");
   if (sub == MPI_COMM_NULL) return nullptr;
   return std::make_shared<MpiGroup>(sub, true);
 }

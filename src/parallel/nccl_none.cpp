@@ -5,13 +5,18 @@
 
 namespace nbody::parallel {
 
-bool nccl_built_in() { return false; }
+bool nccl_built_in() {
+  return false;
+}
 
-NcclId make_nccl_id() { return {}; }
+NcclId make_nccl_id() {
+  return {};
+}
 
 std::unique_ptr<DeviceSum> make_nccl_sum(int, int, const NcclId&) {
   throw Error(
-      "--device gpu with several MPI ranks: this nbody was built without NCCL (install NCCL with the CUDA "
+      "--device gpu with several MPI ranks: this nbody was built without NCCL (install NCCL with "
+      "the CUDA "
       "toolkit and rebuild), or run one rank per GPU with --device cpu");
 }
 

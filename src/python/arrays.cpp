@@ -10,7 +10,9 @@ using namespace nb::literals;
 
 namespace {
 
-nb::module_ numpy() { return nb::module_::import_("numpy"); }
+nb::module_ numpy() {
+  return nb::module_::import_("numpy");
+}
 
 std::string shape_text(const std::vector<std::size_t>& shape) {
   std::string s = "(";
@@ -39,9 +41,9 @@ InputArray as_float64(nb::handle obj, const char* name, std::initializer_list<lo
     ++d;
   }
   if (!ok) {
-    throw nb::value_error(
-        fmt::format("{}: expected an array of shape {}, got shape {}", name, expected_text(shape), shape_text(got))
-            .c_str());
+    throw nb::value_error(fmt::format("{}: expected an array of shape {}, got shape {}", name,
+                                      expected_text(shape), shape_text(got))
+                              .c_str());
   }
   return InputArray(std::move(in));
 }
@@ -61,7 +63,9 @@ InputIds as_ids(nb::handle obj, const char* name) {
   nb::object ids = np.attr("ascontiguousarray")(array, "dtype"_a = "uint64");
   auto in = nb::cast<nb::ndarray<const std::uint64_t, nb::c_contig, nb::device::cpu>>(ids);
   if (in.ndim() != 1) {
-    throw nb::value_error(fmt::format("{}: expected a one-dimensional array, got {} dimensions", name, in.ndim()).c_str());
+    throw nb::value_error(
+        fmt::format("{}: expected a one-dimensional array, got {} dimensions", name, in.ndim())
+            .c_str());
   }
   return InputIds(std::move(in));
 }
@@ -76,11 +80,14 @@ nb::object stacked_copy(const std::vector<double>& a, const std::vector<double>&
     data[3 * i + 1] = b[i];
     data[3 * i + 2] = c[i];
   }
-  return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<2>>(data, {n, 3}, detail::owning_capsule(data)),
-                  nb::rv_policy::reference);
+  return nb::cast(
+      nb::ndarray<nb::numpy, double, nb::ndim<2>>(data, {n, 3}, detail::owning_capsule(data)),
+      nb::rv_policy::reference);
 }
 
-nb::object vector3(const Vec3& v) { return numpy().attr("array")(nb::make_tuple(v.x, v.y, v.z)); }
+nb::object vector3(const Vec3& v) {
+  return numpy().attr("array")(nb::make_tuple(v.x, v.y, v.z));
+}
 
 namespace detail {
 
@@ -98,7 +105,9 @@ nb::capsule view_owner(PySimulation& sim, nb::handle self) {
   });
 }
 
-nb::object empty_array(const char* dtype) { return numpy().attr("empty")(0, "dtype"_a = dtype); }
+nb::object empty_array(const char* dtype) {
+  return numpy().attr("empty")(0, "dtype"_a = dtype);
+}
 
 }  // namespace detail
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include <nanobind/nanobind.h>
-#include <nanobind/stl/string.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
 
 #include "nbody/particles.hpp"
 #include "python/py_simulation.hpp"
@@ -40,7 +40,8 @@ using InputIds = Input<std::uint64_t>;
 
 /// obj as a C-contiguous float64 array with this shape (-1: any length); otherwise
 /// ValueError("NAME: expected an array of shape (N, 3), got shape (4, 2)").
-[[nodiscard]] InputArray as_float64(nb::handle obj, const char* name, std::initializer_list<long> shape);
+[[nodiscard]] InputArray as_float64(nb::handle obj, const char* name,
+                                    std::initializer_list<long> shape);
 /// obj as uint64 ids (negative values refused), one dimension.
 [[nodiscard]] InputIds as_ids(nb::handle obj, const char* name);
 
@@ -89,8 +90,9 @@ nb::object read_only_copy(const std::vector<T>& v) {
   if (v.empty()) return detail::empty_array(detail::dtype_name<T>());
   T* data = new T[v.size()];
   std::copy(v.begin(), v.end(), data);
-  return nb::cast(nb::ndarray<nb::numpy, const T, nb::ndim<1>>(data, {v.size()}, detail::owning_capsule(data)),
-                  nb::rv_policy::reference);
+  return nb::cast(
+      nb::ndarray<nb::numpy, const T, nb::ndim<1>>(data, {v.size()}, detail::owning_capsule(data)),
+      nb::rv_policy::reference);
 }
 
 }  // namespace nbody::python

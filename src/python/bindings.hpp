@@ -20,7 +20,8 @@ void bind_io(nb::module_& m, SimulationClass& cls);
 
 /// A new Python Simulation owning ps, with run options from keyword arguments (names in
 /// `skip` are the caller's own). `caller` names the function in TypeErrors.
-[[nodiscard]] nb::object make_simulation(ParticleSystem ps, const nb::dict& options, const char* caller,
+[[nodiscard]] nb::object make_simulation(ParticleSystem ps, const nb::dict& options,
+                                         const char* caller,
                                          const std::vector<std::string>& skip = {});
 
 }  // namespace nbody::python

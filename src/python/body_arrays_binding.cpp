@@ -68,16 +68,19 @@ void set_triplet(PySimulation& sim, nb::handle value, const char* name, bool pos
 /// numpy.broadcast_to(value, shape) as float64.
 InputArray broadcast(nb::handle value, const char* name, std::size_t count, bool vectors) {
   nb::module_ np = nb::module_::import_("numpy");
-  nb::object shape = vectors ? nb::object(nb::make_tuple(count, 3)) : nb::object(nb::make_tuple(count));
+  nb::object shape =
+      vectors ? nb::object(nb::make_tuple(count, 3)) : nb::object(nb::make_tuple(count));
   nb::object array;
   try {
     array = np.attr("broadcast_to")(np.attr("asarray")(value, "dtype"_a = "float64"), shape);
   } catch (const nb::python_error&) {
-    throw nb::value_error(fmt::format("{}: cannot be broadcast to shape ({}{})", name, count, vectors ? ", 3" : ",")
-                              .c_str());
+    throw nb::value_error(
+        fmt::format("{}: cannot be broadcast to shape ({}{})", name, count, vectors ? ", 3" : ",")
+            .c_str());
   }
-  return as_float64(array, name, vectors ? std::initializer_list<long>{long(count), 3}
-                                         : std::initializer_list<long>{long(count)});
+  return as_float64(array, name,
+                    vectors ? std::initializer_list<long>{long(count), 3}
+                            : std::initializer_list<long>{long(count)});
 }
 
 nb::object add_bodies(PySimulation& sim, nb::handle position, nb::handle velocity, nb::handle mass,
@@ -127,7 +130,8 @@ void remove_bodies(PySimulation& sim, nb::handle indices, nb::handle ids) {
     for (long long i : nb::cast<std::vector<long long>>(a.attr("ravel")().attr("tolist")())) {
       const long long j = i < 0 ? i + n : i;  // Python's negative indices
       if (j < 0 || j >= n) {
-        throw nb::index_error(fmt::format("remove: index {} is out of range ({} bodies)", i, n).c_str());
+        throw nb::index_error(
+            fmt::format("remove: index {} is out of range ({} bodies)", i, n).c_str());
       }
       which.push_back(std::size_t(j));
     }
@@ -138,7 +142,8 @@ void remove_bodies(PySimulation& sim, nb::handle indices, nb::handle ids) {
     for (std::size_t i = 0; i < s.size(); ++i) index.emplace(s.id[i], i);
     for (std::size_t k = 0; k < wanted.size(); ++k) {
       const auto it = index.find(wanted(k));
-      if (it == index.end()) throw nb::value_error(fmt::format("remove: no body has id {}", wanted(k)).c_str());
+      if (it == index.end())
+        throw nb::value_error(fmt::format("remove: no body has id {}", wanted(k)).c_str());
       which.push_back(it->second);
     }
   }
@@ -170,11 +175,14 @@ void bind_body_arrays(SimulationClass& cls) {
         PySimulation::Busy busy(sim);
         const InputIds a = as_ids(value, "ids");
         if (a.size() != sim.size()) {
-          throw nb::value_error(fmt::format("ids: expected {} ids, got {}", sim.size(), a.size()).c_str());
+          throw nb::value_error(
+              fmt::format("ids: expected {} ids, got {}", sim.size(), a.size()).c_str());
         }
-        sim.edit_state([&](ParticleSystem& ps) { std::copy(a.begin(), a.end(), ps.id.begin()); }, false);
+        sim.edit_state([&](ParticleSystem& ps) { std::copy(a.begin(), a.end(), ps.id.begin()); },
+                       false);
       },
-      "Body ids, uint64, length N (unique; kept through steps, merges keep the smaller). A view on the CPU, a "
+      "Body ids, uint64, length N (unique; kept through steps, merges keep the smaller). A view on "
+      "the CPU, a "
       "read-only copy on the GPU.");
   cls.def_prop_rw(
       "positions",
@@ -184,7 +192,8 @@ void bind_body_arrays(SimulationClass& cls) {
         return stacked_copy(s.x, s.y, s.z);
       },
       [](PySimulation& sim, nb::handle value) { set_triplet(sim, value, "positions", true); },
-      "Positions as an (N, 3) float64 array: a COPY (the state is stored per component; sim.x, sim.y, sim.z "
+      "Positions as an (N, 3) float64 array: a COPY (the state is stored per component; sim.x, "
+      "sim.y, sim.z "
       "are views). Assign an (N, 3) array to move the bodies.");
   cls.def_prop_rw(
       "velocities",
@@ -194,7 +203,8 @@ void bind_body_arrays(SimulationClass& cls) {
         return stacked_copy(s.vx, s.vy, s.vz);
       },
       [](PySimulation& sim, nb::handle value) { set_triplet(sim, value, "velocities", false); },
-      "Velocities as an (N, 3) float64 array: a COPY (sim.vx, sim.vy, sim.vz are views). Assign an (N, 3) "
+      "Velocities as an (N, 3) float64 array: a COPY (sim.vx, sim.vy, sim.vz are views). Assign an "
+      "(N, 3) "
       "array to change them.");
   cls.def(
       "accelerations",
@@ -207,16 +217,23 @@ void bind_body_arrays(SimulationClass& cls) {
         }
         return stacked_copy(s->ax, s->ay, s->az);
       },
-      "Accelerations at the current positions as an (N, 3) copy, with the simulation's G, softening and "
-      "solver. The ones the last step left are returned as they are; they are computed when stale (before the "
-      "first step, after edits or an option change; on the GPU path then with the CPU solver of the same "
+      "Accelerations at the current positions as an (N, 3) copy, with the simulation's G, "
+      "softening and "
+      "solver. The ones the last step left are returned as they are; they are computed when stale "
+      "(before the "
+      "first step, after edits or an option change; on the GPU path then with the CPU solver of "
+      "the same "
       "algorithm and precision). Releases the GIL.");
-  cls.def("add", &add_bodies, "position"_a, "velocity"_a = 0.0, nb::kw_only(), "mass"_a, "radius"_a = 0.0, "id"_a = 0,
-          "Adds one body (position of 3) or k bodies (position (k, 3); velocity, mass, radius and id broadcast). "
-          "id 0 gives the next free id. Returns the id (or an array of ids). Bodies are checked as files are "
+  cls.def("add", &add_bodies, "position"_a, "velocity"_a = 0.0, nb::kw_only(), "mass"_a,
+          "radius"_a = 0.0, "id"_a = 0,
+          "Adds one body (position of 3) or k bodies (position (k, 3); velocity, mass, radius and "
+          "id broadcast). "
+          "id 0 gives the next free id. Returns the id (or an array of ids). Bodies are checked as "
+          "files are "
           "(mass > 0, radius >= 0, finite values, unused ids).");
   cls.def("remove", &remove_bodies, "indices"_a = nb::none(), nb::kw_only(), "ids"_a = nb::none(),
-          "Removes bodies by index (an int, a sequence, negative counting from the end, or a boolean mask of N) "
+          "Removes bodies by index (an int, a sequence, negative counting from the end, or a "
+          "boolean mask of N) "
           "or by id (ids=...). The others keep their order.");
 }
 

@@ -38,8 +38,10 @@ T model_value(nb::handle value, const char* name) {
   return v;
 }
 
-#define NBODY_MODEL_FIELD(NAME, MEMBER, TYPE) \
-  ModelField { NAME, [](ModelOptions& o, nb::handle v) { o.MEMBER = model_value<TYPE>(v, NAME); } }
+#define NBODY_MODEL_FIELD(NAME, MEMBER, TYPE)                                          \
+  ModelField {                                                                         \
+    NAME, [](ModelOptions& o, nb::handle v) { o.MEMBER = model_value<TYPE>(v, NAME); } \
+  }
 
 const ModelField kModelFields[] = {
     NBODY_MODEL_FIELD("G", G, double),
@@ -64,7 +66,8 @@ std::vector<std::string> model_field_names() {
   return names;
 }
 
-nb::object generate_model(const std::string& model, long long n, std::uint64_t seed, const nb::kwargs& kwargs) {
+nb::object generate_model(const std::string& model, long long n, std::uint64_t seed,
+                          const nb::kwargs& kwargs) {
   if (n < 1) throw Error(fmt::format("-n {}: the number of bodies must be positive", n));
   ModelOptions options;
   options.model = model;
@@ -80,10 +83,12 @@ nb::object generate_model(const std::string& model, long long n, std::uint64_t s
       if (!field && !find_option(name)) {
         std::string models;
         for (const auto& f : model_field_names()) models += (models.empty() ? "" : ", ") + f;
-        throw nb::type_error(fmt::format("generate() got an unexpected keyword argument '{}' (model options: {}; run "
-                                         "options: {})",
-                                         name, models, option_names())
-                                 .c_str());
+        throw nb::type_error(
+            fmt::format(
+                "generate() got an unexpected keyword argument '{}' (model options: {}; run "
+                "options: {})",
+                name, models, option_names())
+                .c_str());
       }
       run_kwargs[key] = value;
     }
@@ -99,7 +104,8 @@ nb::object generate_model(const std::string& model, long long n, std::uint64_t s
 }  // namespace
 
 void bind_io(nb::module_& m, SimulationClass& cls) {
-  m.def("formats", &format_names, "Names of the particle file formats this build reads and writes.");
+  m.def("formats", &format_names,
+        "Names of the particle file formats this build reads and writes.");
   m.def("models", &model_names, "Names of the models generate() builds.");
   m.def("model_options", &model_field_names, "Keyword options generate() passes to the model.");
 
@@ -114,8 +120,10 @@ void bind_io(nb::module_& m, SimulationClass& cls) {
         return make_simulation(std::move(ps), options, "load()");
       },
       "path"_a, "format"_a = "auto", "options"_a,
-      "Reads a particle file into a new Simulation. format: 'auto' (from the extension, or the HDF5 signature), "
-      "or one of formats(). Keyword options are run options (see Simulation.options). A missing or malformed "
+      "Reads a particle file into a new Simulation. format: 'auto' (from the extension, or the "
+      "HDF5 signature), "
+      "or one of formats(). Keyword options are run options (see Simulation.options). A missing or "
+      "malformed "
       "file raises nbody.FileError with the message of `nbody run -i`.");
 
   cls.def(
@@ -130,13 +138,17 @@ void bind_io(nb::module_& m, SimulationClass& cls) {
         });
       },
       "path"_a, "format"_a = "auto",
-      "Writes the bodies to a file (atomically: a temporary file renamed into place). format: 'auto' (from "
+      "Writes the bodies to a file (atomically: a temporary file renamed into place). format: "
+      "'auto' (from "
       "the extension) or one of nbody.formats().");
 
   m.def("generate", &generate_model, "model"_a, "n"_a = 1000, "seed"_a = 1, "options"_a,
-        "Builds a model of `nbody gen` (see models()) as a new Simulation, deterministic for a seed. Keywords "
-        "are model options (model_options(): radius, mass, size, velocity, e, a, separation, impact, disk_mass, "
-        "scale_length, dim, G) or run options (G is both: the velocities are set up for it). An unknown keyword "
+        "Builds a model of `nbody gen` (see models()) as a new Simulation, deterministic for a "
+        "seed. Keywords "
+        "are model options (model_options(): radius, mass, size, velocity, e, a, separation, "
+        "impact, disk_mass, "
+        "scale_length, dim, G) or run options (G is both: the velocities are set up for it). An "
+        "unknown keyword "
         "raises TypeError naming it.");
 }
 

@@ -40,7 +40,8 @@ NB_MODULE(_nbody, m) {
         d["gpu_status"] = gpus.empty() ? reason : std::string("available");
         return d;
       },
-      "What this module was built with and what the machine offers: version, compiler, cuda, openmp, "
+      "What this module was built with and what the machine offers: version, compiler, cuda, "
+      "openmp, "
       "max_threads, cpu, gpus (names of usable GPUs), gpu_status.");
   m.attr("__version__") = nbody::build_info().version;
 }

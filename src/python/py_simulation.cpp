@@ -39,17 +39,24 @@ PySimulation::Busy::Busy(PySimulation& sim) : sim_(sim) {
   }
 }
 
-PySimulation::Busy::~Busy() { sim_.busy_ = false; }
+PySimulation::Busy::~Busy() {
+  sim_.busy_ = false;
+}
 
-PySimulation::PySimulation(ParticleSystem particles, const RunOptions& options) : options_(options) {
+PySimulation::PySimulation(ParticleSystem particles, const RunOptions& options)
+    : options_(options) {
   validate_bodies(particles);
   validate(options_, particles.dim);
   sim_ = std::make_unique<Simulation>(std::move(particles), options_);
 }
 
-const ParticleSystem& PySimulation::state() const { return sim_->particles(); }
+const ParticleSystem& PySimulation::state() const {
+  return sim_->particles();
+}
 
-ParticleSystem& PySimulation::mutable_state() { return sim_->edit_particles(); }
+ParticleSystem& PySimulation::mutable_state() {
+  return sim_->edit_particles();
+}
 
 void PySimulation::set_time(double t) {
   if (!std::isfinite(t)) throw Error(fmt::format("time {}: must be finite", t));
@@ -63,7 +70,9 @@ void PySimulation::edit_state(const std::function<void(ParticleSystem&)>& edit, 
   validate_bodies(edited);
   // Into the existing buffers, so that views stay attached.
   ParticleSystem& s = mutable_state();
-  auto copy_into = [](const auto& from, auto& to) { std::copy(from.begin(), from.end(), to.begin()); };
+  auto copy_into = [](const auto& from, auto& to) {
+    std::copy(from.begin(), from.end(), to.begin());
+  };
   copy_into(edited.x, s.x), copy_into(edited.y, s.y), copy_into(edited.z, s.z);
   copy_into(edited.vx, s.vx), copy_into(edited.vy, s.vy), copy_into(edited.vz, s.vz);
   copy_into(edited.mass, s.mass), copy_into(edited.radius, s.radius), copy_into(edited.id, s.id);
@@ -99,7 +108,8 @@ std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& ke
   (void)steps_to_reach(time(), t_end, options_.dt);  // the CLI's checks and messages
   check_view_edits();
   std::uint64_t done = 0;
-  for (double h = step_toward(time(), t_end, options_.dt); h > 0; h = step_toward(time(), t_end, options_.dt)) {
+  for (double h = step_toward(time(), t_end, options_.dt); h > 0;
+       h = step_toward(time(), t_end, options_.dt)) {
     sim_->step(h);
     ++done;
     if (step_toward(time(), t_end, options_.dt) > 0 && !keep_going()) break;
@@ -108,7 +118,9 @@ std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& ke
   return done;
 }
 
-Diagnostics PySimulation::diagnostics() { return sim_->diagnostics(); }
+Diagnostics PySimulation::diagnostics() {
+  return sim_->diagnostics();
+}
 
 const ParticleSystem& PySimulation::accelerations() {
   check_view_edits();
@@ -161,7 +173,8 @@ std::vector<std::uint64_t> PySimulation::add(const std::vector<Body>& bodies) {
 
 void PySimulation::remove(const std::vector<std::size_t>& indices) {
   for (std::size_t i : indices) {
-    if (i >= size()) throw Error(fmt::format("remove: index {} is out of range ({} bodies)", i, size()));
+    if (i >= size())
+      throw Error(fmt::format("remove: index {} is out of range ({} bodies)", i, size()));
   }
   retire_viewed_buffers();
   mutable_state().remove(indices);

@@ -107,7 +107,7 @@ class PySimulation {
   std::unique_ptr<Simulation> sim_;
   RunOptions options_;
   std::unique_ptr<GravitySolver> probe_solver_;  // accelerations() on stale state
-  std::atomic<int> live_views_{0};  // released by numpy, maybe while a step runs
+  std::atomic<int> live_views_{0};               // released by numpy, maybe while a step runs
   std::vector<std::unique_ptr<ParticleSystem>> retired_;
   bool fingerprint_set_ = false;
   std::uint64_t fingerprint_ = 0;

@@ -11,9 +11,9 @@ namespace {
 double to_double(nb::handle value, const char* name) {
   double v = 0;
   if (nb::isinstance<nb::bool_>(value) || !nb::try_cast(value, v)) {
-    throw nb::type_error(fmt::format("{}: expected a number, got {}", name,
-                                     nb::type_name(value.type()).c_str())
-                             .c_str());
+    throw nb::type_error(
+        fmt::format("{}: expected a number, got {}", name, nb::type_name(value.type()).c_str())
+            .c_str());
   }
   return v;
 }
@@ -21,88 +21,105 @@ double to_double(nb::handle value, const char* name) {
 int to_int(nb::handle value, const char* name) {
   int v = 0;
   if (nb::isinstance<nb::bool_>(value) || !nb::try_cast(value, v)) {
-    throw nb::type_error(fmt::format("{}: expected an integer, got {}", name,
-                                     nb::type_name(value.type()).c_str())
-                             .c_str());
+    throw nb::type_error(
+        fmt::format("{}: expected an integer, got {}", name, nb::type_name(value.type()).c_str())
+            .c_str());
   }
   return v;
 }
 
 bool to_bool(nb::handle value, const char* name) {
   if (!nb::isinstance<nb::bool_>(value)) {
-    throw nb::type_error(fmt::format("{}: expected True or False, got {}", name,
-                                     nb::type_name(value.type()).c_str())
-                             .c_str());
+    throw nb::type_error(
+        fmt::format("{}: expected True or False, got {}", name, nb::type_name(value.type()).c_str())
+            .c_str());
   }
   return nb::cast<bool>(value);
 }
 
 std::string to_str(nb::handle value, const char* name) {
   if (!nb::isinstance<nb::str>(value)) {
-    throw nb::type_error(fmt::format("{}: expected a string, got {}", name,
-                                     nb::type_name(value.type()).c_str())
-                             .c_str());
+    throw nb::type_error(
+        fmt::format("{}: expected a string, got {}", name, nb::type_name(value.type()).c_str())
+            .c_str());
   }
   return nb::cast<std::string>(value);
 }
 
 // One line per option: name, help (the CLI's), getter, setter.
-#define NBODY_OPTION(NAME, DOC, GET, CONVERT, SET)                                           \
-  OptionSpec {                                                                                \
-    NAME, DOC, [](const RunOptions& o) -> nb::object { return nb::cast(GET); },               \
-        [](RunOptions& o, nb::handle value) { const auto v = CONVERT(value, NAME); SET; }, \
-        std::string_view(NAME) != "dt"                                                        \
+#define NBODY_OPTION(NAME, DOC, GET, CONVERT, SET)                              \
+  OptionSpec {                                                                  \
+    NAME, DOC, [](const RunOptions& o) -> nb::object { return nb::cast(GET); }, \
+        [](RunOptions& o, nb::handle value) {                                   \
+          const auto v = CONVERT(value, NAME);                                  \
+          SET;                                                                  \
+        },                                                                      \
+        std::string_view(NAME) != "dt"                                          \
   }
 
 const std::vector<OptionSpec> kOptions = {
-    NBODY_OPTION("dt", "Time step of step() and evolve() (evolve shortens its last step to land on t).",
+    NBODY_OPTION("dt",
+                 "Time step of step() and evolve() (evolve shortens its last step to land on t).",
                  o.dt, to_double, o.dt = v),
     NBODY_OPTION("G", "Gravitational constant (e.g. 6.67430e-11 for SI units). Changes the forces.",
                  o.gravity.G, to_double, o.gravity.G = v),
-    NBODY_OPTION("softening", "Plummer softening length epsilon: a = G sum m r / (r^2 + eps^2)^(3/2).",
+    NBODY_OPTION("softening",
+                 "Plummer softening length epsilon: a = G sum m r / (r^2 + eps^2)^(3/2).",
                  o.gravity.softening, to_double, o.gravity.softening = v),
-    NBODY_OPTION("gravity", "Gravity solver: 'direct' (exact O(N^2) sum) or 'tree' (Barnes-Hut, O(N log N)).",
+    NBODY_OPTION("gravity",
+                 "Gravity solver: 'direct' (exact O(N^2) sum) or 'tree' (Barnes-Hut, O(N log N)).",
                  std::string(to_string(o.gravity.algorithm)), to_str,
                  o.gravity.algorithm = parse_gravity_algorithm(v)),
-    NBODY_OPTION("theta", "Tree opening angle: a cell of size s at distance d is used whole when s/d < theta.",
-                 o.gravity.theta, to_double, o.gravity.theta = v),
-    NBODY_OPTION("quadrupole", "Tree: add quadrupole moments (about 4x smaller errors at the same theta).",
+    NBODY_OPTION(
+        "theta",
+        "Tree opening angle: a cell of size s at distance d is used whole when s/d < theta.",
+        o.gravity.theta, to_double, o.gravity.theta = v),
+    NBODY_OPTION("quadrupole",
+                 "Tree: add quadrupole moments (about 4x smaller errors at the same theta).",
                  o.gravity.quadrupole, to_bool, o.gravity.quadrupole = v),
-    NBODY_OPTION("kernel",
-                 "Direct-sum kernel. CPU: 'fast' (SIMD + OpenMP) or 'scalar' (reference); GPU: 'fast', "
-                 "'tiled' or 'naive'.",
-                 std::string(to_string(o.gravity.kernel)), to_str, o.gravity.kernel = parse_force_kernel(v)),
-    NBODY_OPTION("block_size", "GPU: threads per block (0 = the kernel's default).", o.gravity.block_size,
-                 to_int, o.gravity.block_size = v),
-    NBODY_OPTION("deterministic",
-                 "GPU: bit-identical results run after run (the direct sum evaluates each pair from both "
-                 "sides instead of once with atomics).",
-                 o.gravity.deterministic, to_bool, o.gravity.deterministic = v),
-    NBODY_OPTION("device",
-                 "Where the simulation runs: 'cpu', or 'gpu' (the whole state on the GPU; arrays are then "
-                 "copies downloaded from it).",
-                 std::string(to_string(o.gravity.device)), to_str, o.gravity.device = parse_device(v)),
-    NBODY_OPTION("precision",
-                 "Force arithmetic: 'float', 'double', or 'auto' (double for the direct sum, float for the "
-                 "tree). The state is always float64.",
-                 std::string(to_string(o.gravity.precision)), to_str,
-                 o.gravity.precision = parse_precision(v)),
-    NBODY_OPTION("threads", "CPU threads for forces (0 = all available).", o.gravity.threads, to_int,
-                 o.gravity.threads = v),
-    NBODY_OPTION("integrator",
-                 "Time integrator: 'leapfrog' (kick-drift-kick), 'euler' (semi-implicit) or 'kinematic'.",
-                 std::string(to_string(o.integrator.scheme)), to_str,
-                 o.integrator.scheme = parse_integrator_scheme(v)),
-    NBODY_OPTION("damping", "Velocities times this factor after each step's velocity update (1 = none).",
+    NBODY_OPTION(
+        "kernel",
+        "Direct-sum kernel. CPU: 'fast' (SIMD + OpenMP) or 'scalar' (reference); GPU: 'fast', "
+        "'tiled' or 'naive'.",
+        std::string(to_string(o.gravity.kernel)), to_str, o.gravity.kernel = parse_force_kernel(v)),
+    NBODY_OPTION("block_size", "GPU: threads per block (0 = the kernel's default).",
+                 o.gravity.block_size, to_int, o.gravity.block_size = v),
+    NBODY_OPTION(
+        "deterministic",
+        "GPU: bit-identical results run after run (the direct sum evaluates each pair from both "
+        "sides instead of once with atomics).",
+        o.gravity.deterministic, to_bool, o.gravity.deterministic = v),
+    NBODY_OPTION(
+        "device",
+        "Where the simulation runs: 'cpu', or 'gpu' (the whole state on the GPU; arrays are then "
+        "copies downloaded from it).",
+        std::string(to_string(o.gravity.device)), to_str, o.gravity.device = parse_device(v)),
+    NBODY_OPTION(
+        "precision",
+        "Force arithmetic: 'float', 'double', or 'auto' (double for the direct sum, float for the "
+        "tree). The state is always float64.",
+        std::string(to_string(o.gravity.precision)), to_str,
+        o.gravity.precision = parse_precision(v)),
+    NBODY_OPTION("threads", "CPU threads for forces (0 = all available).", o.gravity.threads,
+                 to_int, o.gravity.threads = v),
+    NBODY_OPTION(
+        "integrator",
+        "Time integrator: 'leapfrog' (kick-drift-kick), 'euler' (semi-implicit) or 'kinematic'.",
+        std::string(to_string(o.integrator.scheme)), to_str,
+        o.integrator.scheme = parse_integrator_scheme(v)),
+    NBODY_OPTION("damping",
+                 "Velocities times this factor after each step's velocity update (1 = none).",
                  o.integrator.damping, to_double, o.integrator.damping = v),
-    NBODY_OPTION("collisions",
-                 "Collisions between bodies with radii: 'none', 'bounce' or 'merge' (merges change N).",
-                 std::string(to_string(o.collisions.model)), to_str,
-                 o.collisions.model = parse_collision_model(v)),
-    NBODY_OPTION("restitution", "bounce: coefficient of restitution (1 elastic, 0 perfectly inelastic).",
+    NBODY_OPTION(
+        "collisions",
+        "Collisions between bodies with radii: 'none', 'bounce' or 'merge' (merges change N).",
+        std::string(to_string(o.collisions.model)), to_str,
+        o.collisions.model = parse_collision_model(v)),
+    NBODY_OPTION("restitution",
+                 "bounce: coefficient of restitution (1 elastic, 0 perfectly inelastic).",
                  o.collisions.restitution, to_double, o.collisions.restitution = v),
-    NBODY_OPTION("collision_iterations", "Collision resolution passes per step.", o.collisions.iterations,
-                 to_int, o.collisions.iterations = v),
+    NBODY_OPTION("collision_iterations", "Collision resolution passes per step.",
+                 o.collisions.iterations, to_int, o.collisions.iterations = v),
 };
 
 #undef NBODY_OPTION
@@ -120,7 +137,9 @@ void validate(const RunOptions& o, int dim) {
   nbody::validate(c);
 }
 
-const std::vector<OptionSpec>& option_specs() { return kOptions; }
+const std::vector<OptionSpec>& option_specs() {
+  return kOptions;
+}
 
 const OptionSpec* find_option(std::string_view name) {
   for (const auto& spec : kOptions) {
@@ -144,9 +163,10 @@ void apply_keywords(RunOptions& options, const nb::dict& kwargs, const char* cal
     if (skipped) continue;
     const OptionSpec* spec = find_option(name);
     if (!spec) {
-      throw nb::type_error(fmt::format("{} got an unexpected keyword argument '{}' (run options: {})",
-                                       caller, name, option_names())
-                               .c_str());
+      throw nb::type_error(
+          fmt::format("{} got an unexpected keyword argument '{}' (run options: {})", caller, name,
+                      option_names())
+              .c_str());
     }
     spec->set(options, value);
   }

@@ -32,7 +32,7 @@ struct OptionSpec {
   const char* doc;
   nb::object (*get)(const RunOptions&);
   void (*set)(RunOptions&, nb::handle);  // converts; raises TypeError for a wrong type
-  bool reconfigures = true;  // goes to Simulation::reconfigure() (all but dt)
+  bool reconfigures = true;              // goes to Simulation::reconfigure() (all but dt)
 };
 
 /// Every run option, in the order `nbody run --help` lists them.

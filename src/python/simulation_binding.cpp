@@ -50,8 +50,8 @@ class InterruptPoll {
   bool interrupted_ = false;
 };
 
-ParticleSystem from_arrays(nb::handle positions, nb::handle velocities, nb::handle masses, nb::handle radii,
-                           nb::handle ids, double time, int dim) {
+ParticleSystem from_arrays(nb::handle positions, nb::handle velocities, nb::handle masses,
+                           nb::handle radii, nb::handle ids, double time, int dim) {
   const InputArray x = as_float64(positions, "positions", {-1, 3});
   const std::size_t n = x.size();
   const auto count = static_cast<long>(n);
@@ -107,13 +107,17 @@ void set_option(PySimulation& sim, const OptionSpec& spec, nb::handle value) {
 
 std::string repr(PySimulation& sim) {
   const RunOptions& o = sim.options();
-  std::string text = fmt::format("nbody.Simulation(n={}, dim={}, time={:g}, dt={:g}, G={:g}, softening={:g}, "
-                                 "gravity='{}'",
-                                 sim.size(), sim.dim(), sim.time(), o.dt, o.gravity.G, o.gravity.softening,
-                                 to_string(o.gravity.algorithm));
-  if (o.gravity.algorithm == GravityAlgorithm::Tree) text += fmt::format(", theta={:g}", o.gravity.theta);
-  text += fmt::format(", integrator='{}', device='{}'", to_string(o.integrator.scheme), to_string(o.gravity.device));
-  if (o.collisions.model != CollisionModel::None) text += fmt::format(", collisions='{}'", to_string(o.collisions.model));
+  std::string text = fmt::format(
+      "nbody.Simulation(n={}, dim={}, time={:g}, dt={:g}, G={:g}, softening={:g}, "
+      "gravity='{}'",
+      sim.size(), sim.dim(), sim.time(), o.dt, o.gravity.G, o.gravity.softening,
+      to_string(o.gravity.algorithm));
+  if (o.gravity.algorithm == GravityAlgorithm::Tree)
+    text += fmt::format(", theta={:g}", o.gravity.theta);
+  text += fmt::format(", integrator='{}', device='{}'", to_string(o.integrator.scheme),
+                      to_string(o.gravity.device));
+  if (o.collisions.model != CollisionModel::None)
+    text += fmt::format(", collisions='{}'", to_string(o.collisions.model));
   return text + ")";
 }
 
@@ -133,11 +137,12 @@ void bind_simulation(nb::module_& m) {
               "W = -G sum_{i<j} m_i m_j / sqrt(r^2 + eps^2), with the simulation's softening")
       .def_ro("total", &Energy::total, "T + W")
       .def("__repr__", [](const Energy& e) {
-        return fmt::format("nbody.Energy(kinetic={:.17g}, potential={:.17g}, total={:.17g})", e.kinetic,
-                           e.potential, e.total);
+        return fmt::format("nbody.Energy(kinetic={:.17g}, potential={:.17g}, total={:.17g})",
+                           e.kinetic, e.potential, e.total);
       });
 
-  SimulationClass cls(m, "Simulation", R"(An N-body simulation: bodies, a gravity solver and an integrator.
+  SimulationClass cls(m, "Simulation",
+                      R"(An N-body simulation: bodies, a gravity solver and an integrator.
 
 Simulation(positions, velocities, masses, radii=None, ids=None, *, time=0.0, dim=3, **options)
 
@@ -162,16 +167,19 @@ change bodies there.
 
   cls.def(
       "__init__",
-      [](PySimulation* self, nb::handle positions, nb::handle velocities, nb::handle masses, nb::handle radii,
-         nb::handle ids, double time, int dim, nb::kwargs options) {
+      [](PySimulation* self, nb::handle positions, nb::handle velocities, nb::handle masses,
+         nb::handle radii, nb::handle ids, double time, int dim, nb::kwargs options) {
         RunOptions run;
         apply_keywords(run, options, "Simulation()");
-        new (self) PySimulation(from_arrays(positions, velocities, masses, radii, ids, time, dim), run);
+        new (self)
+            PySimulation(from_arrays(positions, velocities, masses, radii, ids, time, dim), run);
       },
-      "positions"_a, "velocities"_a, "masses"_a, "radii"_a = nb::none(), "ids"_a = nb::none(), nb::kw_only(),
-      "time"_a = 0.0, "dim"_a = 3, "options"_a,
-      "Bodies from arrays: positions and velocities (N, 3), masses (N), optional radii (N) and ids (N, "
-      "positive integers); dim=2 makes the system planar (z = vz = 0). Keyword options: see sim.options.");
+      "positions"_a, "velocities"_a, "masses"_a, "radii"_a = nb::none(), "ids"_a = nb::none(),
+      nb::kw_only(), "time"_a = 0.0, "dim"_a = 3, "options"_a,
+      "Bodies from arrays: positions and velocities (N, 3), masses (N), optional radii (N) and ids "
+      "(N, "
+      "positive integers); dim=2 makes the system planar (z = vz = 0). Keyword options: see "
+      "sim.options.");
 
   // ---- Run options ---------------------------------------------------------------------
   for (const OptionSpec& spec : option_specs()) {
@@ -189,7 +197,8 @@ change bodies there.
         PySimulation::Busy busy(sim);
         return options_dict(sim.options());
       },
-      "Every run option and its value, as a dict (a copy: set options through the properties or set()).");
+      "Every run option and its value, as a dict (a copy: set options through the properties or "
+      "set()).");
   cls.def(
       "set",
       [](PySimulation& sim, nb::kwargs options) {
@@ -255,7 +264,9 @@ change bodies there.
   cls.def(
       "step",
       [](PySimulation& sim, long long count) {
-        if (count < 0) throw nb::value_error(fmt::format("step({}): the number of steps must be >= 0", count).c_str());
+        if (count < 0)
+          throw nb::value_error(
+              fmt::format("step({}): the number of steps must be >= 0", count).c_str());
         PySimulation::Busy busy(sim);
         InterruptPoll poll;
         {
@@ -265,7 +276,8 @@ change bodies there.
         poll.raise_if_interrupted();
       },
       "count"_a = 1,
-      "Advances by count steps of size dt. Releases the GIL (other Python threads run meanwhile); Ctrl-C "
+      "Advances by count steps of size dt. Releases the GIL (other Python threads run meanwhile); "
+      "Ctrl-C "
       "stops after the step in progress.");
   cls.def(
       "evolve",
@@ -279,7 +291,8 @@ change bodies there.
         poll.raise_if_interrupted();
       },
       "t"_a,
-      "Steps of size dt until the time is exactly t (the last step shortened to land on it, as `nbody run "
+      "Steps of size dt until the time is exactly t (the last step shortened to land on it, as "
+      "`nbody run "
       "--t-end`). Releases the GIL.");
 
   // ---- Measures -------------------------------------------------------------------------
@@ -294,7 +307,8 @@ change bodies there.
         }
         return Energy{d.kinetic, d.potential, d.total_energy};
       },
-      "Kinetic, potential (O(N^2), with the softening) and total energy as an nbody.Energy. Releases the "
+      "Kinetic, potential (O(N^2), with the softening) and total energy as an nbody.Energy. "
+      "Releases the "
       "GIL.");
   cls.def(
       "diagnostics",
@@ -347,14 +361,16 @@ change bodies there.
         out["seconds"] = t.seconds;
         return out;
       },
-      "Collision totals so far: stages, contacts, merges, max_overlap (latest stage), energy_lost, seconds.");
+      "Collision totals so far: stages, contacts, merges, max_overlap (latest stage), energy_lost, "
+      "seconds.");
 
   cls.def(
       "copy",
       [](PySimulation& sim) {
         PySimulation::Busy busy(sim);
         ParticleSystem ps = sim.state();
-        return nb::cast(new PySimulation(std::move(ps), sim.options()), nb::rv_policy::take_ownership);
+        return nb::cast(new PySimulation(std::move(ps), sim.options()),
+                        nb::rv_policy::take_ownership);
       },
       "An independent simulation with the same bodies, time and options.");
   cls.def("__repr__", [](PySimulation& sim) {

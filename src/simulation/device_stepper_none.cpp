@@ -6,8 +6,9 @@
 
 namespace nbody {
 
-std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options, std::shared_ptr<ForceReducer>) {
-  (void)make_gravity_solver(options.gravity);  // throws
+std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options,
+                                             std::shared_ptr<ForceReducer>) {
+  (void)make_gravity_solver(options.gravity);                // throws
   throw Error("--device gpu: not available in this build");  // not reached
 }
 

@@ -34,7 +34,8 @@ class HostStepper final : public Stepper {
         reducer_(std::move(reducer)) {
     // Several processes: this one computes its share, and the shares are summed (a solver
     // that cannot split computes everything everywhere, with nothing to sum).
-    sharing_ = reducer_ && reducer_->parts() > 1 && gravity_->set_share(reducer_->part(), reducer_->parts());
+    sharing_ = reducer_ && reducer_->parts() > 1 &&
+               gravity_->set_share(reducer_->part(), reducer_->parts());
   }
 
   [[nodiscard]] std::string solver_name() const override { return gravity_->name(); }
@@ -42,7 +43,8 @@ class HostStepper final : public Stepper {
   void upload(ParticleSystem& host) override { state_ = &host; }
 
   void step(double dt) override {
-    integrator_->step(*state_, [this](ParticleSystem& ps) { evaluate_forces(ps); }, dt);
+    integrator_->step(
+        *state_, [this](ParticleSystem& ps) { evaluate_forces(ps); }, dt);
     if (options_.gravity.algorithm == GravityAlgorithm::Tree) {  // the last evaluation's split
       const SolverStats st = gravity_->stats();
       times_.stages.add("build", st.build_seconds);
@@ -111,12 +113,15 @@ class HostStepper final : public Stepper {
 
 }  // namespace
 
-std::unique_ptr<Stepper> make_host_stepper(const SimulationOptions& options, std::shared_ptr<ForceReducer> reducer) {
+std::unique_ptr<Stepper> make_host_stepper(const SimulationOptions& options,
+                                           std::shared_ptr<ForceReducer> reducer) {
   return std::make_unique<HostStepper>(options, std::move(reducer));
 }
 
-std::unique_ptr<Stepper> make_stepper(const SimulationOptions& options, std::shared_ptr<ForceReducer> reducer) {
-  if (options.gravity.device == Device::Gpu) return make_device_stepper(options, std::move(reducer));
+std::unique_ptr<Stepper> make_stepper(const SimulationOptions& options,
+                                      std::shared_ptr<ForceReducer> reducer) {
+  if (options.gravity.device == Device::Gpu)
+    return make_device_stepper(options, std::move(reducer));
   return make_host_stepper(options, std::move(reducer));
 }
 

@@ -38,16 +38,18 @@ void check_radii(const SimulationOptions& o, const ParticleSystem& ps) {
 
 /// Whether two sets of gravity options give the same accelerations (the thread count aside).
 bool same_forces(const GravityOptions& a, const GravityOptions& b) {
-  return a.algorithm == b.algorithm && a.kernel == b.kernel && a.device == b.device && a.precision == b.precision &&
-         a.G == b.G && a.softening == b.softening && a.theta == b.theta && a.quadrupole == b.quadrupole &&
-         a.dim == b.dim && a.block_size == b.block_size && a.deterministic == b.deterministic;
+  return a.algorithm == b.algorithm && a.kernel == b.kernel && a.device == b.device &&
+         a.precision == b.precision && a.G == b.G && a.softening == b.softening &&
+         a.theta == b.theta && a.quadrupole == b.quadrupole && a.dim == b.dim &&
+         a.block_size == b.block_size && a.deterministic == b.deterministic;
 }
 
 }  // namespace
 
 Simulation::Simulation(ParticleSystem particles, const SimulationOptions& options,
                        std::shared_ptr<ForceReducer> reducer)
-    : particles_(std::make_unique<ParticleSystem>(std::move(particles))), reducer_(std::move(reducer)) {
+    : particles_(std::make_unique<ParticleSystem>(std::move(particles))),
+      reducer_(std::move(reducer)) {
   if (particles_->dim == 2) particles_->make_planar();
   options_ = for_system(options, particles_->dim);
   check_radii(options_, *particles_);
@@ -58,7 +60,8 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
 Simulation::Simulation(ParticleSystem particles, const GravityOptions& gravity,
                        const IntegratorOptions& integrator, const CollisionOptions& collisions,
                        std::shared_ptr<ForceReducer> reducer)
-    : Simulation(std::move(particles), SimulationOptions{gravity, integrator, collisions}, std::move(reducer)) {}
+    : Simulation(std::move(particles), SimulationOptions{gravity, integrator, collisions},
+                 std::move(reducer)) {}
 
 Simulation::~Simulation() = default;
 Simulation::Simulation(Simulation&&) noexcept = default;
@@ -102,9 +105,13 @@ void Simulation::positions(std::vector<float>& xyz) const {
   stepper_->download_positions(xyz);
 }
 
-double Simulation::time() const { return host_stale_ ? stepper_->time() : particles_->time; }
+double Simulation::time() const {
+  return host_stale_ ? stepper_->time() : particles_->time;
+}
 
-std::size_t Simulation::size() const { return host_stale_ ? stepper_->size() : particles_->size(); }
+std::size_t Simulation::size() const {
+  return host_stale_ ? stepper_->size() : particles_->size();
+}
 
 void Simulation::step(double dt) {
   const auto start = std::chrono::steady_clock::now();
@@ -112,7 +119,8 @@ void Simulation::step(double dt) {
   stepper_->step(dt);
   host_stale_ = true;
   StepTimes t = stepper_->take_times();
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const auto& [stage, seconds] : t.stages.entries()) gravity_stages_.add(stage, seconds);
   times_.add("gravity", t.gravity_seconds);
   if (options_.collisions.model != CollisionModel::None) {
@@ -135,9 +143,13 @@ void Simulation::reconfigure(const SimulationOptions& options) {
   host_edited_ = false;
 }
 
-std::string Simulation::solver_name() const { return stepper_->solver_name(); }
+std::string Simulation::solver_name() const {
+  return stepper_->solver_name();
+}
 
-std::string Simulation::integrator_name() const { return std::string(to_string(options_.integrator.scheme)); }
+std::string Simulation::integrator_name() const {
+  return std::string(to_string(options_.integrator.scheme));
+}
 
 void Simulation::resume(std::uint64_t steps_done, const CollisionTotals& collisions) {
   steps_done_ = steps_done;

@@ -23,10 +23,10 @@ namespace nbody {
 
 /// What the steps since the last take_times() cost and did.
 struct StepTimes {
-  double gravity_seconds = 0;   // force evaluations (the sum of the processes' shares included)
-  double collision_seconds = 0; // collision stages (wall time on the host, kernels on the GPU)
-  CollisionTotals collisions;   // every collision stage; empty without collisions
-  PhaseTimes stages;            // the force evaluation's stages (tree: build, walk / bbox ... force)
+  double gravity_seconds = 0;    // force evaluations (the sum of the processes' shares included)
+  double collision_seconds = 0;  // collision stages (wall time on the host, kernels on the GPU)
+  CollisionTotals collisions;    // every collision stage; empty without collisions
+  PhaseTimes stages;  // the force evaluation's stages (tree: build, walk / bbox ... force)
 };
 
 class Stepper {

@@ -24,7 +24,9 @@ using nbody::AlignedVector;
 
 /// Morton key bits per axis: 21 in 3D (63-bit keys), 31 in 2D (62-bit keys). Also the
 /// maximum depth: a cell at that level cannot be split, so it is a leaf whatever it holds.
-[[nodiscard]] constexpr int key_bits_per_axis(int dim) { return dim == 2 ? 31 : 21; }
+[[nodiscard]] constexpr int key_bits_per_axis(int dim) {
+  return dim == 2 ? 31 : 21;
+}
 
 struct Tree {
   int dim = 3;
@@ -47,7 +49,7 @@ struct Tree {
   std::vector<std::uint32_t> begin, end;  // body range in tree order
   // Moments (tree_moments.cpp).
   std::vector<double> mass, comx, comy, comz;
-  std::vector<Quadrupole<double>> quad;   // about the COM; empty unless asked for
+  std::vector<Quadrupole<double>> quad;  // about the COM; empty unless asked for
 
   /// What the force walk reads of a cell, packed in one 80-byte record (built by
   /// compute_moments): the walk visits thousands of cells per group, and reading them from

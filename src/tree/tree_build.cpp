@@ -49,8 +49,10 @@ void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int th
   // saves, and on a loaded machine its barriers can stall for milliseconds (measured: the
   // build at N = 5000 took 24 ms instead of 0.4 ms while the other core was busy).
   const bool parallel = n >= 50000;
-#pragma omp parallel for num_threads(team) schedule(static) if (parallel) \
-    reduction(min : lx, ly, lz) reduction(max : hx, hy, hz)
+#pragma omp parallel for num_threads(team) schedule(static) if (parallel) reduction(min           \
+                                                                                    : lx, ly, lz) \
+    reduction(max                                                                                 \
+              : hx, hy, hz)
   for (std::ptrdiff_t i = 0; i < sn; ++i) {
     const auto u = static_cast<std::size_t>(i);
     lx = std::min(lx, ps.x[u]);
@@ -67,8 +69,8 @@ void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int th
   const double extent = std::max({hx - lx, hy - ly, hz - lz});
   // Slightly larger than the extent so the extreme bodies get keys below 2^bits; all
   // bodies at one point still get a cube of positive size (its value does not matter).
-  const double big = std::max({std::abs(lx), std::abs(hx), std::abs(ly), std::abs(hy),
-                               std::abs(lz), std::abs(hz)});
+  const double big = std::max(
+      {std::abs(lx), std::abs(hx), std::abs(ly), std::abs(hy), std::abs(lz), std::abs(hz)});
   t.root_half = extent > 0 ? 0.5 * extent * (1 + 1e-9) : (big > 0 ? big : 1.0);
 
   // Morton keys in parallel. Digit order inside a level: x is bit 0, y bit 1, z bit 2.
@@ -86,8 +88,9 @@ void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int th
   for (std::ptrdiff_t i = 0; i < sn; ++i) {
     const auto u = static_cast<std::size_t>(i);
     const std::uint64_t gx = grid(ps.x[u], x0), gy = grid(ps.y[u], y0);
-    const std::uint64_t key = planar ? spread2(gx) | spread2(gy) << 1
-                                     : spread3(gx) | spread3(gy) << 1 | spread3(grid(ps.z[u], z0)) << 2;
+    const std::uint64_t key =
+        planar ? spread2(gx) | spread2(gy) << 1
+               : spread3(gx) | spread3(gy) << 1 | spread3(grid(ps.z[u], z0)) << 2;
     scratch.keyed[u] = {key, static_cast<std::uint32_t>(u)};
   }
   radix_sort(scratch.keyed, scratch.tmp, dim * bits);
@@ -134,9 +137,9 @@ void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int th
     for (std::uint32_t digit = 0; digit < children && lo < e; ++digit) {
       // Keys in [b, e) share every digit above this level, so the digit orders them.
       const std::uint64_t* first = t.keys.data() + lo;
-      const auto* hi_ptr = std::partition_point(first, static_cast<const std::uint64_t*>(t.keys.data() + e), [&](std::uint64_t k) {
-        return ((k >> shift) & (children - 1)) <= digit;
-      });
+      const auto* hi_ptr = std::partition_point(
+          first, static_cast<const std::uint64_t*>(t.keys.data() + e),
+          [&](std::uint64_t k) { return ((k >> shift) & (children - 1)) <= digit; });
       const auto hi = static_cast<std::uint32_t>(hi_ptr - t.keys.data());
       if (hi > lo) {
         add_cell(static_cast<std::int32_t>(c), static_cast<std::uint8_t>(level + 1),

@@ -5,7 +5,9 @@
 namespace nbody {
 
 std::unique_ptr<GravitySolver> make_tree_cuda(const GravityOptions&) {
-  throw Error("--device gpu: this nbody was built without CUDA (configure with -DNBODY_CUDA=ON or the cuda preset)");
+  throw Error(
+      "--device gpu: this nbody was built without CUDA (configure with -DNBODY_CUDA=ON or the cuda "
+      "preset)");
 }
 
 }  // namespace nbody

@@ -72,8 +72,9 @@ void compute_moments(Tree& t, bool quadrupole) {
   t.walk_nodes.resize(cells);
   for (std::size_t c = 0; c < cells; ++c) {
     auto& w = t.walk_nodes[c];
-    w = {t.comx[c], t.comy[c], t.comz[c], t.mass[c], t.cx[c],    t.cy[c],
-         t.cz[c],   t.half[c], t.first_child[c], c == 0 ? -1 : w.next, t.begin[c], t.end[c]};
+    w = {t.comx[c],  t.comy[c], t.comz[c], t.mass[c],        t.cx[c],
+         t.cy[c],    t.cz[c],   t.half[c], t.first_child[c], c == 0 ? -1 : w.next,
+         t.begin[c], t.end[c]};
     if (t.is_leaf(c)) continue;
     const auto first = static_cast<std::size_t>(t.first_child[c]);
     const std::size_t last = first + t.child_count[c] - 1;

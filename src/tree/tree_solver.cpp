@@ -110,8 +110,8 @@ class TreeSolver final : public GravitySolver {
 
 void check_tree_options(const GravityOptions& options) {
   if (!std::isfinite(options.theta) || options.theta < 0) {
-    throw Error(fmt::format("--theta {}: the opening angle must be a finite number >= 0",
-                            options.theta));
+    throw Error(
+        fmt::format("--theta {}: the opening angle must be a finite number >= 0", options.theta));
   }
   if (options.dim != 2 && options.dim != 3) {
     throw Error(fmt::format("--dim {}: the tree needs 2 (quadtree) or 3 (octree)", options.dim));

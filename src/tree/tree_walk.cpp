@@ -205,10 +205,9 @@ std::uint64_t walk_forces(const Tree& t, const std::vector<Group>& groups,
         s.ty[k] = Real((t.y[gb + k] - gy) * sp);
         s.tz[k] = Real((t.z[gb + k] - gz) * sp);
       }
-      const simd::KernelArgs<Real> args{s.jx.data(), s.jy.data(), s.jz.data(), s.jm.data(),
-                                        list, eps_scaled * eps_scaled,
-                                        s.ax.data(), s.ay.data(), s.az.data(),
-                                        s.tx.data(), s.ty.data(), s.tz.data()};
+      const simd::KernelArgs<Real> args{
+          s.jx.data(), s.jy.data(), s.jz.data(), s.jm.data(), list,        eps_scaled * eps_scaled,
+          s.ax.data(), s.ay.data(), s.az.data(), s.tx.data(), s.ty.data(), s.tz.data()};
       kernel(args, 0, padded);
       interactions += std::uint64_t(count) * list;
 
@@ -219,8 +218,8 @@ std::uint64_t walk_forces(const Tree& t, const std::vector<Group>& groups,
         for (const std::int32_t c : s.quad_cells) {
           const auto u = static_cast<std::size_t>(c);
           accumulate_quadrupole_acceleration<double>(t.comx[u] - t.x[i], t.comy[u] - t.y[i],
-                                                     t.comz[u] - t.z[i], t.quad[u], eps2, qx,
-                                                     qy, qz);
+                                                     t.comz[u] - t.z[i], t.quad[u], eps2, qx, qy,
+                                                     qz);
         }
         ax[i] = double(s.ax[k]) * back + qx;
         ay[i] = double(s.ay[k]) * back + qy;

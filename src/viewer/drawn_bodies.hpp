@@ -46,7 +46,7 @@ class DrawnBodies {
   void read_state(LiveSimulation& live, render::ColorBy by, bool bodies_changed);
 
   std::vector<float> xyz_;
-  ParticleSystem bodies_;       // masses, radii, ids; positions filled in by system()
+  ParticleSystem bodies_;  // masses, radii, ids; positions filled in by system()
   bool positions_synced_ = false;
   std::vector<float> values_;
   render::ColorRange range_;

@@ -68,7 +68,8 @@ void settings_tab(ViewState& state, LiveSimulation& live) {
   SimulationOptions s = live.options();
   bool changed = false;
   ImGui::TextDisabled("Solver (a change applies to the running simulation)");
-  changed |= combo("algorithm", s.gravity.algorithm, {GravityAlgorithm::Direct, GravityAlgorithm::Tree});
+  changed |=
+      combo("algorithm", s.gravity.algorithm, {GravityAlgorithm::Direct, GravityAlgorithm::Tree});
   changed |= combo("device", s.gravity.device, {Device::Cpu, Device::Gpu});
   const int max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ImGui::BeginDisabled(s.gravity.device == Device::Gpu);
@@ -82,8 +83,9 @@ void settings_tab(ViewState& state, LiveSimulation& live) {
   ImGui::SliderInt("steps per frame", &state.steps_per_frame, 1, 200);
   changed |= slider_double("G", &s.gravity.G, state.G_range[0], state.G_range[1], true, "%.4g");
   changed |= slider_double("softening", &s.gravity.softening, 0.0, state.softening_max, true);
-  changed |= combo("integrator", s.integrator.scheme,
-                   {IntegratorScheme::Leapfrog, IntegratorScheme::Euler, IntegratorScheme::Kinematic});
+  changed |=
+      combo("integrator", s.integrator.scheme,
+            {IntegratorScheme::Leapfrog, IntegratorScheme::Euler, IntegratorScheme::Kinematic});
   changed |= slider_double("damping", &s.integrator.damping, 0.9, 1.0, false, "%.4f");
 
   changed |= combo("collisions", s.collisions.model,
@@ -130,8 +132,8 @@ void settings_tab(ViewState& state, LiveSimulation& live) {
 
 void performance_tab(const ViewState& state, LiveSimulation& live) {
   Simulation& sim = live.simulation();
-  ImGui::Text("%zu bodies (%dD), t = %.5g, %llu steps", sim.size(), live.dim(),
-              sim.time(), static_cast<unsigned long long>(live.steps_done()));
+  ImGui::Text("%zu bodies (%dD), t = %.5g, %llu steps", sim.size(), live.dim(), sim.time(),
+              static_cast<unsigned long long>(live.steps_done()));
   ImGui::Text("solver: %s, %s", sim.solver_name().c_str(), sim.integrator_name().c_str());
   ImGui::Text("%.1f steps/s   frame %.2f ms (%.0f fps)", live.steps_per_second(), state.frame_ms,
               state.frame_ms > 0 ? 1e3 / state.frame_ms : 0.0);

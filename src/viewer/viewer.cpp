@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <numbers>
 #include <utility>
 
@@ -99,7 +98,7 @@ class ViewerApp {
   LiveSimulation live_;
   DrawnBodies drawn_;  // what is drawn of live_'s bodies (positions read every frame)
   std::uint64_t uploaded_attributes_ = 0;  // drawn_.attributes_version() the renderer has
-  Window window_;  // the GL context: everything below needs it
+  Window window_;                          // the GL context: everything below needs it
   SceneRenderer renderer_;
   CameraControl camera_;
   DebugOverlay debug_;
@@ -377,18 +376,7 @@ void ViewerApp::draw_scene(int width, int height) {
 }
 
 void ViewerApp::save_screenshot(int width, int height) const {
-  render::Image image(width, height);
-  std::vector<unsigned char> rows(image.rgb.size());
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);  // RGB rows are not 4-byte multiples
-  glReadBuffer(GL_BACK);
-  glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, rows.data());
-  // OpenGL's first row is the bottom one; images start at the top.
-  const std::size_t row_bytes = static_cast<std::size_t>(width) * 3;
-  for (int y = 0; y < height; ++y) {
-    std::memcpy(image.pixel(0, y),
-                rows.data() + static_cast<std::size_t>(height - 1 - y) * row_bytes, row_bytes);
-  }
-  render::write_png(options_.screenshot, image);
+  render::write_png(options_.screenshot, read_back_buffer(width, height));
   fmt::print(stderr, "nbody view: wrote {} ({}x{})\n", options_.screenshot, width, height);
 }
 

@@ -1,5 +1,8 @@
 #include "viewer/window.hpp"
 
+#include <cstring>
+#include <vector>
+
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
@@ -124,6 +127,21 @@ void Window::pixel_scale(double& sx, double& sy) const {
   glfwGetWindowSize(window_, &ww, &wh);
   sx = ww > 0 ? static_cast<double>(fw) / ww : 1.0;
   sy = wh > 0 ? static_cast<double>(fh) / wh : 1.0;
+}
+
+render::Image read_back_buffer(int width, int height) {
+  render::Image image(width, height);
+  std::vector<unsigned char> rows(image.rgb.size());
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);  // RGB rows are not 4-byte multiples
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, rows.data());
+  // OpenGL's first row is the bottom one; images start at the top.
+  const std::size_t row_bytes = static_cast<std::size_t>(width) * 3;
+  for (int y = 0; y < height; ++y) {
+    std::memcpy(image.pixel(0, y),
+                rows.data() + static_cast<std::size_t>(height - 1 - y) * row_bytes, row_bytes);
+  }
+  return image;
 }
 
 }  // namespace nbody::viewer

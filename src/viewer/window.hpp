@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "render/image.hpp"
 #include "viewer/gl.hpp"
 
 namespace nbody::viewer {
@@ -53,5 +54,8 @@ class Window {
   std::vector<InputEvent> pending_;  // filled by the callbacks
   bool imgui_ready_ = false;
 };
+
+/// The back buffer of the current context as an image (top row first), for --screenshot.
+[[nodiscard]] render::Image read_back_buffer(int width, int height);
 
 }  // namespace nbody::viewer

@@ -6,9 +6,9 @@
 //
 // The pair functions return changes (PairChange) instead of writing the bodies, so a GPU
 // kernel can sum each body's changes over its contacts (the CUDA engine's Jacobi
-// push-apart) while a sequential solver applies them at once (apply_* below). Every change keeps the pair's momentum and centre of mass:
-// body a moves by -s * w_a * n and body b by +s * w_b * n, with the mass shares
-// w_a = m_b / (m_a + m_b), w_b = m_a / (m_a + m_b), so m_a w_a = m_b w_b.
+// push-apart) while a sequential solver applies them at once (apply_* below). Every change keeps
+// the pair's momentum and centre of mass: body a moves by -s * w_a * n and body b by +s * w_b * n,
+// with the mass shares w_a = m_b / (m_a + m_b), w_b = m_a / (m_a + m_b), so m_a w_a = m_b w_b.
 #include <cmath>
 
 #include "nbody/host_device.hpp"
@@ -76,7 +76,8 @@ NBODY_HD bool within_reach(const CollisionBody<Real>& a, const CollisionBody<Rea
 inline constexpr double kOverlapRoundoff = 1e-9;
 
 template <class Real>
-NBODY_HD bool resolvable_overlap(const Contact<Real>& c, const CollisionBody<Real>& a, const CollisionBody<Real>& b) {
+NBODY_HD bool resolvable_overlap(const Contact<Real>& c, const CollisionBody<Real>& a,
+                                 const CollisionBody<Real>& b) {
   return c.overlap > Real(kOverlapRoundoff) * (a.radius + b.radius);
 }
 

@@ -46,9 +46,12 @@ struct StepFactors {
 
 [[nodiscard]] inline StepFactors step_factors(IntegratorScheme scheme, double dt, double damping) {
   switch (scheme) {
-    case IntegratorScheme::Leapfrog: return {dt, 0.5 * dt, damping};
-    case IntegratorScheme::Kinematic: return {dt, 0.5 * dt * dt, damping};
-    case IntegratorScheme::Euler: break;
+    case IntegratorScheme::Leapfrog:
+      return {dt, 0.5 * dt, damping};
+    case IntegratorScheme::Kinematic:
+      return {dt, 0.5 * dt * dt, damping};
+    case IntegratorScheme::Euler:
+      break;
   }
   return {dt, 0.0, damping};
 }

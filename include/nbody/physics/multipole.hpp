@@ -41,8 +41,8 @@ NBODY_HD void add_point_quadrupole(Quadrupole<Real>& q, Real m, Real x, Real y, 
 /// centre of mass: parallel-axis theorem, the child's mass m sitting at offset (x, y, z)
 /// from the parent's centre of mass (the child's dipole about its own COM is zero).
 template <class Real>
-NBODY_HD void add_shifted_quadrupole(Quadrupole<Real>& q, const Quadrupole<Real>& child,
-                                            Real m, Real x, Real y, Real z) {
+NBODY_HD void add_shifted_quadrupole(Quadrupole<Real>& q, const Quadrupole<Real>& child, Real m,
+                                     Real x, Real y, Real z) {
   q.xx += child.xx;
   q.yy += child.yy;
   q.zz += child.zz;
@@ -57,8 +57,8 @@ NBODY_HD void add_shifted_quadrupole(Quadrupole<Real>& q, const Quadrupole<Real>
 /// Math chooses how 1/sqrt is computed, as in accumulate_pair_acceleration.
 template <class Real, class Math = PairMath<Real>>
 NBODY_HD void accumulate_quadrupole_acceleration(Real dx, Real dy, Real dz,
-                                                        const Quadrupole<Real>& q, Real eps2,
-                                                        Real& ax, Real& ay, Real& az) {
+                                                 const Quadrupole<Real>& q, Real eps2, Real& ax,
+                                                 Real& ay, Real& az) {
   const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;
   const Real inv_r = Math::safe_rsqrt(r2);
   const Real inv_r2 = inv_r * inv_r;

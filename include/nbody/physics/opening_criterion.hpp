@@ -29,8 +29,8 @@ NBODY_HD bool bh_must_open(Real s2, Real theta2, Real d2) {
 /// Squared distance from point p to the axis-aligned box centre c, half-extents h
 /// (0 when p is inside).
 template <class Real>
-NBODY_HD Real distance2_point_box(Real px, Real py, Real pz, Real cx, Real cy, Real cz,
-                                         Real hx, Real hy, Real hz) {
+NBODY_HD Real distance2_point_box(Real px, Real py, Real pz, Real cx, Real cy, Real cz, Real hx,
+                                  Real hy, Real hz) {
   auto gap = [](Real p, Real c, Real h) {
     const Real a = (p > c ? p - c : c - p) - h;
     return a > Real(0) ? a : Real(0);
@@ -43,9 +43,8 @@ NBODY_HD Real distance2_point_box(Real px, Real py, Real pz, Real cx, Real cy, R
 /// touch. `slack` widens the test (absolute), so that a body on a cell face, or one that
 /// rounding put a hair outside its cell, still counts as inside.
 template <class Real>
-NBODY_HD bool boxes_overlap(Real ax, Real ay, Real az, Real hax, Real hay, Real haz,
-                                   Real bx, Real by, Real bz, Real hbx, Real hby, Real hbz,
-                                   Real slack) {
+NBODY_HD bool boxes_overlap(Real ax, Real ay, Real az, Real hax, Real hay, Real haz, Real bx,
+                            Real by, Real bz, Real hbx, Real hby, Real hbz, Real slack) {
   auto apart = [slack](Real a, Real b, Real ha, Real hb) {
     return (a > b ? a - b : b - a) > ha + hb + slack;
   };

@@ -44,9 +44,9 @@ NBODY_HD void accumulate_pair_acceleration(Real dx, Real dy, Real dz, Real mj, R
 /// dx = x_j - x_i etc. Used by the GPU fast kernel for large N (each pair visited once).
 // cost: 3 FMA for r^2, one rsqrt, 4 MUL, 6 FMA to accumulate
 template <class Real, class Math = PairMath<Real>>
-NBODY_HD void accumulate_mutual_pair_acceleration(Real dx, Real dy, Real dz, Real mi, Real mj, Real eps2,
-                                                  Real& axi, Real& ayi, Real& azi, Real& axj, Real& ayj,
-                                                  Real& azj) {
+NBODY_HD void accumulate_mutual_pair_acceleration(Real dx, Real dy, Real dz, Real mi, Real mj,
+                                                  Real eps2, Real& axi, Real& ayi, Real& azi,
+                                                  Real& axj, Real& ayj, Real& azj) {
   const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;
   const Real inv_r = Math::safe_rsqrt(r2);
   const Real inv_r3 = inv_r * (inv_r * inv_r);

@@ -84,7 +84,8 @@ StageTiming time_stage(const BenchArgs& a, std::size_t n, int iterations) {
     ParticleSystem ps = start;
     const auto t0 = Clock::now();
     const CollisionStats s = handler->resolve(ps);
-    t.first_seconds = o.device == Device::Gpu ? s.detect_seconds + s.resolve_seconds : seconds_since(t0);
+    t.first_seconds =
+        o.device == Device::Gpu ? s.detect_seconds + s.resolve_seconds : seconds_since(t0);
   }
   // Relax the start (positions only), then step.
   ParticleSystem ps = start;
@@ -115,7 +116,8 @@ StageTiming time_stage(const BenchArgs& a, std::size_t n, int iterations) {
     const CollisionStats s = handler->resolve(ps);
     // On the GPU the handler copies the bodies in and out around the stage; a resident
     // run does not, so the stage's own time (detection + resolution) is what counts.
-    samples.push_back(o.device == Device::Gpu ? s.detect_seconds + s.resolve_seconds : seconds_since(t0));
+    samples.push_back(o.device == Device::Gpu ? s.detect_seconds + s.resolve_seconds
+                                              : seconds_since(t0));
     detect += s.detect_seconds;
     resolve += s.resolve_seconds;
     contacts += double(s.contacts);
@@ -179,12 +181,11 @@ void bench_collisions(const BenchArgs& a) {
   (void)parse_collision_model(a.collisions);
   if (a.collisions == "none")
     throw Error("--collisions none: nothing to time (use bounce or merge)");
-  fmt::print(
-      human,
-      "collisions: {} on the {}, {}D uniform cloud, volume fraction {:g}, {}\n", a.collisions,
-      a.device == "gpu" ? "GPU" : "CPU", a.dim, a.volume_fraction,
-      a.device == "gpu" ? fmt::format("GPU: {}", gpu_devices().empty() ? "?" : gpu_devices().front().name)
-                        : fmt::format("{} threads, CPU: {}", threads, info.cpu_model));
+  fmt::print(human, "collisions: {} on the {}, {}D uniform cloud, volume fraction {:g}, {}\n",
+             a.collisions, a.device == "gpu" ? "GPU" : "CPU", a.dim, a.volume_fraction,
+             a.device == "gpu"
+                 ? fmt::format("GPU: {}", gpu_devices().empty() ? "?" : gpu_devices().front().name)
+                 : fmt::format("{} threads, CPU: {}", threads, info.cpu_model));
   fmt::print(human,
              "ms/step: median stage of a running cloud (5% of a radius drift per step); first "
              "ms: one stage on the random, overlapping start\n");
@@ -226,7 +227,6 @@ void bench_collisions(const BenchArgs& a) {
   }
 }
 
-
 SuiteResult collisions_suite(const BenchArgs& a) {
   SuiteResult r;
   r.suite = "collisions";
@@ -237,7 +237,8 @@ SuiteResult collisions_suite(const BenchArgs& a) {
   r.meta["dim"] = a.dim;
   r.meta["volume_fraction"] = a.volume_fraction;
   r.meta["precision"] = "double";
-  r.columns = {"sweep", "device", "n", "iterations", "contacts", "detect_ms", "resolve_ms", "ms_per_step"};
+  r.columns = {"sweep",    "device",    "n",          "iterations",
+               "contacts", "detect_ms", "resolve_ms", "ms_per_step"};
   for (const std::string& d : bench_devices(a)) {
     BenchArgs b = a;
     b.device = d;
@@ -246,22 +247,38 @@ SuiteResult collisions_suite(const BenchArgs& a) {
     if (!a.quick) sizes.push_back(100000);
     if (!a.quick && d == "gpu") sizes.push_back(1000000);
     auto add = [&](const char* sweep, const StageTiming& t) {
-      r.add_row({sweep, d, t.n, t.iterations, t.contacts, 1e3 * t.detect_seconds, 1e3 * t.resolve_seconds,
-                 1e3 * t.step_seconds});
+      r.add_row({sweep, d, t.n, t.iterations, t.contacts, 1e3 * t.detect_seconds,
+                 1e3 * t.resolve_seconds, 1e3 * t.step_seconds});
     };
     for (const std::size_t n : sizes) add("n", time_stage(b, n, 1));
     for (const int k : {1, 2, 4, 8}) add("iterations", time_stage(b, sizes.back(), k));
   }
-  r.notes.push_back(fmt::format("{} in a {}D uniform cloud, volume fraction {:g}; ms per step: the stage's median on a "
-                                "running cloud (on the GPU without the per-call copies).",
-                                a.collisions, a.dim, a.volume_fraction));
-  r.plots.push_back({{"file", "collisions-n.png"}, {"kind", "line"}, {"x", "n"}, {"y", "ms_per_step"},
-                     {"group", "device"}, {"filter", {{"sweep", "n"}}}, {"logx", true}, {"logy", true},
-                     {"xlabel", "N (bodies)"}, {"ylabel", "ms per step"}, {"title", "Collision stage against N"}});
-  r.plots.push_back({{"file", "collisions-iterations.png"}, {"kind", "line"}, {"x", "iterations"},
-                     {"y", "ms_per_step"}, {"group", "device"}, {"filter", {{"sweep", "iterations"}}},
-                     {"logx", true}, {"logy", false}, {"xlabel", "resolution passes per step"},
-                     {"ylabel", "ms per step"}, {"title", "Collision stage against iterations"}});
+  r.notes.push_back(fmt::format(
+      "{} in a {}D uniform cloud, volume fraction {:g}; ms per step: the stage's median on a "
+      "running cloud (on the GPU without the per-call copies).",
+      a.collisions, a.dim, a.volume_fraction));
+  r.plots.push_back({{"file", "collisions-n.png"},
+                     {"kind", "line"},
+                     {"x", "n"},
+                     {"y", "ms_per_step"},
+                     {"group", "device"},
+                     {"filter", {{"sweep", "n"}}},
+                     {"logx", true},
+                     {"logy", true},
+                     {"xlabel", "N (bodies)"},
+                     {"ylabel", "ms per step"},
+                     {"title", "Collision stage against N"}});
+  r.plots.push_back({{"file", "collisions-iterations.png"},
+                     {"kind", "line"},
+                     {"x", "iterations"},
+                     {"y", "ms_per_step"},
+                     {"group", "device"},
+                     {"filter", {{"sweep", "iterations"}}},
+                     {"logx", true},
+                     {"logy", false},
+                     {"xlabel", "resolution passes per step"},
+                     {"ylabel", "ms per step"},
+                     {"title", "Collision stage against iterations"}});
   return r;
 }
 

@@ -21,19 +21,22 @@ double time_evaluations(GravitySolver& solver, ParticleSystem& ps, double budget
   solver.compute_accelerations(ps);  // warm-up: page in scratch buffers, spin up threads
   std::vector<double> samples;
   const auto start = Clock::now();
-  while (samples.size() < 3 || (std::chrono::duration<double>(Clock::now() - start).count() < budget &&
-                                samples.size() < 1000)) {
+  while (samples.size() < 3 ||
+         (std::chrono::duration<double>(Clock::now() - start).count() < budget &&
+          samples.size() < 1000)) {
     const auto t0 = Clock::now();
     solver.compute_accelerations(ps);
     samples.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
   }
-  std::nth_element(samples.begin(), samples.begin() + std::ptrdiff_t(samples.size() / 2), samples.end());
+  std::nth_element(samples.begin(), samples.begin() + std::ptrdiff_t(samples.size() / 2),
+                   samples.end());
   return samples[samples.size() / 2];
 }
 
 /// Median of `values` (reorders them).
 double median_of(std::vector<double> values) {
-  std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(values.size() / 2), values.end());
+  std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(values.size() / 2),
+                   values.end());
   return values[values.size() / 2];
 }
 

@@ -13,16 +13,16 @@ namespace nbody::cli::bench {
 struct BenchArgs {
   std::string suite;
   std::size_t n = 16384;  // direct; tree defaults to kTreeDefaultN unless -n is given
-  double seconds = 1.0;  // time per configuration
-  int threads = 0;       // 0: 1 thread and all threads
+  double seconds = 1.0;   // time per configuration
+  int threads = 0;        // 0: 1 thread and all threads
   std::vector<ForceKernel> kernels{ForceKernel::Fast, ForceKernel::Scalar};
   bool json = false;
-  double theta = 0.5;                // tree only
-  bool quadrupole = false;           // tree only
-  std::string precision = "auto";  // tree, gpu direct (auto: both); auto = float for the tree
-  std::string device = "cpu";      // direct: cpu or gpu
-  int block_size = 0;              // gpu: threads per block (0 = kernel default)
-  bool sweep_block_size = false;   // gpu: steps/s over block sizes (N = 16384) and over N
+  double theta = 0.5;                 // tree only
+  bool quadrupole = false;            // tree only
+  std::string precision = "auto";     // tree, gpu direct (auto: both); auto = float for the tree
+  std::string device = "cpu";         // direct: cpu or gpu
+  int block_size = 0;                 // gpu: threads per block (0 = kernel default)
+  bool sweep_block_size = false;      // gpu: steps/s over block sizes (N = 16384) and over N
   std::string collisions = "bounce";  // collisions: bounce or merge
   double restitution = 1.0;           // collisions: bounce
   int iterations = 0;                 // collisions: passes (0: 1 against N, then 1..8)

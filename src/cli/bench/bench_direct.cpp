@@ -27,7 +27,7 @@ struct DirectResult {
 };
 
 struct GpuTiming {
-  double seconds = 0;         // median wall time of one compute_accelerations (upload + kernel + download)
+  double seconds = 0;  // median wall time of one compute_accelerations (upload + kernel + download)
   double kernel_seconds = 0;  // median kernel time (CUDA events, stats().walk_seconds)
   std::size_t samples = 0;
 };
@@ -39,8 +39,8 @@ GpuTiming time_gpu(GravitySolver& solver, ParticleSystem& ps, double budget) {
   solver.compute_accelerations(ps);  // warm-up: allocations, module load, clocks up
   std::vector<double> wall, kernel;
   const auto start = Clock::now();
-  while (wall.size() < 3 ||
-         (std::chrono::duration<double>(Clock::now() - start).count() < budget && wall.size() < 1000)) {
+  while (wall.size() < 3 || (std::chrono::duration<double>(Clock::now() - start).count() < budget &&
+                             wall.size() < 1000)) {
     const auto t0 = Clock::now();
     solver.compute_accelerations(ps);
     wall.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
@@ -66,18 +66,20 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<ForceKernel> kernels) {
   std::vector<Precision> precisions{Precision::Float, Precision::Double};
   if (a.precision == "float") precisions = {Precision::Float};
   if (a.precision == "double") precisions = {Precision::Double};
-  for (const ForceKernel k : kernels) (void)gpu_direct_solver(k, precisions.front(), a.block_size);  // fail fast
+  for (const ForceKernel k : kernels)
+    (void)gpu_direct_solver(k, precisions.front(), a.block_size);  // fail fast
   const std::vector<GpuDevice> devices = gpu_devices();
   const std::string gpu = devices.empty() ? "?" : devices.front().name;
   const std::string block_text = a.block_size > 0 ? std::to_string(a.block_size) : "default";
-  nlohmann::ordered_json j = {{"suite", "direct"}, {"device", "gpu"}, {"gpu", gpu}, {"softening", kBenchSoftening}};
+  nlohmann::ordered_json j = {
+      {"suite", "direct"}, {"device", "gpu"}, {"gpu", gpu}, {"softening", kBenchSoftening}};
 
   if (!a.sweep_block_size) {
     ParticleSystem ps = bench_bodies(a.n);
-    fmt::print(human, "direct sum on the GPU, N = {}, GPU: {}, block size {}, softening {:g}\n", a.n, gpu, block_text,
-               kBenchSoftening);
-    fmt::print(human, "{:<28} {:>9} {:>12} {:>12} {:>16} {:>16}\n", "solver", "precision", "ms/eval", "kernel ms",
-               "interactions/s", "kernel inter/s");
+    fmt::print(human, "direct sum on the GPU, N = {}, GPU: {}, block size {}, softening {:g}\n",
+               a.n, gpu, block_text, kBenchSoftening);
+    fmt::print(human, "{:<28} {:>9} {:>12} {:>12} {:>16} {:>16}\n", "solver", "precision",
+               "ms/eval", "kernel ms", "interactions/s", "kernel inter/s");
     j["n"] = a.n;
     j["block_size"] = a.block_size;
     j["results"] = nlohmann::ordered_json::array();
@@ -86,8 +88,9 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<ForceKernel> kernels) {
         auto solver = gpu_direct_solver(k, p, a.block_size);
         const GpuTiming t = time_gpu(*solver, ps, a.seconds);
         const double pairs = double(a.n) * double(a.n);
-        fmt::print(human, "{:<28} {:>9} {:>12.3f} {:>12.3f} {:>16.3e} {:>16.3e}\n", solver->name(), to_string(p),
-                   1e3 * t.seconds, 1e3 * t.kernel_seconds, pairs / t.seconds, pairs / t.kernel_seconds);
+        fmt::print(human, "{:<28} {:>9} {:>12.3f} {:>12.3f} {:>16.3e} {:>16.3e}\n", solver->name(),
+                   to_string(p), 1e3 * t.seconds, 1e3 * t.kernel_seconds, pairs / t.seconds,
+                   pairs / t.kernel_seconds);
         std::fflush(human);
         j["results"].push_back({{"solver", solver->name()},
                                 {"kernel", to_string(k)},
@@ -103,8 +106,9 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<ForceKernel> kernels) {
     // Seed 002's table: steps per second (1 / seconds per evaluation) against block size.
     const Precision p = precisions.front();
     ParticleSystem ps = bench_bodies(kSweepBlockN);
-    fmt::print(human, "steps/s (1 / s per evaluation, kernel-only in brackets), N = {}, {}, GPU: {}\n", kSweepBlockN,
-               to_string(p), gpu);
+    fmt::print(human,
+               "steps/s (1 / s per evaluation, kernel-only in brackets), N = {}, {}, GPU: {}\n",
+               kSweepBlockN, to_string(p), gpu);
     fmt::print(human, "{:>6}", "block");
     for (const ForceKernel k : kernels) fmt::print(human, " {:>24}", to_string(k));
     fmt::print(human, "\n");
@@ -125,7 +129,8 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<ForceKernel> kernels) {
       std::fflush(human);
     }
     // Steps per second against N, each kernel at the chosen block size.
-    fmt::print(human, "\nsteps/s (kernel-only interactions/s in brackets) against N, {}, block size {}\n",
+    fmt::print(human,
+               "\nsteps/s (kernel-only interactions/s in brackets) against N, {}, block size {}\n",
                to_string(p), block_text);
     fmt::print(human, "{:>8}", "N");
     for (const ForceKernel k : kernels) fmt::print(human, " {:>24}", to_string(k));
@@ -139,8 +144,11 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<ForceKernel> kernels) {
         const GpuTiming t = time_gpu(*solver, bodies, a.seconds);
         const double pairs = double(n) * double(n);
         fmt::print(human, " {:>11.1f} ({:>10.3e})", 1 / t.seconds, pairs / t.kernel_seconds);
-        j["n_sweep"]["rows"].push_back({{"kernel", to_string(k)}, {"n", n}, {"steps_per_second", 1 / t.seconds},
-                                        {"kernel_interactions_per_second", pairs / t.kernel_seconds}});
+        j["n_sweep"]["rows"].push_back(
+            {{"kernel", to_string(k)},
+             {"n", n},
+             {"steps_per_second", 1 / t.seconds},
+             {"kernel_interactions_per_second", pairs / t.kernel_seconds}});
       }
       fmt::print(human, "\n");
       std::fflush(human);
@@ -153,12 +161,14 @@ void bench_direct(const BenchArgs& a) {
   std::FILE* human = a.json ? stderr : stdout;
   const BuildInfo info = build_info();
   ParticleSystem ps = bench_bodies(a.n);
-  std::vector<int> thread_counts = a.threads > 0 ? std::vector<int>{a.threads} : std::vector<int>{1};
+  std::vector<int> thread_counts =
+      a.threads > 0 ? std::vector<int>{a.threads} : std::vector<int>{1};
   if (a.threads == 0 && info.max_threads > 1) thread_counts.push_back(info.max_threads);
 
-  fmt::print(human, "direct sum, N = {}, CPU: {}, {} threads available\n", a.n, info.cpu_model, info.max_threads);
-  fmt::print(human, "{:<28} {:>9} {:>8} {:>12} {:>16} {:>16}\n", "solver", "precision", "threads", "ms/eval",
-             "interactions/s", "per core");
+  fmt::print(human, "direct sum, N = {}, CPU: {}, {} threads available\n", a.n, info.cpu_model,
+             info.max_threads);
+  fmt::print(human, "{:<28} {:>9} {:>8} {:>12} {:>16} {:>16}\n", "solver", "precision", "threads",
+             "ms/eval", "interactions/s", "per core");
   std::vector<DirectResult> results;
   // Threads outermost: after a parallel region OpenMP's idle workers spin for a while, and
   // on machines whose cores share a physical core that slows a following 1-thread run.
@@ -175,21 +185,25 @@ void bench_direct(const BenchArgs& a) {
         const double s = time_evaluations(*solver, ps, a.seconds);
         const double rate = double(a.n) * double(a.n) / s;
         results.push_back({solver->name(), std::string(to_string(p)), t, s, rate});
-        fmt::print(human, "{:<28} {:>9} {:>8} {:>12.3f} {:>16.3e} {:>16.3e}\n", solver->name(), to_string(p), t,
-                   1e3 * s, rate, rate / t);
+        fmt::print(human, "{:<28} {:>9} {:>8} {:>12.3f} {:>16.3e} {:>16.3e}\n", solver->name(),
+                   to_string(p), t, 1e3 * s, rate, rate / t);
         std::fflush(human);
       }
     }
   }
   if (a.json) {
-    nlohmann::ordered_json j = {{"suite", "direct"}, {"n", a.n}, {"cpu", info.cpu_model}, {"results", nlohmann::ordered_json::array()}};
+    nlohmann::ordered_json j = {{"suite", "direct"},
+                                {"n", a.n},
+                                {"cpu", info.cpu_model},
+                                {"results", nlohmann::ordered_json::array()}};
     for (const auto& r : results) {
-      j["results"].push_back({{"solver", r.solver},
-                              {"precision", r.precision},
-                              {"threads", r.threads},
-                              {"seconds_per_eval", r.seconds_per_eval},
-                              {"interactions_per_second", r.interactions_per_second},
-                              {"interactions_per_second_per_core", r.interactions_per_second / r.threads}});
+      j["results"].push_back(
+          {{"solver", r.solver},
+           {"precision", r.precision},
+           {"threads", r.threads},
+           {"seconds_per_eval", r.seconds_per_eval},
+           {"interactions_per_second", r.interactions_per_second},
+           {"interactions_per_second_per_core", r.interactions_per_second / r.threads}});
     }
     fmt::print("{}\n", j.dump(2));
   }

@@ -50,8 +50,8 @@ const ParticleSystem& bodies(std::size_t n) {
 
 /// Milliseconds per step on the first `ranks` ranks (rank 0's clock); -1 on the others.
 /// `stages`: rank 0's milliseconds per step of each force stage and of the rest.
-double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n, int ranks, int& steps,
-                  std::string& stages) {
+double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n, int ranks,
+                  int& steps, std::string& stages) {
   const std::shared_ptr<ForceReducer> all = world();
   const std::shared_ptr<ForceReducer> group = first_ranks(ranks);  // collective
   double ms = -1;
@@ -70,7 +70,8 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
     (void)sim.time();
     const double warm = std::chrono::duration<double>(Clock::now() - t0).count();
     // The same number of steps on every rank of the group: rank 0's choice.
-    chosen = group->max(group->part() == 0 ? std::clamp(int(a.seconds / std::max(warm, 1e-6)), 3, 50) : 0);
+    chosen = group->max(
+        group->part() == 0 ? std::clamp(int(a.seconds / std::max(warm, 1e-6)), 3, 50) : 0);
     sim.times() = {};  // the stage times of the timed steps only
     sim.gravity_stages() = {};
     (void)group->max(0);  // start together
@@ -86,15 +87,17 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
     const auto both = [&](double seconds) {
       const double mine = seconds * per;
       const double slowest = 1e-3 * group->max(int(std::lround(mine * 1e3)));  // microseconds
-      return group->parts() > 1 ? fmt::format("{:.1f}/{:.1f}", mine, slowest) : fmt::format("{:.1f}", mine);
+      return group->parts() > 1 ? fmt::format("{:.1f}/{:.1f}", mine, slowest)
+                                : fmt::format("{:.1f}", mine);
     };
     double staged = 0;
     for (const auto& [name, seconds] : sim.gravity_stages().entries()) {
       stages += fmt::format(" {} {}", name, both(seconds));
       staged += seconds;
     }
-    stages += fmt::format(" | gravity {} (other {}) integrate {}", both(sim.times().get("gravity")),
-                          both(sim.times().get("gravity") - staged), both(sim.times().get("integrate")));
+    stages +=
+        fmt::format(" | gravity {} (other {}) integrate {}", both(sim.times().get("gravity")),
+                    both(sim.times().get("gravity") - staged), both(sim.times().get("integrate")));
     if (group->parts() > 1) stages += "  (rank 0/slowest rank)";
   }
   if (all && all->parts() > 1) (void)all->max(0);  // the others wait here
@@ -129,18 +132,21 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
       double t1 = 0;
       for (int p : ps) {
         // Weak: the largest P runs the strong-scaling N, so the biggest case is the same.
-        const std::size_t n = scaling == "strong" ? n_fixed : n_fixed / std::size_t(world_ranks) * std::size_t(p);
+        const std::size_t n =
+            scaling == "strong" ? n_fixed : n_fixed / std::size_t(world_ranks) * std::size_t(p);
         int steps = 0;
         std::string stages;
         const double ms = time_steps(a, algorithm, n, p, steps, stages);
         if (!root) continue;
         if (p == 1) t1 = ms;
         const std::size_t n1 = scaling == "strong" ? n_fixed : n_fixed / std::size_t(world_ranks);
-        const double eff = scaling == "strong" ? t1 / (double(p) * ms)
-                                               : work(algorithm, n) / work(algorithm, n1) / double(p) * t1 / ms;
+        const double eff = scaling == "strong"
+                               ? t1 / (double(p) * ms)
+                               : work(algorithm, n) / work(algorithm, n1) / double(p) * t1 / ms;
         rows.push_back({algorithm, scaling, p, n, steps, ms, eff});
-        fmt::print("{:<7} {:<7} P = {:<3} N = {:>10}  {:>10.3f} ms/step ({} steps)  efficiency {:.1f}%\n",
-                   to_string(algorithm), scaling, p, n, ms, steps, 100 * eff);
+        fmt::print(
+            "{:<7} {:<7} P = {:<3} N = {:>10}  {:>10.3f} ms/step ({} steps)  efficiency {:.1f}%\n",
+            to_string(algorithm), scaling, p, n, ms, steps, 100 * eff);
         if (a.timings) fmt::print("        ms/step:{}\n", stages);
         std::fflush(stdout);
       }
@@ -150,9 +156,16 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const Row& r : rows) {
       const double theta = r.algorithm == GravityAlgorithm::Tree ? a.theta : 0.0;
-      j.push_back({{"algorithm", to_string(r.algorithm)}, {"scaling", r.scaling}, {"ranks", r.ranks}, {"n", r.n},
-                   {"steps", r.steps}, {"ms_per_step", r.ms_per_step}, {"efficiency", r.efficiency},
-                   {"device", a.device}, {"precision", "float"}, {"theta", theta}});
+      j.push_back({{"algorithm", to_string(r.algorithm)},
+                   {"scaling", r.scaling},
+                   {"ranks", r.ranks},
+                   {"n", r.n},
+                   {"steps", r.steps},
+                   {"ms_per_step", r.ms_per_step},
+                   {"efficiency", r.efficiency},
+                   {"device", a.device},
+                   {"precision", "float"},
+                   {"theta", theta}});
     }
     fmt::print("{}\n", j.dump(2));
   }

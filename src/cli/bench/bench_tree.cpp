@@ -16,7 +16,6 @@
 
 namespace nbody::cli::bench {
 
-
 void bench_tree(const BenchArgs& a) {
   std::FILE* human = a.json ? stderr : stdout;
   const BuildInfo info = build_info();
@@ -38,8 +37,10 @@ void bench_tree(const BenchArgs& a) {
   model.seed = 42;
   ParticleSystem ps = generate(model);
   const int threads = a.threads > 0 ? a.threads : info.max_threads;
-  fmt::print(human, "tree (Barnes-Hut), Plummer N = {}, precision {}, theta = {:g}, {}, softening = {:g}\n", a.n,
-             precision, a.theta, a.quadrupole ? "quadrupole" : "monopole", kBenchSoftening);
+  fmt::print(
+      human,
+      "tree (Barnes-Hut), Plummer N = {}, precision {}, theta = {:g}, {}, softening = {:g}\n", a.n,
+      precision, a.theta, a.quadrupole ? "quadrupole" : "monopole", kBenchSoftening);
   fmt::print(human, "device: cpu, CPU: {}, {} threads\n", info.cpu_model, threads);
   std::fflush(human);
 
@@ -49,8 +50,9 @@ void bench_tree(const BenchArgs& a) {
   tree->compute_accelerations(ps);  // warm-up
   std::vector<double> total, build, walk, interactions;
   const auto start = Clock::now();
-  while (total.size() < 3 || (std::chrono::duration<double>(Clock::now() - start).count() < a.seconds &&
-                              total.size() < 1000)) {
+  while (total.size() < 3 ||
+         (std::chrono::duration<double>(Clock::now() - start).count() < a.seconds &&
+          total.size() < 1000)) {
     const auto t0 = Clock::now();
     tree->compute_accelerations(ps);
     total.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
@@ -60,7 +62,8 @@ void bench_tree(const BenchArgs& a) {
     interactions.push_back(st.interactions_per_body);
   }
   const double seconds = median_of(total);
-  const double build_s = median_of(build), walk_s = median_of(walk), per_body = median_of(interactions);
+  const double build_s = median_of(build), walk_s = median_of(walk),
+               per_body = median_of(interactions);
 
   // The direct sum at the same precision and threads, for the speed-up.
   GravityOptions d = g;
@@ -76,15 +79,16 @@ void bench_tree(const BenchArgs& a) {
     const double scale = double(a.n) / double(kDirectProbeN);
     direct_seconds = time_evaluations(*direct, probe, a.seconds) * scale * scale;
   }
-  const std::string how = measured ? "measured" : fmt::format("estimated: N = {} timed, scaled by N^2", kDirectProbeN);
+  const std::string how =
+      measured ? "measured" : fmt::format("estimated: N = {} timed, scaled by N^2", kDirectProbeN);
 
-  fmt::print(human, "{:<28} {:>12} {:>12} {:>12} {:>18}\n", "solver", "ms/eval", "build ms", "walk ms",
-             "interactions/body");
-  fmt::print(human, "{:<28} {:>12.3f} {:>12.3f} {:>12.3f} {:>18.1f}\n", tree->name(), 1e3 * seconds, 1e3 * build_s,
-             1e3 * walk_s, per_body);
+  fmt::print(human, "{:<28} {:>12} {:>12} {:>12} {:>18}\n", "solver", "ms/eval", "build ms",
+             "walk ms", "interactions/body");
+  fmt::print(human, "{:<28} {:>12.3f} {:>12.3f} {:>12.3f} {:>18.1f}\n", tree->name(), 1e3 * seconds,
+             1e3 * build_s, 1e3 * walk_s, per_body);
   fmt::print(human, "{:<28} {:>12.3f}   ({})\n", direct->name(), 1e3 * direct_seconds, how);
-  fmt::print(human, "speed-up over the direct sum: {:.3g}x ({} tree evaluations, median)\n", direct_seconds / seconds,
-             total.size());
+  fmt::print(human, "speed-up over the direct sum: {:.3g}x ({} tree evaluations, median)\n",
+             direct_seconds / seconds, total.size());
   if (a.json) {
     const nlohmann::ordered_json j = {{"suite", "tree"},
                                       {"n", a.n},

@@ -27,7 +27,9 @@ constexpr double kGpuTreeSoftening = 0.05;
 constexpr double kStepDt = 1e-3;
 
 /// Bodies compared with the direct sum: the float64 reference costs K x N on the host.
-std::size_t accuracy_sample(std::size_t n) { return n > 20'000'000 ? 200 : 1000; }
+std::size_t accuracy_sample(std::size_t n) {
+  return n > 20'000'000 ? 200 : 1000;
+}
 
 }  // namespace
 
@@ -43,8 +45,11 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
   (void)make_gravity_solver(g);  // fails fast without a GPU
   const std::vector<GpuDevice> devices = gpu_devices();
   const std::string gpu = devices.empty() ? "?" : devices.front().name;
-  fmt::print(human, "GPU tree, Plummer (Henon units), precision {}, theta = {:g}, {}, softening = {:g}, GPU: {}\n",
-             to_string(g.precision), a.theta, a.quadrupole ? "quadrupole" : "monopole", kGpuTreeSoftening, gpu);
+  fmt::print(human,
+             "GPU tree, Plummer (Henon units), precision {}, theta = {:g}, {}, softening = {:g}, "
+             "GPU: {}\n",
+             to_string(g.precision), a.theta, a.quadrupole ? "quadrupole" : "monopole",
+             kGpuTreeSoftening, gpu);
   std::fflush(human);
 
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -67,7 +72,8 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
       sim.gravity_stages() = PhaseTimes{};
       const auto start = Clock::now();
       while (step_seconds.size() < 3 ||
-             (std::chrono::duration<double>(Clock::now() - start).count() < a.seconds && step_seconds.size() < 50)) {
+             (std::chrono::duration<double>(Clock::now() - start).count() < a.seconds &&
+              step_seconds.size() < 50)) {
         const auto t0 = Clock::now();
         sim.step(kStepDt);
         step_seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
@@ -87,7 +93,8 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
     direct_accelerations_for(bodies, sample, 1.0, kGpuTreeSoftening, exact);
     const ForceErrorStats err = summarize_errors(relative_force_errors(approx, exact, sample));
 
-    fmt::print(human, "\nN = {}: {:.3f} ms per step (median of {} steps), {:.0f} interactions/body, "
+    fmt::print(human,
+               "\nN = {}: {:.3f} ms per step (median of {} steps), {:.0f} interactions/body, "
                "force error median {:.3e}, p99 {:.3e} ({} bodies sampled)\n",
                n, 1e3 * step, step_seconds.size(), per_body, err.median, err.p99, sample.size());
     fmt::print(human, "  {:<12} {:>10} {:>7}\n", "stage", "ms/step", "share");
@@ -100,10 +107,11 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
       stage_json[name] = ms;
     }
     const double rest = std::max(0.0, 1e3 * step - staged);
-    fmt::print(human, "  {:<12} {:>10.3f} {:>6.1f}%\n", "integrate+", rest, 100.0 * rest / (1e3 * step));
+    fmt::print(human, "  {:<12} {:>10.3f} {:>6.1f}%\n", "integrate+", rest,
+               100.0 * rest / (1e3 * step));
     std::fflush(human);
-    lines.push_back(fmt::format("{:>11} {:>10.3f} {:>12.0f} {:>11.3e} {:>11.3e}", n, 1e3 * step, per_body,
-                                err.median, err.p99));
+    lines.push_back(fmt::format("{:>11} {:>10.3f} {:>12.0f} {:>11.3e} {:>11.3e}", n, 1e3 * step,
+                                per_body, err.median, err.p99));
     rows.push_back({{"n", n},
                     {"ms_per_step", 1e3 * step},
                     {"steps", step_seconds.size()},
@@ -114,14 +122,18 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
                     {"error_p99", err.p99},
                     {"error_sample", sample.size()}});
   }
-  fmt::print(human, "\n{:>11} {:>10} {:>12} {:>11} {:>11}\n", "N", "ms/step", "inter/body", "err median",
-             "err p99");
+  fmt::print(human, "\n{:>11} {:>10} {:>12} {:>11} {:>11}\n", "N", "ms/step", "inter/body",
+             "err median", "err p99");
   for (const auto& l : lines) fmt::print(human, "{}\n", l);
   if (a.json) {
-    const nlohmann::ordered_json j = {{"suite", "tree"},       {"device", "gpu"},
-                                      {"gpu", gpu},            {"precision", to_string(g.precision)},
-                                      {"theta", a.theta},      {"quadrupole", a.quadrupole},
-                                      {"softening", kGpuTreeSoftening}, {"results", rows}};
+    const nlohmann::ordered_json j = {{"suite", "tree"},
+                                      {"device", "gpu"},
+                                      {"gpu", gpu},
+                                      {"precision", to_string(g.precision)},
+                                      {"theta", a.theta},
+                                      {"quadrupole", a.quadrupole},
+                                      {"softening", kGpuTreeSoftening},
+                                      {"results", rows}};
     fmt::print("{}\n", j.dump(2));
   }
 }

@@ -37,8 +37,8 @@ std::string first_line_of(const std::string& command) {
 std::string git_revision() {
   // A copy of the tree without its own history (the GPU machine's) can name the revision.
   if (const char* r = std::getenv("NBODY_GIT_REVISION")) return r;
-  const std::string rev =
-      first_line_of(fmt::format("git -C '{}' rev-parse --short HEAD 2>/dev/null", NBODY_SOURCE_DIR));
+  const std::string rev = first_line_of(
+      fmt::format("git -C '{}' rev-parse --short HEAD 2>/dev/null", NBODY_SOURCE_DIR));
   return rev.empty() ? "unknown" : rev;
 }
 
@@ -84,7 +84,8 @@ nlohmann::ordered_json base_meta(const BenchArgs& a) {
   nlohmann::ordered_json m;
   m["cpu"] = info.cpu_model;
   m["threads"] = info.max_threads;
-  m["gpu"] = gpus.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpus.front().name);
+  m["gpu"] =
+      gpus.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(gpus.front().name);
   m["device"] = a.device;
   m["git"] = git_revision();
   m["date"] = utc_now();
@@ -99,7 +100,8 @@ std::vector<std::string> bench_devices(const BenchArgs& a) {
     if (!gpu) throw Error("--device gpu: " + reason);
     return {"gpu"};
   }
-  if (a.device == "all") return gpu ? std::vector<std::string>{"cpu", "gpu"} : std::vector<std::string>{"cpu"};
+  if (a.device == "all")
+    return gpu ? std::vector<std::string>{"cpu", "gpu"} : std::vector<std::string>{"cpu"};
   return {"cpu"};
 }
 
@@ -113,7 +115,8 @@ void write_suite(const SuiteResult& r, const BenchArgs& a, std::FILE* human) {
     }
   }
   fmt::print(human, "\n{} ({})\n", r.title, r.suite);
-  for (std::size_t c = 0; c < r.columns.size(); ++c) fmt::print(human, "{:>{}} ", r.columns[c], width[c]);
+  for (std::size_t c = 0; c < r.columns.size(); ++c)
+    fmt::print(human, "{:>{}} ", r.columns[c], width[c]);
   fmt::print(human, "\n");
   for (const auto& row : r.rows) {
     for (std::size_t c = 0; c < r.columns.size() && c < row.size(); ++c) {
@@ -128,7 +131,8 @@ void write_suite(const SuiteResult& r, const BenchArgs& a, std::FILE* human) {
   const std::filesystem::path dir = a.output_dir;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw Error(fmt::format("-o {}: cannot create the folder ({})", dir.string(), ec.message()));
+  if (ec)
+    throw Error(fmt::format("-o {}: cannot create the folder ({})", dir.string(), ec.message()));
   write_file_atomically(dir / (r.suite + ".csv"), [&](std::ostream& out) {
     for (std::size_t c = 0; c < r.columns.size(); ++c) out << (c ? "," : "") << r.columns[c];
     out << "\n";
@@ -137,11 +141,13 @@ void write_suite(const SuiteResult& r, const BenchArgs& a, std::FILE* human) {
       out << "\n";
     }
   });
-  nlohmann::ordered_json j = {{"suite", r.suite}, {"title", r.title},   {"meta", r.meta},
-                              {"columns", r.columns}, {"rows", r.rows}, {"plots", r.plots},
+  nlohmann::ordered_json j = {{"suite", r.suite},     {"title", r.title}, {"meta", r.meta},
+                              {"columns", r.columns}, {"rows", r.rows},   {"plots", r.plots},
                               {"notes", r.notes}};
-  write_file_atomically(dir / (r.suite + ".json"), [&](std::ostream& out) { out << j.dump(2) << "\n"; });
-  fmt::print(human, "wrote {} and {}\n", (dir / (r.suite + ".csv")).string(), (dir / (r.suite + ".json")).string());
+  write_file_atomically(dir / (r.suite + ".json"),
+                        [&](std::ostream& out) { out << j.dump(2) << "\n"; });
+  fmt::print(human, "wrote {} and {}\n", (dir / (r.suite + ".csv")).string(),
+             (dir / (r.suite + ".json")).string());
 
   // Plots and the report section.
   const std::string script = report_script();
@@ -154,10 +160,11 @@ void write_suite(const SuiteResult& r, const BenchArgs& a, std::FILE* human) {
     return;
   }
   std::fflush(human);
-  const int status =
-      std::system(fmt::format("python3 '{}' '{}' '{}' 1>&2", script, dir.string(), r.suite).c_str());
+  const int status = std::system(
+      fmt::format("python3 '{}' '{}' '{}' 1>&2", script, dir.string(), r.suite).c_str());
   if (status != 0) {
-    fmt::print(human, "plots: {} exited with status {} (the CSV and JSON are written)\n", script, status);
+    fmt::print(human, "plots: {} exited with status {} (the CSV and JSON are written)\n", script,
+               status);
   }
 }
 

@@ -30,8 +30,9 @@ void drop_rows_after(const std::filesystem::path& path, std::uint64_t every, std
     ++line_number;
     if (line_number == 1) {
       if (line + "\n" != kHeader) {
-        throw Error(fmt::format("{}:1: not an nbody energy log (header '{}'); move it away to restart here",
-                                path.string(), line));
+        throw Error(
+            fmt::format("{}:1: not an nbody energy log (header '{}'); move it away to restart here",
+                        path.string(), line));
       }
       continue;
     }
@@ -44,7 +45,8 @@ void drop_rows_after(const std::filesystem::path& path, std::uint64_t every, std
 
 }  // namespace
 
-EnergyLog::EnergyLog(const std::filesystem::path& path, std::uint64_t every, bool resume, std::uint64_t resume_step)
+EnergyLog::EnergyLog(const std::filesystem::path& path, std::uint64_t every, bool resume,
+                     std::uint64_t resume_step)
     : path_(path) {
   const bool exists = std::filesystem::exists(path);
   if (resume && exists) drop_rows_after(path, every, resume_step);
@@ -52,7 +54,8 @@ EnergyLog::EnergyLog(const std::filesystem::path& path, std::uint64_t every, boo
   errno = 0;
   file_ = std::fopen(path.c_str(), "a");
   if (file_ == nullptr) {
-    throw Error(fmt::format("{}: cannot append to the energy log ({})", path.string(), std::strerror(errno)));
+    throw Error(fmt::format("{}: cannot append to the energy log ({})", path.string(),
+                            std::strerror(errno)));
   }
 }
 
@@ -63,12 +66,16 @@ EnergyLog::~EnergyLog() {
 void EnergyLog::append(std::uint64_t step, double time, const Diagnostics& d, double initial_energy,
                        double energy_lost) {
   // 17 significant digits: every double reads back exactly.
-  fmt::print(file_, "{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}\n",
-             step, time, d.kinetic, d.potential, d.total_energy, relative_energy_drift(initial_energy, d.total_energy),
-             energy_lost, d.momentum.x, d.momentum.y, d.momentum.z, d.angular_momentum.x, d.angular_momentum.y,
+  fmt::print(file_,
+             "{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:"
+             ".17g},{:.17g}\n",
+             step, time, d.kinetic, d.potential, d.total_energy,
+             relative_energy_drift(initial_energy, d.total_energy), energy_lost, d.momentum.x,
+             d.momentum.y, d.momentum.z, d.angular_momentum.x, d.angular_momentum.y,
              d.angular_momentum.z);
   if (std::fflush(file_) != 0) {
-    throw Error(fmt::format("{}: cannot write the energy log ({})", path_.string(), std::strerror(errno)));
+    throw Error(
+        fmt::format("{}: cannot write the energy log ({})", path_.string(), std::strerror(errno)));
   }
 }
 

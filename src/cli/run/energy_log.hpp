@@ -17,12 +17,14 @@ class EnergyLog {
   /// again), and the row at that step too when it is off the `every` schedule (the closing
   /// row of a run that ended there), so the log of a restarted run equals an
   /// uninterrupted one.
-  EnergyLog(const std::filesystem::path& path, std::uint64_t every, bool resume, std::uint64_t resume_step);
+  EnergyLog(const std::filesystem::path& path, std::uint64_t every, bool resume,
+            std::uint64_t resume_step);
   ~EnergyLog();
   EnergyLog(const EnergyLog&) = delete;
   EnergyLog& operator=(const EnergyLog&) = delete;
 
-  void append(std::uint64_t step, double time, const Diagnostics& d, double initial_energy, double energy_lost);
+  void append(std::uint64_t step, double time, const Diagnostics& d, double initial_energy,
+              double energy_lost);
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
 
  private:

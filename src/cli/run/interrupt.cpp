@@ -33,7 +33,9 @@ InterruptGuard::~InterruptGuard() {
   sigaction(SIGTERM, &g_old_term, nullptr);
 }
 
-int InterruptGuard::pending() { return g_signal; }
+int InterruptGuard::pending() {
+  return g_signal;
+}
 
 const char* signal_name(int sig) {
   switch (sig) {

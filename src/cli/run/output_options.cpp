@@ -3,17 +3,22 @@
 namespace nbody::cli {
 
 void add_output_options(CLI::App* app, OutputOptions& o) {
-  app->add_option("--output-dir", o.output_dir,
-                  "Folder for snapshots, checkpoints, energy.csv and used_parameters.toml (created if "
-                  "missing; default: the folder of -o FILE, else the current folder)");
-  auto* every = app->add_option("--snapshot-every", o.snapshot_every,
-                                "Write DIR/snapshot_NNNN.hdf5 (GADGET/SWIFT layout) at the start and every K steps");
-  auto* dt = app->add_option("--snapshot-dt", o.snapshot_dt,
-                             "Write a snapshot at the start and at the first step at or after every multiple of T "
-                             "of simulated time")
-                 ->check(CLI::PositiveNumber);
+  app->add_option(
+      "--output-dir", o.output_dir,
+      "Folder for snapshots, checkpoints, energy.csv and used_parameters.toml (created if "
+      "missing; default: the folder of -o FILE, else the current folder)");
+  auto* every = app->add_option(
+      "--snapshot-every", o.snapshot_every,
+      "Write DIR/snapshot_NNNN.hdf5 (GADGET/SWIFT layout) at the start and every K steps");
+  auto* dt =
+      app->add_option(
+             "--snapshot-dt", o.snapshot_dt,
+             "Write a snapshot at the start and at the first step at or after every multiple of T "
+             "of simulated time")
+          ->check(CLI::PositiveNumber);
   every->excludes(dt);
-  app->add_option("--snapshot-precision", o.snapshot_precision, "Snapshot arithmetic: float (float32) or double")
+  app->add_option("--snapshot-precision", o.snapshot_precision,
+                  "Snapshot arithmetic: float (float32) or double")
       ->check(CLI::IsMember({"float", "double"}))
       ->capture_default_str();
   app->add_option("--snapshot-fields", o.snapshot_fields,
@@ -21,18 +26,22 @@ void add_output_options(CLI::App* app, OutputOptions& o) {
       ->check(CLI::IsMember({"radius", "acceleration", "potential"}))
       ->delimiter(',');
   app->add_option("--stats-every", o.stats_every,
-                  "Append time, energies, |dE/E|, momentum and angular momentum to DIR/energy.csv every K steps");
-  app->add_option("--checkpoint-every", o.checkpoint_every, "Write DIR/checkpoint_<step>.h5 every K steps");
+                  "Append time, energies, |dE/E|, momentum and angular momentum to DIR/energy.csv "
+                  "every K steps");
+  app->add_option("--checkpoint-every", o.checkpoint_every,
+                  "Write DIR/checkpoint_<step>.h5 every K steps");
   app->add_option("--checkpoint-every-minutes", o.checkpoint_every_minutes,
                   "Write a checkpoint every M minutes of wall-clock time")
       ->check(CLI::PositiveNumber);
-  app->add_option("--checkpoint-keep", o.checkpoint_keep, "How many checkpoints to keep (older ones are removed)")
+  app->add_option("--checkpoint-keep", o.checkpoint_keep,
+                  "How many checkpoints to keep (older ones are removed)")
       ->check(CLI::Range(1u, 1000000u))
       ->capture_default_str();
-  app->add_option("--restart", o.restart,
-                  "Continue from a checkpoint: a file, a folder (its latest checkpoint_*), or 'latest' (the "
-                  "latest in the output folder; a fresh start when there is none). --steps and --t-end are "
-                  "then absolute: the same command finishes the job however often it was interrupted");
+  app->add_option(
+      "--restart", o.restart,
+      "Continue from a checkpoint: a file, a folder (its latest checkpoint_*), or 'latest' (the "
+      "latest in the output folder; a fresh start when there is none). --steps and --t-end are "
+      "then absolute: the same command finishes the job however often it was interrupted");
 }
 
 }  // namespace nbody::cli

@@ -17,9 +17,11 @@ namespace {
 std::optional<std::uint64_t> checkpoint_step(const fs::path& file) {
   const std::string stem = file.stem().string();
   const std::string prefix = "checkpoint_";
-  if (stem.rfind(prefix, 0) != 0 || stem.size() == prefix.size() || file.extension().empty()) return std::nullopt;
+  if (stem.rfind(prefix, 0) != 0 || stem.size() == prefix.size() || file.extension().empty())
+    return std::nullopt;
   const std::string digits = stem.substr(prefix.size());
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
   return std::stoull(digits);
 }
 
@@ -39,7 +41,8 @@ std::vector<std::pair<std::uint64_t, fs::path>> checkpoints_in(const fs::path& d
 
 SnapshotSeries::SnapshotSeries(fs::path dir, const OutputOptions& o, double start_time)
     : dir_(std::move(dir)), every_(o.snapshot_every), dt_(o.snapshot_dt), next_time_(start_time) {
-  options_.precision = o.snapshot_precision == "float" ? SnapshotPrecision::Float : SnapshotPrecision::Double;
+  options_.precision =
+      o.snapshot_precision == "float" ? SnapshotPrecision::Float : SnapshotPrecision::Double;
   for (const auto& field : o.snapshot_fields) {
     if (field == "radius") options_.radius = true;
     if (field == "acceleration") options_.acceleration = true;
@@ -84,7 +87,8 @@ CheckpointSeries::CheckpointSeries(fs::path dir, const OutputOptions& o)
 bool CheckpointSeries::due(std::uint64_t step) const {
   if (every_ > 0 && step % every_ == 0) return true;
   if (minutes_ > 0) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count();
     return elapsed >= 60.0 * minutes_;
   }
   return false;

@@ -61,6 +61,7 @@ class CheckpointSeries {
 };
 
 /// The checkpoint with the highest step in dir (files checkpoint_<step>.<ext>), if any.
-[[nodiscard]] std::optional<std::filesystem::path> latest_checkpoint(const std::filesystem::path& dir);
+[[nodiscard]] std::optional<std::filesystem::path> latest_checkpoint(
+    const std::filesystem::path& dir);
 
 }  // namespace nbody::cli

@@ -35,13 +35,15 @@ namespace fs = std::filesystem;
 /// out.txt, step 100 -> out_000100.txt (numbered outputs of --every beside the final one).
 fs::path numbered_path(const fs::path& path, std::uint64_t step) {
   auto numbered = path;
-  numbered.replace_filename(fmt::format("{}_{:06d}{}", path.stem().string(), step, path.extension().string()));
+  numbered.replace_filename(
+      fmt::format("{}_{:06d}{}", path.stem().string(), step, path.extension().string()));
   return numbered;
 }
 
 fs::path output_dir_of(const RunArgs& a) {
   if (!a.outputs.output_dir.empty()) return a.outputs.output_dir;
-  if (!a.output.empty() && fs::path(a.output).has_parent_path()) return fs::path(a.output).parent_path();
+  if (!a.output.empty() && fs::path(a.output).has_parent_path())
+    return fs::path(a.output).parent_path();
   return ".";
 }
 
@@ -70,10 +72,23 @@ std::map<std::string, std::string> parameter_lines(const std::string& text) {
 /// A restart with other physics or numerics than the checkpoint's run is allowed (a user
 /// may mean to change dt), but it will not reproduce the uninterrupted run: say so.
 void warn_changed_parameters(const std::string& before, const std::string& now) {
-  static const char* kTrajectoryKeys[] = {"dt",        "gravity",    "kernel",      "precision", "softening",
-                                          "G",         "theta",      "quadrupole",  "integrator", "damping",
-                                          "collisions", "restitution", "collision-iterations", "dim",
-                                          "device",    "deterministic", "block-size"};
+  static const char* kTrajectoryKeys[] = {"dt",
+                                          "gravity",
+                                          "kernel",
+                                          "precision",
+                                          "softening",
+                                          "G",
+                                          "theta",
+                                          "quadrupole",
+                                          "integrator",
+                                          "damping",
+                                          "collisions",
+                                          "restitution",
+                                          "collision-iterations",
+                                          "dim",
+                                          "device",
+                                          "deterministic",
+                                          "block-size"};
   const auto old_values = parameter_lines(before);
   const auto new_values = parameter_lines(now);
   for (const char* key : kTrajectoryKeys) {
@@ -81,7 +96,8 @@ void warn_changed_parameters(const std::string& before, const std::string& now) 
     const auto n = new_values.find(key);
     if (o == old_values.end() || n == new_values.end() || o->second == n->second) continue;
     fmt::print(stderr,
-               "nbody: warning: --restart: {} is {} now but was {} in the checkpoint's run; the result will not "
+               "nbody: warning: --restart: {} is {} now but was {} in the checkpoint's run; the "
+               "result will not "
                "match an uninterrupted run\n",
                key, n->second, o->second);
   }
@@ -94,10 +110,12 @@ std::optional<fs::path> restart_file(const std::string& restart, const fs::path&
   if (restart == "latest") return latest_checkpoint(output_dir);
   if (fs::is_directory(restart)) {
     auto found = latest_checkpoint(restart);
-    if (!found) throw Error(fmt::format("--restart {}: no checkpoint_* file in this folder", restart));
+    if (!found)
+      throw Error(fmt::format("--restart {}: no checkpoint_* file in this folder", restart));
     return found;
   }
-  if (!fs::exists(restart)) throw Error(fmt::format("--restart {}: no such file or folder", restart));
+  if (!fs::exists(restart))
+    throw Error(fmt::format("--restart {}: no such file or folder", restart));
   return fs::path(restart);
 }
 
@@ -114,18 +132,22 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   std::FILE* human = a.json ? stderr : stdout;
   const bool talk = !a.quiet && root;
   const bool until_time = app.count("--t-end") > 0;
-  if (app.count("--steps") == 0 && !until_time) throw Error("nbody run needs a length: --steps K or --t-end T");
+  if (app.count("--steps") == 0 && !until_time)
+    throw Error("nbody run needs a length: --steps K or --t-end T");
   check_collision_options(app, a.collisions);
   const OutputOptions& out = a.outputs;
   if (!out.snapshot_fields.empty() && out.snapshot_every == 0 && out.snapshot_dt == 0) {
-    throw Error("--snapshot-fields: no snapshots are written (add --snapshot-every K or --snapshot-dt T)");
+    throw Error(
+        "--snapshot-fields: no snapshots are written (add --snapshot-every K or --snapshot-dt T)");
   }
   const fs::path dir = output_dir_of(a);
   const std::string parameters = used_parameters_toml(app, {"help", "config", "restart"});
   const auto restart = restart_file(out.restart, dir);
   if (!out.restart.empty() && out.restart == "latest" && !restart && talk) {
-    fmt::print(human, "nbody run: --restart latest: no checkpoint in {} yet, starting from the beginning\n",
-               dir.string());
+    fmt::print(
+        human,
+        "nbody run: --restart latest: no checkpoint in {} yet, starting from the beginning\n",
+        dir.string());
   }
 
   // ---- the bodies: from a checkpoint, a file or a model -----------------------------
@@ -149,7 +171,8 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   if (a.dim == 2 && !resumed) {
     const std::size_t moved = initial.make_planar();
     if (moved > 0 && talk) {
-      fmt::print(stderr, "nbody: --dim 2: set z = vz = 0 for {} of {} bodies\n", moved, initial.size());
+      fmt::print(stderr, "nbody: --dim 2: set z = vz = 0 for {} of {} bodies\n", moved,
+                 initial.size());
     }
   }
   const int dim = initial.dim;
@@ -163,13 +186,16 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   // ---- how far: --steps and --t-end are absolute (the step count and time of the run) ---
   if (until_time && !(a.t_end > sim.time())) {
     if (resumed && a.t_end <= sim.time()) {
-      if (talk) fmt::print(human, "nbody run: the checkpoint is already at t = {:.6g} >= --t-end {}\n", sim.time(), a.t_end);
+      if (talk)
+        fmt::print(human, "nbody run: the checkpoint is already at t = {:.6g} >= --t-end {}\n",
+                   sim.time(), a.t_end);
     } else {
       throw Error(fmt::format("--t-end {}: must be after the start time {}", a.t_end, sim.time()));
     }
   }
   if (!until_time && resumed && a.steps < first_step && talk) {
-    fmt::print(human, "nbody run: the checkpoint is already at step {} >= --steps {}\n", first_step, a.steps);
+    fmt::print(human, "nbody run: the checkpoint is already at step {} >= --steps {}\n", first_step,
+               a.steps);
   }
   // --t-end: the last step is shortened to land on T exactly. Decided from the state
   // alone, so a restarted run takes the same steps as an uninterrupted one.
@@ -185,20 +211,28 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   const bool checkpointing = out.checkpoint_every > 0 || out.checkpoint_every_minutes > 0;
   SnapshotSeries snapshots(dir, out, sim.time());
   CheckpointSeries checkpoints(dir, out);
-  const bool writes_dir = !out.output_dir.empty() || snapshots.enabled() || checkpointing || out.stats_every > 0;
+  const bool writes_dir =
+      !out.output_dir.empty() || snapshots.enabled() || checkpointing || out.stats_every > 0;
   if (writes_dir && root) create_dir(dir);
   if ((writes_dir || !a.output.empty()) && root) {
-    write_file_atomically(dir / "used_parameters.toml", [&](std::ostream& os) { os << parameters; });
+    write_file_atomically(dir / "used_parameters.toml",
+                          [&](std::ostream& os) { os << parameters; });
   }
   if (resumed) snapshots.resume(resumed->next_snapshot, resumed->next_snapshot_time);
   std::unique_ptr<EnergyLog> energy_log;
-  if (out.stats_every > 0 && root) energy_log = std::make_unique<EnergyLog>(dir / "energy.csv", out.stats_every, resumed.has_value(), first_step);
+  if (out.stats_every > 0 && root)
+    energy_log = std::make_unique<EnergyLog>(dir / "energy.csv", out.stats_every,
+                                             resumed.has_value(), first_step);
 
   if (talk) {
-    fmt::print(human, "nbody run: {} bodies ({}D), {}, {} dt = {:g}, {} steps, G = {:g}, softening = {:g}\n",
-               sim.size(), dim, sim.solver_name(), sim.integrator_name(), a.dt, last_step - first_step, a.gravity.G,
-               a.gravity.softening);
-    if (resumed) fmt::print(human, "restart: from {} at step {}, t = {:.6g}\n", restart->string(), first_step, sim.time());
+    fmt::print(
+        human,
+        "nbody run: {} bodies ({}D), {}, {} dt = {:g}, {} steps, G = {:g}, softening = {:g}\n",
+        sim.size(), dim, sim.solver_name(), sim.integrator_name(), a.dt, last_step - first_step,
+        a.gravity.G, a.gravity.softening);
+    if (resumed)
+      fmt::print(human, "restart: from {} at step {}, t = {:.6g}\n", restart->string(), first_step,
+                 sim.time());
     if (collide) {
       fmt::print(human, "collisions: {}{}, {} pass(es) per step\n", to_string(a.collisions.model),
                  a.collisions.model == CollisionModel::Bounce
@@ -261,28 +295,34 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     if (a.every > 0 && s % a.every == 0 && !last) {
       if (!a.output.empty() && root) {
         ScopedPhase phase(sim.times(), "io");
-        write_particles(numbered_path(a.output, s), sim.particles(), resolve_format(a.output, a.format));
+        write_particles(numbered_path(a.output, s), sim.particles(),
+                        resolve_format(a.output, a.format));
       }
       if (talk) {
         progress.finish();
-        fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, sim.time(), drift_now());
+        fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, sim.time(),
+                   drift_now());
       }
     }
     // Every rank must take the same decisions at the same step (a signal may reach them
     // at different steps; the wall clock is rank 0's).
-    if (checkpointing && !last && all_ranks_max(root && checkpoints.due(s) ? 1 : 0) != 0) write_checkpoint_now();
+    if (checkpointing && !last && all_ranks_max(root && checkpoints.due(s) ? 1 : 0) != 0)
+      write_checkpoint_now();
     if (const int sig = all_ranks_max(InterruptGuard::pending()); sig != 0 && !last) {
       progress.finish();
       const fs::path written = write_checkpoint_now();
       if (root) {
-        fmt::print(stderr, "nbody run: {} at step {} (t = {:.6g}): wrote {}; continue with the same command and --restart {}\n",
+        fmt::print(stderr,
+                   "nbody run: {} at step {} (t = {:.6g}): wrote {}; continue with the same "
+                   "command and --restart {}\n",
                    signal_name(sig), s, sim.time(), written.string(), written.string());
       }
       return 128 + sig;
     }
     progress.update(s, sim.time(), drift_now);
   }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   progress.finish();
 
   // ---- the end ---------------------------------------------------------------------
@@ -292,7 +332,8 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   result.initial_energy = e0;
   result.end = sim.diagnostics();
   result.n_start = n_start;
-  if (out.stats_every > 0 && logged_step != sim.steps_done() && result.steps > 0) log_energy(result.end);
+  if (out.stats_every > 0 && logged_step != sim.steps_done() && result.steps > 0)
+    log_energy(result.end);
   if (checkpointing && result.steps > 0) write_checkpoint_now();
   if (!a.output.empty() && root) {
     ScopedPhase phase(sim.times(), "io");

@@ -18,7 +18,8 @@ namespace {
 void print_stage_table(std::FILE* out, Simulation& sim, std::uint64_t steps) {
   if (steps == 0) return;
   const PhaseTimes& phases = sim.times();
-  const double step_seconds = phases.get("gravity") + phases.get("collisions") + phases.get("integrate");
+  const double step_seconds =
+      phases.get("gravity") + phases.get("collisions") + phases.get("integrate");
   const double per = 1e3 / double(steps);
   const double step_ms = step_seconds * per;
   auto row = [&](const std::string& name, double seconds) {
@@ -45,19 +46,23 @@ void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, cons
   const double drift = relative_energy_drift(r.initial_energy, r.end.total_energy);
   const CollisionTotals& coll = sim.collision_totals();
   const double steps_per_second = r.wall_seconds > 0 ? double(r.steps) / r.wall_seconds : 0.0;
-  fmt::print(human, "done: {} steps to t = {:.6g} (step {}) in {:.3f} s ({:.4g} steps/s)\n", r.steps, sim.time(),
-             sim.steps_done(), r.wall_seconds, steps_per_second);
-  fmt::print(human, "energy: {:.10g} -> {:.10g}, |dE/E| = {:.3e}\n", r.initial_energy, r.end.total_energy, drift);
-  fmt::print(human, "momentum: ({:.3e}, {:.3e}, {:.3e})  angular momentum: ({:.6g}, {:.6g}, {:.6g})\n",
-             r.end.momentum.x, r.end.momentum.y, r.end.momentum.z, r.end.angular_momentum.x, r.end.angular_momentum.y,
-             r.end.angular_momentum.z);
+  fmt::print(human, "done: {} steps to t = {:.6g} (step {}) in {:.3f} s ({:.4g} steps/s)\n",
+             r.steps, sim.time(), sim.steps_done(), r.wall_seconds, steps_per_second);
+  fmt::print(human, "energy: {:.10g} -> {:.10g}, |dE/E| = {:.3e}\n", r.initial_energy,
+             r.end.total_energy, drift);
+  fmt::print(human,
+             "momentum: ({:.3e}, {:.3e}, {:.3e})  angular momentum: ({:.6g}, {:.6g}, {:.6g})\n",
+             r.end.momentum.x, r.end.momentum.y, r.end.momentum.z, r.end.angular_momentum.x,
+             r.end.angular_momentum.y, r.end.angular_momentum.z);
   if (a.collisions.model != CollisionModel::None) {
     // With collisions the energy that left the bodies is booked, so E + lost is what is conserved.
-    const double balance = relative_energy_drift(r.initial_energy, r.end.total_energy + coll.energy_lost);
+    const double balance =
+        relative_energy_drift(r.initial_energy, r.end.total_energy + coll.energy_lost);
     fmt::print(human,
                "collisions: {} contacts, {} merges ({} bodies left), max overlap {:.3g} of the "
                "smaller radius, energy lost {:.6g}, |d(E + lost)/E| = {:.3e}\n",
-               coll.contacts, coll.merges, sim.size(), coll.max_overlap_last, coll.energy_lost, balance);
+               coll.contacts, coll.merges, sim.size(), coll.max_overlap_last, coll.energy_lost,
+               balance);
   }
   if (!a.output.empty()) fmt::print(human, "wrote {}\n", a.output);
   print_timing_table(human, sim.times(), r.steps);
@@ -66,36 +71,38 @@ void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, cons
 
 void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
   const CollisionTotals& coll = sim.collision_totals();
-  nlohmann::ordered_json j = {{"n", r.n_start},
-                              {"dim", sim.gravity_options().dim},
-                              {"steps", r.steps},
-                              {"step", sim.steps_done()},
-                              {"t", sim.time()},
-                              {"dt", a.dt},
-                              {"integrator", sim.integrator_name()},
-                              {"solver", sim.solver_name()},
-                              {"G", a.gravity.G},
-                              {"softening", a.gravity.softening},
-                              {"energy_start", r.initial_energy},
-                              {"energy_end", r.end.total_energy},
-                              {"energy_drift", relative_energy_drift(r.initial_energy, r.end.total_energy)},
-                              {"momentum", to_json(r.end.momentum)},
-                              {"angular_momentum", to_json(r.end.angular_momentum)},
-                              {"steps_per_second", r.wall_seconds > 0 ? double(r.steps) / r.wall_seconds : 0.0},
-                              {"wall_seconds", r.wall_seconds},
-                              {"timings", to_json(sim.times())}};
+  nlohmann::ordered_json j = {
+      {"n", r.n_start},
+      {"dim", sim.gravity_options().dim},
+      {"steps", r.steps},
+      {"step", sim.steps_done()},
+      {"t", sim.time()},
+      {"dt", a.dt},
+      {"integrator", sim.integrator_name()},
+      {"solver", sim.solver_name()},
+      {"G", a.gravity.G},
+      {"softening", a.gravity.softening},
+      {"energy_start", r.initial_energy},
+      {"energy_end", r.end.total_energy},
+      {"energy_drift", relative_energy_drift(r.initial_energy, r.end.total_energy)},
+      {"momentum", to_json(r.end.momentum)},
+      {"angular_momentum", to_json(r.end.angular_momentum)},
+      {"steps_per_second", r.wall_seconds > 0 ? double(r.steps) / r.wall_seconds : 0.0},
+      {"wall_seconds", r.wall_seconds},
+      {"timings", to_json(sim.times())}};
   if (!sim.gravity_stages().entries().empty()) j["gravity_stages"] = to_json(sim.gravity_stages());
   if (a.collisions.model != CollisionModel::None) {
-    j["collisions"] = {{"model", to_string(a.collisions.model)},
-                       {"restitution", a.collisions.restitution},
-                       {"iterations", a.collisions.iterations},
-                       {"contacts", coll.contacts},
-                       {"merges", coll.merges},
-                       {"n_end", sim.size()},
-                       {"max_overlap", coll.max_overlap_last},
-                       {"energy_lost", coll.energy_lost},
-                       {"energy_balance",
-                        relative_energy_drift(r.initial_energy, r.end.total_energy + coll.energy_lost)}};
+    j["collisions"] = {
+        {"model", to_string(a.collisions.model)},
+        {"restitution", a.collisions.restitution},
+        {"iterations", a.collisions.iterations},
+        {"contacts", coll.contacts},
+        {"merges", coll.merges},
+        {"n_end", sim.size()},
+        {"max_overlap", coll.max_overlap_last},
+        {"energy_lost", coll.energy_lost},
+        {"energy_balance",
+         relative_energy_drift(r.initial_energy, r.end.total_energy + coll.energy_lost)}};
   }
   if (!a.output.empty()) j["output"] = a.output;
   fmt::print("{}\n", j.dump(2));

@@ -18,7 +18,8 @@ struct RunResult {
 };
 
 /// The closing lines (energy, momenta, collisions, timings) on `human`.
-void print_run_summary(std::FILE* human, const RunArgs& args, Simulation& sim, const RunResult& result);
+void print_run_summary(std::FILE* human, const RunArgs& args, Simulation& sim,
+                       const RunResult& result);
 /// The JSON object of --json on stdout (docs/json.md).
 void print_run_json(const RunArgs& args, Simulation& sim, const RunResult& result);
 

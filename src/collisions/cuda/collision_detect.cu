@@ -2,11 +2,11 @@
 // bodies' extent, the hierarchical grid's keys radix-sorted with cub, the candidate pairs
 // (within the skin of touching) found by binary search on the sorted keys, and their
 // per-body partner lists (CSR, partners ascending).
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
 #include <cfloat>
@@ -55,7 +55,8 @@ __global__ void setup_grid(const Extent* e, int dim, double skin, Grid* g) {
   const double reach = (1 + skin) * (1 + kMargin);
   const double dmax = 2 * e->rmax * reach;
   const double dmin = e->rmin < DBL_MAX ? 2 * e->rmin * reach : dmax;
-  double h0 = fmax(fmax(dmin, dmax / double(1 << (kMaxLevels - 1))), extent / double(1 << kCellBits) * (1 + 1e-9));
+  double h0 = fmax(fmax(dmin, dmax / double(1 << (kMaxLevels - 1))),
+                   extent / double(1 << kCellBits) * (1 + 1e-9));
   if (!(h0 > 0) || !isfinite(h0)) h0 = 1.0;
   int levels = 1;
   while (levels < kMaxLevels && h0 * double(1 << (levels - 1)) < dmax) ++levels;
@@ -79,12 +80,15 @@ __device__ __forceinline__ unsigned cell_coord(double v, double lo, double size)
   return c >= 0 ? (c < double(kCellMask) ? unsigned(c) : kCellMask) : 0u;  // NaN -> 0
 }
 
-__device__ __forceinline__ unsigned long long cell_key(int level, unsigned ix, unsigned iy, unsigned iz) {
-  return (static_cast<unsigned long long>(level) << 60) | (static_cast<unsigned long long>(ix) << 40) |
-         (static_cast<unsigned long long>(iy) << 20) | iz;
+__device__ __forceinline__ unsigned long long cell_key(int level, unsigned ix, unsigned iy,
+                                                       unsigned iz) {
+  return (static_cast<unsigned long long>(level) << 60) |
+         (static_cast<unsigned long long>(ix) << 40) | (static_cast<unsigned long long>(iy) << 20) |
+         iz;
 }
 
-__global__ void make_keys(BodyArrays b, unsigned n, Grid* grid, unsigned long long* keys, unsigned* index) {
+__global__ void make_keys(BodyArrays b, unsigned n, Grid* grid, unsigned long long* keys,
+                          unsigned* index) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const Grid g = *grid;
@@ -96,7 +100,8 @@ __global__ void make_keys(BodyArrays b, unsigned n, Grid* grid, unsigned long lo
   atomicOr(&grid->level_mask, 1u << l);
 }
 
-__device__ __forceinline__ unsigned lower_bound(const unsigned long long* keys, unsigned n, unsigned long long k) {
+__device__ __forceinline__ unsigned lower_bound(const unsigned long long* keys, unsigned n,
+                                                unsigned long long k) {
   unsigned lo = 0, hi = n;
   while (lo < hi) {
     const unsigned mid = lo + (hi - lo) / 2;
@@ -111,8 +116,9 @@ __device__ __forceinline__ unsigned lower_bound(const unsigned long long* keys, 
 
 /// Candidate pairs: each body scans the cells around it on its level and every coarser
 /// one present; a pair on one level is taken from its earlier body in sorted order.
-__global__ void emit_pairs(BodyArrays b, unsigned n, const Grid* grid, const unsigned long long* keys,
-                           const unsigned* index, double skin, unsigned long long* pairs, unsigned capacity,
+__global__ void emit_pairs(BodyArrays b, unsigned n, const Grid* grid,
+                           const unsigned long long* keys, const unsigned* index, double skin,
+                           unsigned long long* pairs, unsigned capacity,
                            unsigned long long* count) {
   const unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
@@ -152,7 +158,8 @@ __global__ void emit_pairs(BodyArrays b, unsigned n, const Grid* grid, const uns
   }
 }
 
-__global__ void direct_pairs(const unsigned long long* pairs, unsigned count, unsigned long long* directed) {
+__global__ void direct_pairs(const unsigned long long* pairs, unsigned count,
+                             unsigned long long* directed) {
   const unsigned p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= count) return;
   const unsigned long long k = pairs[p];
@@ -160,7 +167,8 @@ __global__ void direct_pairs(const unsigned long long* pairs, unsigned count, un
   directed[2 * std::size_t(p) + 1] = (k << 32) | (k >> 32);
 }
 
-__global__ void partner_offsets(const unsigned long long* directed, unsigned entries, unsigned n, unsigned* offset) {
+__global__ void partner_offsets(const unsigned long long* directed, unsigned entries, unsigned n,
+                                unsigned* offset) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i > n) return;
   offset[i] = lower_bound(directed, entries, static_cast<unsigned long long>(i) << 32);
@@ -168,7 +176,8 @@ __global__ void partner_offsets(const unsigned long long* directed, unsigned ent
 
 }  // namespace
 
-std::size_t CollisionEngine::detect(const BodyArrays& b, std::size_t n, double skin, cudaStream_t stream) {
+std::size_t CollisionEngine::detect(const BodyArrays& b, std::size_t n, double skin,
+                                    cudaStream_t stream) {
   const auto items = static_cast<long long>(n);
   const unsigned un = unsigned(n);
   keys_.reserve(n, "collision keys");
@@ -179,22 +188,27 @@ std::size_t CollisionEngine::detect(const BodyArrays& b, std::size_t n, double s
 
   auto* extent = reinterpret_cast<Extent*>(bounds_.data());
   auto* grid = reinterpret_cast<Grid*>(grid_.data());
-  const auto input = thrust::make_transform_iterator(thrust::counting_iterator<unsigned>(0), BodyExtent{b});
+  const auto input =
+      thrust::make_transform_iterator(thrust::counting_iterator<unsigned>(0), BodyExtent{b});
   const Extent empty{{DBL_MAX, DBL_MAX, DBL_MAX}, {-DBL_MAX, -DBL_MAX, -DBL_MAX}, DBL_MAX, 0.0};
   std::size_t bytes = 0;
-  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, input, extent, items, MergeExtent{}, empty, stream));
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, input, extent, items, MergeExtent{},
+                                             empty, stream));
   scratch(bytes);
-  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), bytes, input, extent, items, MergeExtent{}, empty, stream));
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), bytes, input, extent, items,
+                                             MergeExtent{}, empty, stream));
   setup_grid<<<1, 1, 0, stream>>>(extent, options_.dim, skin, grid);
   NBODY_CUDA_CHECK_LAUNCH("collisions setup_grid");
   make_keys<<<blocks_for(n), kThreads, 0, stream>>>(b, un, grid, keys_.data(), index_.data());
   NBODY_CUDA_CHECK_LAUNCH("collisions make_keys");
   bytes = 0;
-  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_.data(), keys_sorted_.data(), index_.data(),
+  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_.data(),
+                                                   keys_sorted_.data(), index_.data(),
                                                    index_sorted_.data(), items, 0, 64, stream));
   scratch(bytes);
-  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, keys_.data(), keys_sorted_.data(),
-                                                   index_.data(), index_sorted_.data(), items, 0, 64, stream));
+  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, keys_.data(),
+                                                   keys_sorted_.data(), index_.data(),
+                                                   index_sorted_.data(), items, 0, 64, stream));
 
   // Pairs: emitted with an atomic cursor into room for an estimate, again with the exact
   // room when it overflowed; their order is fixed afterwards by the sort.
@@ -202,17 +216,19 @@ std::size_t CollisionEngine::detect(const BodyArrays& b, std::size_t n, double s
   for (;;) {
     pairs_.reserve(capacity, "collision pairs");
     pair_capacity_ = std::max(pair_capacity_, capacity);
-    NBODY_CUDA_CHECK(cudaMemsetAsync(stats_.data() + kPairs, 0, sizeof(unsigned long long), stream));
-    emit_pairs<<<blocks_for(n), kThreads, 0, stream>>>(b, un, grid, keys_sorted_.data(), index_sorted_.data(), skin,
-                                                      pairs_.data(), unsigned(std::min<std::size_t>(capacity, UINT32_MAX)),
-                                                      stats_.data() + kPairs);
+    NBODY_CUDA_CHECK(
+        cudaMemsetAsync(stats_.data() + kPairs, 0, sizeof(unsigned long long), stream));
+    emit_pairs<<<blocks_for(n), kThreads, 0, stream>>>(
+        b, un, grid, keys_sorted_.data(), index_sorted_.data(), skin, pairs_.data(),
+        unsigned(std::min<std::size_t>(capacity, UINT32_MAX)), stats_.data() + kPairs);
     NBODY_CUDA_CHECK_LAUNCH("collisions emit_pairs");
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kPairs, stats_.data() + kPairs, sizeof(unsigned long long),
-                                     cudaMemcpyDeviceToHost, stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kPairs, stats_.data() + kPairs,
+                                     sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
     if (host_[kPairs] <= capacity) break;
     if (host_[kPairs] > (std::size_t(1) << 31)) {
-      throw Error("collisions: " + std::to_string(host_[kPairs]) + " candidate pairs (bodies far too dense for their radii)");
+      throw Error("collisions: " + std::to_string(host_[kPairs]) +
+                  " candidate pairs (bodies far too dense for their radii)");
     }
     capacity = std::size_t(host_[kPairs]) + 1024;
   }
@@ -221,28 +237,33 @@ std::size_t CollisionEngine::detect(const BodyArrays& b, std::size_t n, double s
   directed_.reserve(std::max<std::size_t>(entries, 1), "collision partners");
   directed_sorted_.reserve(std::max<std::size_t>(entries, 1), "collision partners");
   if (pairs > 0) {
-    direct_pairs<<<blocks_for(pairs), kThreads, 0, stream>>>(pairs_.data(), unsigned(pairs), directed_.data());
+    direct_pairs<<<blocks_for(pairs), kThreads, 0, stream>>>(pairs_.data(), unsigned(pairs),
+                                                             directed_.data());
     NBODY_CUDA_CHECK_LAUNCH("collisions direct_pairs");
     bytes = 0;
-    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, directed_.data(), directed_sorted_.data(),
-                                                    static_cast<long long>(entries), 0, 64, stream));
+    NBODY_CUDA_CHECK(
+        cub::DeviceRadixSort::SortKeys(nullptr, bytes, directed_.data(), directed_sorted_.data(),
+                                       static_cast<long long>(entries), 0, 64, stream));
     scratch(bytes);
-    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), bytes, directed_.data(), directed_sorted_.data(),
-                                                    static_cast<long long>(entries), 0, 64, stream));
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
+        temp_.data(), bytes, directed_.data(), directed_sorted_.data(),
+        static_cast<long long>(entries), 0, 64, stream));
   }
-  partner_offsets<<<blocks_for(n + 1), kThreads, 0, stream>>>(directed_sorted_.data(), unsigned(entries), un,
-                                                               partner_offset_.data());
+  partner_offsets<<<blocks_for(n + 1), kThreads, 0, stream>>>(
+      directed_sorted_.data(), unsigned(entries), un, partner_offset_.data());
   NBODY_CUDA_CHECK_LAUNCH("collisions partner_offsets");
   return pairs;
 }
 
-std::vector<IndexPair> CollisionEngine::find_pairs(BodyArrays bodies, std::size_t n, double skin, cudaStream_t stream) {
+std::vector<IndexPair> CollisionEngine::find_pairs(BodyArrays bodies, std::size_t n, double skin,
+                                                   cudaStream_t stream) {
   std::vector<IndexPair> out;
   if (n < 2) return out;
   const std::size_t pairs = detect(bodies, n, skin, stream);
   std::vector<unsigned long long> keys(2 * pairs);
   if (pairs) {
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(keys.data(), directed_sorted_.data(), keys.size() * sizeof(unsigned long long),
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(keys.data(), directed_sorted_.data(),
+                                     keys.size() * sizeof(unsigned long long),
                                      cudaMemcpyDeviceToHost, stream));
   }
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -59,7 +59,8 @@ class CollisionEngine {
 
   /// The candidate pairs (i < j) with |x_i - x_j| < (r_i + r_j)(1 + skin), sorted: the
   /// detection alone (for tests and tools).
-  std::vector<IndexPair> find_pairs(BodyArrays bodies, std::size_t n, double skin, cudaStream_t stream);
+  std::vector<IndexPair> find_pairs(BodyArrays bodies, std::size_t n, double skin,
+                                    cudaStream_t stream);
 
  private:
   /// The energy sums of a stage, each reduced from per-body terms.
@@ -73,8 +74,8 @@ class CollisionEngine {
   void scratch(std::size_t bytes);
 
   CollisionOptions options_;
-  DeviceBuffer<double> bounds_;              // lo x y z, hi x y z, r min > 0, r max
-  DeviceBuffer<double> grid_;                // lo x y z, h0, levels
+  DeviceBuffer<double> bounds_;  // lo x y z, hi x y z, r min > 0, r max
+  DeviceBuffer<double> grid_;    // lo x y z, h0, levels
   DeviceBuffer<unsigned long long> keys_, keys_sorted_;
   DeviceBuffer<unsigned> index_, index_sorted_;
   DeviceBuffer<unsigned long long> pairs_, directed_, directed_sorted_;
@@ -83,15 +84,15 @@ class CollisionEngine {
   DeviceBuffer<gpu::Vec4<double>> packed_;  // bounce passes: (x y z r), (vx vy vz m), next
   DeviceBuffer<int> choice_;
   DeviceBuffer<unsigned char> alive_;
-  DeviceBuffer<double> compact_;             // compaction staging
-  DeviceBuffer<unsigned long long> stats_;   // contacts, merges, max overlap bits
-  DeviceBuffer<double> terms_;               // per-body energy terms of one sum
-  DeviceBuffer<double> sums_;                // the Sum values
+  DeviceBuffer<double> compact_;            // compaction staging
+  DeviceBuffer<unsigned long long> stats_;  // contacts, merges, max overlap bits
+  DeviceBuffer<double> terms_;              // per-body energy terms of one sum
+  DeviceBuffer<double> sums_;               // the Sum values
   DeviceBuffer<unsigned> total_;
   DeviceBuffer<unsigned char> temp_;
   std::size_t temp_bytes_ = 0;
-  unsigned long long* host_ = nullptr;       // pinned copies of stats_ / counts
-  double* host_sums_ = nullptr;              // pinned copy of sums_
+  unsigned long long* host_ = nullptr;  // pinned copies of stats_ / counts
+  double* host_sums_ = nullptr;         // pinned copy of sums_
 };
 
 }  // namespace nbody::cuda_collisions

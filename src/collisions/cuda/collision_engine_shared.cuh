@@ -12,7 +12,9 @@ namespace nbody::cuda_collisions {
 
 inline constexpr int kThreads = 256;
 
-inline unsigned blocks_for(std::size_t n) { return gpu::blocks_for(n, kThreads); }
+inline unsigned blocks_for(std::size_t n) {
+  return gpu::blocks_for(n, kThreads);
+}
 
 /// Slots of the engine's device counters (stats_) and their pinned copies (host_).
 enum Stat { kContacts, kMerges, kMaxOverlap, kPairs, kStats };

@@ -1,10 +1,10 @@
 // The GPU collision engine's resolution (see collision_engine.cuh for the design), on the
 // partner lists of the detection (collision_detect.cu): bounce passes (impulses by
 // matchings, Jacobi push-apart), merge rounds (matchings, then compaction of the dead),
-// the energy sums by cub reductions; and the engine's construction.
+// the energy sums by cub reductions.
+#include <cuda_runtime.h>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_select.cuh>
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
@@ -60,8 +60,9 @@ __global__ void unpack_bodies(BodyArrays b, unsigned n, const Packed* pr, const 
 /// all its contacts at the pass start (both sides evaluate each pair in canonical order,
 /// so the shifts cancel in the pair's centre of mass exactly).
 __global__ void push_pass(const Packed* __restrict__ pr, const Packed* __restrict__ vm, unsigned n,
-                          const unsigned long long* __restrict__ partners, const unsigned* __restrict__ offset,
-                          bool first, Packed* __restrict__ next, unsigned long long* stats) {
+                          const unsigned long long* __restrict__ partners,
+                          const unsigned* __restrict__ offset, bool first,
+                          Packed* __restrict__ next, unsigned long long* stats) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const Packed mp = pr[i];
@@ -91,8 +92,8 @@ __global__ void push_pass(const Packed* __restrict__ pr, const Packed* __restric
 }
 
 /// Impulses, part 1: each body's overlapping, approaching partner of smallest index.
-__global__ void choose_approaching(const Packed* __restrict__ pr, const Packed* __restrict__ vm, unsigned n,
-                                   const unsigned long long* __restrict__ partners,
+__global__ void choose_approaching(const Packed* __restrict__ pr, const Packed* __restrict__ vm,
+                                   unsigned n, const unsigned long long* __restrict__ partners,
                                    const unsigned* __restrict__ offset, int* choice) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -117,15 +118,16 @@ __global__ void choose_approaching(const Packed* __restrict__ pr, const Packed* 
 /// Impulses, part 2: mutual choices (a matching: no body in two pairs) exchange the
 /// impulse of a collision with restitution e, applied to both bodies at once, so
 /// every impulse keeps momentum and (e = 1) kinetic energy exactly as a sequential solver.
-__global__ void impulse_pairs(const Packed* __restrict__ pr, Packed* vm, unsigned n, const int* choice,
-                              double restitution, double* lost_by_body) {
+__global__ void impulse_pairs(const Packed* __restrict__ pr, Packed* vm, unsigned n,
+                              const int* choice, double restitution, double* lost_by_body) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const int j = choice[i];
   if (j < 0 || unsigned(j) <= i || choice[j] != int(i)) return;
   CollisionBody<double> a = unpack(pr[i], vm[i]), c2 = unpack(pr[j], vm[j]);
   double lost = 0;
-  apply_velocity_change(a, c2, bounce_velocity_change(a, c2, contact_between(a, c2), restitution, lost));
+  apply_velocity_change(a, c2,
+                        bounce_velocity_change(a, c2, contact_between(a, c2), restitution, lost));
   vm[i] = {a.vx, a.vy, a.vz, a.mass};
   vm[j] = {c2.vx, c2.vy, c2.vz, c2.mass};
   lost_by_body[i] += lost;  // only this thread touches body i's entry in a matching
@@ -133,8 +135,8 @@ __global__ void impulse_pairs(const Packed* __restrict__ pr, Packed* vm, unsigne
 
 /// Per body i, the sum over its candidate partners j > i of -G m_i m_j / sqrt(d^2 + eps^2)
 /// (summed afterwards by a cub reduction: no order-dependent atomics).
-__global__ void pair_potential(BodyArrays b, unsigned n, const unsigned long long* partners, const unsigned* offset,
-                               double G, double eps2, double* w_by_body) {
+__global__ void pair_potential(BodyArrays b, unsigned n, const unsigned long long* partners,
+                               const unsigned* offset, double G, double eps2, double* w_by_body) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double w = 0;
@@ -147,8 +149,8 @@ __global__ void pair_potential(BodyArrays b, unsigned n, const unsigned long lon
   w_by_body[i] = w;
 }
 
-__global__ void max_overlap(BodyArrays b, unsigned n, const unsigned long long* partners, const unsigned* offset,
-                            unsigned long long* stats) {
+__global__ void max_overlap(BodyArrays b, unsigned n, const unsigned long long* partners,
+                            const unsigned* offset, unsigned long long* stats) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const CollisionBody<double> me = load(b, i);
@@ -162,13 +164,15 @@ __global__ void max_overlap(BodyArrays b, unsigned n, const unsigned long long* 
     if (c.overlap > 0) worst = fmax(worst, overlap_fraction(c.overlap, me.radius, other.radius));
   }
   // Non-negative doubles order like their bit patterns.
-  if (worst > 0) atomicMax(&stats[kMaxOverlap], static_cast<unsigned long long>(__double_as_longlong(worst)));
+  if (worst > 0)
+    atomicMax(&stats[kMaxOverlap], static_cast<unsigned long long>(__double_as_longlong(worst)));
 }
 
 /// Merge round, part 1: each body's overlapping partner of smallest index (-1: none);
 /// counts the contacts (from the smaller index) on the first round.
-__global__ void choose_partner(BodyArrays b, unsigned n, const unsigned long long* partners, const unsigned* offset,
-                               bool first, int* choice, unsigned long long* stats) {
+__global__ void choose_partner(BodyArrays b, unsigned n, const unsigned long long* partners,
+                               const unsigned* offset, bool first, int* choice,
+                               unsigned long long* stats) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const CollisionBody<double> me = load(b, i);
@@ -190,8 +194,9 @@ __global__ void choose_partner(BodyArrays b, unsigned n, const unsigned long lon
 
 /// Merge round, part 2: mutual choices merge into the smaller id (a matching: every body
 /// is in at most one merge, so no two threads touch one body).
-__global__ void merge_pairs(BodyArrays b, unsigned n, const int* choice, int dim, double G, double eps2,
-                            unsigned char* alive, double* loss_by_body, unsigned long long* stats) {
+__global__ void merge_pairs(BodyArrays b, unsigned n, const int* choice, int dim, double G,
+                            double eps2, unsigned char* alive, double* loss_by_body,
+                            unsigned long long* stats) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   loss_by_body[i] = 0;
@@ -219,35 +224,6 @@ double as_double(unsigned long long bits) {
 
 }  // namespace
 
-CollisionEngine::CollisionEngine(const CollisionOptions& options) : options_(options) {
-  validate(options_);
-  bounds_.reserve(sizeof(Extent) / sizeof(double) + 1, "collision bounds");
-  grid_.reserve(sizeof(Grid) / sizeof(double) + 1, "collision grid");
-  stats_.reserve(kStats, "collision statistics");
-  NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_), kStats * sizeof(unsigned long long)));
-  NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_sums_), kSums * sizeof(double)));
-}
-
-CollisionEngine::~CollisionEngine() {
-  cudaFreeHost(host_);
-  cudaFreeHost(host_sums_);
-}
-
-void CollisionEngine::sum_terms(std::size_t n, Sum k, cudaStream_t stream) {
-  std::size_t bytes = 0;
-  const auto items = static_cast<long long>(n);
-  NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, terms_.data(), sums_.data() + k, items, stream));
-  scratch(bytes);
-  NBODY_CUDA_CHECK(cub::DeviceReduce::Sum(temp_.data(), bytes, terms_.data(), sums_.data() + k, items, stream));
-}
-
-void CollisionEngine::scratch(std::size_t bytes) {
-  if (bytes > temp_bytes_) {
-    temp_.reserve(bytes, "collision scratch");
-    temp_bytes_ = bytes;
-  }
-}
-
 CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream_t stream) {
   using Clock = std::chrono::steady_clock;
   CollisionStats stats;
@@ -268,8 +244,9 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
   NBODY_CUDA_CHECK(cudaMemsetAsync(sums_.data(), 0, kSums * sizeof(double), stream));
   auto potential = [&](Sum k) {
     if (energy && pairs) {
-      pair_potential<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), directed_sorted_.data(),
-                                                            partner_offset_.data(), options_.G, eps2, terms_.data());
+      pair_potential<<<blocks_for(n), kThreads, 0, stream>>>(
+          b, unsigned(n), directed_sorted_.data(), partner_offset_.data(), options_.G, eps2,
+          terms_.data());
       NBODY_CUDA_CHECK_LAUNCH("collisions pair_potential");
       sum_terms(n, k, stream);
     }
@@ -278,7 +255,8 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
 
   if (options_.model == CollisionModel::Bounce) {
     potential(kSumPotentialBefore);
-    NBODY_CUDA_CHECK(cudaMemsetAsync(terms_.data(), 0, n * sizeof(double), stream));  // kinetic lost per body
+    NBODY_CUDA_CHECK(
+        cudaMemsetAsync(terms_.data(), 0, n * sizeof(double), stream));  // kinetic lost per body
     packed_.reserve(3 * n, "collision pass state");  // positions, velocities, next positions
     Packed* pr = packed_.data();
     Packed* vm = pr + n;
@@ -290,15 +268,16 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
       // Velocities: kImpulseRounds matchings of approaching contacts; positions: one
       // Jacobi push-apart (resolve_bounce's order, as on the CPU: impulse, then separation).
       for (int round = 0; round < kImpulseRounds; ++round) {
-        choose_approaching<<<blocks_for(n), kThreads, 0, stream>>>(pr, vm, unsigned(n), directed_sorted_.data(),
-                                                                  partner_offset_.data(), choice_.data());
+        choose_approaching<<<blocks_for(n), kThreads, 0, stream>>>(
+            pr, vm, unsigned(n), directed_sorted_.data(), partner_offset_.data(), choice_.data());
         NBODY_CUDA_CHECK_LAUNCH("collisions choose_approaching");
         impulse_pairs<<<blocks_for(n), kThreads, 0, stream>>>(pr, vm, unsigned(n), choice_.data(),
-                                                             options_.restitution, terms_.data());
+                                                              options_.restitution, terms_.data());
         NBODY_CUDA_CHECK_LAUNCH("collisions impulse_pairs");
       }
-      push_pass<<<blocks_for(n), kThreads, 0, stream>>>(pr, vm, unsigned(n), directed_sorted_.data(),
-                                                       partner_offset_.data(), pass == 0, next, stats_.data());
+      push_pass<<<blocks_for(n), kThreads, 0, stream>>>(
+          pr, vm, unsigned(n), directed_sorted_.data(), partner_offset_.data(), pass == 0, next,
+          stats_.data());
       NBODY_CUDA_CHECK_LAUNCH("collisions push_pass");
       std::swap(pr, next);
       ++stats.passes;
@@ -313,18 +292,19 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
     unsigned long long merged = 0;
     for (int round = 0; round < options_.iterations && pairs > 0; ++round) {
       NBODY_CUDA_CHECK(cudaMemsetAsync(alive_.data(), 1, n, stream));
-      choose_partner<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), directed_sorted_.data(),
-                                                            partner_offset_.data(), round == 0, choice_.data(),
-                                                            stats_.data());
+      choose_partner<<<blocks_for(n), kThreads, 0, stream>>>(
+          b, unsigned(n), directed_sorted_.data(), partner_offset_.data(), round == 0,
+          choice_.data(), stats_.data());
       NBODY_CUDA_CHECK_LAUNCH("collisions choose_partner");
-      merge_pairs<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), choice_.data(), options_.dim, options_.G,
-                                                         eps2, alive_.data(), terms_.data(), stats_.data());
+      merge_pairs<<<blocks_for(n), kThreads, 0, stream>>>(
+          b, unsigned(n), choice_.data(), options_.dim, options_.G, eps2, alive_.data(),
+          terms_.data(), stats_.data());
       NBODY_CUDA_CHECK_LAUNCH("collisions merge_pairs");
       sum_terms(n, kSumMergeLoss, stream);
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kMerges, stats_.data() + kMerges, sizeof(unsigned long long),
-                                       cudaMemcpyDeviceToHost, stream));
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(host_sums_ + kSumMergeLoss, sums_.data() + kSumMergeLoss, sizeof(double),
-                                       cudaMemcpyDeviceToHost, stream));
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kMerges, stats_.data() + kMerges,
+                                       sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(host_sums_ + kSumMergeLoss, sums_.data() + kSumMergeLoss,
+                                       sizeof(double), cudaMemcpyDeviceToHost, stream));
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
       merge_loss += host_sums_[kSumMergeLoss];  // rounds in order: the same sum every run
       ++stats.passes;
@@ -336,19 +316,21 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
     }
   }
   if (pairs > 0) {
-    max_overlap<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), directed_sorted_.data(), partner_offset_.data(),
-                                                       stats_.data());
+    max_overlap<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), directed_sorted_.data(),
+                                                        partner_offset_.data(), stats_.data());
     NBODY_CUDA_CHECK_LAUNCH("collisions max_overlap");
   }
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_, stats_.data(), kStats * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
-                                   stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_sums_, sums_.data(), kSums * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_, stats_.data(), kStats * sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_sums_, sums_.data(), kSums * sizeof(double),
+                                   cudaMemcpyDeviceToHost, stream));
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   stats.contacts = host_[kContacts];
   stats.merges = host_[kMerges];
   stats.max_overlap = as_double(host_[kMaxOverlap]);
   stats.energy_lost = options_.model == CollisionModel::Bounce
-                          ? host_sums_[kSumKinetic] + host_sums_[kSumPotentialBefore] - host_sums_[kSumPotentialAfter]
+                          ? host_sums_[kSumKinetic] + host_sums_[kSumPotentialBefore] -
+                                host_sums_[kSumPotentialAfter]
                           : merge_loss;
   stats.detect_seconds = std::chrono::duration<double>(detected - start).count();
   stats.resolve_seconds = std::chrono::duration<double>(Clock::now() - detected).count();
@@ -360,27 +342,30 @@ std::size_t CollisionEngine::compact(BodyArrays b, std::size_t n, cudaStream_t s
   total_.reserve(1, "collision survivors");
   const auto items = static_cast<long long>(n);
   std::size_t bytes = 0;
-  NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, b.x, alive_.data(), compact_.data(), total_.data(), items,
-                                              stream));
+  NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, b.x, alive_.data(), compact_.data(),
+                                              total_.data(), items, stream));
   scratch(bytes);
   for (double* a : {b.x, b.y, b.z, b.vx, b.vy, b.vz, b.m, b.r, b.ax, b.ay, b.az}) {
     if (!a) continue;
-    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, a, alive_.data(), compact_.data(), total_.data(),
-                                                items, stream));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(a, compact_.data(), n * sizeof(double), cudaMemcpyDeviceToDevice, stream));
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, a, alive_.data(),
+                                                compact_.data(), total_.data(), items, stream));
+    NBODY_CUDA_CHECK(
+        cudaMemcpyAsync(a, compact_.data(), n * sizeof(double), cudaMemcpyDeviceToDevice, stream));
   }
   if (b.id) {  // ids are 64-bit like doubles: the same staging buffer
     auto* staged = reinterpret_cast<std::uint64_t*>(compact_.data());
     std::size_t id_bytes = 0;
-    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, id_bytes, b.id, alive_.data(), staged, total_.data(), items,
-                                                stream));
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, id_bytes, b.id, alive_.data(), staged,
+                                                total_.data(), items, stream));
     scratch(id_bytes);
-    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), id_bytes, b.id, alive_.data(), staged, total_.data(),
-                                                items, stream));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(b.id, staged, n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, stream));
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), id_bytes, b.id, alive_.data(), staged,
+                                                total_.data(), items, stream));
+    NBODY_CUDA_CHECK(
+        cudaMemcpyAsync(b.id, staged, n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, stream));
   }
   unsigned survivors = 0;
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(&survivors, total_.data(), sizeof survivors, cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(
+      cudaMemcpyAsync(&survivors, total_.data(), sizeof survivors, cudaMemcpyDeviceToHost, stream));
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   return survivors;
 }

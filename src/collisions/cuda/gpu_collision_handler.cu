@@ -28,28 +28,34 @@ class DeviceCopy {
     for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &m_, &r_}) a->reserve(n, "collision bodies");
     id_.reserve(n, "collision ids");
     const std::pair<const std::vector<double>*, double*> copies[] = {
-        {&ps.x, x_.data()}, {&ps.y, y_.data()}, {&ps.z, z_.data()}, {&ps.vx, vx_.data()},
+        {&ps.x, x_.data()},   {&ps.y, y_.data()},   {&ps.z, z_.data()},    {&ps.vx, vx_.data()},
         {&ps.vy, vy_.data()}, {&ps.vz, vz_.data()}, {&ps.mass, m_.data()}, {&ps.radius, r_.data()}};
     for (const auto& [from, to] : copies) {
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from->data(), ps.size() * sizeof(double), cudaMemcpyHostToDevice, stream));
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from->data(), ps.size() * sizeof(double),
+                                       cudaMemcpyHostToDevice, stream));
     }
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(id_.data(), ps.id.data(), ps.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream));
-    return {x_.data(), y_.data(), z_.data(), vx_.data(), vy_.data(), vz_.data(), m_.data(), r_.data(), id_.data()};
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(id_.data(), ps.id.data(), ps.size() * sizeof(std::uint64_t),
+                                     cudaMemcpyHostToDevice, stream));
+    return {x_.data(),  y_.data(), z_.data(), vx_.data(), vy_.data(),
+            vz_.data(), m_.data(), r_.data(), id_.data()};
   }
   void download(ParticleSystem& ps, std::size_t n, cudaStream_t stream) {
     if (n < ps.size()) {
-      for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az, &ps.mass, &ps.radius}) {
+      for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az, &ps.mass,
+                      &ps.radius}) {
         if (v->size() > n) v->resize(n);
       }
       ps.id.resize(n);
     }
     const std::pair<const double*, std::vector<double>*> copies[] = {
-        {x_.data(), &ps.x}, {y_.data(), &ps.y}, {z_.data(), &ps.z}, {vx_.data(), &ps.vx},
+        {x_.data(), &ps.x},   {y_.data(), &ps.y},   {z_.data(), &ps.z},    {vx_.data(), &ps.vx},
         {vy_.data(), &ps.vy}, {vz_.data(), &ps.vz}, {m_.data(), &ps.mass}, {r_.data(), &ps.radius}};
     for (const auto& [from, to] : copies) {
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(to->data(), from, n * sizeof(double), cudaMemcpyDeviceToHost, stream));
+      NBODY_CUDA_CHECK(
+          cudaMemcpyAsync(to->data(), from, n * sizeof(double), cudaMemcpyDeviceToHost, stream));
     }
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.id.data(), id_.data(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.id.data(), id_.data(), n * sizeof(std::uint64_t),
+                                     cudaMemcpyDeviceToHost, stream));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
@@ -69,17 +75,21 @@ cudaStream_t make_stream() {
 
 class GpuCollisionHandler final : public CollisionHandler {
  public:
-  explicit GpuCollisionHandler(const CollisionOptions& o) : stream_(make_stream()), options_(o), engine_(o) {}
+  explicit GpuCollisionHandler(const CollisionOptions& o)
+      : stream_(make_stream()), options_(o), engine_(o) {}
   ~GpuCollisionHandler() override { cudaStreamDestroy(stream_); }
   GpuCollisionHandler(const GpuCollisionHandler&) = delete;
   GpuCollisionHandler& operator=(const GpuCollisionHandler&) = delete;
 
-  [[nodiscard]] std::string name() const override { return fmt::format("{}-grid-gpu", to_string(options_.model)); }
+  [[nodiscard]] std::string name() const override {
+    return fmt::format("{}-grid-gpu", to_string(options_.model));
+  }
 
   CollisionStats resolve(ParticleSystem& ps) override {
     if (ps.dim != options_.dim) {
-      throw Error(fmt::format("collisions: the handler is set up for dim {} but the bodies have dim {}", options_.dim,
-                              ps.dim));
+      throw Error(
+          fmt::format("collisions: the handler is set up for dim {} but the bodies have dim {}",
+                      options_.dim, ps.dim));
     }
     std::size_t n = ps.size();
     const cuda_collisions::BodyArrays b = copy_.upload(ps, stream_);

@@ -12,7 +12,8 @@ namespace nbody::gpu {
 
 std::string bytes_text(std::size_t bytes) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%zu bytes (%.2f GiB)", bytes, double(bytes) / (1024.0 * 1024.0 * 1024.0));
+  std::snprintf(buf, sizeof buf, "%zu bytes (%.2f GiB)", bytes,
+                double(bytes) / (1024.0 * 1024.0 * 1024.0));
   return buf;
 }
 
@@ -25,8 +26,8 @@ void* device_allocate(std::size_t bytes, const char* what) {
   cudaMemGetInfo(&free, &total);
   cudaGetLastError();
   throw Error(std::string("GPU: cannot allocate ") + what + ": needs " + bytes_text(bytes) +
-              " of GPU memory, the device has " + bytes_text(free) + " free of " + bytes_text(total) + " (" +
-              cudaGetErrorString(status) + ")");
+              " of GPU memory, the device has " + bytes_text(free) + " free of " +
+              bytes_text(total) + " (" + cudaGetErrorString(status) + ")");
 }
 
 }  // namespace nbody::gpu

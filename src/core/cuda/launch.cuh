@@ -12,9 +12,13 @@ namespace nbody::gpu {
 
 /// Makes this process's GPU (gpu_in_use(): 0, or the one its MPI rank picked) the current
 /// device; every CUDA path calls it before it allocates or queries the device.
-inline void select_gpu() { NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use())); }
+inline void select_gpu() {
+  NBODY_CUDA_CHECK(cudaSetDevice(gpu_in_use()));
+}
 
 /// Blocks of `threads` threads that cover n items (the last one partly idle).
-inline unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
+inline unsigned blocks_for(std::size_t n, unsigned threads) {
+  return unsigned((n + threads - 1) / threads);
+}
 
 }  // namespace nbody::gpu

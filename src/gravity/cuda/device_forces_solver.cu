@@ -37,14 +37,15 @@ Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
 template <class Real>
 void pack_host_bodies(const ParticleSystem& ps, const Scaling& s, bool planar, Vec4<Real>* out) {
   for (std::size_t i = 0; i < ps.size(); ++i) {
-    out[i] = {Real(ps.x[i] * s.position), Real(ps.y[i] * s.position), planar ? Real(0) : Real(ps.z[i] * s.position),
-              Real(ps.mass[i] * s.mass)};
+    out[i] = {Real(ps.x[i] * s.position), Real(ps.y[i] * s.position),
+              planar ? Real(0) : Real(ps.z[i] * s.position), Real(ps.mass[i] * s.mass)};
   }
 }
 
 /// ps.a = G * in * s.acceleration for the n bodies of ps (az = 0 when planar).
 template <class Real>
-void unpack_accelerations(const Vec4<Real>* in, double G, const Scaling& s, bool planar, ParticleSystem& ps) {
+void unpack_accelerations(const Vec4<Real>* in, double G, const Scaling& s, bool planar,
+                          ParticleSystem& ps) {
   for (std::size_t i = 0; i < ps.size(); ++i) {
     ps.ax[i] = G * double(in[i].x) * s.acceleration;
     ps.ay[i] = G * double(in[i].y) * s.acceleration;
@@ -55,7 +56,8 @@ void unpack_accelerations(const Vec4<Real>* in, double G, const Scaling& s, bool
 }  // namespace
 
 template <class Real>
-DeviceForcesSolver<Real>::DeviceForcesSolver(std::unique_ptr<DeviceForces<Real>> forces, SolverSetup setup)
+DeviceForcesSolver<Real>::DeviceForcesSolver(std::unique_ptr<DeviceForces<Real>> forces,
+                                             SolverSetup setup)
     : forces_(std::move(forces)), setup_(std::move(setup)) {
   NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   NBODY_CUDA_CHECK(cudaEventCreate(&start_));
@@ -71,7 +73,8 @@ DeviceForcesSolver<Real>::~DeviceForcesSolver() {
 
 template <class Real>
 std::string DeviceForcesSolver<Real>::name() const {
-  return forces_->name() + (std::is_same_v<Real, float> ? "-float" : "-double") + setup_.name_suffix;
+  return forces_->name() + (std::is_same_v<Real, float> ? "-float" : "-double") +
+         setup_.name_suffix;
 }
 
 template <class Real>
@@ -98,11 +101,13 @@ void DeviceForcesSolver<Real>::compute_accelerations(ParticleSystem& ps) {
   }
   const Real eps = Real(setup_.softening * scale.position);
 
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(forces_->bodies(), hb, padded * sizeof(Vec4<Real>), cudaMemcpyHostToDevice, stream_));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(forces_->bodies(), hb, padded * sizeof(Vec4<Real>),
+                                   cudaMemcpyHostToDevice, stream_));
   NBODY_CUDA_CHECK(cudaEventRecord(start_, stream_));
   forces_->launch(n, eps, stream_);
   NBODY_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), forces_->out(), n * sizeof(Vec4<Real>), cudaMemcpyDeviceToHost, stream_));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), forces_->out(), n * sizeof(Vec4<Real>),
+                                   cudaMemcpyDeviceToHost, stream_));
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
   unpack_accelerations(host_out_.data(), setup_.G, scale, setup_.planar, ps);
 

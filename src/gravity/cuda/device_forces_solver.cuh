@@ -44,7 +44,9 @@ class DeviceForcesSolver final : public GravitySolver {
   [[nodiscard]] std::string name() const override;
   [[nodiscard]] SolverStats stats() const override { return stats_; }
   /// Milliseconds per stage of the last evaluation (empty for one-kernel algorithms).
-  [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const { return forces_->stage_ms(); }
+  [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const {
+    return forces_->stage_ms();
+  }
   void compute_accelerations(ParticleSystem& ps) override;
 
  private:

@@ -19,7 +19,9 @@ __device__ __forceinline__ float rsqrtf_hw(float x) {
 
 /// float: the hardware reciprocal square root, 0 at r2 == 0.
 struct MathFloat {
-  static __device__ __forceinline__ float safe_rsqrt(float r2) { return r2 > 0.0f ? rsqrtf_hw(r2) : 0.0f; }
+  static __device__ __forceinline__ float safe_rsqrt(float r2) {
+    return r2 > 0.0f ? rsqrtf_hw(r2) : 0.0f;
+  }
 };
 /// float with eps2 > 0 (r2 can never be 0).
 struct MathFloatSoftened {
@@ -27,7 +29,9 @@ struct MathFloatSoftened {
 };
 /// double through CUDA's math library rsqrt() (correctly rounded to ~1 ulp).
 struct MathDouble {
-  static __device__ __forceinline__ double safe_rsqrt(double r2) { return r2 > 0.0 ? rsqrt(r2) : 0.0; }
+  static __device__ __forceinline__ double safe_rsqrt(double r2) {
+    return r2 > 0.0 ? rsqrt(r2) : 0.0;
+  }
 };
 struct MathDoubleSoftened {
   static __device__ __forceinline__ double safe_rsqrt(double r2) { return rsqrt(r2); }
@@ -45,7 +49,9 @@ __device__ __forceinline__ double rsqrt_seeded(double r2) {
   return fma(y * e, p, y);
 }
 struct MathDoubleSeeded {
-  static __device__ __forceinline__ double safe_rsqrt(double r2) { return r2 > 0.0 ? rsqrt_seeded(r2) : 0.0; }
+  static __device__ __forceinline__ double safe_rsqrt(double r2) {
+    return r2 > 0.0 ? rsqrt_seeded(r2) : 0.0;
+  }
 };
 struct MathDoubleSeededSoftened {
   static __device__ __forceinline__ double safe_rsqrt(double r2) { return rsqrt_seeded(r2); }
@@ -53,11 +59,29 @@ struct MathDoubleSeededSoftened {
 
 template <class Real, bool Fast, bool Softened>
 struct MathFor;
-template <bool Fast> struct MathFor<float, Fast, false> { using type = MathFloat; };
-template <bool Fast> struct MathFor<float, Fast, true> { using type = MathFloatSoftened; };
-template <> struct MathFor<double, false, false> { using type = MathDouble; };
-template <> struct MathFor<double, false, true> { using type = MathDoubleSoftened; };
-template <> struct MathFor<double, true, false> { using type = MathDoubleSeeded; };
-template <> struct MathFor<double, true, true> { using type = MathDoubleSeededSoftened; };
+template <bool Fast>
+struct MathFor<float, Fast, false> {
+  using type = MathFloat;
+};
+template <bool Fast>
+struct MathFor<float, Fast, true> {
+  using type = MathFloatSoftened;
+};
+template <>
+struct MathFor<double, false, false> {
+  using type = MathDouble;
+};
+template <>
+struct MathFor<double, false, true> {
+  using type = MathDoubleSoftened;
+};
+template <>
+struct MathFor<double, true, false> {
+  using type = MathDoubleSeeded;
+};
+template <>
+struct MathFor<double, true, true> {
+  using type = MathDoubleSeededSoftened;
+};
 
 }  // namespace nbody::cuda_gravity

@@ -37,9 +37,13 @@ namespace {
 /// Default threads per block: 256 for naive and tiled (Nyland, Harris, Prins, "Fast N-Body
 /// Simulation with CUDA", GPU Gems 3); 512 for fast, best in the block-size sweeps on an
 /// H200 (float and double, N = 16384 and 262144).
-int default_block(Kernel k) { return k == Kernel::Fast ? 512 : 256; }
+int default_block(Kernel k) {
+  return k == Kernel::Fast ? 512 : 256;
+}
 
-bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
+bool power_of_two(int v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
 
 }  // namespace
 
@@ -91,8 +95,9 @@ template <class Real>
 std::size_t DirectForces<Real>::padded(std::size_t n) const {
   if (mutual(n)) return (n + kMutualBand<Real> - 1) / kMutualBand<Real> * kMutualBand<Real>;
   const std::size_t unit = kernel_ == Kernel::Naive ? 1
-                           : kernel_ == Kernel::Tiled ? std::size_t(block_)
-                                                      : std::size_t(block_) * fast_bodies_per_thread<Real>(block_);
+                           : kernel_ == Kernel::Tiled
+                               ? std::size_t(block_)
+                               : std::size_t(block_) * fast_bodies_per_thread<Real>(block_);
   return (n + unit - 1) / unit * unit;
 }
 
@@ -134,7 +139,8 @@ void DirectForces<Real>::reserve(std::size_t n) {
   bodies_.reserve(p, "bodies");
   out_.reserve(p, "accelerations");
   if (mutual(n)) return;
-  const SplitPlan plan = plan_splits(kernel_, block_, fast_bodies_per_thread<Real>(block_), p, sms_, fast_blocks_per_sm_);
+  const SplitPlan plan = plan_splits(kernel_, block_, fast_bodies_per_thread<Real>(block_), p, sms_,
+                                     fast_blocks_per_sm_);
   if (plan.splits > 1) partial_.reserve(std::size_t(plan.splits) * p, "partial sums");
 }
 
@@ -149,19 +155,23 @@ void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
           plan_mutual<Real>(unsigned(p), std::size_t(sms_) * std::size_t(mutual_blocks_per_sm_));
       if (parts_ > 1) {  // this process's tasks: every parts-th of the largest-first list
         std::vector<MutualTask> mine;
-        for (std::size_t k = std::size_t(part_); k < tasks.size(); k += std::size_t(parts_)) mine.push_back(tasks[k]);
+        for (std::size_t k = std::size_t(part_); k < tasks.size(); k += std::size_t(parts_))
+          mine.push_back(tasks[k]);
         tasks.swap(mine);
       }
       tasks_.reserve(std::max<std::size_t>(tasks.size(), 1), "kernel tasks");
-      NBODY_CUDA_CHECK(cudaMemcpy(tasks_.data(), tasks.data(), tasks.size() * sizeof(MutualTask), cudaMemcpyHostToDevice));
+      NBODY_CUDA_CHECK(cudaMemcpy(tasks_.data(), tasks.data(), tasks.size() * sizeof(MutualTask),
+                                  cudaMemcpyHostToDevice));
       planned_for_ = p;
       n_tasks_ = unsigned(tasks.size());
     }
     NBODY_CUDA_CHECK(cudaMemsetAsync(out_.data(), 0, p * sizeof(Vec4<Real>), stream));
-    if (n_tasks_ > 0) launch_mutual<Real>(bodies_.data(), tasks_.data(), n_tasks_, eps * eps, out_.data(), stream);
+    if (n_tasks_ > 0)
+      launch_mutual<Real>(bodies_.data(), tasks_.data(), n_tasks_, eps * eps, out_.data(), stream);
     return;
   }
-  const SplitPlan plan = plan_splits(kernel_, block_, fast_bodies_per_thread<Real>(block_), p, sms_, fast_blocks_per_sm_);
+  const SplitPlan plan = plan_splits(kernel_, block_, fast_bodies_per_thread<Real>(block_), p, sms_,
+                                     fast_blocks_per_sm_);
   LaunchArgs<Real> args;
   args.bodies = bodies_.data();
   args.n = unsigned(n);
@@ -177,7 +187,8 @@ void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
 
 template <class Real>
 void DirectForces<Real>::check_size(std::size_t n) const {
-  if (n > kMaxBodies) check_capacity(n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);
+  if (n > kMaxBodies)
+    check_capacity(n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);
 }
 
 template class DirectForces<float>;
@@ -185,16 +196,19 @@ template class DirectForces<double>;
 
 void check_capacity(std::size_t n, Precision precision) {
   if (n > kMaxBodies) {
-    throw Error("CUDA direct sum: N = " + std::to_string(n) + " bodies is too many (at most 2^31 = " +
-                std::to_string(kMaxBodies) + ": the kernels index bodies with 32 bits)");
+    throw Error("CUDA direct sum: N = " + std::to_string(n) +
+                " bodies is too many (at most 2^31 = " + std::to_string(kMaxBodies) +
+                ": the kernels index bodies with 32 bits)");
   }
-  const std::size_t per_body = precision == Precision::Float ? 2 * sizeof(Vec4<float>) : 2 * sizeof(Vec4<double>);
+  const std::size_t per_body =
+      precision == Precision::Float ? 2 * sizeof(Vec4<float>) : 2 * sizeof(Vec4<double>);
   const std::size_t needed = n * per_body;
   std::size_t free = 0, total = 0;
   NBODY_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   if (needed > free) {
-    throw Error("CUDA direct sum: N = " + std::to_string(n) + " bodies needs " + gpu::bytes_text(needed) +
-                " of GPU memory, the device has " + gpu::bytes_text(free) + " free of " + gpu::bytes_text(total));
+    throw Error("CUDA direct sum: N = " + std::to_string(n) + " bodies needs " +
+                gpu::bytes_text(needed) + " of GPU memory, the device has " +
+                gpu::bytes_text(free) + " free of " + gpu::bytes_text(total));
   }
 }
 
@@ -207,15 +221,17 @@ void try_device_allocation(std::size_t bytes) {
 }  // namespace cuda_direct
 
 std::unique_ptr<GravitySolver> make_direct_cuda(const GravityOptions& o) {
-  const cuda_direct::KernelChoice choice = cuda_direct::choose_kernel(o.kernel, o.block_size, o.deterministic);
+  const cuda_direct::KernelChoice choice =
+      cuda_direct::choose_kernel(o.kernel, o.block_size, o.deterministic);
   std::string reason;
   if (gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
   auto make = [&](auto real) -> std::unique_ptr<GravitySolver> {
     using Real = decltype(real);
     gpu::select_gpu();  // before DirectForces queries the device
-    auto forces = std::make_unique<cuda_direct::DirectForces<Real>>(choice.kernel, choice.block, choice.each_pair_once);
-    return std::make_unique<cuda_gravity::DeviceForcesSolver<Real>>(std::move(forces),
-                                                                    cuda_gravity::SolverSetup{o.G, o.softening});
+    auto forces = std::make_unique<cuda_direct::DirectForces<Real>>(choice.kernel, choice.block,
+                                                                    choice.each_pair_once);
+    return std::make_unique<cuda_gravity::DeviceForcesSolver<Real>>(
+        std::move(forces), cuda_gravity::SolverSetup{o.G, o.softening});
   };
   if (o.precision == Precision::Float) return make(float{});
   return make(double{});

@@ -38,7 +38,8 @@ __global__ void direct_naive(const Vec4<Real>* __restrict__ bodies, unsigned n, 
   Real ax = 0, ay = 0, az = 0;
   for (unsigned j = 0; j < n; ++j) {
     const Vec4<Real> bj = bodies[j];
-    accumulate_pair_acceleration<Real, Math>(bj.x - bi.x, bj.y - bi.y, bj.z - bi.z, bj.w, eps2, ax, ay, az);
+    accumulate_pair_acceleration<Real, Math>(bj.x - bi.x, bj.y - bi.y, bj.z - bi.z, bj.w, eps2, ax,
+                                             ay, az);
   }
   out[i] = {ax, ay, az, Real(0)};
 }
@@ -59,7 +60,8 @@ __global__ void direct_tiled(const Vec4<Real>* __restrict__ bodies, unsigned n_p
 #pragma unroll 8
     for (unsigned j = 0; j < blockDim.x; ++j) {
       const Vec4<Real> bj = tile[j];
-      accumulate_pair_acceleration<Real, Math>(bj.x - bi.x, bj.y - bi.y, bj.z - bi.z, bj.w, eps2, ax, ay, az);
+      accumulate_pair_acceleration<Real, Math>(bj.x - bi.x, bj.y - bi.y, bj.z - bi.z, bj.w, eps2,
+                                               ax, ay, az);
     }
     __syncthreads();
   }
@@ -72,8 +74,9 @@ __global__ void direct_tiled(const Vec4<Real>* __restrict__ bodies, unsigned n_p
 /// so loads and stores coalesce); block b.y sums j in [b.y * j_per_split, + j_per_split).
 /// Writes out[b.y * n_padded + i] (the partial sum of split b.y).
 template <class Real, class Math, int K, int MaxThreads>
-__global__ void __launch_bounds__(MaxThreads) direct_fast(const Vec4<Real>* __restrict__ bodies, unsigned n_padded,
-                                                    unsigned j_per_split, Real eps2, Vec4<Real>* __restrict__ out) {
+__global__ void __launch_bounds__(MaxThreads)
+    direct_fast(const Vec4<Real>* __restrict__ bodies, unsigned n_padded, unsigned j_per_split,
+                Real eps2, Vec4<Real>* __restrict__ out) {
   extern __shared__ unsigned char shared_raw[];
   auto* tile = reinterpret_cast<Vec4<Real>*>(shared_raw);
   const unsigned block = blockDim.x;
@@ -97,8 +100,8 @@ __global__ void __launch_bounds__(MaxThreads) direct_fast(const Vec4<Real>* __re
       const Vec4<Real> bj = tile[j];  // same address across the warp: a broadcast
 #pragma unroll
       for (int k = 0; k < K; ++k) {
-        accumulate_pair_acceleration<Real, Math>(bj.x - xi[k], bj.y - yi[k], bj.z - zi[k], bj.w, eps2, ax[k],
-                                                 ay[k], az[k]);
+        accumulate_pair_acceleration<Real, Math>(bj.x - xi[k], bj.y - yi[k], bj.z - zi[k], bj.w,
+                                                 eps2, ax[k], ay[k], az[k]);
       }
     }
     __syncthreads();
@@ -111,8 +114,8 @@ __global__ void __launch_bounds__(MaxThreads) direct_fast(const Vec4<Real>* __re
 /// Second pass of the fast kernel: out[i] = sum over splits of partial[s * n_padded + i],
 /// in split order (deterministic, no atomics).
 template <class Real>
-__global__ void reduce_splits(const Vec4<Real>* __restrict__ partial, unsigned n_padded, unsigned splits,
-                              Vec4<Real>* __restrict__ out) {
+__global__ void reduce_splits(const Vec4<Real>* __restrict__ partial, unsigned n_padded,
+                              unsigned splits, Vec4<Real>* __restrict__ out) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n_padded) return;
   Real ax = 0, ay = 0, az = 0;
@@ -137,15 +140,15 @@ void launch_with(Kernel kernel, const LaunchArgs<Real>& a, cudaStream_t stream) 
   switch (kernel) {
     case Kernel::Naive: {
       using Math = typename MathFor<Real, false, Softened>::type;
-      direct_naive<Real, Math>
-          <<<gpu::blocks_for(a.n, unsigned(a.block)), a.block, 0, stream>>>(a.bodies, a.n, a.eps2, a.out);
+      direct_naive<Real, Math><<<gpu::blocks_for(a.n, unsigned(a.block)), a.block, 0, stream>>>(
+          a.bodies, a.n, a.eps2, a.out);
       NBODY_CUDA_CHECK_LAUNCH("direct_naive");
       break;
     }
     case Kernel::Tiled: {
       using Math = typename MathFor<Real, false, Softened>::type;
-      direct_tiled<Real, Math><<<a.n_padded / unsigned(a.block), a.block, shared, stream>>>(a.bodies, a.n_padded,
-                                                                                            a.eps2, a.out);
+      direct_tiled<Real, Math><<<a.n_padded / unsigned(a.block), a.block, shared, stream>>>(
+          a.bodies, a.n_padded, a.eps2, a.out);
       NBODY_CUDA_CHECK_LAUNCH("direct_tiled");
       break;
     }
@@ -158,12 +161,13 @@ void launch_with(Kernel kernel, const LaunchArgs<Real>& a, cudaStream_t stream) 
         direct_fast<Real, Math, 4, kFastMaxBlockForK4<Real>>
             <<<grid, a.block, shared, stream>>>(a.bodies, a.n_padded, a.j_per_split, a.eps2, dst);
       } else {
-        direct_fast<Real, Math, 2, 1024><<<grid, a.block, shared, stream>>>(a.bodies, a.n_padded, a.j_per_split, a.eps2, dst);
+        direct_fast<Real, Math, 2, 1024>
+            <<<grid, a.block, shared, stream>>>(a.bodies, a.n_padded, a.j_per_split, a.eps2, dst);
       }
       NBODY_CUDA_CHECK_LAUNCH("direct_fast");
       if (a.splits > 1) {
-        reduce_splits<Real>
-            <<<gpu::blocks_for(a.n_padded, 256), 256, 0, stream>>>(a.partial, a.n_padded, a.splits, a.out);
+        reduce_splits<Real><<<gpu::blocks_for(a.n_padded, 256), 256, 0, stream>>>(
+            a.partial, a.n_padded, a.splits, a.out);
         NBODY_CUDA_CHECK_LAUNCH("reduce_splits");
       }
       break;
@@ -192,8 +196,8 @@ int fast_blocks_per_sm(int block) {
     NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &blocks, direct_fast<Real, Math, 4, kFastMaxBlockForK4<Real>>, block, shared));
   } else {
-    NBODY_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, direct_fast<Real, Math, 2, 1024>, block, shared));
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, direct_fast<Real, Math, 2, 1024>, block, shared));
   }
   return blocks > 0 ? blocks : 1;
 }

@@ -85,8 +85,8 @@ template <class Real>
 std::vector<MutualTask> plan_mutual(unsigned n_padded, std::size_t concurrent_blocks);
 /// Adds the accelerations into out (which must be zero: n_padded entries).
 template <class Real>
-void launch_mutual(const gpu::Vec4<Real>* bodies, const MutualTask* tasks, unsigned n_tasks, Real eps2,
-                   gpu::Vec4<Real>* out, cudaStream_t stream);
+void launch_mutual(const gpu::Vec4<Real>* bodies, const MutualTask* tasks, unsigned n_tasks,
+                   Real eps2, gpu::Vec4<Real>* out, cudaStream_t stream);
 template <class Real>
 int mutual_blocks_per_sm();
 
@@ -107,7 +107,8 @@ struct KernelChoice {
   int block = 512;
   bool each_pair_once = true;
 };
-[[nodiscard]] KernelChoice choose_kernel(ForceKernel kernel, int block_size, bool deterministic = false);
+[[nodiscard]] KernelChoice choose_kernel(ForceKernel kernel, int block_size,
+                                         bool deterministic = false);
 
 /// The force evaluation on bodies already in device memory, in the kernels' layout:
 /// owns the body array (padded to whole tiles, padding with mass 0), the output and the
@@ -128,7 +129,9 @@ class DirectForces final : public cuda_gravity::DeviceForces<Real> {
   void reserve(std::size_t n) override;
   [[nodiscard]] gpu::Vec4<Real>* bodies() const override { return bodies_.data(); }
   [[nodiscard]] gpu::Vec4<Real>* out() const override { return out_.data(); }
-  [[nodiscard]] std::string name() const override { return std::string("direct-cuda-") + kernel_name(kernel_); }
+  [[nodiscard]] std::string name() const override {
+    return std::string("direct-cuda-") + kernel_name(kernel_);
+  }
   /// Throws nbody::Error above kMaxBodies (direct_cuda.hpp: 32-bit indices).
   void check_size(std::size_t n) const override;
   [[nodiscard]] Kernel kernel() const { return kernel_; }

@@ -36,15 +36,16 @@ namespace {
 constexpr unsigned kBandInternal = 1;
 
 template <class Real, class Math, int KI, int KJ, int WARPS>
-__global__ void __launch_bounds__(WARPS * 32) direct_mutual(const Vec4<Real>* __restrict__ bodies,
-                                                            const MutualTask* __restrict__ tasks, Real eps2,
-                                                            Vec4<Real>* __restrict__ out) {
+__global__ void __launch_bounds__(WARPS * 32)
+    direct_mutual(const Vec4<Real>* __restrict__ bodies, const MutualTask* __restrict__ tasks,
+                  Real eps2, Vec4<Real>* __restrict__ out) {
   constexpr unsigned kThreads = WARPS * 32;
   constexpr unsigned kBand = kThreads * KI;
   constexpr unsigned kTile = 32 * KJ;
   constexpr std::size_t kSharedBand = kBand * sizeof(Vec4<Real>);
   constexpr std::size_t kSharedAcc = std::size_t(WARPS) * 3 * kTile * sizeof(Real);
-  __shared__ __align__(32) unsigned char shared_raw[kSharedBand > kSharedAcc ? kSharedBand : kSharedAcc];
+  __shared__ __align__(
+      32) unsigned char shared_raw[kSharedBand > kSharedAcc ? kSharedBand : kSharedAcc];
 
   const MutualTask task = tasks[blockIdx.x];
   const unsigned lane = threadIdx.x & 31u;
@@ -71,8 +72,8 @@ __global__ void __launch_bounds__(WARPS * 32) direct_mutual(const Vec4<Real>* __
       const Vec4<Real> bj = tile[j];
 #pragma unroll
       for (int k = 0; k < KI; ++k) {
-        accumulate_pair_acceleration<Real, Math>(bj.x - xi[k], bj.y - yi[k], bj.z - zi[k], bj.w, eps2, axi[k],
-                                                 ayi[k], azi[k]);
+        accumulate_pair_acceleration<Real, Math>(bj.x - xi[k], bj.y - yi[k], bj.z - zi[k], bj.w,
+                                                 eps2, axi[k], ayi[k], azi[k]);
       }
     }
   } else {
@@ -96,9 +97,9 @@ __global__ void __launch_bounds__(WARPS * 32) direct_mutual(const Vec4<Real>* __
         for (int k = 0; k < KI; ++k) {
 #pragma unroll
           for (int q = 0; q < KJ; ++q) {
-            accumulate_mutual_pair_acceleration<Real, Math>(xj[q] - xi[k], yj[q] - yi[k], zj[q] - zi[k], mi[k],
-                                                            mj[q], eps2, axi[k], ayi[k], azi[k], axj[q], ayj[q],
-                                                            azj[q]);
+            accumulate_mutual_pair_acceleration<Real, Math>(
+                xj[q] - xi[k], yj[q] - yi[k], zj[q] - zi[k], mi[k], mj[q], eps2, axi[k], ayi[k],
+                azi[k], axj[q], ayj[q], azj[q]);
           }
         }
 #pragma unroll
@@ -156,7 +157,8 @@ std::vector<MutualTask> plan_mutual(unsigned n_padded, std::size_t concurrent_bl
   for (unsigned b = 0; b < bands; ++b) tile_visits += (n_padded - (b + 1) * band) / tile;
   // About 16 tasks per block slot: with the largest tasks first the last wave is short.
   const std::size_t wanted = 16 * std::max<std::size_t>(concurrent_blocks, 1);
-  const unsigned chunk = unsigned(std::max<std::size_t>(1, (tile_visits + wanted - 1) / wanted)) * tile;
+  const unsigned chunk =
+      unsigned(std::max<std::size_t>(1, (tile_visits + wanted - 1) / wanted)) * tile;
   std::vector<MutualTask> tasks;
   for (unsigned b = 0; b < bands; ++b) {
     tasks.push_back({b, band * b, band * (b + 1), kBandInternal});
@@ -174,8 +176,8 @@ std::vector<MutualTask> plan_mutual(unsigned n_padded, std::size_t concurrent_bl
 }
 
 template <class Real>
-void launch_mutual(const Vec4<Real>* bodies, const MutualTask* tasks, unsigned n_tasks, Real eps2, Vec4<Real>* out,
-                   cudaStream_t stream) {
+void launch_mutual(const Vec4<Real>* bodies, const MutualTask* tasks, unsigned n_tasks, Real eps2,
+                   Vec4<Real>* out, cudaStream_t stream) {
   if (n_tasks == 0) return;
   constexpr int threads = kMutualWarps<Real> * 32;
   if (eps2 >= Real(1e-30)) {
@@ -189,17 +191,17 @@ void launch_mutual(const Vec4<Real>* bodies, const MutualTask* tasks, unsigned n
 template <class Real>
 int mutual_blocks_per_sm() {
   int blocks = 0;
-  NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, mutual_kernel<Real, true>(),
-                                                                 kMutualWarps<Real> * 32, 0));
+  NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks, mutual_kernel<Real, true>(), kMutualWarps<Real> * 32, 0));
   return blocks > 0 ? blocks : 1;
 }
 
 template std::vector<MutualTask> plan_mutual<float>(unsigned, std::size_t);
 template std::vector<MutualTask> plan_mutual<double>(unsigned, std::size_t);
-template void launch_mutual<float>(const Vec4<float>*, const MutualTask*, unsigned, float, Vec4<float>*,
-                                   cudaStream_t);
-template void launch_mutual<double>(const Vec4<double>*, const MutualTask*, unsigned, double, Vec4<double>*,
-                                    cudaStream_t);
+template void launch_mutual<float>(const Vec4<float>*, const MutualTask*, unsigned, float,
+                                   Vec4<float>*, cudaStream_t);
+template void launch_mutual<double>(const Vec4<double>*, const MutualTask*, unsigned, double,
+                                    Vec4<double>*, cudaStream_t);
 template int mutual_blocks_per_sm<float>();
 template int mutual_blocks_per_sm<double>();
 

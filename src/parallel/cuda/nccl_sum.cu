@@ -34,8 +34,10 @@ class NcclSum final : public DeviceSum {
   }
   ~NcclSum() override { ncclCommDestroy(comm_); }
 
-  void gather(const void* send, void* recv, std::size_t count, bool is_double, void* stream) override {
-    check(ncclAllGather(send, recv, count, is_double ? ncclDouble : ncclFloat, comm_, static_cast<cudaStream_t>(stream)),
+  void gather(const void* send, void* recv, std::size_t count, bool is_double,
+              void* stream) override {
+    check(ncclAllGather(send, recv, count, is_double ? ncclDouble : ncclFloat, comm_,
+                        static_cast<cudaStream_t>(stream)),
           "ncclAllGather");
   }
 
@@ -51,7 +53,9 @@ class NcclSum final : public DeviceSum {
 
 }  // namespace
 
-bool nccl_built_in() { return true; }
+bool nccl_built_in() {
+  return true;
+}
 
 NcclId make_nccl_id() {
   ncclUniqueId uid;

@@ -54,8 +54,8 @@ using gpu::PinnedBuffer;
 template <class Real>
 class DeviceStepper final : public Stepper {
  public:
-  DeviceStepper(std::unique_ptr<cuda_gravity::DeviceForces<Real>> forces, const SimulationOptions& options,
-                std::shared_ptr<ForceReducer> reducer)
+  DeviceStepper(std::unique_ptr<cuda_gravity::DeviceForces<Real>> forces,
+                const SimulationOptions& options, std::shared_ptr<ForceReducer> reducer)
       : forces_(std::move(forces)),
         G_(options.gravity.G),
         softening_(options.gravity.softening),
@@ -66,7 +66,8 @@ class DeviceStepper final : public Stepper {
     }
     // Several processes: each computes its share of the forces, one all-reduce sums them.
     // An algorithm that cannot split computes everything on every process (no sum).
-    sharing_ = reducer_ && reducer_->parts() > 1 && forces_->set_share(reducer_->part(), reducer_->parts());
+    sharing_ = reducer_ && reducer_->parts() > 1 &&
+               forces_->set_share(reducer_->part(), reducer_->parts());
     NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (auto& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
     extent_.reserve(1, "position extent");
@@ -88,32 +89,40 @@ class DeviceStepper final : public Stepper {
   void upload(ParticleSystem& ps) override {
     const std::size_t n = ps.size();
     if (n > cuda_direct::kMaxBodies) {
-      cuda_direct::check_capacity(n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);  // throws
+      cuda_direct::check_capacity(
+          n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);  // throws
     }
-    for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &m_, &r_}) a->reserve(std::max<std::size_t>(n, 1), "state");
+    for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &m_, &r_})
+      a->reserve(std::max<std::size_t>(n, 1), "state");
     id_.reserve(std::max<std::size_t>(n, 1), "state");
     forces_->reserve(std::max<std::size_t>(n, 1));
     n_ = n;
     time_ = ps.time;
     const std::size_t bytes = n * sizeof(double);
     const std::pair<const std::vector<double>*, double*> copies[] = {
-        {&ps.x, x_.data()}, {&ps.y, y_.data()}, {&ps.z, z_.data()},       {&ps.vx, vx_.data()},
+        {&ps.x, x_.data()},   {&ps.y, y_.data()},   {&ps.z, z_.data()},    {&ps.vx, vx_.data()},
         {&ps.vy, vy_.data()}, {&ps.vz, vz_.data()}, {&ps.mass, m_.data()}, {&ps.radius, r_.data()}};
     for (const auto& [from, to] : copies) {
       NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from->data(), bytes, cudaMemcpyHostToDevice, stream_));
     }
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(id_.data(), ps.id.data(), n * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream_));
-    accelerations_valid_ = ps.accelerations_valid() && ps.ax.size() == n && ps.ay.size() == n && ps.az.size() == n;
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(id_.data(), ps.id.data(), n * sizeof(std::uint64_t),
+                                     cudaMemcpyHostToDevice, stream_));
+    accelerations_valid_ =
+        ps.accelerations_valid() && ps.ax.size() == n && ps.ay.size() == n && ps.az.size() == n;
     if (accelerations_valid_) {
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(ax_.data(), ps.ax.data(), bytes, cudaMemcpyHostToDevice, stream_));
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(ay_.data(), ps.ay.data(), bytes, cudaMemcpyHostToDevice, stream_));
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(az_.data(), ps.az.data(), bytes, cudaMemcpyHostToDevice, stream_));
+      NBODY_CUDA_CHECK(
+          cudaMemcpyAsync(ax_.data(), ps.ax.data(), bytes, cudaMemcpyHostToDevice, stream_));
+      NBODY_CUDA_CHECK(
+          cudaMemcpyAsync(ay_.data(), ps.ay.data(), bytes, cudaMemcpyHostToDevice, stream_));
+      NBODY_CUDA_CHECK(
+          cudaMemcpyAsync(az_.data(), ps.az.data(), bytes, cudaMemcpyHostToDevice, stream_));
     }
     // The scaling the per-call solvers would use for these bodies.
     double extent = std::isfinite(softening_) ? std::abs(softening_) : 0.0;
     for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
     set_position_exponent(extent);
-    mass_exponent_ = cuda_gravity::scale_exponent(largest_finite_magnitude(ps.mass, 0.0), cuda_gravity::kMassExponentLimit);
+    mass_exponent_ = cuda_gravity::scale_exponent(largest_finite_magnitude(ps.mass, 0.0),
+                                                  cuda_gravity::kMassExponentLimit);
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host arrays may change after this
   }
 
@@ -123,17 +132,20 @@ class DeviceStepper final : public Stepper {
       const StepFactors f = step_factors(integrator_.scheme, dt, integrator_.damping);
       if (!accelerations_valid_) {  // forces first, as the CPU integrators do
         evaluate_forces();
-        launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_, acceleration_scale(), f, stream_);
+        launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_,
+                                 acceleration_scale(), f, stream_);
         accelerations_valid_ = true;
         NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
         add_stage_times();  // before the step's own evaluation records the stage events again
       }
       NBODY_CUDA_CHECK(cudaMemsetAsync(extent_.data(), 0, sizeof(unsigned long long), stream_));
       launch_open_step(integrator_.scheme, state(), f, extent_.data(), stream_);
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(extent_host_.data(), extent_.data(), sizeof(unsigned long long),
-                                       cudaMemcpyDeviceToHost, stream_));
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(extent_host_.data(), extent_.data(),
+                                       sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                       stream_));
       evaluate_forces();
-      launch_finish_step<Real>(integrator_.scheme, true, state(), forces_->out(), G_, acceleration_scale(), f, stream_);
+      launch_finish_step<Real>(integrator_.scheme, true, state(), forces_->out(), G_,
+                               acceleration_scale(), f, stream_);
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
       add_stage_times();
       for (int k = 0; k < timed_pairs_; ++k) {
@@ -144,26 +156,30 @@ class DeviceStepper final : public Stepper {
       // The next step's scaling: the extent after this drift, and the softening.
       double extent = 0;
       std::memcpy(&extent, extent_host_.data(), sizeof extent);
-      set_position_exponent(std::max(extent, std::isfinite(softening_) ? std::abs(softening_) : 0.0));
+      set_position_exponent(
+          std::max(extent, std::isfinite(softening_) ? std::abs(softening_) : 0.0));
     }
     time_ += dt;
   }
 
   void download(ParticleSystem& ps) override {
     const std::size_t n = n_;
-    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az, &ps.mass, &ps.radius}) v->resize(n);
+    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az, &ps.mass,
+                    &ps.radius})
+      v->resize(n);
     ps.id.resize(n);
     const std::size_t bytes = n * sizeof(double);
     const std::pair<const double*, std::vector<double>*> copies[] = {
-        {x_.data(), &ps.x},   {y_.data(), &ps.y},   {z_.data(), &ps.z},     {vx_.data(), &ps.vx},
-        {vy_.data(), &ps.vy}, {vz_.data(), &ps.vz}, {m_.data(), &ps.mass},  {r_.data(), &ps.radius},
+        {x_.data(), &ps.x},   {y_.data(), &ps.y},   {z_.data(), &ps.z},    {vx_.data(), &ps.vx},
+        {vy_.data(), &ps.vy}, {vz_.data(), &ps.vz}, {m_.data(), &ps.mass}, {r_.data(), &ps.radius},
         {ax_.data(), &ps.ax}, {ay_.data(), &ps.ay}, {az_.data(), &ps.az}};
     if (n > 0) {
       for (const auto& [from, to] : copies) {
         if (to == &ps.ax && !accelerations_valid_) break;
         NBODY_CUDA_CHECK(cudaMemcpyAsync(to->data(), from, bytes, cudaMemcpyDeviceToHost, stream_));
       }
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.id.data(), id_.data(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream_));
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.id.data(), id_.data(), n * sizeof(std::uint64_t),
+                                       cudaMemcpyDeviceToHost, stream_));
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     ps.time = time_;
@@ -180,8 +196,8 @@ class DeviceStepper final : public Stepper {
     positions_.reserve(3 * n_, "positions for drawing");
     positions_host_.reserve(3 * n_);
     launch_positions_to_float(state(), positions_.data(), stream_);
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(positions_host_.data(), positions_.data(), 3 * n_ * sizeof(float),
-                                     cudaMemcpyDeviceToHost, stream_));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(positions_host_.data(), positions_.data(),
+                                     3 * n_ * sizeof(float), cudaMemcpyDeviceToHost, stream_));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
     std::memcpy(xyz.data(), positions_host_.data(), 3 * n_ * sizeof(float));
   }
@@ -196,8 +212,8 @@ class DeviceStepper final : public Stepper {
 
  private:
   [[nodiscard]] State state() const {
-    return {x_.data(), y_.data(), z_.data(), vx_.data(), vy_.data(), vz_.data(),
-            ax_.data(), ay_.data(), az_.data(), m_.data(), unsigned(n_)};
+    return {x_.data(),  y_.data(),  z_.data(),  vx_.data(), vy_.data(),  vz_.data(),
+            ax_.data(), ay_.data(), az_.data(), m_.data(),  unsigned(n_)};
   }
 
   void set_position_exponent(double extent) {
@@ -215,7 +231,8 @@ class DeviceStepper final : public Stepper {
     const double mass_scale = std::ldexp(1.0, -mass_exponent_);
     const std::size_t padded = forces_->padded(n_);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
-    launch_pack_bodies<Real>(state(), position_scale, mass_scale, unsigned(padded), forces_->bodies(), stream_);
+    launch_pack_bodies<Real>(state(), position_scale, mass_scale, unsigned(padded),
+                             forces_->bodies(), stream_);
     forces_->launch(n_, Real(softening_ * position_scale), stream_);
     if (sharing_) forces_->exchange(*reducer_, n_, stream_);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
@@ -225,8 +242,9 @@ class DeviceStepper final : public Stepper {
   /// The collision stage on the resident state. The stage synchronises the stream.
   void collide() {
     if (!collisions_) return;
-    const cuda_collisions::BodyArrays b{x_.data(),  y_.data(),  z_.data(), vx_.data(), vy_.data(), vz_.data(),
-                                        m_.data(),  r_.data(),  id_.data(), ax_.data(), ay_.data(), az_.data()};
+    const cuda_collisions::BodyArrays b{x_.data(),  y_.data(),  z_.data(),  vx_.data(),
+                                        vy_.data(), vz_.data(), m_.data(),  r_.data(),
+                                        id_.data(), ax_.data(), ay_.data(), az_.data()};
     const CollisionStats st = collisions_->resolve(b, n_, stream_);
     times_.collisions.add(st);
     times_.collision_seconds += st.detect_seconds + st.resolve_seconds;
@@ -265,7 +283,8 @@ class DeviceStepper final : public Stepper {
 }  // namespace
 }  // namespace cuda_resident
 
-std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options, std::shared_ptr<ForceReducer> reducer) {
+std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options,
+                                             std::shared_ptr<ForceReducer> reducer) {
   GravityOptions o = options.gravity;
   o.precision = resolve_precision(o.precision, o.algorithm);
   // The option checks (algorithm, kernel, block size, softening, a usable device) are the
@@ -279,10 +298,13 @@ std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options, s
     if (o.algorithm == GravityAlgorithm::Tree) {
       forces = std::make_unique<cuda_tree::TreeForces<Real>>(o.dim, o.theta, o.quadrupole);
     } else {
-      const cuda_direct::KernelChoice k = cuda_direct::choose_kernel(o.kernel, o.block_size, o.deterministic);
-      forces = std::make_unique<cuda_direct::DirectForces<Real>>(k.kernel, k.block, k.each_pair_once);
+      const cuda_direct::KernelChoice k =
+          cuda_direct::choose_kernel(o.kernel, o.block_size, o.deterministic);
+      forces =
+          std::make_unique<cuda_direct::DirectForces<Real>>(k.kernel, k.block, k.each_pair_once);
     }
-    return std::make_unique<cuda_resident::DeviceStepper<Real>>(std::move(forces), options, std::move(reducer));
+    return std::make_unique<cuda_resident::DeviceStepper<Real>>(std::move(forces), options,
+                                                                std::move(reducer));
   };
   if (o.precision == Precision::Float) return make(float{});
   return make(double{});

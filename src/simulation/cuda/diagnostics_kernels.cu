@@ -83,12 +83,13 @@ __global__ void sum_partials(const double* __restrict__ partial, unsigned blocks
 
 }  // namespace
 
-Diagnostics device_diagnostics(const State& s, double G, double softening, DiagnosticsBuffers& buffers,
-                               cudaStream_t stream) {
+Diagnostics device_diagnostics(const State& s, double G, double softening,
+                               DiagnosticsBuffers& buffers, cudaStream_t stream) {
   if (s.n == 0) return Diagnostics{};
   const unsigned moment_blocks = blocks_for(s.n);
   const unsigned potential_blocks = blocks_for((s.n + 1) / 2);
-  buffers.partial.reserve(std::size_t(moment_blocks) * kSums + potential_blocks, "diagnostics partial sums");
+  buffers.partial.reserve(std::size_t(moment_blocks) * kSums + potential_blocks,
+                          "diagnostics partial sums");
   buffers.result.reserve(kSums + 1, "diagnostics");
   buffers.result_host.reserve(kSums + 1);
   double* moment_partial = buffers.partial.data();
@@ -96,14 +97,16 @@ Diagnostics device_diagnostics(const State& s, double G, double softening, Diagn
   double* result = buffers.result.data();
   moments_kernel<<<moment_blocks, kThreads, 0, stream>>>(s, moment_partial);
   NBODY_CUDA_CHECK_LAUNCH("moments_kernel");
-  potential_kernel<<<potential_blocks, kThreads, 0, stream>>>(s, softening * softening, potential_partial);
+  potential_kernel<<<potential_blocks, kThreads, 0, stream>>>(s, softening * softening,
+                                                              potential_partial);
   NBODY_CUDA_CHECK_LAUNCH("potential_kernel");
   sum_partials<<<1, 32, 0, stream>>>(moment_partial, moment_blocks, kSums, result);
   NBODY_CUDA_CHECK_LAUNCH("sum_partials");
   sum_partials<<<1, 32, 0, stream>>>(potential_partial, potential_blocks, 1, result + kSums);
   NBODY_CUDA_CHECK_LAUNCH("sum_partials");
   double* host = buffers.result_host.data();
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(host, result, (kSums + 1) * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(
+      cudaMemcpyAsync(host, result, (kSums + 1) * sizeof(double), cudaMemcpyDeviceToHost, stream));
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   double sums[kMomentSums];
   for (int k = 0; k < kMomentSums; ++k) sums[k] = host[k];

@@ -18,7 +18,7 @@ struct DiagnosticsBuffers {
 
 /// Energies, momenta and centre of mass of the state (G and softening of the run);
 /// synchronises the stream.
-[[nodiscard]] Diagnostics device_diagnostics(const State& s, double G, double softening, DiagnosticsBuffers& buffers,
-                                             cudaStream_t stream);
+[[nodiscard]] Diagnostics device_diagnostics(const State& s, double G, double softening,
+                                             DiagnosticsBuffers& buffers, cudaStream_t stream);
 
 }  // namespace nbody::cuda_resident

@@ -21,8 +21,10 @@ __device__ __forceinline__ double finite_abs(double v) {
 /// Max of v over the block's warps into *extent. Non-negative doubles order like their
 /// bit patterns, so an integer atomicMax on the bits is a max of the doubles.
 __device__ __forceinline__ void warp_max_to(double v, unsigned long long* extent) {
-  for (int offset = 16; offset > 0; offset >>= 1) v = fmax(v, __shfl_down_sync(0xffffffffu, v, offset));
-  if ((threadIdx.x & 31u) == 0) atomicMax(extent, static_cast<unsigned long long>(__double_as_longlong(v)));
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v = fmax(v, __shfl_down_sync(0xffffffffu, v, offset));
+  if ((threadIdx.x & 31u) == 0)
+    atomicMax(extent, static_cast<unsigned long long>(__double_as_longlong(v)));
 }
 
 template <IntegratorScheme S>
@@ -43,18 +45,19 @@ __global__ void open_step_kernel(State s, StepFactors f, unsigned long long* ext
 }
 
 template <class Real>
-__global__ void pack_bodies_kernel(State s, double position_scale, double mass_scale, unsigned n_padded,
-                                   Vec4<Real>* __restrict__ bodies) {
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n_padded; i += gridDim.x * blockDim.x) {
+__global__ void pack_bodies_kernel(State s, double position_scale, double mass_scale,
+                                   unsigned n_padded, Vec4<Real>* __restrict__ bodies) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n_padded;
+       i += gridDim.x * blockDim.x) {
     const unsigned k = i < s.n ? i : s.n - 1;
-    bodies[i] = {Real(s.x[k] * position_scale), Real(s.y[k] * position_scale), Real(s.z[k] * position_scale),
-                 i < s.n ? Real(s.m[k] * mass_scale) : Real(0)};
+    bodies[i] = {Real(s.x[k] * position_scale), Real(s.y[k] * position_scale),
+                 Real(s.z[k] * position_scale), i < s.n ? Real(s.m[k] * mass_scale) : Real(0)};
   }
 }
 
 template <class Real, IntegratorScheme S, bool Close>
-__global__ void finish_step_kernel(State s, const Vec4<Real>* __restrict__ out, double G, double acceleration_scale,
-                                   StepFactors f) {
+__global__ void finish_step_kernel(State s, const Vec4<Real>* __restrict__ out, double G,
+                                   double acceleration_scale, StepFactors f) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
     const Vec4<Real> o = out[i];
     const double ax = exact_mul(exact_mul(G, double(o.x)), acceleration_scale);
@@ -83,8 +86,8 @@ __global__ void positions_to_float_kernel(State s, float* __restrict__ xyz) {
 
 }  // namespace
 
-void launch_open_step(IntegratorScheme scheme, const State& s, const StepFactors& f, unsigned long long* extent,
-                      cudaStream_t stream) {
+void launch_open_step(IntegratorScheme scheme, const State& s, const StepFactors& f,
+                      unsigned long long* extent, cudaStream_t stream) {
   const unsigned blocks = blocks_for(s.n);
   switch (scheme) {
     case IntegratorScheme::Leapfrog:
@@ -103,14 +106,15 @@ void launch_open_step(IntegratorScheme scheme, const State& s, const StepFactors
 template <class Real>
 void launch_pack_bodies(const State& s, double position_scale, double mass_scale, unsigned n_padded,
                         Vec4<Real>* bodies, cudaStream_t stream) {
-  pack_bodies_kernel<Real><<<blocks_for(n_padded), kThreads, 0, stream>>>(s, position_scale, mass_scale, n_padded,
-                                                                          bodies);
+  pack_bodies_kernel<Real><<<blocks_for(n_padded), kThreads, 0, stream>>>(
+      s, position_scale, mass_scale, n_padded, bodies);
   NBODY_CUDA_CHECK_LAUNCH("pack_bodies_kernel");
 }
 
 template <class Real>
-void launch_finish_step(IntegratorScheme scheme, bool close, const State& s, const Vec4<Real>* out, double G,
-                        double acceleration_scale, const StepFactors& f, cudaStream_t stream) {
+void launch_finish_step(IntegratorScheme scheme, bool close, const State& s, const Vec4<Real>* out,
+                        double G, double acceleration_scale, const StepFactors& f,
+                        cudaStream_t stream) {
   const unsigned blocks = blocks_for(s.n);
   // Only the leapfrog has work after the force evaluation (kHasCloseStep).
   if (close && scheme == IntegratorScheme::Leapfrog) {
@@ -128,11 +132,13 @@ void launch_positions_to_float(const State& s, float* xyz, cudaStream_t stream) 
   NBODY_CUDA_CHECK_LAUNCH("positions_to_float_kernel");
 }
 
-template void launch_pack_bodies<float>(const State&, double, double, unsigned, Vec4<float>*, cudaStream_t);
-template void launch_pack_bodies<double>(const State&, double, double, unsigned, Vec4<double>*, cudaStream_t);
-template void launch_finish_step<float>(IntegratorScheme, bool, const State&, const Vec4<float>*, double, double,
-                                        const StepFactors&, cudaStream_t);
-template void launch_finish_step<double>(IntegratorScheme, bool, const State&, const Vec4<double>*, double, double,
-                                         const StepFactors&, cudaStream_t);
+template void launch_pack_bodies<float>(const State&, double, double, unsigned, Vec4<float>*,
+                                        cudaStream_t);
+template void launch_pack_bodies<double>(const State&, double, double, unsigned, Vec4<double>*,
+                                         cudaStream_t);
+template void launch_finish_step<float>(IntegratorScheme, bool, const State&, const Vec4<float>*,
+                                        double, double, const StepFactors&, cudaStream_t);
+template void launch_finish_step<double>(IntegratorScheme, bool, const State&, const Vec4<double>*,
+                                         double, double, const StepFactors&, cudaStream_t);
 
 }  // namespace nbody::cuda_resident

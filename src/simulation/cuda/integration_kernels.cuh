@@ -26,8 +26,9 @@ void launch_pack_bodies(const State& s, double position_scale, double mass_scale
 /// a = G * out * acceleration_scale (the per-call solvers' unpacking, same order), then,
 /// with `close`, the part of the step after the force evaluation (close_step).
 template <class Real>
-void launch_finish_step(IntegratorScheme scheme, bool close, const State& s, const gpu::Vec4<Real>* out,
-                        double G, double acceleration_scale, const StepFactors& f, cudaStream_t stream);
+void launch_finish_step(IntegratorScheme scheme, bool close, const State& s,
+                        const gpu::Vec4<Real>* out, double G, double acceleration_scale,
+                        const StepFactors& f, cudaStream_t stream);
 
 /// x y z as float, interleaved, into xyz (3 n floats).
 void launch_positions_to_float(const State& s, float* xyz, cudaStream_t stream);

@@ -49,7 +49,9 @@ using gpu::Vec4;
 inline constexpr unsigned kLeafSize = 8;
 inline constexpr unsigned kMaxGroup = 128;
 /// Key bits per axis (maximum depth): as the CPU tree.
-__host__ __device__ constexpr int key_bits(int dim) { return dim == 2 ? 31 : 21; }
+__host__ __device__ constexpr int key_bits(int dim) {
+  return dim == 2 ? 31 : 21;
+}
 /// A warp's stack of cells still to test. Popping up to 32 from the top and pushing the
 /// children of the opened ones keeps the stack sorted by depth, with the entries of each
 /// depth from one push (<= 32 x 2^dim): at most 21 x 256 in 3D and 31 x 128 in 2D.
@@ -90,7 +92,7 @@ template <class Real>
 struct TreeView {
   int dim = 3;
   unsigned n = 0;
-  unsigned capacity = 0;  // cells the arrays hold
+  unsigned capacity = 0;               // cells the arrays hold
   const Vec4<Real>* bodies = nullptr;  // particle order (input)
   Vec4<Real>* sorted = nullptr;        // tree order
   unsigned* order = nullptr;           // tree position -> particle index
@@ -104,8 +106,8 @@ struct TreeView {
   Vec4<Real>* com = nullptr;        // com x, y, z, mass
   Vec4<Real>* quad = nullptr;       // 2 per cell: (xx, yy, zz, xy), (xz, yz, 0, 0)
   CellLink* link = nullptr;
-  unsigned* group_count = nullptr;  // per cell
-  unsigned* group_offset = nullptr; // per cell (exclusive scan)
+  unsigned* group_count = nullptr;   // per cell
+  unsigned* group_offset = nullptr;  // per cell (exclusive scan)
   Group* groups = nullptr;
   unsigned* expensive = nullptr;  // groups the walk's first pass abandoned
   unsigned long long* interactions = nullptr;
@@ -139,8 +141,8 @@ struct WalkParams {
 template <class Real>
 unsigned walk_warps(bool quadrupole, int dim);
 template <class Real>
-void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks, Vec4<Real>* out,
-                 cudaStream_t stream);
+void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
+                 Vec4<Real>* out, cudaStream_t stream);
 
 /// The GPU tree behind the DeviceForces interface: owns every buffer (grown, never
 /// shrunk: cells are allocated for an estimate and the build is redone with twice the room

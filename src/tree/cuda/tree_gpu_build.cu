@@ -8,9 +8,9 @@
 
 #include <cstdint>
 
-#include "core/morton.hpp"
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
+#include "core/morton.hpp"
 #include "nbody/physics/multipole.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 
@@ -23,14 +23,16 @@ constexpr int kLevelBlocks = 1024;  // fixed grid of the per-level kernels
 
 /// Root cube from the bounds (as the CPU tree: centre of the box, half the largest extent
 /// times 1 + 1e-9; all bodies at one point get a cube of positive size).
-__device__ void root_cube(const Bounds& b, int dim, double& cx, double& cy, double& cz, double& half) {
+__device__ void root_cube(const Bounds& b, int dim, double& cx, double& cy, double& cz,
+                          double& half) {
   const double lz = dim == 2 ? 0.0 : b.lo[2], hz = dim == 2 ? 0.0 : b.hi[2];
   cx = 0.5 * (b.lo[0] + b.hi[0]);
   cy = 0.5 * (b.lo[1] + b.hi[1]);
   cz = 0.5 * (lz + hz);
   const double extent = fmax(fmax(b.hi[0] - b.lo[0], b.hi[1] - b.lo[1]), hz - lz);
-  const double big = fmax(fmax(fmax(fabs(b.lo[0]), fabs(b.hi[0])), fmax(fabs(b.lo[1]), fabs(b.hi[1]))),
-                          fmax(fabs(lz), fabs(hz)));
+  const double big =
+      fmax(fmax(fmax(fabs(b.lo[0]), fabs(b.hi[0])), fmax(fabs(b.lo[1]), fabs(b.hi[1]))),
+           fmax(fabs(lz), fabs(hz)));
   half = extent > 0 ? 0.5 * extent * (1 + 1e-9) : (big > 0 ? big : 1.0);
   if (!(half > 0) || !isfinite(half)) half = 1.0;  // NaN or infinite input: keys are then arbitrary
 }
@@ -51,8 +53,9 @@ __global__ void morton_keys(TreeView<Real> t, unsigned long long* keys, unsigned
   if (i >= t.n) return;
   const Vec4<Real> b = t.bodies[i];
   const unsigned long long gx = grid(double(b.x), cx - half), gy = grid(double(b.y), cy - half);
-  keys[i] = t.dim == 2 ? spread2(gx) | spread2(gy) << 1
-                       : spread3(gx) | spread3(gy) << 1 | spread3(grid(double(b.z), cz - half)) << 2;
+  keys[i] = t.dim == 2
+                ? spread2(gx) | spread2(gy) << 1
+                : spread3(gx) | spread3(gy) << 1 | spread3(grid(double(b.z), cz - half)) << 2;
   index[i] = unsigned(i);
 }
 
@@ -75,8 +78,9 @@ __global__ void init_root(TreeView<Real> t) {
 }
 
 /// First index in [lo, hi) whose key digit at `shift` is >= d (digits are sorted there).
-__device__ __forceinline__ unsigned digit_lower_bound(const unsigned long long* keys, unsigned lo, unsigned hi,
-                                                      int shift, unsigned mask, unsigned d) {
+__device__ __forceinline__ unsigned digit_lower_bound(const unsigned long long* keys, unsigned lo,
+                                                      unsigned hi, int shift, unsigned mask,
+                                                      unsigned d) {
   while (lo < hi) {
     const unsigned mid = lo + (hi - lo) / 2;
     if ((unsigned(keys[mid] >> shift) & mask) < d) {
@@ -94,13 +98,15 @@ __global__ void build_level(TreeView<Real> t, int level) {
   const unsigned lb = t.level_start[level], le = t.level_start[level + 1];
   const unsigned children = 1u << dim, mask = children - 1;
   const int shift = dim * (bits - level - 1);
-  for (unsigned c = lb + blockIdx.x * blockDim.x + threadIdx.x; c < le; c += gridDim.x * blockDim.x) {
+  for (unsigned c = lb + blockIdx.x * blockDim.x + threadIdx.x; c < le;
+       c += gridDim.x * blockDim.x) {
     const CellLink lk = t.link[c];
     if (lk.end - lk.begin <= kLeafSize || level >= bits) continue;  // a leaf
     unsigned edge[9];
     edge[0] = lk.begin;
     edge[children] = lk.end;
-    for (unsigned d = 1; d < children; ++d) edge[d] = digit_lower_bound(t.keys, edge[d - 1], lk.end, shift, mask, d);
+    for (unsigned d = 1; d < children; ++d)
+      edge[d] = digit_lower_bound(t.keys, edge[d - 1], lk.end, shift, mask, d);
     int used = 0;
     for (unsigned d = 0; d < children; ++d) used += edge[d + 1] > edge[d] ? 1 : 0;
     const unsigned base = atomicAdd(&t.counter[0], unsigned(used));
@@ -138,7 +144,8 @@ template <class Real>
 __global__ void moments_level(TreeView<Real> t, int level, bool quadrupole) {
   const unsigned lb = t.level_start[level], le = t.level_start[level + 1];
   const bool planar = t.dim == 2;
-  for (unsigned c = lb + blockIdx.x * blockDim.x + threadIdx.x; c < le; c += gridDim.x * blockDim.x) {
+  for (unsigned c = lb + blockIdx.x * blockDim.x + threadIdx.x; c < le;
+       c += gridDim.x * blockDim.x) {
     const CellLink lk = t.link[c];
     double m = 0, mx = 0, my = 0, mz = 0;
     if (lk.first_child < 0) {
@@ -177,7 +184,8 @@ __global__ void moments_level(TreeView<Real> t, int level, bool quadrupole) {
         const Vec4<Real> q0 = t.quad[2 * std::size_t(ch)], q1 = t.quad[2 * std::size_t(ch) + 1];
         const Quadrupole<double> child{double(q0.x), double(q0.y), double(q0.z),
                                        double(q0.w), double(q1.x), double(q1.y)};
-        add_shifted_quadrupole(q, child, double(g.w), double(g.x) - gx, double(g.y) - gy, double(g.z) - gz);
+        add_shifted_quadrupole(q, child, double(g.w), double(g.x) - gx, double(g.y) - gy,
+                               double(g.z) - gz);
       }
     }
     t.quad[2 * std::size_t(c)] = {Real(q.xx), Real(q.yy), Real(q.zz), Real(q.xy)};
@@ -286,11 +294,11 @@ void launch_group_write(const TreeView<Real>& t, unsigned cells, cudaStream_t st
   NBODY_CUDA_CHECK_LAUNCH("tree write_groups");
 }
 
-#define NBODY_TREE_BUILD(Real)                                                          \
-  template void launch_keys<Real>(const TreeView<Real>&, cudaStream_t);                 \
-  template void launch_gather<Real>(const TreeView<Real>&, cudaStream_t);               \
-  template void launch_build<Real>(const TreeView<Real>&, cudaStream_t);                \
-  template void launch_moments<Real>(const TreeView<Real>&, bool, cudaStream_t);        \
+#define NBODY_TREE_BUILD(Real)                                                           \
+  template void launch_keys<Real>(const TreeView<Real>&, cudaStream_t);                  \
+  template void launch_gather<Real>(const TreeView<Real>&, cudaStream_t);                \
+  template void launch_build<Real>(const TreeView<Real>&, cudaStream_t);                 \
+  template void launch_moments<Real>(const TreeView<Real>&, bool, cudaStream_t);         \
   template void launch_group_count<Real>(const TreeView<Real>&, unsigned, cudaStream_t); \
   template void launch_group_write<Real>(const TreeView<Real>&, unsigned, cudaStream_t);
 NBODY_TREE_BUILD(float)

@@ -1,10 +1,10 @@
 // TreeForces: the GPU tree's buffers and the order of its stages (tree_gpu.cuh), each
 // between two CUDA events so that --timings can show milliseconds per stage.
+#include <cuda_runtime.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cuda_runtime.h>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -44,7 +44,9 @@ constexpr const char* kStageNames[] = {"bbox", "sort", "build", "summarise", "fo
 
 /// Cells the arrays start with for n bodies (Plummer spheres need ~0.3 n with 8-body
 /// leaves); the build grows them when a system needs more.
-std::size_t initial_cells(std::size_t n) { return n / 2 + 64; }
+std::size_t initial_cells(std::size_t n) {
+  return n / 2 + 64;
+}
 
 }  // namespace
 
@@ -59,7 +61,8 @@ TreeForces<Real>::TreeForces(int dim, double theta, bool quadrupole)
   NBODY_CUDA_CHECK(cudaMemset(counter_.data(), 0, 6 * sizeof(unsigned)));
   interactions_.reserve(1, "tree interaction count");
   bounds_.reserve(1, "bounding box");
-  NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_counters_), 4 * sizeof(unsigned) + sizeof(unsigned long long)));
+  NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_counters_),
+                                  4 * sizeof(unsigned) + sizeof(unsigned long long)));
   std::fill_n(host_counters_, 6, 0u);
   const std::size_t warps = walk_warps<Real>(quadrupole_, dim_);
   stacks_.reserve(warps * kStackCapacity, "tree walk stacks");
@@ -89,15 +92,17 @@ template <class Real>
 void TreeForces<Real>::reserve(std::size_t n) {
   if (n <= body_capacity_) return;
   // Say up front what n bodies need, rather than failing on whichever buffer comes last.
-  const std::size_t per_body = 3 * sizeof(Vec4<Real>) + 2 * sizeof(unsigned) + 2 * sizeof(unsigned long long);
+  const std::size_t per_body =
+      3 * sizeof(Vec4<Real>) + 2 * sizeof(unsigned) + 2 * sizeof(unsigned long long);
   const std::size_t per_cell = 2 * sizeof(Vec4<Real>) + (quadrupole_ ? 2 * sizeof(Vec4<Real>) : 0) +
                                sizeof(CellLink) + 2 * sizeof(unsigned) + sizeof(Group);
   const std::size_t needed = n * per_body + initial_cells(n) * per_cell;
   std::size_t free = 0, total = 0;
   NBODY_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   if (needed > free) {
-    throw Error("GPU tree: N = " + std::to_string(n) + " bodies need about " + gpu::bytes_text(needed) +
-                " of GPU memory, the device has " + gpu::bytes_text(free) + " free of " + gpu::bytes_text(total));
+    throw Error("GPU tree: N = " + std::to_string(n) + " bodies need about " +
+                gpu::bytes_text(needed) + " of GPU memory, the device has " +
+                gpu::bytes_text(free) + " free of " + gpu::bytes_text(total));
   }
   bodies_.reserve(n, "tree bodies");
   out_.reserve(n, "tree accelerations");
@@ -174,8 +179,9 @@ namespace {
 
 /// exchange(): this process's chunks, in chunk order, 3 values per body (0 past n).
 template <class Real>
-__global__ void pack_share(const Vec4<Real>* __restrict__ out, const unsigned* __restrict__ order, unsigned n,
-                           unsigned part, unsigned parts, unsigned long long slots, Real* send) {
+__global__ void pack_share(const Vec4<Real>* __restrict__ out, const unsigned* __restrict__ order,
+                           unsigned n, unsigned part, unsigned parts, unsigned long long slots,
+                           Real* send) {
   const unsigned long long s = blockIdx.x * 256ull + threadIdx.x;
   if (s >= slots) return;
   const unsigned long long chunk = (s / kShareChunkBodies) * parts + part;
@@ -186,13 +192,15 @@ __global__ void pack_share(const Vec4<Real>* __restrict__ out, const unsigned* _
 
 /// exchange(): every body's acceleration from its owner's block of the gathered chunks.
 template <class Real>
-__global__ void unpack_shares(const Real* __restrict__ recv, const unsigned* __restrict__ order, unsigned n,
-                              unsigned parts, unsigned long long slots, Vec4<Real>* out) {
+__global__ void unpack_shares(const Real* __restrict__ recv, const unsigned* __restrict__ order,
+                              unsigned n, unsigned parts, unsigned long long slots,
+                              Vec4<Real>* out) {
   const unsigned pos = blockIdx.x * 256u + threadIdx.x;
   if (pos >= n) return;
   const unsigned chunk = pos / kShareChunkBodies;
-  const unsigned long long s =
-      (chunk % parts) * slots + (unsigned long long)(chunk / parts) * kShareChunkBodies + pos % kShareChunkBodies;
+  const unsigned long long s = (chunk % parts) * slots +
+                               (unsigned long long)(chunk / parts) * kShareChunkBodies +
+                               pos % kShareChunkBodies;
   out[order[pos]] = {recv[3 * s], recv[3 * s + 1], recv[3 * s + 2], Real(0)};
 }
 
@@ -206,13 +214,14 @@ void TreeForces<Real>::exchange(ForceReducer& reducer, std::size_t n, cudaStream
   const std::size_t slots = (chunks + parts - 1) / parts * kShareChunkBodies;  // per process, equal
   share_send_.reserve(3 * slots, "force shares");
   share_recv_.reserve(3 * slots * parts, "gathered force shares");
-  pack_share<Real><<<gpu::blocks_for(slots, 256), 256, 0, stream>>>(out_.data(), order_.data(), unsigned(n),
-                                                                     unsigned(part_), unsigned(parts), slots,
-                                                                     share_send_.data());
+  pack_share<Real><<<gpu::blocks_for(slots, 256), 256, 0, stream>>>(
+      out_.data(), order_.data(), unsigned(n), unsigned(part_), unsigned(parts), slots,
+      share_send_.data());
   NBODY_CUDA_CHECK_LAUNCH("pack_share");
-  reducer.gather_device(share_send_.data(), share_recv_.data(), 3 * slots, std::is_same_v<Real, double>, stream);
-  unpack_shares<Real><<<gpu::blocks_for(n, 256), 256, 0, stream>>>(share_recv_.data(), order_.data(), unsigned(n),
-                                                                   unsigned(parts), slots, out_.data());
+  reducer.gather_device(share_send_.data(), share_recv_.data(), 3 * slots,
+                        std::is_same_v<Real, double>, stream);
+  unpack_shares<Real><<<gpu::blocks_for(n, 256), 256, 0, stream>>>(
+      share_recv_.data(), order_.data(), unsigned(n), unsigned(parts), slots, out_.data());
   NBODY_CUDA_CHECK_LAUNCH("unpack_shares");
 }
 
@@ -229,9 +238,11 @@ void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
   const auto input = thrust::make_transform_iterator(bodies_.data(), ToBounds<Real>{dim_});
   const Bounds empty{{DBL_MAX, DBL_MAX, DBL_MAX}, {-DBL_MAX, -DBL_MAX, -DBL_MAX}};
   std::size_t bytes = 0;
-  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, input, bounds_.data(), items, MergeBounds{}, empty, stream));
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, input, bounds_.data(), items,
+                                             MergeBounds{}, empty, stream));
   scratch(bytes);
-  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), bytes, input, bounds_.data(), items, MergeBounds{}, empty, stream));
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), bytes, input, bounds_.data(), items,
+                                             MergeBounds{}, empty, stream));
   NBODY_CUDA_CHECK(cudaEventRecord(events_[1], stream));
 
   // sort: keys into the sort's input arrays, radix sort, bodies gathered into tree order
@@ -241,11 +252,13 @@ void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
   launch_keys(unsorted, stream);
   const int key_bits_used = dim_ * key_bits(dim_);
   bytes = 0;
-  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_tmp_.data(), keys_.data(), order_tmp_.data(),
-                                                   order_.data(), items, 0, key_bits_used, stream));
+  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_tmp_.data(), keys_.data(),
+                                                   order_tmp_.data(), order_.data(), items, 0,
+                                                   key_bits_used, stream));
   scratch(bytes);
-  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, keys_tmp_.data(), keys_.data(),
-                                                   order_tmp_.data(), order_.data(), items, 0, key_bits_used, stream));
+  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, keys_tmp_.data(),
+                                                   keys_.data(), order_tmp_.data(), order_.data(),
+                                                   items, 0, key_bits_used, stream));
   launch_gather(view(n), stream);
   NBODY_CUDA_CHECK(cudaEventRecord(events_[2], stream));
 
@@ -253,7 +266,8 @@ void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
   unsigned cells = 0;
   for (;;) {
     launch_build(view(n), stream);
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 2 * sizeof(unsigned),
+                                     cudaMemcpyDeviceToHost, stream));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
     if ((host_counters_[1] & 1u) == 0) {
       cells = host_counters_[0];
@@ -267,21 +281,25 @@ void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
   launch_moments(view(n), quadrupole_, stream);
   launch_group_count(view(n), cells, stream);
   bytes = 0;
-  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, group_count_.data(), group_offset_.data(),
+  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, group_count_.data(),
+                                                 group_offset_.data(),
                                                  static_cast<long long>(cells), stream));
   scratch(bytes);
-  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, group_count_.data(), group_offset_.data(),
+  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, group_count_.data(),
+                                                 group_offset_.data(),
                                                  static_cast<long long>(cells), stream));
   launch_group_write(view(n), cells, stream);
   NBODY_CUDA_CHECK(cudaEventRecord(events_[4], stream));
 
   // force
   NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
-  launch_walk(view(n), WalkParams{theta_, quadrupole_}, eps * eps, stacks_.data(), out_.data(), stream);
+  launch_walk(view(n), WalkParams{theta_, quadrupole_}, eps * eps, stacks_.data(), out_.data(),
+              stream);
   NBODY_CUDA_CHECK(cudaEventRecord(events_[5], stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 4 * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_interactions(), interactions_.data(), sizeof(unsigned long long),
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 4 * sizeof(unsigned),
                                    cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(host_interactions(), interactions_.data(),
+                                   sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
 }
 
 template <class Real>

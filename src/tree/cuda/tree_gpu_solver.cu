@@ -22,7 +22,8 @@ std::unique_ptr<GravitySolver> make_solver(const GravityOptions& o) {
   gpu::select_gpu();  // before TreeForces allocates
   auto forces = std::make_unique<TreeForces<Real>>(o.dim, o.theta, o.quadrupole);
   cuda_gravity::SolverSetup setup{o.G, o.softening, o.dim == 2, o.quadrupole ? "-quadrupole" : ""};
-  return std::make_unique<cuda_gravity::DeviceForcesSolver<Real>>(std::move(forces), std::move(setup));
+  return std::make_unique<cuda_gravity::DeviceForcesSolver<Real>>(std::move(forces),
+                                                                  std::move(setup));
 }
 
 }  // namespace

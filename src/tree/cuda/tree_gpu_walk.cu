@@ -78,9 +78,9 @@ __device__ __forceinline__ int warp_exclusive_sum(int v, unsigned lane, int& sum
 /// over the lanes. At the default budget this changes no quantile of the 1M Plummer
 /// errors (median 5.651e-4, p99 3.731e-3 before and after).
 template <class Real, class Math, bool Quad, bool Single>
-__global__ void __launch_bounds__(kWalkThreads<Real>) tree_walk(TreeView<Real> t, Real theta2, Real eps2,
-                                                                unsigned long long budget, int* stacks,
-                                                                Vec4<Real>* out) {
+__global__ void __launch_bounds__(kWalkThreads<Real>)
+    tree_walk(TreeView<Real> t, Real theta2, Real eps2, unsigned long long budget, int* stacks,
+              Vec4<Real>* out) {
   __shared__ WarpLists<Real, Quad> lists[kWalkWarps<Real>];
   const Vec4<Real>* __restrict__ box = t.box;
   const Vec4<Real>* __restrict__ com = t.com;
@@ -142,20 +142,25 @@ __global__ void __launch_bounds__(kWalkThreads<Real>) tree_walk(TreeView<Real> t
     lx = warp_min(lx), ly = warp_min(ly), lz = warp_min(lz);
     hx = warp_max(hx), hy = warp_max(hy), hz = warp_max(hz);
     const Real gx = Real(0.5) * (lx + hx), gy = Real(0.5) * (ly + hy), gz = Real(0.5) * (lz + hz);
-    const Real ghx = Real(0.5) * (hx - lx), ghy = Real(0.5) * (hy - ly), ghz = Real(0.5) * (hz - lz);
+    const Real ghx = Real(0.5) * (hx - lx), ghy = Real(0.5) * (hy - ly),
+               ghz = Real(0.5) * (hz - lz);
 
     auto flush_bodies = [&](int count) {
       if constexpr (Single) {
         evaluate_strided<Real, Math, Quad>(my, count, 0, eps2, lane, me);
       } else {
-        with_slots(slots, [&](auto k) { evaluate_list<decltype(k)::value, Real, Math>(my.bodies, count, eps2, me); });
+        with_slots(slots, [&](auto k) {
+          evaluate_list<decltype(k)::value, Real, Math>(my.bodies, count, eps2, me);
+        });
       }
     };
     auto flush_cells = [&](int count) {
       if constexpr (Quad && Single) {
         evaluate_strided<Real, Math, Quad>(my, 0, count, eps2, lane, me);
       } else if constexpr (Quad) {
-        with_slots(slots, [&](auto k) { evaluate_quad<decltype(k)::value, Real, Math>(my.cells, count, eps2, me); });
+        with_slots(slots, [&](auto k) {
+          evaluate_quad<decltype(k)::value, Real, Math>(my.cells, count, eps2, me);
+        });
       }
     };
     auto flush_big = [&](int count) {
@@ -187,8 +192,10 @@ __global__ void __launch_bounds__(kWalkThreads<Real>) tree_walk(TreeView<Real> t
         m = com[c];
         const Real h = b.w, s = Real(2) * h;
         const bool open =
-            boxes_overlap(b.x, b.y, b.z, h, h, planar ? Real(0) : h, gx, gy, gz, ghx, ghy, ghz, slack) ||
-            bh_must_open(s * s, theta2, distance2_point_box(m.x, m.y, m.z, gx, gy, gz, ghx, ghy, ghz));
+            boxes_overlap(b.x, b.y, b.z, h, h, planar ? Real(0) : h, gx, gy, gz, ghx, ghy, ghz,
+                          slack) ||
+            bh_must_open(s * s, theta2,
+                         distance2_point_box(m.x, m.y, m.z, gx, gy, gz, ghx, ghy, ghz));
         if (!open) {
           accept = true;
         } else {
@@ -276,7 +283,8 @@ __global__ void __launch_bounds__(kWalkThreads<Real>) tree_walk(TreeView<Real> t
         me.ay[0] += __shfl_xor_sync(kFull, me.ay[0], off);
         me.az[0] += __shfl_xor_sync(kFull, me.az[0], off);
       }
-      if (lane == 0) out[t.order[grp.begin]] = {me.ax[0], me.ay[0], planar ? Real(0) : me.az[0], Real(0)};
+      if (lane == 0)
+        out[t.order[grp.begin]] = {me.ax[0], me.ay[0], planar ? Real(0) : me.az[0], Real(0)};
     } else {
 #pragma unroll
       for (int k = 0; k < kPerLane; ++k) {
@@ -304,8 +312,8 @@ unsigned walk_blocks() {
     int device = 0, sms = 1, per_sm = 0;
     NBODY_CUDA_CHECK(cudaGetDevice(&device));
     NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_kernel<Real, Softened, Quad>(),
-                                                                   kWalkThreads<Real>, 0));
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, walk_kernel<Real, Softened, Quad>(), kWalkThreads<Real>, 0));
     return unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
   }();
   return blocks;
@@ -316,18 +324,20 @@ unsigned walk_blocks() {
 template <class Real>
 unsigned walk_warps(bool, int) {
   // The stacks are allocated once for the variant with the most resident warps.
-  const unsigned blocks = std::max({walk_blocks<Real, true, false>(), walk_blocks<Real, false, false>(),
-                                    walk_blocks<Real, true, true>(), walk_blocks<Real, false, true>()});
+  const unsigned blocks =
+      std::max({walk_blocks<Real, true, false>(), walk_blocks<Real, false, false>(),
+                walk_blocks<Real, true, true>(), walk_blocks<Real, false, true>()});
   return blocks * unsigned(kWalkWarps<Real>);
 }
 
 template <class Real>
-void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks, Vec4<Real>* out,
-                 cudaStream_t stream) {
+void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
+                 Vec4<Real>* out, cudaStream_t stream) {
   const Real theta2 = Real(p.theta * p.theta);
   unsigned long long budget = entry_budget(p.theta);
   // Tests and tuning: NBODY_TREE_ENTRY_BUDGET=64 sends almost every group to pass 2.
-  if (const char* e = std::getenv("NBODY_TREE_ENTRY_BUDGET")) budget = std::strtoull(e, nullptr, 10);
+  if (const char* e = std::getenv("NBODY_TREE_ENTRY_BUDGET"))
+    budget = std::strtoull(e, nullptr, 10);
   auto go = [&](auto kernel, auto single, unsigned blocks) {
     kernel<<<blocks, kWalkThreads<Real>, 0, stream>>>(t, theta2, eps2, budget, stacks, out);
     NBODY_CUDA_CHECK_LAUNCH("tree_walk");
@@ -335,19 +345,24 @@ void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* s
     single<<<blocks, kWalkThreads<Real>, 0, stream>>>(t, theta2, eps2, budget, stacks, out);
   };
   if (eps2 >= Real(1e-30)) {
-    p.quadrupole ? go(walk_kernel<Real, true, true>(), walk_kernel<Real, true, true, true>(), walk_blocks<Real, true, true>())
-                 : go(walk_kernel<Real, true, false>(), walk_kernel<Real, true, false, true>(), walk_blocks<Real, true, false>());
+    p.quadrupole ? go(walk_kernel<Real, true, true>(), walk_kernel<Real, true, true, true>(),
+                      walk_blocks<Real, true, true>())
+                 : go(walk_kernel<Real, true, false>(), walk_kernel<Real, true, false, true>(),
+                      walk_blocks<Real, true, false>());
   } else {
-    p.quadrupole ? go(walk_kernel<Real, false, true>(), walk_kernel<Real, false, true, true>(), walk_blocks<Real, false, true>())
-                 : go(walk_kernel<Real, false, false>(), walk_kernel<Real, false, false, true>(), walk_blocks<Real, false, false>());
+    p.quadrupole ? go(walk_kernel<Real, false, true>(), walk_kernel<Real, false, true, true>(),
+                      walk_blocks<Real, false, true>())
+                 : go(walk_kernel<Real, false, false>(), walk_kernel<Real, false, false, true>(),
+                      walk_blocks<Real, false, false>());
   }
   NBODY_CUDA_CHECK_LAUNCH("tree_walk");
 }
 
 template unsigned walk_warps<float>(bool, int);
 template unsigned walk_warps<double>(bool, int);
-template void launch_walk<float>(const TreeView<float>&, const WalkParams&, float, int*, Vec4<float>*, cudaStream_t);
-template void launch_walk<double>(const TreeView<double>&, const WalkParams&, double, int*, Vec4<double>*,
-                                  cudaStream_t);
+template void launch_walk<float>(const TreeView<float>&, const WalkParams&, float, int*,
+                                 Vec4<float>*, cudaStream_t);
+template void launch_walk<double>(const TreeView<double>&, const WalkParams&, double, int*,
+                                  Vec4<double>*, cudaStream_t);
 
 }  // namespace nbody::cuda_tree

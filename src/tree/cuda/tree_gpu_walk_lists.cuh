@@ -46,44 +46,49 @@ struct WarpLists {
 
 /// Every target slot (K per lane) against list[0, count), from shared memory.
 template <int K, class Real, class Math>
-__device__ __forceinline__ void evaluate_list(const Vec4<Real>* list, int count, Real eps2, Target<Real>& me) {
+__device__ __forceinline__ void evaluate_list(const Vec4<Real>* list, int count, Real eps2,
+                                              Target<Real>& me) {
 #pragma unroll 4
   for (int e = 0; e < count; ++e) {
     const Vec4<Real> b = list[e];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      accumulate_pair_acceleration<Real, Math>(b.x - me.x[k], b.y - me.y[k], b.z - me.z[k], b.w, eps2, me.ax[k],
-                                               me.ay[k], me.az[k]);
+      accumulate_pair_acceleration<Real, Math>(b.x - me.x[k], b.y - me.y[k], b.z - me.z[k], b.w,
+                                               eps2, me.ax[k], me.ay[k], me.az[k]);
     }
   }
 }
 
 template <int K, class Real, class Math>
-__device__ __forceinline__ void evaluate_quad(const QuadEntry<Real>* list, int count, Real eps2, Target<Real>& me) {
+__device__ __forceinline__ void evaluate_quad(const QuadEntry<Real>* list, int count, Real eps2,
+                                              Target<Real>& me) {
   for (int e = 0; e < count; ++e) {
     const QuadEntry<Real> c = list[e];
     const Quadrupole<Real> q{c.q0.x, c.q0.y, c.q0.z, c.q0.w, c.q1.x, c.q1.y};
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       const Real dx = c.com.x - me.x[k], dy = c.com.y - me.y[k], dz = c.com.z - me.z[k];
-      accumulate_pair_acceleration<Real, Math>(dx, dy, dz, c.com.w, eps2, me.ax[k], me.ay[k], me.az[k]);
-      accumulate_quadrupole_acceleration<Real, Math>(dx, dy, dz, q, eps2, me.ax[k], me.ay[k], me.az[k]);
+      accumulate_pair_acceleration<Real, Math>(dx, dy, dz, c.com.w, eps2, me.ax[k], me.ay[k],
+                                               me.az[k]);
+      accumulate_quadrupole_acceleration<Real, Math>(dx, dy, dz, q, eps2, me.ax[k], me.ay[k],
+                                                     me.az[k]);
     }
   }
 }
 
 /// Big leaves: their bodies straight from global memory (all lanes read the same one).
 template <int K, class Real, class Math>
-__device__ __forceinline__ void evaluate_big(const CellLink* __restrict__ link, const Vec4<Real>* __restrict__ sorted,
-                                             const int* list, int count, Real eps2, Target<Real>& me) {
+__device__ __forceinline__ void evaluate_big(const CellLink* __restrict__ link,
+                                             const Vec4<Real>* __restrict__ sorted, const int* list,
+                                             int count, Real eps2, Target<Real>& me) {
   for (int e = 0; e < count; ++e) {
     const CellLink lk = link[list[e]];
     for (unsigned j = lk.begin; j < lk.end; ++j) {
       const Vec4<Real> b = sorted[j];
 #pragma unroll
       for (int k = 0; k < K; ++k) {
-        accumulate_pair_acceleration<Real, Math>(b.x - me.x[k], b.y - me.y[k], b.z - me.z[k], b.w, eps2, me.ax[k],
-                                                 me.ay[k], me.az[k]);
+        accumulate_pair_acceleration<Real, Math>(b.x - me.x[k], b.y - me.y[k], b.z - me.z[k], b.w,
+                                                 eps2, me.ax[k], me.ay[k], me.az[k]);
       }
     }
   }
@@ -92,33 +97,37 @@ __device__ __forceinline__ void evaluate_big(const CellLink* __restrict__ link, 
 /// A lone body (every lane holds it): the lanes share the list, entry lane, lane + 32, ...
 /// (the sums are reduced over the warp at the end of the walk).
 template <class Real, class Math, bool Quad>
-__device__ __forceinline__ void evaluate_strided(const WarpLists<Real, Quad>& my, int n_bodies, int n_cells,
-                                                 Real eps2, unsigned lane, Target<Real>& me) {
+__device__ __forceinline__ void evaluate_strided(const WarpLists<Real, Quad>& my, int n_bodies,
+                                                 int n_cells, Real eps2, unsigned lane,
+                                                 Target<Real>& me) {
   for (int e = int(lane); e < n_bodies; e += 32) {
     const Vec4<Real> b = my.bodies[e];
-    accumulate_pair_acceleration<Real, Math>(b.x - me.x[0], b.y - me.y[0], b.z - me.z[0], b.w, eps2, me.ax[0],
-                                             me.ay[0], me.az[0]);
+    accumulate_pair_acceleration<Real, Math>(b.x - me.x[0], b.y - me.y[0], b.z - me.z[0], b.w, eps2,
+                                             me.ax[0], me.ay[0], me.az[0]);
   }
   if constexpr (Quad) {
     for (int e = int(lane); e < n_cells; e += 32) {
       const QuadEntry<Real> c = my.cells[e];
       const Quadrupole<Real> q{c.q0.x, c.q0.y, c.q0.z, c.q0.w, c.q1.x, c.q1.y};
       const Real dx = c.com.x - me.x[0], dy = c.com.y - me.y[0], dz = c.com.z - me.z[0];
-      accumulate_pair_acceleration<Real, Math>(dx, dy, dz, c.com.w, eps2, me.ax[0], me.ay[0], me.az[0]);
-      accumulate_quadrupole_acceleration<Real, Math>(dx, dy, dz, q, eps2, me.ax[0], me.ay[0], me.az[0]);
+      accumulate_pair_acceleration<Real, Math>(dx, dy, dz, c.com.w, eps2, me.ax[0], me.ay[0],
+                                               me.az[0]);
+      accumulate_quadrupole_acceleration<Real, Math>(dx, dy, dz, q, eps2, me.ax[0], me.ay[0],
+                                                     me.az[0]);
     }
   }
 }
 template <class Real, class Math>
 __device__ __forceinline__ void evaluate_big_strided(const CellLink* __restrict__ link,
-                                                     const Vec4<Real>* __restrict__ sorted, const int* list, int count,
-                                                     Real eps2, unsigned lane, Target<Real>& me) {
+                                                     const Vec4<Real>* __restrict__ sorted,
+                                                     const int* list, int count, Real eps2,
+                                                     unsigned lane, Target<Real>& me) {
   for (int e = 0; e < count; ++e) {
     const CellLink lk = link[list[e]];
     for (unsigned j = lk.begin + lane; j < lk.end; j += 32) {
       const Vec4<Real> b = sorted[j];
-      accumulate_pair_acceleration<Real, Math>(b.x - me.x[0], b.y - me.y[0], b.z - me.z[0], b.w, eps2, me.ax[0],
-                                               me.ay[0], me.az[0]);
+      accumulate_pair_acceleration<Real, Math>(b.x - me.x[0], b.y - me.y[0], b.z - me.z[0], b.w,
+                                               eps2, me.ax[0], me.ay[0], me.az[0]);
     }
   }
 }
@@ -128,10 +137,18 @@ __device__ __forceinline__ void evaluate_big_strided(const CellLink* __restrict_
 template <class F>
 __device__ __forceinline__ void with_slots(int slots, F&& f) {
   switch (slots) {
-    case 1: f(std::integral_constant<int, 1>{}); break;
-    case 2: f(std::integral_constant<int, 2>{}); break;
-    case 3: f(std::integral_constant<int, 3>{}); break;
-    default: f(std::integral_constant<int, 4>{}); break;
+    case 1:
+      f(std::integral_constant<int, 1>{});
+      break;
+    case 2:
+      f(std::integral_constant<int, 2>{});
+      break;
+    case 3:
+      f(std::integral_constant<int, 3>{});
+      break;
+    default:
+      f(std::integral_constant<int, 4>{});
+      break;
   }
 }
 
