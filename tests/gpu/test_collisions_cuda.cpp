@@ -1,6 +1,7 @@
-// The GPU collision engine: detection against brute force, the response's conservation
-// laws, merges, determinism, and collisions in a resident GPU simulation. Every test
-// skips itself when the machine has no usable CUDA device.
+// The GPU collision engine through its per-call handler: detection against brute force,
+// the response's conservation laws, merges, iterations and determinism. Every test skips
+// itself when the machine has no usable CUDA device. Collisions in a running simulation
+// (the resident engine) on every backend: tests/backend/test_collisions.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,11 +11,9 @@
 #include <random>
 #include <vector>
 
-#include "gpu/gpu_test_helpers.hpp"
+#include "backend_test.hpp"
 #include "nbody/collisions.hpp"
-#include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
-#include "nbody/simulation.hpp"
 #include "unit/collision_test_helpers.hpp"
 #include "unit/test_helpers.hpp"
 
@@ -27,15 +26,8 @@ using test::momentum;
 using test::uniform;
 
 CollisionOptions gpu_options(CollisionModel model, double e = 1.0, int iterations = 1, int dim = 3) {
-  CollisionOptions o;
-  o.model = model;
-  o.restitution = e;
-  o.iterations = iterations;
-  o.dim = dim;
-  o.device = Device::Gpu;
-  return o;
+  return test::collision_options(model, e, iterations, dim, Device::Gpu);
 }
-
 double kinetic(const ParticleSystem& ps) {
   double k = 0;
   for (std::size_t i = 0; i < ps.size(); ++i) {
@@ -45,7 +37,7 @@ double kinetic(const ParticleSystem& ps) {
 }
 
 TEST(GpuCollisions, DetectionEqualsBruteForce) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   for (int dim : {3, 2}) {
     for (double skin : {0.0, 0.25}) {
       const double r0 = dim == 3 ? 0.03 : 0.01;
@@ -67,7 +59,7 @@ TEST(GpuCollisions, DetectionEqualsBruteForce) {
 }
 
 TEST(GpuCollisions, HeadOnElasticPairExchangesVelocities) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   ParticleSystem ps;
   ps.add({{-0.09, 0, 0}, {1, 0, 0}, 1.0, 0.1, 1});
   ps.add({{0.09, 0, 0}, {-1, 0, 0}, 1.0, 0.1, 2});
@@ -82,7 +74,7 @@ TEST(GpuCollisions, HeadOnElasticPairExchangesVelocities) {
 }
 
 TEST(GpuCollisions, BounceConservesMomentumAndBooksTheEnergy) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   for (double e : {1.0, 0.5}) {
     ParticleSystem ps = cloud(20000, 21, 3, [](auto& rng) { return uniform(rng, 0.01, 0.03); });
     std::mt19937_64 rng(5);
@@ -109,7 +101,7 @@ TEST(GpuCollisions, BounceConservesMomentumAndBooksTheEnergy) {
 }
 
 TEST(GpuCollisions, MoreIterationsLeaveLessOverlapAndRunsRepeatBitwise) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   const ParticleSystem start = cloud(20000, 31, 3, [](auto&) { return 0.03; });
   double previous = 1e30;
   for (int k : {1, 4, 16}) {
@@ -127,7 +119,7 @@ TEST(GpuCollisions, MoreIterationsLeaveLessOverlapAndRunsRepeatBitwise) {
 }
 
 TEST(GpuCollisions, MergeKeepsMassMomentumVolumeAndTheSmallerId) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   for (int dim : {3, 2}) {
     ParticleSystem ps = cloud(5000, 41, dim, [&](auto& rng) { return uniform(rng, 0.01, dim == 3 ? 0.04 : 0.012); });
     if (dim == 2) ps.make_planar();
@@ -167,40 +159,6 @@ TEST(GpuCollisions, MergeKeepsMassMomentumVolumeAndTheSmallerId) {
   EXPECT_DOUBLE_EQ(pair.mass[0], 4.0);
   EXPECT_DOUBLE_EQ(pair.vx[0], 0.25);
   EXPECT_NEAR(pair.radius[0], std::cbrt(2 * 0.001), 1e-15);
-}
-
-TEST(GpuCollisions, ResidentRunConservesMomentumAndClosesTheEnergyBooks) {
-  SKIP_WITHOUT_GPU();
-  for (CollisionModel model : {CollisionModel::Bounce, CollisionModel::Merge}) {
-    ParticleSystem ps = cloud(4000, 51, 3, [](auto&) { return 0.02; });
-    for (std::size_t i = 0; i < ps.size(); ++i) ps.vx[i] = ps.vy[i] = ps.vz[i] = 0;
-    GravityOptions g;
-    g.device = Device::Gpu;
-    g.softening = 0.02;
-    g.G = 1.0 / 4000;
-    CollisionOptions c;
-    c.model = model;
-    c.restitution = 0.5;
-    c.iterations = 4;
-    Simulation sim(ps, g, IntegratorOptions{}, c);
-    const Diagnostics d0 = sim.diagnostics();
-    for (int s = 0; s < 100; ++s) sim.step(1e-2);
-    const Diagnostics d1 = sim.diagnostics();
-    const CollisionTotals& t = sim.collision_totals();
-    const double balance = std::abs(d1.total_energy + t.energy_lost - d0.total_energy) / std::abs(d0.total_energy);
-    std::printf("[ measured ] resident %s: %llu contacts, %llu merges, N %zu, |d(E + lost)/E| %.3e, lost %.3e\n",
-                std::string(to_string(model)).c_str(), static_cast<unsigned long long>(t.contacts),
-                static_cast<unsigned long long>(t.merges), sim.size(), balance, t.energy_lost);
-    EXPECT_GT(t.contacts, 0u);
-    EXPECT_LT(std::abs(d1.momentum.x - d0.momentum.x), 1e-12);
-    EXPECT_LT(std::abs(d1.momentum.y - d0.momentum.y), 1e-12);
-    EXPECT_LT(balance, 2e-3);
-    EXPECT_NEAR(d1.total_mass, d0.total_mass, 1e-12);
-    EXPECT_EQ(sim.particles().size(), sim.size());
-    if (model == CollisionModel::Merge) {
-      EXPECT_EQ(sim.size() + t.merges, 4000u);
-    }
-  }
 }
 
 }  // namespace

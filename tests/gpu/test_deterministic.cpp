@@ -9,10 +9,11 @@
 #include <string>
 #include <utility>
 
-#include "gpu/gpu_test_helpers.hpp"
+#include "backend_test.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
+#include "unit/test_helpers.hpp"
 
 namespace nbody {
 namespace {
@@ -35,7 +36,12 @@ ParticleSystem cluster(std::size_t n, double radius) {
   return generate(m);
 }
 
-GravityOptions gpu(GravityAlgorithm algorithm, Precision p) { return gpu_gravity(algorithm, p, true); }
+/// The GPU with --deterministic, softening 0.01.
+GravityOptions gpu(GravityAlgorithm algorithm, Precision p) {
+  GravityOptions g = test::gravity_options(Device::Gpu, algorithm, p, 0.01);
+  g.deterministic = true;
+  return g;
+}
 
 std::vector<Case> cases() {
   CollisionOptions bounce;
@@ -68,7 +74,7 @@ Outcome run(const Case& s, ParticleSystem start, int steps, std::uint64_t steps_
 }
 
 void expect_same_outcome(const Outcome& a, const Outcome& b, const std::string& what) {
-  expect_same_state(a.state, b.state, what);
+  test::expect_same_state(a.state, b.state, what);
   EXPECT_EQ(a.state.id, b.state.id) << what;
   EXPECT_EQ(a.state.mass, b.state.mass) << what;
   EXPECT_EQ(a.diagnostics.kinetic, b.diagnostics.kinetic) << what;
@@ -79,7 +85,7 @@ void expect_same_outcome(const Outcome& a, const Outcome& b, const std::string& 
 }
 
 TEST(GpuDeterministic, SameInputSameBitsRunAfterRun) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   for (const Case& s : cases()) {
     const ParticleSystem start = cluster(20000, s.radius);
     const Outcome first = run(s, start, 8);
@@ -92,7 +98,7 @@ TEST(GpuDeterministic, SameInputSameBitsRunAfterRun) {
 }
 
 TEST(GpuDeterministic, RestartFromCheckpointStateEqualsUninterruptedRun) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   for (const Case& s : cases()) {
     const ParticleSystem start = cluster(20000, s.radius);
     const Outcome whole = run(s, start, 12);

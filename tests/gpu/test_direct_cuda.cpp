@@ -1,6 +1,7 @@
-// The CUDA direct sum (naive, tiled, fast; float and double) against the CPU reference,
-// against each other, in a 1000-step leapfrog run, and its errors. Every test skips
-// itself when the machine has no usable CUDA device.
+// The CUDA direct sum (naive, tiled, fast; float and double; every block size and the
+// each-pair-once path) against the CPU reference and against each other, and its errors.
+// Every test skips itself when the machine has no usable CUDA device. Runs of the GPU
+// against the CPU through Simulation: tests/backend/test_cpu_vs_gpu.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,9 +20,7 @@
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
-#include "nbody/integrator.hpp"
-#include "nbody/simulation.hpp"
-#include "gpu/gpu_test_helpers.hpp"
+#include "backend_test.hpp"
 #include "unit/test_helpers.hpp"
 
 namespace nbody {
@@ -39,11 +38,8 @@ Tolerance tolerance(Precision p) {
 
 std::unique_ptr<GravitySolver> gpu_solver(const std::string& kernel, Precision p, double softening,
                                           int block = 0, double G = 1.0) {
-  GravityOptions o;
-  o.device = Device::Gpu;
+  GravityOptions o = test::gravity_options(Device::Gpu, GravityAlgorithm::Direct, p, softening);
   o.kernel = parse_force_kernel(kernel);  // the names the tests are named after
-  o.precision = p;
-  o.softening = softening;
   o.block_size = block;
   o.G = G;
   return make_gravity_solver(o);
@@ -88,7 +84,7 @@ using MatchParam = std::tuple<std::string, Precision, std::size_t, double, int>;
 class CudaMatchesCpu : public ::testing::TestWithParam<MatchParam> {};
 
 TEST_P(CudaMatchesCpu, Accelerations) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   const auto& [kernel, precision, n, softening, block] = GetParam();
   const ParticleSystem& ref = reference(n, softening, precision);
   auto solver = gpu_solver(kernel, precision, softening, block);
@@ -157,7 +153,7 @@ INSTANTIATE_TEST_SUITE_P(Precisions, CudaPrecision, ::testing::Values(Precision:
                          [](const auto& p) { return std::string(to_string(p.param)); });
 
 TEST_P(CudaPrecision, KernelsAgree) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   const ParticleSystem ps = test::random_system(5000, 7);
   const ParticleSystem naive = accelerations(*gpu_solver("naive", GetParam(), 0.01), ps);
   const Tolerance tol = tolerance(GetParam());
@@ -168,13 +164,13 @@ TEST_P(CudaPrecision, KernelsAgree) {
 }
 
 TEST_P(CudaPrecision, NameSaysKernelAndPrecision) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   EXPECT_EQ(gpu_solver("fast", GetParam(), 0)->name(), "direct-cuda-fast-" + std::string(to_string(GetParam())));
   EXPECT_EQ(gpu_solver("naive", GetParam(), 0)->name(), "direct-cuda-naive-" + std::string(to_string(GetParam())));
 }
 
 TEST_P(CudaPrecision, CoincidentBodiesWithoutSofteningGiveZeroNotNaN) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   ParticleSystem ps;
   ps.add({{1, 2, 3}, {}, 1.0, 0, 0});
   ps.add({{1, 2, 3}, {}, 2.0, 0, 0});
@@ -189,7 +185,7 @@ TEST_P(CudaPrecision, CoincidentBodiesWithoutSofteningGiveZeroNotNaN) {
 }
 
 TEST_P(CudaPrecision, ReusesBuffersAcrossSizes) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   for (const char* k : {"naive", "tiled", "fast"}) {
     auto solver = gpu_solver(k, GetParam(), 0.01);
     for (std::size_t n : {1000, 4097, 3, 1000}) {
@@ -202,7 +198,7 @@ TEST_P(CudaPrecision, ReusesBuffersAcrossSizes) {
 }
 
 TEST_P(CudaPrecision, EachPairOnceReplansAcrossSizes) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   // The each-pair-once path sums with atomics (order varies): compare within tolerance.
   auto solver = gpu_solver("fast", GetParam(), 0.01);
   for (std::size_t n : {70001, 65536, 1000, 70001}) {
@@ -213,7 +209,7 @@ TEST_P(CudaPrecision, EachPairOnceReplansAcrossSizes) {
 }
 
 TEST_P(CudaPrecision, WorksInSIUnitsAndScalesWithG) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   ParticleSystem ps = test::random_system(1000, 3);
   for (std::size_t i = 0; i < ps.size(); ++i) {
     ps.x[i] *= 3e20;  // ~10 kpc in metres
@@ -232,7 +228,7 @@ TEST_P(CudaPrecision, WorksInSIUnitsAndScalesWithG) {
 }
 
 TEST_P(CudaPrecision, WallTimeStatsReportTheKernel) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   auto solver = gpu_solver("fast", GetParam(), 0.01);
   ParticleSystem ps = test::random_system(4096, 1);
   solver->compute_accelerations(ps);
@@ -240,44 +236,10 @@ TEST_P(CudaPrecision, WallTimeStatsReportTheKernel) {
   EXPECT_EQ(solver->stats().interactions_per_body, 4096.0);
 }
 
-// ---- A 1000-step leapfrog run, GPU against CPU (through Simulation, so on the GPU the whole
-// ---- state stays resident: the stepper integrates on the device) --------------------------
-
-TEST_P(CudaPrecision, LeapfrogRunMatchesCpu) {
-  SKIP_WITHOUT_GPU();
-  const Precision p = GetParam();
-  const ParticleSystem start = test::random_system(1000, 99);
-  GravityOptions g;
-  g.precision = p;
-  g.softening = 0.05;
-  IntegratorOptions integ;
-  Simulation cpu(start, g, integ);
-  g.device = Device::Gpu;
-  Simulation gpu(start, g, integ);
-  for (int s = 0; s < 1000; ++s) {
-    cpu.step(1e-3);
-    gpu.step(1e-3);
-  }
-  double num = 0, den = 0;
-  const ParticleSystem& a = gpu.particles();
-  const ParticleSystem& b = cpu.particles();
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double dx = a.x[i] - b.x[i], dy = a.y[i] - b.y[i], dz = a.z[i] - b.z[i];
-    num += dx * dx + dy * dy + dz * dz;
-    den += b.x[i] * b.x[i] + b.y[i] * b.y[i] + b.z[i] * b.z[i];
-  }
-  const double rel = std::sqrt(num / den);
-  std::printf("[ measured ] leapfrog 1000 steps, %s: relative position difference GPU vs CPU %.3e\n",
-              std::string(to_string(p)).c_str(), rel);
-  // Measured on an H200 (deterministic: no atomics, fixed summation order): 1.25e-8 in
-  // float, 9.8e-16 in double; the bounds are about 10x that.
-  EXPECT_LT(rel, p == Precision::Float ? 1.5e-7 : 1e-14);
-}
-
 // ---- Errors -----------------------------------------------------------------------------
 
 TEST(CudaErrors, BadBlockSizeIsAClearError) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   for (const char* k : {"tiled", "fast"}) {
     for (int b : {4, 7, 100, 2048, -32}) {
       try {
@@ -296,7 +258,7 @@ TEST(CudaErrors, BadBlockSizeIsAClearError) {
 }
 
 TEST(CudaErrors, UnknownOrCpuKernelIsAClearError) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   try {
     (void)gpu_solver("scalar", Precision::Float, 0);
     ADD_FAILURE() << "scalar accepted on the GPU";
@@ -316,7 +278,7 @@ TEST(CudaErrors, UnknownOrCpuKernelIsAClearError) {
 }
 
 TEST(CudaErrors, TooManyBodiesIsAClearError) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   try {
     cuda_direct::check_capacity(std::size_t(1) << 33, Precision::Float);
     ADD_FAILURE() << "N = 2^33 accepted";
@@ -334,7 +296,7 @@ TEST(CudaErrors, TooManyBodiesIsAClearError) {
 }
 
 TEST(CudaErrors, AllocationLargerThanTheDeviceIsAClearError) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   const std::vector<GpuDevice> devices = gpu_devices();
   const auto bytes = std::size_t(devices.at(0).memory_gib * 1024.0 * 1024.0 * 1024.0 * 2.0);
   try {

@@ -19,10 +19,11 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/gpu_test_helpers.hpp"
+#include "backend_test.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
 #include "thread_ranks.hpp"
+#include "unit/test_helpers.hpp"
 
 namespace nbody {
 namespace {
@@ -48,7 +49,9 @@ struct Case {
   double tolerance;  // largest position difference / extent; 0: bit for bit
 };
 
-GravityOptions gpu(GravityAlgorithm algorithm, Precision p) { return gpu_gravity(algorithm, p); }
+GravityOptions gpu(GravityAlgorithm algorithm, Precision p) {
+  return test::gravity_options(Device::Gpu, algorithm, p, 0.01);
+}
 
 std::vector<Case> cases() {
   GravityOptions planar = gpu(GravityAlgorithm::Tree, Precision::Float);
@@ -73,7 +76,7 @@ ParticleSystem run(const Case& c, const ParticleSystem& start, std::shared_ptr<F
 }
 
 TEST(GpuSharedForces, PartsGiveOneProcessResult) {
-  SKIP_WITHOUT_GPU();
+  NBODY_SKIP_WITHOUT_GPU();
   for (const Case& c : cases()) {
     ModelOptions m;
     m.model = "plummer";
@@ -92,7 +95,7 @@ TEST(GpuSharedForces, PartsGiveOneProcessResult) {
         const std::string what = c.name + " P = " + std::to_string(parts) + " part " + std::to_string(p);
         const ParticleSystem& got = each[std::size_t(p)];
         if (c.tolerance == 0) {
-          expect_same_state(got, one, what);
+          test::expect_same_state(got, one, what);
           continue;
         }
         ASSERT_EQ(got.size(), one.size()) << what;
@@ -105,7 +108,7 @@ TEST(GpuSharedForces, PartsGiveOneProcessResult) {
         if (p == 0) std::printf("[ measured ] %s: largest position difference / extent %.3e\n", what.c_str(), worst / extent);
       }
       // The parts' states are the same bits: the replicated integration stays in step.
-      for (int p = 1; p < parts; ++p) expect_same_state(each[std::size_t(p)], each[0], c.name + " parts agree");
+      for (int p = 1; p < parts; ++p) test::expect_same_state(each[std::size_t(p)], each[0], c.name + " parts agree");
     }
   }
 }

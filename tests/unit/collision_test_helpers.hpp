@@ -1,7 +1,9 @@
 #pragma once
-// Shared by the CPU and GPU collision tests: the brute-force contact search, seeded clouds
-// with chosen radii, and momentum.
+// Shared by the collision tests (CPU, GPU and backend): the brute-force contact search,
+// seeded clouds with chosen radii, and momentum.
+#include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <random>
 #include <vector>
 
@@ -25,6 +27,12 @@ inline std::vector<IndexPair> brute_force_pairs(const ParticleSystem& ps, double
     }
   }
   return pairs;
+}
+
+/// Radius for a volume (3D) or area (2D) fraction `phi` of N equal bodies in [-1, 1]^dim.
+inline double radius_for_fraction(std::size_t n, int dim, double phi) {
+  return dim == 3 ? std::cbrt(phi * 8.0 / (double(n) * 4.0 / 3.0 * std::numbers::pi))
+                  : std::sqrt(phi * 4.0 / (double(n) * std::numbers::pi));
 }
 
 /// Seeded random bodies in [-1, 1]^dim with radii drawn by `radius(rng)`.

@@ -1,10 +1,11 @@
-// Collisions: the grid search against brute force, the response against analytic
-// results and conservation laws, determinism, and a run's energy bookkeeping.
+// Collisions on the CPU: the grid search against brute force, the response against analytic
+// results and conservation laws, the CPU handler's conservation, iterations and thread
+// independence. Collisions in a running simulation (conservation, merges, the energy
+// bookkeeping) run on every backend: tests/backend/test_collisions.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 #include <random>
 #include <set>
 #include <string>
@@ -13,9 +14,9 @@
 #include "nbody/collisions.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
-#include "nbody/initial_conditions.hpp"
 #include "nbody/physics/collision_response.hpp"
 #include "nbody/simulation.hpp"
+#include "backend_test.hpp"
 #include "collision_test_helpers.hpp"
 #include "test_helpers.hpp"
 
@@ -25,14 +26,9 @@ namespace {
 using test::brute_force_pairs;
 using test::cloud;
 using test::momentum;
+using test::radius_for_fraction;
 using test::uniform;
 using Body3 = CollisionBody<double>;
-
-/// Radius for a volume (3D) or area (2D) fraction `phi` of N equal bodies in [-1, 1]^dim.
-double radius_for_fraction(std::size_t n, int dim, double phi) {
-  return dim == 3 ? std::cbrt(phi * 8.0 / (double(n) * 4.0 / 3.0 * std::numbers::pi))
-                  : std::sqrt(phi * 4.0 / (double(n) * std::numbers::pi));
-}
 
 /// Largest overlap of any pair, as a fraction of the smaller radius (exact search).
 double max_overlap(const ParticleSystem& ps) {
@@ -45,14 +41,10 @@ double max_overlap(const ParticleSystem& ps) {
   return worst;
 }
 
-
+/// The CPU handler's options, with `threads` OpenMP threads (0: OpenMP's default).
 CollisionOptions options(CollisionModel model, double e = 1.0, int iterations = 1, int dim = 3,
                          int threads = 0) {
-  CollisionOptions o;
-  o.model = model;
-  o.restitution = e;
-  o.iterations = iterations;
-  o.dim = dim;
+  CollisionOptions o = test::collision_options(model, e, iterations, dim, Device::Cpu);
   o.threads = threads;
   return o;
 }
@@ -432,94 +424,20 @@ TEST(CollisionHandler, BadOptionsAreRejected) {
   }
 }
 
-// ---- in a simulation ---------------------------------------------------------------
+// ---- in a simulation (the rest runs on every backend: tests/backend/test_collisions.cpp) -----
 
-TEST(CollisionSimulation, GpuPathAndMissingRadiiGiveClearErrors) {
+TEST(CollisionSimulation, GpuPathWithoutADeviceIsAClearError) {
+  if (!gpu_devices().empty()) GTEST_SKIP() << "a GPU is present: the GPU path runs (tests/backend)";
   ParticleSystem ps = test::random_system(100, 17);
-  CollisionOptions c = options(CollisionModel::Bounce);
-  try {
-    Simulation sim(ps, GravityOptions{}, IntegratorOptions{}, c);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("radius 0"), std::string::npos) << e.what();
-  }
   for (double& r : ps.radius) r = 0.01;
-  if (!gpu_devices().empty()) return;  // the GPU path runs (tests/gpu/test_collisions_cuda.cpp)
   GravityOptions gpu;
   gpu.device = Device::Gpu;
   try {
-    Simulation sim(ps, gpu, IntegratorOptions{}, c);
+    Simulation sim(ps, gpu, IntegratorOptions{}, options(CollisionModel::Bounce));
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("--device gpu"), std::string::npos) << e.what();
   }
-}
-
-/// A dense self-gravitating cloud (2000 bodies, G = M = 1, volume or area fraction `phi`)
-/// run for 100 steps with collisions. Momentum is conserved to round-off. The energy
-/// bookkeeping counts each resolved pair's own potential but not that of the bodies around
-/// it, so E_total + energy_lost is conserved to `tolerance` of |E|, and books at least
-/// `booked` of the energy change the collisions cause. The cloud starts without
-/// overlaps: pushing apart a random overlapping start moves bodies through their
-/// neighbours' potential (~0.3% of E at phi = 0.2), which is not booked.
-void run_dense_cloud(CollisionModel model, double e, int dim, double phi, double tolerance,
-                     double booked) {
-  ModelOptions m;
-  m.model = "uniform-sphere";
-  m.n = 2000;
-  m.seed = 18;
-  m.dim = dim;
-  m.velocity = 0.2;
-  m.radius = radius_for_fraction(2000, dim, phi);
-  ParticleSystem ps = generate(m);
-  {  // relax the random start: positions only (velocities zero while pushing apart)
-    ParticleSystem rest = ps;
-    for (auto* v : {&rest.vx, &rest.vy, &rest.vz}) std::fill(v->begin(), v->end(), 0.0);
-    const CollisionStats relaxed = resolve(rest, options(CollisionModel::Bounce, 1.0, 200, dim));
-    ASSERT_LT(relaxed.max_overlap, 1e-3);
-    ps.x = rest.x;
-    ps.y = rest.y;
-    ps.z = rest.z;
-  }
-  GravityOptions g;
-  g.softening = 0.02;
-  Simulation sim(ps, g, IntegratorOptions{}, options(model, e, 2));
-  const Diagnostics d0 = sim.diagnostics();
-  for (int s = 0; s < 100; ++s) sim.step(0.002);
-  const Diagnostics d1 = sim.diagnostics();
-  const CollisionTotals& t = sim.collision_totals();
-  EXPECT_GT(t.contacts, 500u);
-  if (model == CollisionModel::Merge) {
-    EXPECT_GT(t.merges, 500u);
-  }
-  EXPECT_EQ(sim.size(), 2000 - t.merges);
-  const double scale = std::abs(d0.total_energy);
-  const double change = std::abs(d1.total_energy - d0.total_energy);
-  const double unbooked = std::abs(d1.total_energy + t.energy_lost - d0.total_energy);
-  EXPECT_LT(unbooked, tolerance * scale) << "without the bookkeeping: " << change / scale;
-  if (booked > 0) {
-    EXPECT_LT(unbooked, (1 - booked) * change) << "without the bookkeeping: " << change / scale;
-  }
-  const double p_scale = d0.total_mass * 0.2;
-  EXPECT_NEAR(d1.momentum.x, d0.momentum.x, 1e-13 * p_scale);
-  EXPECT_NEAR(d1.momentum.y, d0.momentum.y, 1e-13 * p_scale);
-  EXPECT_NEAR(d1.momentum.z, d0.momentum.z, 1e-13 * p_scale);
-}
-
-// Measured |E1 + lost - E0| / |E0| (without the bookkeeping): e = 1 4e-5 (2e-5: an
-// elastic bounce exchanges little energy, so nothing to book beyond the push-apart);
-// e = 0.5 3e-5 (1.8e-2); merge 3D 6e-4 (7.9e-3); merge 2D 1.9e-3 (2.5e-2).
-TEST(CollisionSimulation, DenseCloudBounceElastic) {
-  run_dense_cloud(CollisionModel::Bounce, 1.0, 3, 0.2, 3e-4, 0.0);
-}
-TEST(CollisionSimulation, DenseCloudBounceInelastic) {
-  run_dense_cloud(CollisionModel::Bounce, 0.5, 3, 0.2, 3e-4, 0.95);
-}
-TEST(CollisionSimulation, DenseCloudMerge) {
-  run_dense_cloud(CollisionModel::Merge, 1.0, 3, 0.05, 3e-3, 0.85);
-}
-TEST(CollisionSimulation, DenseCloudMerge2D) {
-  run_dense_cloud(CollisionModel::Merge, 1.0, 2, 0.1, 5e-3, 0.85);
 }
 
 }  // namespace

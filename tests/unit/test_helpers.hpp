@@ -1,11 +1,14 @@
 #pragma once
-// Shared test fixtures: seeded random systems and error measures.
+// Shared test fixtures: seeded random systems, error measures and state comparisons.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <string>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -59,6 +62,32 @@ inline double max_error_over_rms(const ParticleSystem& a, const ParticleSystem& 
   }
   const double rms = a.size() ? std::sqrt(den / double(a.size())) : 0.0;
   return rms > 0 ? worst / rms : worst;
+}
+
+/// Every position, velocity and acceleration bit for bit, and the time; on failure, how many
+/// entries differ and by how much at most.
+inline void expect_same_state(const ParticleSystem& a, const ParticleSystem& b,
+                              const std::string& what) {
+  const std::pair<const char*, std::vector<double> ParticleSystem::*> arrays[] = {
+      {"x", &ParticleSystem::x},   {"y", &ParticleSystem::y},   {"z", &ParticleSystem::z},
+      {"vx", &ParticleSystem::vx}, {"vy", &ParticleSystem::vy}, {"vz", &ParticleSystem::vz},
+      {"ax", &ParticleSystem::ax}, {"ay", &ParticleSystem::ay}, {"az", &ParticleSystem::az}};
+  for (const auto& [name, member] : arrays) {
+    const std::vector<double>& u = a.*member;
+    const std::vector<double>& v = b.*member;
+    ASSERT_EQ(u.size(), v.size()) << what << ": " << name;
+    std::size_t differ = 0;
+    double worst = 0;
+    for (std::size_t i = 0; i < u.size(); ++i) {
+      if (u[i] != v[i]) {
+        ++differ;
+        worst = std::max(worst, std::abs(u[i] - v[i]));
+      }
+    }
+    EXPECT_EQ(differ, 0u) << what << ": " << name << " differs in " << differ << " of "
+                          << u.size() << " bodies, by up to " << worst;
+  }
+  EXPECT_EQ(a.time, b.time) << what;
 }
 
 /// Values that a careless writer loses: tiny, subnormal, huge, not exact in binary,

@@ -14,6 +14,7 @@
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
+#include "backend_test.hpp"
 #include "thread_ranks.hpp"
 
 namespace nbody {
@@ -27,10 +28,7 @@ struct Case {
 };
 
 GravityOptions cpu(GravityAlgorithm algorithm) {
-  GravityOptions g;
-  g.algorithm = algorithm;
-  g.softening = 0.01;
-  return g;
+  return test::gravity_options(Device::Cpu, algorithm, Precision::Auto, 0.01);
 }
 
 std::vector<Case> cases() {
