@@ -3,7 +3,7 @@
 # cuda preset) and an older one (a source copy in $1, e.g. from `git archive`), runs the
 # GPU tests of the new build, checks that both give the same bits on the same runs
 # (CPU and GPU, every integrator, direct and tree, collisions), and times the GPU
-# benchmarks of both, alternating, printing a short table last.
+# benchmarks of both, alternating (the GPU instances of the backend suite run too), printing a short table last.
 #   scripts/device_compare.sh OLD_SOURCE_DIR [gtest filter]
 set -uo pipefail
 old_src=$1
@@ -12,7 +12,7 @@ out=${OUT:-/tmp/nbody-out}
 mkdir -p "$out"
 t0=$(date +%s)
 cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build build/cuda -j16 --target nbody nbody_gpu_tests >"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -60; exit 1; }
+cmake --build build/cuda -j16 --target nbody nbody_gpu_tests nbody_backend_tests >"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -60; exit 1; }
 cmake -S "$old_src" -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DNBODY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DNBODY_BUILD_TESTS=OFF -DNBODY_BUILD_BENCHMARKS=OFF >"$out/configure_old.log" 2>&1 || { tail -30 "$out/configure_old.log"; exit 1; }
 cmake --build build/old -j16 --target nbody >"$out/build_old.log" 2>&1 || { grep -E "error" -A3 "$out/build_old.log" | head -40; exit 1; }
@@ -24,6 +24,9 @@ old=build/old/src/nbody
 ./build/cuda/tests/nbody_gpu_tests --gtest_filter="$tests" >"$out/gpu_tests.log" 2>&1
 test_status=$?
 grep -E "FAILED|tests ran|PASSED" "$out/gpu_tests.log" | tail -30
+./build/cuda/tests/nbody_backend_tests --gtest_filter='*/gpu' >"$out/backend_gpu_tests.log" 2>&1 || test_status=1
+echo "== nbody_backend_tests, GPU instances"
+grep -E "^\[ measured \]|FAILED|tests ran|PASSED" "$out/backend_gpu_tests.log" | tail -40
 
 # The same bits: each run's final state (17 significant digits) and its energies.
 same=0 differ=0

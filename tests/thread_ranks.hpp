@@ -40,7 +40,8 @@ class ThreadGroup {
   /// Every part's bytes (in part order) once all parts have handed theirs in.
   template <class Combine>
   void exchange(int part, const void* bytes, std::size_t size, Combine&& combine) {
-    staged_[std::size_t(part)].assign(static_cast<const char*>(bytes), static_cast<const char*>(bytes) + size);
+    staged_[std::size_t(part)].assign(static_cast<const char*>(bytes),
+                                      static_cast<const char*>(bytes) + size);
     meet_.arrive_and_wait();
     combine(staged_);
     meet_.arrive_and_wait();  // nobody restages before everyone has read
@@ -57,7 +58,8 @@ class ThreadGroup {
 
 class ThreadReducer final : public ForceReducer {
  public:
-  ThreadReducer(std::shared_ptr<ThreadGroup> group, int part) : group_(std::move(group)), part_(part) {}
+  ThreadReducer(std::shared_ptr<ThreadGroup> group, int part)
+      : group_(std::move(group)), part_(part) {}
   [[nodiscard]] int part() const override { return part_; }
   [[nodiscard]] int parts() const override { return group_->parts(); }
 
@@ -75,7 +77,8 @@ class ThreadReducer final : public ForceReducer {
     copies().to_device(values, host.data(), bytes, stream);
   }
 
-  void gather_device(const void* send, void* recv, std::size_t count, bool is_double, void* stream) override {
+  void gather_device(const void* send, void* recv, std::size_t count, bool is_double,
+                     void* stream) override {
     const std::size_t bytes = count * (is_double ? sizeof(double) : sizeof(float));
     std::vector<char> host(bytes), all;
     copies().to_host(host.data(), send, bytes, stream);
@@ -99,19 +102,21 @@ class ThreadReducer final : public ForceReducer {
 
  private:
   const DeviceCopies& copies() const {
-    if (!group_->copies().to_host) throw Error("ThreadReducer: no device copies given (a CPU test summed device memory)");
+    if (!group_->copies().to_host)
+      throw Error("ThreadReducer: no device copies given (a CPU test summed device memory)");
     return group_->copies();
   }
 
   template <class T>
   void sum_host(T* values, std::size_t n) {
     std::vector<T> total(n, T(0));
-    group_->exchange(part_, values, n * sizeof(T), [&](const std::vector<std::vector<char>>& parts) {
-      for (const auto& p : parts) {
-        const T* v = reinterpret_cast<const T*>(p.data());
-        for (std::size_t i = 0; i < n; ++i) total[i] += v[i];
-      }
-    });
+    group_->exchange(part_, values, n * sizeof(T),
+                     [&](const std::vector<std::vector<char>>& parts) {
+                       for (const auto& p : parts) {
+                         const T* v = reinterpret_cast<const T*>(p.data());
+                         for (std::size_t i = 0; i < n; ++i) total[i] += v[i];
+                       }
+                     });
     std::memcpy(values, total.data(), n * sizeof(T));
   }
 
@@ -122,7 +127,8 @@ class ThreadReducer final : public ForceReducer {
 /// Runs body(reducer) on `parts` threads, each with its part's reducer; returns what each
 /// returned, in part order. The first exception (e.g. a failed ASSERT's throw) is rethrown.
 template <class Result>
-std::vector<Result> run_parts(int parts, const std::function<Result(std::shared_ptr<ForceReducer>)>& body,
+std::vector<Result> run_parts(int parts,
+                              const std::function<Result(std::shared_ptr<ForceReducer>)>& body,
                               DeviceCopies copies = {}) {
   auto group = std::make_shared<ThreadGroup>(parts, std::move(copies));
   std::vector<Result> results(static_cast<std::size_t>(parts));

@@ -25,7 +25,8 @@ using test::cloud;
 using test::momentum;
 using test::uniform;
 
-CollisionOptions gpu_options(CollisionModel model, double e = 1.0, int iterations = 1, int dim = 3) {
+CollisionOptions gpu_options(CollisionModel model, double e = 1.0, int iterations = 1,
+                             int dim = 3) {
   return test::collision_options(model, e, iterations, dim, Device::Gpu);
 }
 double kinetic(const ParticleSystem& ps) {
@@ -42,7 +43,8 @@ TEST(GpuCollisions, DetectionEqualsBruteForce) {
     for (double skin : {0.0, 0.25}) {
       const double r0 = dim == 3 ? 0.03 : 0.01;
       const ParticleSystem equal = cloud(4000, 11, dim, [&](auto&) { return r0; });
-      EXPECT_EQ(find_contact_pairs(equal, skin, 0, Device::Gpu), brute_force_pairs(equal, skin)) << dim << " " << skin;
+      EXPECT_EQ(find_contact_pairs(equal, skin, 0, Device::Gpu), brute_force_pairs(equal, skin))
+          << dim << " " << skin;
       // Radii over four decades, a few giants, and some bodies with radius 0.
       const ParticleSystem mixed = cloud(3000, 12, dim, [&](auto& rng) {
         const double u = uniform(rng, 0, 1);
@@ -106,7 +108,8 @@ TEST(GpuCollisions, MoreIterationsLeaveLessOverlapAndRunsRepeatBitwise) {
   double previous = 1e30;
   for (int k : {1, 4, 16}) {
     ParticleSystem ps = start;
-    const CollisionStats st = make_collision_handler(gpu_options(CollisionModel::Bounce, 1.0, k))->resolve(ps);
+    const CollisionStats st =
+        make_collision_handler(gpu_options(CollisionModel::Bounce, 1.0, k))->resolve(ps);
     std::printf("[ measured ] %d iterations: max overlap %.3e\n", k, st.max_overlap);
     EXPECT_LT(st.max_overlap, previous) << k;
     previous = st.max_overlap;
@@ -121,7 +124,8 @@ TEST(GpuCollisions, MoreIterationsLeaveLessOverlapAndRunsRepeatBitwise) {
 TEST(GpuCollisions, MergeKeepsMassMomentumVolumeAndTheSmallerId) {
   NBODY_SKIP_WITHOUT_GPU();
   for (int dim : {3, 2}) {
-    ParticleSystem ps = cloud(5000, 41, dim, [&](auto& rng) { return uniform(rng, 0.01, dim == 3 ? 0.04 : 0.012); });
+    ParticleSystem ps = cloud(
+        5000, 41, dim, [&](auto& rng) { return uniform(rng, 0.01, dim == 3 ? 0.04 : 0.012); });
     if (dim == 2) ps.make_planar();
     std::reverse(ps.id.begin(), ps.id.end());  // ids not in index order
     double mass = 0, volume = 0;
@@ -131,7 +135,8 @@ TEST(GpuCollisions, MergeKeepsMassMomentumVolumeAndTheSmallerId) {
     }
     const Vec3 p0 = momentum(ps);
     const std::size_t n0 = ps.size();
-    const CollisionStats st = make_collision_handler(gpu_options(CollisionModel::Merge, 1.0, 8, dim))->resolve(ps);
+    const CollisionStats st =
+        make_collision_handler(gpu_options(CollisionModel::Merge, 1.0, 8, dim))->resolve(ps);
     double mass1 = 0, volume1 = 0;
     for (std::size_t i = 0; i < ps.size(); ++i) {
       mass1 += ps.mass[i];
@@ -148,7 +153,8 @@ TEST(GpuCollisions, MergeKeepsMassMomentumVolumeAndTheSmallerId) {
     EXPECT_NEAR(p1.y, p0.y, 1e-12);
     std::vector<std::uint64_t> ids = ps.id;
     std::sort(ids.begin(), ids.end());
-    EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());  // survivors keep distinct ids
+    EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()),
+              ids.end());  // survivors keep distinct ids
   }
   ParticleSystem pair;
   pair.add({{0, 0, 0}, {1, 0, 0}, 1.0, 0.1, 7});

@@ -14,18 +14,17 @@
 #include <utility>
 #include <vector>
 
+#include "backend_test.hpp"
 #include "gravity/direct_cuda.hpp"
 #include "gravity/direct_scalar.hpp"
 #include "gravity/direct_simd.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
-#include "backend_test.hpp"
 #include "unit/test_helpers.hpp"
 
 namespace nbody {
 namespace {
-
 
 struct Tolerance {
   double relative;      // test::relative_acceleration_error
@@ -72,14 +71,16 @@ const ParticleSystem& reference(std::size_t n, double softening, Precision p = P
 
 bool all_finite(const ParticleSystem& ps) {
   for (std::size_t i = 0; i < ps.size(); ++i) {
-    if (!std::isfinite(ps.ax[i]) || !std::isfinite(ps.ay[i]) || !std::isfinite(ps.az[i])) return false;
+    if (!std::isfinite(ps.ax[i]) || !std::isfinite(ps.ay[i]) || !std::isfinite(ps.az[i]))
+      return false;
   }
   return true;
 }
 
 // ---- Against the CPU reference -------------------------------------------------------
 
-using MatchParam = std::tuple<std::string, Precision, std::size_t, double, int>;  // kernel, precision, N, eps, block
+using MatchParam = std::tuple<std::string, Precision, std::size_t, double,
+                              int>;  // kernel, precision, N, eps, block
 
 class CudaMatchesCpu : public ::testing::TestWithParam<MatchParam> {};
 
@@ -98,8 +99,8 @@ TEST_P(CudaMatchesCpu, Accelerations) {
   }
   const double rel = test::relative_acceleration_error(got, ref);
   const double worst = test::max_error_over_rms(got, ref);
-  std::printf("[ measured ] %s N=%zu eps=%g block=%d: relative %.3e, max/rms %.3e\n", solver->name().c_str(), n,
-              softening, block, rel, worst);
+  std::printf("[ measured ] %s N=%zu eps=%g block=%d: relative %.3e, max/rms %.3e\n",
+              solver->name().c_str(), n, softening, block, rel, worst);
   Tolerance tol = tolerance(precision);
   // At N = 65536 in float the reference (the CPU SIMD float solver, summing j in order)
   // carries its own rounding: the naive and tiled kernels, which sum in the same order,
@@ -121,20 +122,21 @@ std::string match_name(const ::testing::TestParamInfo<MatchParam>& info) {
          (softening > 0 ? "_soft" : "_plain") + "_B" + std::to_string(block);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, CudaMatchesCpu,
-                         ::testing::Combine(::testing::Values("naive", "tiled", "fast"),
-                                            ::testing::Values(Precision::Float, Precision::Double),
-                                            ::testing::Values(std::size_t{1}, std::size_t{2}, std::size_t{3},
-                                                              std::size_t{1000}, std::size_t{4097},
-                                                              std::size_t{65536}),
-                                            ::testing::Values(0.0, 0.01), ::testing::Values(0)),
-                         match_name);
+INSTANTIATE_TEST_SUITE_P(
+    AllKernels, CudaMatchesCpu,
+    ::testing::Combine(::testing::Values("naive", "tiled", "fast"),
+                       ::testing::Values(Precision::Float, Precision::Double),
+                       ::testing::Values(std::size_t{1}, std::size_t{2}, std::size_t{3},
+                                         std::size_t{1000}, std::size_t{4097}, std::size_t{65536}),
+                       ::testing::Values(0.0, 0.01), ::testing::Values(0)),
+    match_name);
 
 INSTANTIATE_TEST_SUITE_P(BlockSizes, CudaMatchesCpu,
                          ::testing::Combine(::testing::Values("naive", "tiled", "fast"),
                                             ::testing::Values(Precision::Float, Precision::Double),
                                             ::testing::Values(std::size_t{3}, std::size_t{4097}),
-                                            ::testing::Values(0.01), ::testing::Values(8, 32, 128, 1024)),
+                                            ::testing::Values(0.01),
+                                            ::testing::Values(8, 32, 128, 1024)),
                          match_name);
 
 // N >= 65536 takes the fast kernel's each-pair-once path (direct_mutual.cu): N not a
@@ -142,14 +144,16 @@ INSTANTIATE_TEST_SUITE_P(BlockSizes, CudaMatchesCpu,
 INSTANTIATE_TEST_SUITE_P(EachPairOnce, CudaMatchesCpu,
                          ::testing::Combine(::testing::Values("fast"),
                                             ::testing::Values(Precision::Float, Precision::Double),
-                                            ::testing::Values(std::size_t{70001}, std::size_t{131073}),
+                                            ::testing::Values(std::size_t{70001},
+                                                              std::size_t{131073}),
                                             ::testing::Values(0.0, 0.01), ::testing::Values(0)),
                          match_name);
 
 // ---- Kernels agree with each other ----------------------------------------------------
 
 class CudaPrecision : public ::testing::TestWithParam<Precision> {};
-INSTANTIATE_TEST_SUITE_P(Precisions, CudaPrecision, ::testing::Values(Precision::Float, Precision::Double),
+INSTANTIATE_TEST_SUITE_P(Precisions, CudaPrecision,
+                         ::testing::Values(Precision::Float, Precision::Double),
                          [](const auto& p) { return std::string(to_string(p.param)); });
 
 TEST_P(CudaPrecision, KernelsAgree) {
@@ -165,8 +169,10 @@ TEST_P(CudaPrecision, KernelsAgree) {
 
 TEST_P(CudaPrecision, NameSaysKernelAndPrecision) {
   NBODY_SKIP_WITHOUT_GPU();
-  EXPECT_EQ(gpu_solver("fast", GetParam(), 0)->name(), "direct-cuda-fast-" + std::string(to_string(GetParam())));
-  EXPECT_EQ(gpu_solver("naive", GetParam(), 0)->name(), "direct-cuda-naive-" + std::string(to_string(GetParam())));
+  EXPECT_EQ(gpu_solver("fast", GetParam(), 0)->name(),
+            "direct-cuda-fast-" + std::string(to_string(GetParam())));
+  EXPECT_EQ(gpu_solver("naive", GetParam(), 0)->name(),
+            "direct-cuda-naive-" + std::string(to_string(GetParam())));
 }
 
 TEST_P(CudaPrecision, CoincidentBodiesWithoutSofteningGiveZeroNotNaN) {
@@ -190,7 +196,8 @@ TEST_P(CudaPrecision, ReusesBuffersAcrossSizes) {
     auto solver = gpu_solver(k, GetParam(), 0.01);
     for (std::size_t n : {1000, 4097, 3, 1000}) {
       const ParticleSystem got = accelerations(*solver, reference(n, 0.01));
-      const ParticleSystem fresh = accelerations(*gpu_solver(k, GetParam(), 0.01), reference(n, 0.01));
+      const ParticleSystem fresh =
+          accelerations(*gpu_solver(k, GetParam(), 0.01), reference(n, 0.01));
       EXPECT_EQ(got.ax, fresh.ax) << k << " N=" << n;
       EXPECT_EQ(got.az, fresh.az) << k << " N=" << n;
     }
@@ -203,8 +210,10 @@ TEST_P(CudaPrecision, EachPairOnceReplansAcrossSizes) {
   auto solver = gpu_solver("fast", GetParam(), 0.01);
   for (std::size_t n : {70001, 65536, 1000, 70001}) {
     const ParticleSystem got = accelerations(*solver, reference(n, 0.01, GetParam()));
-    const ParticleSystem fresh = accelerations(*gpu_solver("fast", GetParam(), 0.01), reference(n, 0.01, GetParam()));
-    EXPECT_LT(test::relative_acceleration_error(got, fresh), tolerance(GetParam()).relative) << "N=" << n;
+    const ParticleSystem fresh =
+        accelerations(*gpu_solver("fast", GetParam(), 0.01), reference(n, 0.01, GetParam()));
+    EXPECT_LT(test::relative_acceleration_error(got, fresh), tolerance(GetParam()).relative)
+        << "N=" << n;
   }
 }
 
@@ -310,7 +319,8 @@ TEST(CudaErrors, AllocationLargerThanTheDeviceIsAClearError) {
   }
   // The device still works afterwards.
   EXPECT_NO_THROW(cuda_direct::try_device_allocation(1 << 20));
-  const ParticleSystem got = accelerations(*gpu_solver("fast", Precision::Double, 0.01), reference(1000, 0.01));
+  const ParticleSystem got =
+      accelerations(*gpu_solver("fast", Precision::Double, 0.01), reference(1000, 0.01));
   EXPECT_LT(test::relative_acceleration_error(got, reference(1000, 0.01)), 1e-12);
 }
 

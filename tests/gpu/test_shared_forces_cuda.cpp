@@ -34,7 +34,8 @@ void check(cudaError_t e, const char* what) {
 
 testing::DeviceCopies cuda_copies() {
   return {[](void* to, const void* from, std::size_t bytes, void* stream) {
-            check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+            check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)),
+                  "cudaStreamSynchronize");
             check(cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy to the host");
           },
           [](void* to, const void* from, std::size_t bytes, void*) {
@@ -69,7 +70,8 @@ std::vector<Case> cases() {
           {"direct-each-pair-once", gpu(GravityAlgorithm::Direct, Precision::Float), 20000, 1e-9}};
 }
 
-ParticleSystem run(const Case& c, const ParticleSystem& start, std::shared_ptr<ForceReducer> reducer) {
+ParticleSystem run(const Case& c, const ParticleSystem& start,
+                   std::shared_ptr<ForceReducer> reducer) {
   Simulation sim(start, c.gravity, IntegratorOptions{}, {}, std::move(reducer));
   for (int s = 0; s < 4; ++s) sim.step(2e-3);
   return sim.particles();
@@ -90,9 +92,11 @@ TEST(GpuSharedForces, PartsGiveOneProcessResult) {
       extent = std::max({extent, std::abs(one.x[i]), std::abs(one.y[i]), std::abs(one.z[i])});
     for (int parts : {2, 3, 4}) {
       const std::vector<ParticleSystem> each = testing::run_parts<ParticleSystem>(
-          parts, [&](std::shared_ptr<ForceReducer> r) { return run(c, start, std::move(r)); }, cuda_copies());
+          parts, [&](std::shared_ptr<ForceReducer> r) { return run(c, start, std::move(r)); },
+          cuda_copies());
       for (int p = 0; p < parts; ++p) {
-        const std::string what = c.name + " P = " + std::to_string(parts) + " part " + std::to_string(p);
+        const std::string what =
+            c.name + " P = " + std::to_string(parts) + " part " + std::to_string(p);
         const ParticleSystem& got = each[std::size_t(p)];
         if (c.tolerance == 0) {
           test::expect_same_state(got, one, what);
@@ -105,10 +109,13 @@ TEST(GpuSharedForces, PartsGiveOneProcessResult) {
                             std::abs(got.z[i] - one.z[i])});
         }
         EXPECT_LE(worst / extent, c.tolerance) << what;
-        if (p == 0) std::printf("[ measured ] %s: largest position difference / extent %.3e\n", what.c_str(), worst / extent);
+        if (p == 0)
+          std::printf("[ measured ] %s: largest position difference / extent %.3e\n", what.c_str(),
+                      worst / extent);
       }
       // The parts' states are the same bits: the replicated integration stays in step.
-      for (int p = 1; p < parts; ++p) test::expect_same_state(each[std::size_t(p)], each[0], c.name + " parts agree");
+      for (int p = 1; p < parts; ++p)
+        test::expect_same_state(each[std::size_t(p)], each[0], c.name + " parts agree");
     }
   }
 }

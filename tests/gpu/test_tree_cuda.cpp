@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "gravity/direct_scalar.hpp"
 #include "backend_test.hpp"
+#include "gravity/direct_scalar.hpp"
 #include "nbody/error.hpp"
 #include "nbody/force_error.hpp"
 #include "nbody/gravity.hpp"
@@ -50,13 +50,15 @@ ForceErrorStats errors(const ParticleSystem& approx, const ParticleSystem& exact
 
 bool all_finite(const ParticleSystem& ps) {
   for (std::size_t i = 0; i < ps.size(); ++i) {
-    if (!std::isfinite(ps.ax[i]) || !std::isfinite(ps.ay[i]) || !std::isfinite(ps.az[i])) return false;
+    if (!std::isfinite(ps.ax[i]) || !std::isfinite(ps.ay[i]) || !std::isfinite(ps.az[i]))
+      return false;
   }
   return true;
 }
 
 class GpuTree : public ::testing::TestWithParam<Precision> {};
-INSTANTIATE_TEST_SUITE_P(Precisions, GpuTree, ::testing::Values(Precision::Float, Precision::Double),
+INSTANTIATE_TEST_SUITE_P(Precisions, GpuTree,
+                         ::testing::Values(Precision::Float, Precision::Double),
                          [](const auto& p) { return std::string(to_string(p.param)); });
 
 TEST_P(GpuTree, ErrorDistributionMatchesTheCpuTree) {
@@ -64,12 +66,15 @@ TEST_P(GpuTree, ErrorDistributionMatchesTheCpuTree) {
   const ParticleSystem ps = generate({.model = "plummer", .n = 20000, .seed = 1});
   const ParticleSystem exact = direct(ps, kSoftening);
   for (bool quad : {false, true}) {
-    const ForceErrorStats cpu = errors(with_accelerations(tree_options(Device::Cpu, GetParam(), 0.5, 3, quad), ps), exact);
-    const ForceErrorStats gpu = errors(with_accelerations(tree_options(Device::Gpu, GetParam(), 0.5, 3, quad), ps), exact);
+    const ForceErrorStats cpu =
+        errors(with_accelerations(tree_options(Device::Cpu, GetParam(), 0.5, 3, quad), ps), exact);
+    const ForceErrorStats gpu =
+        errors(with_accelerations(tree_options(Device::Gpu, GetParam(), 0.5, 3, quad), ps), exact);
     std::printf("[ measured ] theta 0.5 %s%s: CPU median %.3e p99 %.3e, GPU median %.3e p99 %.3e\n",
-                std::string(to_string(GetParam())).c_str(), quad ? " quadrupole" : "", cpu.median, cpu.p99, gpu.median,
-                gpu.p99);
-    EXPECT_LT(std::abs(gpu.median - cpu.median), 0.2 * cpu.median) << (quad ? "quadrupole" : "monopole");
+                std::string(to_string(GetParam())).c_str(), quad ? " quadrupole" : "", cpu.median,
+                cpu.p99, gpu.median, gpu.p99);
+    EXPECT_LT(std::abs(gpu.median - cpu.median), 0.2 * cpu.median)
+        << (quad ? "quadrupole" : "monopole");
     EXPECT_LT(gpu.p99, 1.5 * cpu.p99);
   }
 }
@@ -94,7 +99,8 @@ TEST_P(GpuTree, RepeatedRunsGiveTheSameBits) {
     ParticleSystem a = ps, b = ps;
     solver->compute_accelerations(a);
     solver->compute_accelerations(b);
-    const ParticleSystem c = with_accelerations(tree_options(Device::Gpu, GetParam(), 0.6, 3, quad), ps);
+    const ParticleSystem c =
+        with_accelerations(tree_options(Device::Gpu, GetParam(), 0.6, 3, quad), ps);
     EXPECT_EQ(a.ax, b.ax);
     EXPECT_EQ(a.ay, b.ay);
     EXPECT_EQ(a.az, b.az);
@@ -111,20 +117,25 @@ TEST_P(GpuTree, BodyByBodyPassIsExactPerBodyBarnesHut) {
   // median 1.35e-3 against 3.8e-4 grouped, H200), and theta 0 is still the direct sum.
   const ParticleSystem ps = generate({.model = "plummer", .n = 20000, .seed = 5});
   const ParticleSystem exact = direct(ps, kSoftening);
-  const ForceErrorStats grouped = errors(with_accelerations(tree_options(Device::Gpu, GetParam(), 0.5), ps), exact);
+  const ForceErrorStats grouped =
+      errors(with_accelerations(tree_options(Device::Gpu, GetParam(), 0.5), ps), exact);
   ::setenv("NBODY_TREE_ENTRY_BUDGET", "64", 1);
-  const ParticleSystem per_body = with_accelerations(tree_options(Device::Gpu, GetParam(), 0.5), ps);
-  const ParticleSystem per_body_exact = with_accelerations(tree_options(Device::Gpu, GetParam(), 0.0), ps);
+  const ParticleSystem per_body =
+      with_accelerations(tree_options(Device::Gpu, GetParam(), 0.5), ps);
+  const ParticleSystem per_body_exact =
+      with_accelerations(tree_options(Device::Gpu, GetParam(), 0.0), ps);
   const ParticleSystem again = with_accelerations(tree_options(Device::Gpu, GetParam(), 0.5), ps);
   ::unsetenv("NBODY_TREE_ENTRY_BUDGET");
   ASSERT_TRUE(all_finite(per_body));
   const ForceErrorStats single = errors(per_body, exact);
-  std::printf("[ measured ] theta 0.5: grouped median %.3e p99 %.3e, body by body median %.3e p99 %.3e\n",
-              grouped.median, grouped.p99, single.median, single.p99);
+  std::printf(
+      "[ measured ] theta 0.5: grouped median %.3e p99 %.3e, body by body median %.3e p99 %.3e\n",
+      grouped.median, grouped.p99, single.median, single.p99);
   EXPECT_GT(single.median, grouped.median);  // pass 2 did run
   EXPECT_LT(single.median, 3e-3);
   EXPECT_LT(single.p99, 2e-2);
-  EXPECT_LT(test::relative_acceleration_error(per_body_exact, exact), GetParam() == Precision::Float ? 1e-5 : 1e-12);
+  EXPECT_LT(test::relative_acceleration_error(per_body_exact, exact),
+            GetParam() == Precision::Float ? 1e-5 : 1e-12);
   EXPECT_EQ(per_body.ax, again.ax);  // the warp reduction is deterministic too
 }
 
@@ -136,10 +147,12 @@ TEST_P(GpuTree, PlanarQuadtreeMatchesCpuQuadtree) {
   m.dim = 2;
   const ParticleSystem ps = generate(m);
   const ParticleSystem exact = direct(ps, kSoftening);
-  const ForceErrorStats cpu = errors(with_accelerations(tree_options(Device::Cpu, GetParam(), 0.5, 2), ps), exact);
+  const ForceErrorStats cpu =
+      errors(with_accelerations(tree_options(Device::Cpu, GetParam(), 0.5, 2), ps), exact);
   const ParticleSystem g = with_accelerations(tree_options(Device::Gpu, GetParam(), 0.5, 2), ps);
   const ForceErrorStats gpu = errors(g, exact);
-  std::printf("[ measured ] quadtree theta 0.5: CPU median %.3e, GPU median %.3e\n", cpu.median, gpu.median);
+  std::printf("[ measured ] quadtree theta 0.5: CPU median %.3e, GPU median %.3e\n", cpu.median,
+              gpu.median);
   EXPECT_LT(std::abs(gpu.median - cpu.median), 0.2 * cpu.median);
   for (std::size_t i = 0; i < g.size(); ++i) ASSERT_EQ(g.az[i], 0.0);
 }

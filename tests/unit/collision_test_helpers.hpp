@@ -48,7 +48,6 @@ inline double uniform(std::mt19937_64& rng, double lo, double hi) {
   return lo + (hi - lo) * double(rng() >> 11) * 0x1.0p-53;
 }
 
-
 inline Vec3 momentum(const ParticleSystem& ps) {
   Vec3 p;
   for (std::size_t i = 0; i < ps.size(); ++i) {

@@ -10,14 +10,14 @@
 #include <set>
 #include <string>
 
+#include "backend_test.hpp"
+#include "collision_test_helpers.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
 #include "nbody/physics/collision_response.hpp"
 #include "nbody/simulation.hpp"
-#include "backend_test.hpp"
-#include "collision_test_helpers.hpp"
 #include "test_helpers.hpp"
 
 namespace nbody {

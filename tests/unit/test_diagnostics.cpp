@@ -51,7 +51,8 @@ TEST(Diagnostics, ParallelPotentialEqualsSerialSum) {
   double serial = 0;
   for (std::size_t i = 0; i < ps.size(); ++i)
     for (std::size_t j = i + 1; j < ps.size(); ++j)
-      serial -= ps.mass[i] * ps.mass[j] / std::hypot(ps.x[i] - ps.x[j], ps.y[i] - ps.y[j], ps.z[i] - ps.z[j]);
+      serial -= ps.mass[i] * ps.mass[j] /
+                std::hypot(ps.x[i] - ps.x[j], ps.y[i] - ps.y[j], ps.z[i] - ps.z[j]);
   EXPECT_NEAR(potential_energy(ps, 1.0, 0.0), serial, 1e-12 * std::abs(serial));
 }
 

@@ -51,7 +51,8 @@ TEST(ForceErrorStats, SingleEmptyAndNaN) {
   EXPECT_EQ(none.sample, 0u);
   EXPECT_EQ(none.max, 0);
   // A NaN force error must not hide: it counts as infinite.
-  const ForceErrorStats nan = summarize_errors({1e-3, std::numeric_limits<double>::quiet_NaN(), 2e-3});
+  const ForceErrorStats nan =
+      summarize_errors({1e-3, std::numeric_limits<double>::quiet_NaN(), 2e-3});
   EXPECT_TRUE(std::isinf(nan.max));
   EXPECT_EQ(nan.median, 2e-3);
 }
@@ -69,7 +70,8 @@ TEST(ForceErrorSampling, DistinctSortedDeterministic) {
   for (std::size_t k : {std::size_t(1), std::size_t(100), std::size_t(9999)}) {
     const auto a = sample_indices(10000, k, 42);
     ASSERT_EQ(a.size(), k);
-    EXPECT_TRUE(std::adjacent_find(a.begin(), a.end(), [](auto x, auto y) { return x >= y; }) == a.end())
+    EXPECT_TRUE(std::adjacent_find(a.begin(), a.end(), [](auto x, auto y) { return x >= y; }) ==
+                a.end())
         << "indices must be strictly increasing (sorted and distinct)";
     EXPECT_LT(a.back(), 10000u);
     EXPECT_EQ(a, sample_indices(10000, k, 42)) << "same seed, same sample";

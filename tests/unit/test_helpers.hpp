@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <string>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,9 +20,7 @@ namespace nbody::test {
 /// n bodies uniform in [-1,1]^3, velocities uniform in [-0.1,0.1]^3, masses in [0.5,1.5]/n.
 inline ParticleSystem random_system(std::size_t n, std::uint64_t seed, int dim = 3) {
   std::mt19937_64 rng(seed);
-  auto u = [&](double lo, double hi) {
-    return lo + (hi - lo) * double(rng() >> 11) * 0x1.0p-53;
-  };
+  auto u = [&](double lo, double hi) { return lo + (hi - lo) * double(rng() >> 11) * 0x1.0p-53; };
   ParticleSystem ps;
   ps.dim = dim;
   ps.resize(n);
@@ -84,22 +82,17 @@ inline void expect_same_state(const ParticleSystem& a, const ParticleSystem& b,
         worst = std::max(worst, std::abs(u[i] - v[i]));
       }
     }
-    EXPECT_EQ(differ, 0u) << what << ": " << name << " differs in " << differ << " of "
-                          << u.size() << " bodies, by up to " << worst;
+    EXPECT_EQ(differ, 0u) << what << ": " << name << " differs in " << differ << " of " << u.size()
+                          << " bodies, by up to " << worst;
   }
   EXPECT_EQ(a.time, b.time) << what;
 }
 
 /// Values that a careless writer loses: tiny, subnormal, huge, not exact in binary,
 /// negative zero (the file-format round-trip tests put them in positions and velocities).
-inline constexpr double kAwkwardValues[] = {1e-300,
-                                            -0.1,
-                                            1.0 / 3.0,
-                                            -0.0,
-                                            4.9406564584124654e-324,
-                                            std::numeric_limits<double>::max(),
-                                            -2.5e17,
-                                            0.1 + 0.2};
+inline constexpr double kAwkwardValues[] = {
+    1e-300,  -0.1,     1.0 / 3.0, -0.0, 4.9406564584124654e-324, std::numeric_limits<double>::max(),
+    -2.5e17, 0.1 + 0.2};
 
 /// The nbody::Error message of `call` (fails the test when it throws none).
 inline std::string error_of(const std::function<void()>& call) {

@@ -23,7 +23,8 @@ TEST(PairForce, PlummerSoftening) {
   const double r = 1.5, eps = 0.5, m = 2.0;
   accumulate_pair_acceleration<double>(0.0, -r, 0.0, m, eps * eps, ax, ay, az);
   EXPECT_NEAR(ay, -m * r / std::pow(r * r + eps * eps, 1.5), 1e-15);
-  EXPECT_NEAR(pair_potential<double>(0.0, -r, 0.0, m, eps * eps), -m / std::sqrt(r * r + eps * eps), 1e-15);
+  EXPECT_NEAR(pair_potential<double>(0.0, -r, 0.0, m, eps * eps), -m / std::sqrt(r * r + eps * eps),
+              1e-15);
 }
 
 TEST(PairForce, SelfTermAndCoincidentBodiesContributeNothing) {
@@ -69,7 +70,8 @@ TEST(PairForce, MutualPairEqualsTwoOneSidedPairs) {
   const double mi = 0.7, mj = 1.9, eps2 = 1e-4;
   const double dx = xj[0] - xi[0], dy = xj[1] - xi[1], dz = xj[2] - xi[2];
   double ai[3] = {0, 0, 0}, aj[3] = {0, 0, 0}, ri[3] = {0, 0, 0}, rj[3] = {0, 0, 0};
-  accumulate_mutual_pair_acceleration(dx, dy, dz, mi, mj, eps2, ai[0], ai[1], ai[2], aj[0], aj[1], aj[2]);
+  accumulate_mutual_pair_acceleration(dx, dy, dz, mi, mj, eps2, ai[0], ai[1], ai[2], aj[0], aj[1],
+                                      aj[2]);
   accumulate_pair_acceleration(dx, dy, dz, mj, eps2, ri[0], ri[1], ri[2]);
   accumulate_pair_acceleration(-dx, -dy, -dz, mi, eps2, rj[0], rj[1], rj[2]);
   for (int c = 0; c < 3; ++c) {
@@ -79,7 +81,8 @@ TEST(PairForce, MutualPairEqualsTwoOneSidedPairs) {
   }
   // Coincident bodies without softening: zero, not NaN.
   double z[6] = {0, 0, 0, 0, 0, 0};
-  accumulate_mutual_pair_acceleration(0.0, 0.0, 0.0, mi, mj, 0.0, z[0], z[1], z[2], z[3], z[4], z[5]);
+  accumulate_mutual_pair_acceleration(0.0, 0.0, 0.0, mi, mj, 0.0, z[0], z[1], z[2], z[3], z[4],
+                                      z[5]);
   for (double v : z) EXPECT_EQ(v, 0.0);
 }
 
@@ -98,7 +101,8 @@ TEST(GravityFactory, RejectsUnknownChoicesWithTheOptionName) {
     (void)make_gravity_solver(o);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "--kernel tiled: GPU only (--device gpu); CPU kernels: fast, scalar");
+    EXPECT_EQ(std::string(e.what()),
+              "--kernel tiled: GPU only (--device gpu); CPU kernels: fast, scalar");
   }
   o.kernel = ForceKernel::Scalar;  // the reference is CPU-only: an error with or without a GPU
   o.device = Device::Gpu;

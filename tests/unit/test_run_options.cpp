@@ -34,7 +34,8 @@ TEST(RunOptions, ParsesDeviceAndPrecisionNames) {
   EXPECT_EQ(parse_precision("double"), Precision::Double);
   for (const auto& name : device_names()) EXPECT_EQ(to_string(parse_device(name)), name);
   for (const auto& name : precision_names()) EXPECT_EQ(to_string(parse_precision(name)), name);
-  EXPECT_EQ(message_of([] { (void)parse_device("tpu"); }), "--device tpu: unknown device (available: cpu, gpu)");
+  EXPECT_EQ(message_of([] { (void)parse_device("tpu"); }),
+            "--device tpu: unknown device (available: cpu, gpu)");
   EXPECT_EQ(message_of([] { (void)parse_precision("half"); }),
             "--precision half: unknown precision (available: auto, float, double)");
 }
@@ -49,10 +50,14 @@ TEST(RunOptions, ParsesAlgorithmKernelAndIntegratorNames) {
   EXPECT_EQ(parse_integrator_scheme("leapfrog"), IntegratorScheme::Leapfrog);
   EXPECT_EQ(parse_integrator_scheme("euler"), IntegratorScheme::Euler);
   EXPECT_EQ(parse_integrator_scheme("kinematic"), IntegratorScheme::Kinematic);
-  for (const auto& name : gravity_algorithm_names()) EXPECT_EQ(to_string(parse_gravity_algorithm(name)), name);
-  for (const auto& name : cpu_direct_kernels()) EXPECT_EQ(to_string(parse_force_kernel(name)), name);
-  for (const auto& name : gpu_direct_kernels()) EXPECT_EQ(to_string(parse_force_kernel(name)), name);
-  for (const auto& name : integrator_names()) EXPECT_EQ(to_string(parse_integrator_scheme(name)), name);
+  for (const auto& name : gravity_algorithm_names())
+    EXPECT_EQ(to_string(parse_gravity_algorithm(name)), name);
+  for (const auto& name : cpu_direct_kernels())
+    EXPECT_EQ(to_string(parse_force_kernel(name)), name);
+  for (const auto& name : gpu_direct_kernels())
+    EXPECT_EQ(to_string(parse_force_kernel(name)), name);
+  for (const auto& name : integrator_names())
+    EXPECT_EQ(to_string(parse_integrator_scheme(name)), name);
   // The defaults are the names the help texts show.
   EXPECT_EQ(to_string(GravityOptions{}.algorithm), "direct");
   EXPECT_EQ(to_string(GravityOptions{}.kernel), "fast");
@@ -63,7 +68,10 @@ TEST(RunOptions, ParsesAlgorithmKernelAndIntegratorNames) {
             "--kernel magic: unknown direct-sum kernel (available: fast, scalar, tiled, naive)");
   EXPECT_EQ(message_of([] { (void)parse_integrator_scheme("rk4"); }),
             "--integrator rk4: unknown integrator (available: leapfrog, euler, kinematic)");
-  EXPECT_EQ(message_of([] { (void)parse_integrator_scheme("Leapfrog"); }).rfind("--integrator Leapfrog:", 0), 0u);
+  EXPECT_EQ(message_of([] {
+              (void)parse_integrator_scheme("Leapfrog");
+            }).rfind("--integrator Leapfrog:", 0),
+            0u);
 }
 
 TEST(RunOptions, GravityOptionsAreCheckedWithTheOptionNamed) {
@@ -74,8 +82,10 @@ TEST(RunOptions, GravityOptionsAreCheckedWithTheOptionNamed) {
     std::string starts;
   };
   const Case cases[] = {
-      {[](GravityOptions& g, double v) { g.G = v; }, "--G nan: the gravitational constant must be finite"},
-      {[](GravityOptions& g, double) { g.softening = -1; }, "--softening -1: must be a finite number >= 0"},
+      {[](GravityOptions& g, double v) { g.G = v; },
+       "--G nan: the gravitational constant must be finite"},
+      {[](GravityOptions& g, double) { g.softening = -1; },
+       "--softening -1: must be a finite number >= 0"},
       {[](GravityOptions& g, double v) { g.softening = v; }, "--softening nan:"},
       {[](GravityOptions& g, double) { g.theta = -0.5; }, "--theta -0.5:"},
       {[](GravityOptions& g, double) { g.threads = -2; }, "--threads -2: must be >= 0"},
@@ -102,19 +112,24 @@ TEST(RunOptions, IntegratorOptionsAreCheckedWithTheOptionNamed) {
 
 TEST(RunOptions, TimeStepAndEndTime) {
   EXPECT_NO_THROW(check_time_step(1e-3));
-  EXPECT_EQ(message_of([] { check_time_step(0); }), "--dt 0: the time step must be positive and finite");
-  EXPECT_EQ(message_of([] { check_time_step(-1); }), "--dt -1: the time step must be positive and finite");
+  EXPECT_EQ(message_of([] { check_time_step(0); }),
+            "--dt 0: the time step must be positive and finite");
+  EXPECT_EQ(message_of([] { check_time_step(-1); }),
+            "--dt -1: the time step must be positive and finite");
   EXPECT_EQ(message_of([] { check_time_step(std::numeric_limits<double>::infinity()); }),
             "--dt inf: the time step must be positive and finite");
   EXPECT_EQ(steps_to_reach(0, 1, 0.1), 10u);  // no extra sliver step from rounding
   EXPECT_EQ(steps_to_reach(0, 1.05, 0.1), 11u);
   EXPECT_EQ(steps_to_reach(2, 2 + 2 * std::numbers::pi, 2 * std::numbers::pi / 1000), 1000u);
-  EXPECT_EQ(message_of([] { (void)steps_to_reach(3, 2, 0.1); }), "--t-end 2: must be after the start time 3");
-  EXPECT_EQ(message_of([] { (void)steps_to_reach(0, 1, 0); }), "--dt 0: the time step must be positive and finite");
+  EXPECT_EQ(message_of([] { (void)steps_to_reach(3, 2, 0.1); }),
+            "--t-end 2: must be after the start time 3");
+  EXPECT_EQ(message_of([] { (void)steps_to_reach(0, 1, 0); }),
+            "--dt 0: the time step must be positive and finite");
 }
 
 TEST(RunOptions, CollisionModelNames) {
-  for (const auto& name : collision_model_names()) EXPECT_EQ(to_string(parse_collision_model(name)), name);
+  for (const auto& name : collision_model_names())
+    EXPECT_EQ(to_string(parse_collision_model(name)), name);
   EXPECT_EQ(message_of([] { (void)parse_collision_model("stick"); }),
             "--collisions stick: unknown collision model (available: none, bounce, merge)");
 }

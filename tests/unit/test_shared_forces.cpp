@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "backend_test.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
-#include "backend_test.hpp"
 #include "thread_ranks.hpp"
 
 namespace nbody {
@@ -59,7 +59,8 @@ ParticleSystem cluster(std::size_t n, double radius, int dim) {
   return generate(m);
 }
 
-ParticleSystem run(const Case& c, const ParticleSystem& start, std::shared_ptr<ForceReducer> reducer) {
+ParticleSystem run(const Case& c, const ParticleSystem& start,
+                   std::shared_ptr<ForceReducer> reducer) {
   Simulation sim(start, c.gravity, IntegratorOptions{}, c.collisions, std::move(reducer));
   for (int s = 0; s < 4; ++s) sim.step(2e-3);
   return sim.particles();
@@ -80,11 +81,13 @@ TEST_P(SharedForces, PartsGiveOneProcessBitForBit) {
       ASSERT_EQ(got.size(), one.size()) << c.name << " P = " << parts << " part " << p;
       std::size_t differ = 0;
       for (std::size_t i = 0; i < one.size(); ++i) {
-        differ += got.x[i] != one.x[i] || got.y[i] != one.y[i] || got.z[i] != one.z[i] || got.vx[i] != one.vx[i] ||
-                  got.vy[i] != one.vy[i] || got.vz[i] != one.vz[i] || got.ax[i] != one.ax[i] ||
-                  got.ay[i] != one.ay[i] || got.az[i] != one.az[i] || got.mass[i] != one.mass[i];
+        differ += got.x[i] != one.x[i] || got.y[i] != one.y[i] || got.z[i] != one.z[i] ||
+                  got.vx[i] != one.vx[i] || got.vy[i] != one.vy[i] || got.vz[i] != one.vz[i] ||
+                  got.ax[i] != one.ax[i] || got.ay[i] != one.ay[i] || got.az[i] != one.az[i] ||
+                  got.mass[i] != one.mass[i];
       }
-      EXPECT_EQ(differ, 0u) << c.name << " P = " << parts << " part " << p << ": bodies not bit-identical";
+      EXPECT_EQ(differ, 0u) << c.name << " P = " << parts << " part " << p
+                            << ": bodies not bit-identical";
     }
   }
 }
@@ -115,7 +118,8 @@ void expect_disjoint_cover(const Case& c) {
 
 TEST(SharedForcesSplit, SharesAreDisjointAndCoverEveryBody) {
   for (const Case& c : cases()) {
-    if (c.collisions.model == CollisionModel::None) expect_disjoint_cover(c);  // the split is the solver's
+    if (c.collisions.model == CollisionModel::None)
+      expect_disjoint_cover(c);  // the split is the solver's
   }
 }
 

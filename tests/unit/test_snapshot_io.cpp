@@ -57,7 +57,6 @@ class SnapshotTest : public testing::Test {
     return names;
   }
 
-
   fs::path dir_;
 };
 

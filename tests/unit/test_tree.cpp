@@ -9,12 +9,12 @@
 #include <cmath>
 #include <vector>
 
+#include "backend_test.hpp"
 #include "gravity/direct_scalar.hpp"
 #include "nbody/error.hpp"
 #include "nbody/force_error.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
-#include "backend_test.hpp"
 #include "test_helpers.hpp"
 #include "tree/tree.hpp"
 #include "tree/tree_solver.hpp"
