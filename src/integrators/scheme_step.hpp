@@ -20,18 +20,13 @@ void update_bodies(ParticleSystem& ps, const StepFactors& f) {
   const std::size_t n = ps.size();
 #pragma omp parallel for simd schedule(static) if (n > kParallelThreshold)
   for (std::size_t i = 0; i < n; ++i) {
-    BodyMotion b{ps.x[i], ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i]};
+    BodyMotion b = load_motion(ps, i);
     if constexpr (Open) {
       open_step<S>(b, ps.ax[i], ps.ay[i], ps.az[i], f);
     } else {
       close_step<S>(b, ps.ax[i], ps.ay[i], ps.az[i], f);
     }
-    ps.x[i] = b.x;
-    ps.y[i] = b.y;
-    ps.z[i] = b.z;
-    ps.vx[i] = b.vx;
-    ps.vy[i] = b.vy;
-    ps.vz[i] = b.vz;
+    store_motion(ps, i, b);
   }
 }
 }  // namespace detail

@@ -10,6 +10,8 @@
 // the Euler or kinematic update), close_step() after (the leapfrog's closing kick). The
 // damping factor (seed 002) multiplies the velocities once per step, after the step's
 // velocity update; 1 leaves them untouched.
+#include <cstddef>
+
 #include "nbody/host_device.hpp"
 #include "nbody/integrator.hpp"
 
@@ -35,6 +37,22 @@ NBODY_HD double exact_add(double a, double b) {
 struct BodyMotion {
   double x, y, z, vx, vy, vz;
 };
+
+/// Body i's position and velocity from any SoA state with arrays x y z vx vy vz (the host
+/// ParticleSystem, the device stepper's State), and back.
+template <class Arrays>
+NBODY_HD BodyMotion load_motion(const Arrays& s, std::size_t i) {
+  return {s.x[i], s.y[i], s.z[i], s.vx[i], s.vy[i], s.vz[i]};
+}
+template <class Arrays>
+NBODY_HD void store_motion(Arrays& s, std::size_t i, const BodyMotion& b) {
+  s.x[i] = b.x;
+  s.y[i] = b.y;
+  s.z[i] = b.z;
+  s.vx[i] = b.vx;
+  s.vy[i] = b.vy;
+  s.vz[i] = b.vz;
+}
 
 /// The step's constants, computed once on the host: `half` is dt / 2 for the leapfrog's
 /// half kicks and dt^2 / 2 for the kinematic update's a dt^2 / 2 term.

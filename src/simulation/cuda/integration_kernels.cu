@@ -31,14 +31,9 @@ template <IntegratorScheme S>
 __global__ void open_step_kernel(State s, StepFactors f, unsigned long long* extent) {
   double largest = 0.0;
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
-    BodyMotion b{s.x[i], s.y[i], s.z[i], s.vx[i], s.vy[i], s.vz[i]};
+    BodyMotion b = load_motion(s, i);
     open_step<S>(b, s.ax[i], s.ay[i], s.az[i], f);
-    s.x[i] = b.x;
-    s.y[i] = b.y;
-    s.z[i] = b.z;
-    s.vx[i] = b.vx;
-    s.vy[i] = b.vy;
-    s.vz[i] = b.vz;
+    store_motion(s, i, b);
     largest = fmax(largest, fmax(finite_abs(b.x), fmax(finite_abs(b.y), finite_abs(b.z))));
   }
   warp_max_to(largest, extent);
