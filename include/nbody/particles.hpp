@@ -71,6 +71,9 @@ class ParticleSystem {
 /// nbody::Error("body I (id ID): problem") for the first bad body.
 void validate_bodies(const ParticleSystem& ps);
 
+/// x y z of every body as float, interleaved (3 n values): what drawing needs.
+void positions_as_float(const ParticleSystem& ps, std::vector<float>& xyz);
+
 /// Read-only spans of the data a gravity kernel needs (no ownership).
 struct PositionsMassesView {
   const double* x;

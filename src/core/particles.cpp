@@ -73,6 +73,15 @@ void ParticleSystem::remove(const std::vector<std::size_t>& indices) {
   if (size() != n) accelerations_valid_ = false;
 }
 
+void positions_as_float(const ParticleSystem& ps, std::vector<float>& xyz) {
+  xyz.resize(3 * ps.size());
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    xyz[3 * i] = float(ps.x[i]);
+    xyz[3 * i + 1] = float(ps.y[i]);
+    xyz[3 * i + 2] = float(ps.z[i]);
+  }
+}
+
 void validate_bodies(const ParticleSystem& ps) {
   auto fail = [&](std::size_t i, const std::string& problem) {
     throw Error(fmt::format("body {} (id {}): {}", i, ps.id[i], problem));

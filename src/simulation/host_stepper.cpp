@@ -54,15 +54,7 @@ class HostStepper final : public Stepper {
 
   void download(ParticleSystem&) override {}  // the host copy is the state
 
-  void download_positions(std::vector<float>& xyz) override {
-    const ParticleSystem& ps = *state_;
-    xyz.resize(3 * ps.size());
-    for (std::size_t i = 0; i < ps.size(); ++i) {
-      xyz[3 * i] = float(ps.x[i]);
-      xyz[3 * i + 1] = float(ps.y[i]);
-      xyz[3 * i + 2] = float(ps.z[i]);
-    }
-  }
+  void download_positions(std::vector<float>& xyz) override { positions_as_float(*state_, xyz); }
 
   [[nodiscard]] Diagnostics diagnostics() override {
     return compute_diagnostics(*state_, options_.gravity.G, options_.gravity.softening);

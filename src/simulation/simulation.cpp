@@ -94,12 +94,7 @@ ParticleSystem& Simulation::edit_particles() {
 
 void Simulation::positions(std::vector<float>& xyz) const {
   if (host_edited_ || !host_stale_) {  // the host copy is the newest
-    xyz.resize(3 * particles_->size());
-    for (std::size_t i = 0; i < particles_->size(); ++i) {
-      xyz[3 * i] = float(particles_->x[i]);
-      xyz[3 * i + 1] = float(particles_->y[i]);
-      xyz[3 * i + 2] = float(particles_->z[i]);
-    }
+    positions_as_float(*particles_, xyz);
     return;
   }
   stepper_->download_positions(xyz);
