@@ -1,11 +1,35 @@
 #pragma once
 // Conserved quantities and summary statistics of a particle system.
+#include <cstddef>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "nbody/gravity.hpp"
 #include "nbody/particles.hpp"
 #include "nbody/physics/moments.hpp"
 
 namespace nbody {
+
+/// How a run's potential energy W is computed (--energy, Python's energy(method=)).
+///   Exact:  the float64 pair sum, O(N^2) (on the GPU when the run is there);
+///   Solver: W = 1/2 sum_i m_i phi_i from the potentials the solver computes in the same
+///           pass as the forces (the tree's approximation, consistent from step to step;
+///           O(N) on a step whose force evaluation was asked for them);
+///   Off:    no potential energy (kinetic energy, momenta and centre of mass only);
+///   Auto:   Exact for direct-sum runs and for N <= kExactEnergyMaxBodies, else Solver.
+enum class EnergyMethod { Auto, Exact, Solver, Off };
+/// Up to this many bodies `auto` takes the exact sum whatever the solver (~0.1 s on 2 cores).
+inline constexpr std::size_t kExactEnergyMaxBodies = 65536;
+/// The method Auto stands for with this algorithm and N (other methods unchanged). Without
+/// gravity (GravityAlgorithm::None) the potential is 0 and Solver costs nothing.
+[[nodiscard]] EnergyMethod resolve_energy_method(EnergyMethod m, GravityAlgorithm a,
+                                                 std::size_t n);
+/// "auto", "exact", "solver" or "off" (src/core/option_names.cpp).
+[[nodiscard]] std::string_view to_string(EnergyMethod m);
+/// Throws nbody::Error naming --energy (listing the choices) for an unknown name.
+[[nodiscard]] EnergyMethod parse_energy_method(std::string_view name);
+[[nodiscard]] std::vector<std::string> energy_method_names();
 
 struct Diagnostics {
   double total_mass = 0;
@@ -17,6 +41,10 @@ struct Diagnostics {
   Vec3 angular_momentum;  // about the origin
   Vec3 com;               // centre of mass
   Vec3 com_velocity;
+  /// How `potential` was computed (Exact or Solver); Off: potential, total_energy and
+  /// virial_ratio were not computed (they hold 0).
+  EnergyMethod energy_method = EnergyMethod::Exact;
+  [[nodiscard]] bool has_energy() const { return energy_method != EnergyMethod::Off; }
 };
 
 /// Computes every quantity in float64 (the potential is an O(N^2) pair sum, OpenMP-parallel).
@@ -30,6 +58,10 @@ struct Diagnostics {
 /// and the potential energy: the one place both the CPU and the GPU finish them.
 [[nodiscard]] Diagnostics diagnostics_from_sums(const double (&sum)[kMomentSums], double kinetic,
                                                 double potential);
+
+/// Everything from the potentials a solver computed (ps.potential, which must hold N
+/// values): W = 1/2 sum_i m_i phi_i, summed in index order; energy_method Solver.
+[[nodiscard]] Diagnostics diagnostics_from_potentials(const ParticleSystem& ps);
 
 /// Kinetic energy alone, O(N).
 [[nodiscard]] double kinetic_energy(const ParticleSystem& ps);

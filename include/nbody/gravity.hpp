@@ -16,8 +16,9 @@ namespace nbody {
 /// (~1e-7), as in GADGET and Bonsai.
 enum class Precision { Auto, Float, Double };
 enum class Device { Cpu, Gpu };
-/// The force algorithm: the exact O(N^2) direct sum or the Barnes-Hut tree.
-enum class GravityAlgorithm { Direct, Tree };
+/// The force algorithm: the exact O(N^2) direct sum, the Barnes-Hut tree, or None (no
+/// gravity: ballistic and granular runs, collisions only; G = 0 means the same).
+enum class GravityAlgorithm { Direct, Tree, None };
 /// The direct-sum kernel. CPU: Fast (SIMD + OpenMP) or Scalar (the reference);
 /// GPU: Fast, Tiled or Naive. make_gravity_solver() refuses the others for a device.
 enum class ForceKernel { Fast, Scalar, Tiled, Naive };
@@ -35,15 +36,16 @@ enum class ForceKernel { Fast, Scalar, Tiled, Naive };
 
 // The names of the option enums (src/core/option_names.cpp): parsed once where options
 // come in (command line, config file, Python), written back with to_string().
-/// "direct" or "tree".
+/// "direct", "tree" or "none".
 [[nodiscard]] std::string_view to_string(GravityAlgorithm a);
 /// "fast", "scalar", "tiled" or "naive".
 [[nodiscard]] std::string_view to_string(ForceKernel k);
-/// "direct" or "tree"; throws nbody::Error naming --gravity (listing the choices) otherwise.
+/// "direct", "tree" or "none"; throws nbody::Error naming --gravity (listing the choices)
+/// otherwise.
 [[nodiscard]] GravityAlgorithm parse_gravity_algorithm(std::string_view name);
 /// "fast", "scalar", "tiled" or "naive"; throws nbody::Error naming --kernel otherwise.
 [[nodiscard]] ForceKernel parse_force_kernel(std::string_view name);
-/// The names parse_gravity_algorithm() takes: "direct", "tree".
+/// The names parse_gravity_algorithm() takes: "direct", "tree", "none".
 [[nodiscard]] std::vector<std::string> gravity_algorithm_names();
 
 struct GravityOptions {
@@ -77,7 +79,6 @@ struct SolverStats {
   double walk_seconds = 0;           // tree solvers: the force walk; GPU solvers: kernel time
 };
 
-/// Computes accelerations for every body of a particle system.
 /// Share `part` of `parts` of n items, as contiguous and equal as can be: [first, last).
 struct ShareRange {
   std::size_t first, last;
@@ -92,12 +93,19 @@ class GravitySolver {
   virtual ~GravitySolver() = default;
   /// Short name for logs and benchmarks, e.g. "direct-simd-float".
   [[nodiscard]] virtual std::string name() const = 0;
-  /// Overwrites ps.ax, ps.ay, ps.az with the accelerations at the current positions.
-  virtual void compute_accelerations(ParticleSystem& ps) = 0;
+  /// Overwrites ps.ax, ps.ay, ps.az with the accelerations at the current positions and
+  /// marks them valid. With `potential`, also ps.potential (resized to N) with each body's
+  /// potential phi_i = -G sum_{j != i} m_j / sqrt(r_ij^2 + eps^2) as this solver sees it
+  /// (the tree: from the cells it accepted, monopole or quadrupole), computed in the same
+  /// pass as the accelerations, and marks the potentials valid; without, leaves
+  /// ps.potential as it was and marks it invalid.
+  virtual void compute_forces(ParticleSystem& ps, bool potential) = 0;
+  /// The accelerations alone.
+  void compute_accelerations(ParticleSystem& ps) { compute_forces(ps, false); }
   /// Statistics of the last compute_accelerations() (zeros where not applicable).
   [[nodiscard]] virtual SolverStats stats() const { return {}; }
-  /// Several processes (distributed.hpp): from now on compute the accelerations of share
-  /// `part` of `parts` of the bodies only, with exact zeros for the others, so that the sum
+  /// Several processes (distributed.hpp): from now on compute the accelerations (and
+  /// potentials) of share `part` of `parts` of the bodies only, with exact zeros for the others, so that the sum
   /// over the parts is the whole result, each body's acceleration computed by one part
   /// exactly as one process computes it. Returns false when this solver cannot split its
   /// work (it then computes every body, and the caller must not sum).
@@ -105,7 +113,9 @@ class GravitySolver {
 };
 
 /// Builds the solver the options ask for; throws nbody::Error for an unknown or
-/// unavailable combination, naming the option and value.
+/// unavailable combination, naming the option and value. GravityAlgorithm::None, or
+/// G == 0 with any algorithm, gives the solver of no gravity: zero accelerations and
+/// potentials at O(N) cost.
 [[nodiscard]] std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options);
 
 /// Names of the kernels of the CPU direct sum (for help texts): "fast", "scalar".

@@ -27,6 +27,10 @@ class ParticleSystem {
   std::vector<double> x, y, z;     // positions
   std::vector<double> vx, vy, vz;  // velocities
   std::vector<double> ax, ay, az;  // accelerations at the current positions
+  /// The potential at each body, phi_i = -G sum_{j != i} m_j / sqrt(r_ij^2 + eps^2) as the
+  /// solver computes it (the tree's approximation; G included), filled by the force
+  /// evaluations that are asked for it: current only while potentials_valid().
+  std::vector<double> potential;
   std::vector<double> mass;
   std::vector<double> radius;
   std::vector<std::uint64_t> id;
@@ -51,10 +55,18 @@ class ParticleSystem {
   /// True when any body has a non-zero radius (decides whether writers emit radii).
   [[nodiscard]] bool has_radii() const;
 
-  /// Marks the stored accelerations as not matching the positions (after edits).
-  void invalidate_accelerations() { accelerations_valid_ = false; }
+  /// Marks the stored accelerations (and potentials) as not matching the positions.
+  void invalidate_accelerations() {
+    accelerations_valid_ = false;
+    potentials_valid_ = false;
+  }
   void set_accelerations_valid() { accelerations_valid_ = true; }
   [[nodiscard]] bool accelerations_valid() const { return accelerations_valid_; }
+  /// The potentials: set by a force evaluation that computed them, cleared by anything
+  /// that moves the bodies (a step, an edit) or evaluates forces without them.
+  void invalidate_potentials() { potentials_valid_ = false; }
+  void set_potentials_valid() { potentials_valid_ = true; }
+  [[nodiscard]] bool potentials_valid() const { return potentials_valid_; }
 
   /// Makes the system planar: sets z and vz to exactly 0 and dim to 2.
   /// Returns the number of bodies whose z or vz was non-zero.
@@ -62,6 +74,7 @@ class ParticleSystem {
 
  private:
   bool accelerations_valid_ = false;
+  bool potentials_valid_ = false;
   std::uint64_t next_id_ = 1;
 };
 

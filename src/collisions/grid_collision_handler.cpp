@@ -184,16 +184,17 @@ class GridCollisionHandler final : public CollisionHandler {
     std::size_t kept = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (gone[i]) continue;
-      for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az, &ps.mass,
-                      &ps.radius})
+      for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az,
+                      &ps.potential, &ps.mass, &ps.radius})
         (*v)[kept] = (*v)[i];
       ps.id[kept] = ps.id[i];
       ++kept;
     }
-    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az, &ps.mass,
-                    &ps.radius})
+    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az,
+                    &ps.potential, &ps.mass, &ps.radius})
       v->resize(kept);
     ps.id.resize(kept);
+    ps.invalidate_potentials();  // they included the removed bodies
   }
 
   CollisionOptions options_;

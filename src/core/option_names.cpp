@@ -1,4 +1,5 @@
-// The names of the option enums GravityAlgorithm, ForceKernel and IntegratorScheme: one
+// The names of the option enums GravityAlgorithm, ForceKernel, IntegratorScheme and
+// EnergyMethod: one
 // table each, read by to_string(), the parse_*() functions (called once where options come
 // in: the command line, a config file, the Python module) and the name lists of help texts.
 // The engine compares the enums only.
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/integrator.hpp"
@@ -22,9 +24,16 @@ namespace {
 template <class Enum>
 using NameTable = std::pair<Enum, std::string_view>;
 
-constexpr std::array<NameTable<GravityAlgorithm>, 2> kAlgorithms{{
+constexpr std::array<NameTable<GravityAlgorithm>, 3> kAlgorithms{{
     {GravityAlgorithm::Direct, "direct"},
     {GravityAlgorithm::Tree, "tree"},
+    {GravityAlgorithm::None, "none"},
+}};
+constexpr std::array<NameTable<EnergyMethod>, 4> kEnergyMethods{{
+    {EnergyMethod::Auto, "auto"},
+    {EnergyMethod::Exact, "exact"},
+    {EnergyMethod::Solver, "solver"},
+    {EnergyMethod::Off, "off"},
 }};
 constexpr std::array<NameTable<ForceKernel>, 4> kKernels{{
     {ForceKernel::Fast, "fast"},
@@ -69,6 +78,9 @@ Enum parse(const std::array<NameTable<Enum>, N>& table, std::string_view name,
 std::string_view to_string(GravityAlgorithm a) {
   return name_of(kAlgorithms, a);
 }
+std::string_view to_string(EnergyMethod m) {
+  return name_of(kEnergyMethods, m);
+}
 std::string_view to_string(ForceKernel k) {
   return name_of(kKernels, k);
 }
@@ -84,6 +96,12 @@ ForceKernel parse_force_kernel(std::string_view name) {
 }
 IntegratorScheme parse_integrator_scheme(std::string_view name) {
   return parse(kSchemes, name, "--integrator", "integrator");
+}
+EnergyMethod parse_energy_method(std::string_view name) {
+  return parse(kEnergyMethods, name, "--energy", "energy method");
+}
+std::vector<std::string> energy_method_names() {
+  return names_of(kEnergyMethods);
 }
 
 std::vector<std::string> gravity_algorithm_names() {

@@ -11,13 +11,15 @@
 namespace nbody {
 
 void ParticleSystem::resize(std::size_t n) {
-  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &mass, &radius}) v->resize(n, 0.0);
+  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &potential, &mass, &radius})
+    v->resize(n, 0.0);
   id.resize(n, 0);
-  accelerations_valid_ = false;
+  invalidate_accelerations();
 }
 
 void ParticleSystem::reserve(std::size_t n) {
-  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &mass, &radius}) v->reserve(n);
+  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &potential, &mass, &radius})
+    v->reserve(n);
   id.reserve(n);
 }
 
@@ -46,10 +48,11 @@ void ParticleSystem::add(const Body& b) {
   ax.push_back(0.0);
   ay.push_back(0.0);
   az.push_back(0.0);
+  potential.push_back(0.0);
   mass.push_back(b.mass);
   radius.push_back(b.radius);
   id.push_back(new_id);
-  accelerations_valid_ = false;
+  invalidate_accelerations();
 }
 
 void ParticleSystem::remove(const std::vector<std::size_t>& indices) {
@@ -67,10 +70,11 @@ void ParticleSystem::remove(const std::vector<std::size_t>& indices) {
     }
     v.resize(kept);
   };
-  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &mass, &radius}) compact(*v);
+  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &potential, &mass, &radius})
+    compact(*v);
   compact(id);
   // The accelerations of the survivors no longer include the removed bodies.
-  if (size() != n) accelerations_valid_ = false;
+  if (size() != n) invalidate_accelerations();
 }
 
 void positions_as_float(const ParticleSystem& ps, std::vector<float>& xyz) {

@@ -91,7 +91,28 @@ Diagnostics compute_moments(const ParticleSystem& ps) {
   for (std::size_t i = 0; i < ps.size(); ++i) {
     add_body_moments(sum, ps.mass[i], ps.x[i], ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i]);
   }
-  return diagnostics_from_sums(sum, kinetic_energy(ps), 0.0);
+  Diagnostics d = diagnostics_from_sums(sum, kinetic_energy(ps), 0.0);
+  d.energy_method = EnergyMethod::Off;
+  return d;
+}
+
+Diagnostics diagnostics_from_potentials(const ParticleSystem& ps) {
+  double sum[kMomentSums] = {};
+  double w = 0;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    add_body_moments(sum, ps.mass[i], ps.x[i], ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i]);
+    w += ps.mass[i] * ps.potential[i];
+  }
+  Diagnostics d = diagnostics_from_sums(sum, kinetic_energy(ps), 0.5 * w);
+  d.energy_method = EnergyMethod::Solver;
+  return d;
+}
+
+EnergyMethod resolve_energy_method(EnergyMethod m, GravityAlgorithm a, std::size_t n) {
+  if (m != EnergyMethod::Auto) return m;
+  if (a == GravityAlgorithm::None) return EnergyMethod::Solver;
+  return a == GravityAlgorithm::Direct || n <= kExactEnergyMaxBodies ? EnergyMethod::Exact
+                                                                     : EnergyMethod::Solver;
 }
 
 Diagnostics compute_diagnostics(const ParticleSystem& ps, double G, double softening) {

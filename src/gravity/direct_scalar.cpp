@@ -12,7 +12,8 @@ std::string DirectSumScalar<Real>::name() const {
 }
 
 template <class Real>
-void DirectSumScalar<Real>::compute_accelerations(ParticleSystem& ps) {
+void DirectSumScalar<Real>::compute_forces(ParticleSystem& ps, bool potential) {
+  (void)potential;  // TODO(#18)
   const std::size_t n = ps.size();
   const Real eps2 = Real(softening_) * Real(softening_);
   for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->assign(n, 0.0);

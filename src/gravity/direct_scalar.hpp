@@ -10,7 +10,7 @@ class DirectSumScalar final : public GravitySolver {
  public:
   DirectSumScalar(double G, double softening) : G_(G), softening_(softening) {}
   [[nodiscard]] std::string name() const override;
-  void compute_accelerations(ParticleSystem& ps) override;
+  void compute_forces(ParticleSystem& ps, bool potential) override;
   bool set_share(int part, int parts) override {
     part_ = part;
     parts_ = parts;

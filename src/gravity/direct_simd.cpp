@@ -107,7 +107,8 @@ class DirectSumSimd final : public GravitySolver {
                        std::is_same_v<Real, float> ? "float" : "double");
   }
 
-  void compute_accelerations(ParticleSystem& ps) override {
+  void compute_forces(ParticleSystem& ps, bool potential) override {
+    (void)potential;  // TODO(#18)
     const std::size_t n = ps.size();
     for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
     if (n == 0) {

@@ -6,6 +6,7 @@
 #include "gravity/direct_cuda.hpp"
 #include "gravity/direct_scalar.hpp"
 #include "gravity/direct_simd.hpp"
+#include "gravity/no_gravity.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
 #include "tree/tree_cuda.hpp"
@@ -70,19 +71,21 @@ std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options
   validate(options);
   GravityOptions o = options;
   o.precision = resolve_precision(o.precision, o.algorithm);
-  if (o.device == Device::Gpu) {
-    if (o.algorithm == GravityAlgorithm::Tree) return make_tree_cuda(o);  // checks the device
-    if (o.kernel == ForceKernel::Scalar) {
-      throw Error("--kernel scalar: CPU only; GPU kernels: naive, tiled, fast");
-    }
-    return make_direct_cuda(o);  // checks the kernel, block size and device
+  if (o.device == Device::Gpu && o.kernel == ForceKernel::Scalar) {
+    throw Error("--kernel scalar: CPU only; GPU kernels: naive, tiled, fast");
   }
-  if (o.kernel == ForceKernel::Naive || o.kernel == ForceKernel::Tiled) {
+  if (o.device == Device::Cpu && (o.kernel == ForceKernel::Naive || o.kernel == ForceKernel::Tiled)) {
     throw Error(fmt::format("--kernel {}: GPU only (--device gpu); CPU kernels: fast, scalar",
                             to_string(o.kernel)));
   }
-  if (o.block_size != 0) {
+  if (o.device == Device::Cpu && o.block_size != 0) {
     throw Error(fmt::format("--block-size {}: GPU only (--device gpu)", o.block_size));
+  }
+  // No gravity costs nothing, on either device (the GPU stepper checks the device itself).
+  if (o.algorithm == GravityAlgorithm::None || o.G == 0.0) return make_no_gravity();
+  if (o.device == Device::Gpu) {
+    if (o.algorithm == GravityAlgorithm::Tree) return make_tree_cuda(o);  // checks the device
+    return make_direct_cuda(o);  // checks the kernel, block size and device
   }
   if (o.algorithm == GravityAlgorithm::Tree) return make_tree_solver(o);
   if (o.kernel == ForceKernel::Scalar) {

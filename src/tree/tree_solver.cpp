@@ -45,7 +45,8 @@ class TreeSolver final : public GravitySolver {
                        options_.quadrupole ? "-quadrupole" : "");
   }
 
-  void compute_accelerations(ParticleSystem& ps) override {
+  void compute_forces(ParticleSystem& ps, bool potential) override {
+    (void)potential;  // TODO(#18)
     const std::size_t n = ps.size();
     for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
     const auto t0 = std::chrono::steady_clock::now();

@@ -41,11 +41,12 @@ class DeviceCopy {
   }
   void download(ParticleSystem& ps, std::size_t n, cudaStream_t stream) {
     if (n < ps.size()) {
-      for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az, &ps.mass,
-                      &ps.radius}) {
+      for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az,
+                      &ps.potential, &ps.mass, &ps.radius}) {
         if (v->size() > n) v->resize(n);
       }
       ps.id.resize(n);
+      ps.invalidate_potentials();  // they included the removed bodies
     }
     const std::pair<const double*, std::vector<double>*> copies[] = {
         {x_.data(), &ps.x},   {y_.data(), &ps.y},   {z_.data(), &ps.z},    {vx_.data(), &ps.vx},

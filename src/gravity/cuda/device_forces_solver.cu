@@ -78,7 +78,8 @@ std::string DeviceForcesSolver<Real>::name() const {
 }
 
 template <class Real>
-void DeviceForcesSolver<Real>::compute_accelerations(ParticleSystem& ps) {
+void DeviceForcesSolver<Real>::compute_forces(ParticleSystem& ps, bool potential) {
+  (void)potential;  // TODO(#18)
   const std::size_t n = ps.size();
   for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
   stats_ = {};

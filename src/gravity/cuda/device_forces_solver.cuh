@@ -47,7 +47,7 @@ class DeviceForcesSolver final : public GravitySolver {
   [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const {
     return forces_->stage_ms();
   }
-  void compute_accelerations(ParticleSystem& ps) override;
+  void compute_forces(ParticleSystem& ps, bool potential) override;
 
  private:
   std::unique_ptr<DeviceForces<Real>> forces_;
