@@ -7,7 +7,8 @@
 // Quadrupole: the traceless tensor about the centre of mass,
 //   Q_ab = sum_k m_k (3 r_a r_b - |r|^2 delta_ab),  r = x_k - com
 // (6 components; a planar system has z = 0, so Q_xz = Q_yz = 0 and Q_zz = -sum m r^2).
-// The potential at separation r = x - com is -G [M/r + (r.Q.r) / (2 r^5)], so the
+// The potential at separation r = x - com is -G [M/r + (r.Q.r) / (2 r^5)] (the
+// *_potential functions add it beside the acceleration), so the
 // acceleration's quadrupole part, written with the pair convention d = com - x = -r, is
 //   a_q = G [ -(Q.d)/r^5 + (5/2) (d.Q.d) d / r^7 ].
 // Softening: the standard formula with r^2 replaced by the softened r^2 + eps^2 (the
@@ -52,13 +53,14 @@ NBODY_HD void add_shifted_quadrupole(Quadrupole<Real>& q, const Quadrupole<Real>
   add_point_quadrupole(q, m, x, y, z);
 }
 
-/// Adds the quadrupole part of a cell's pull (per unit G) to (ax, ay, az).
+/// The quadrupole part of a cell's pull (per unit G) added to (ax, ay, az), and of its
+/// potential, phi -= (d.Q.d) / (2 r^5) (softened r as for the acceleration).
 /// d = com - x_target (pair convention), eps2 = softening^2. 0 for d = 0 with eps = 0.
-/// Math chooses how 1/sqrt is computed, as in accumulate_pair_acceleration.
 template <class Real, class Math = PairMath<Real>>
-NBODY_HD void accumulate_quadrupole_acceleration(Real dx, Real dy, Real dz,
-                                                 const Quadrupole<Real>& q, Real eps2, Real& ax,
-                                                 Real& ay, Real& az) {
+NBODY_HD void accumulate_quadrupole_acceleration_potential(Real dx, Real dy, Real dz,
+                                                           const Quadrupole<Real>& q, Real eps2,
+                                                           Real& ax, Real& ay, Real& az,
+                                                           Real& phi) {
   const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;
   const Real inv_r = Math::safe_rsqrt(r2);
   const Real inv_r2 = inv_r * inv_r;
@@ -71,6 +73,20 @@ NBODY_HD void accumulate_quadrupole_acceleration(Real dx, Real dy, Real dz,
   ax += inv_r5 * (radial * dx - qdx);
   ay += inv_r5 * (radial * dy - qdy);
   az += inv_r5 * (radial * dz - qdz);
+  phi -= Real(0.5) * dqd * inv_r5;
+}
+
+/// Adds the quadrupole part of a cell's pull (per unit G) to (ax, ay, az): the function
+/// above with the potential discarded. d = com - x_target (pair convention), eps2 =
+/// softening^2. 0 for d = 0 with eps = 0. Math chooses how 1/sqrt is computed, as in
+/// accumulate_pair_acceleration.
+template <class Real, class Math = PairMath<Real>>
+NBODY_HD void accumulate_quadrupole_acceleration(Real dx, Real dy, Real dz,
+                                                 const Quadrupole<Real>& q, Real eps2, Real& ax,
+                                                 Real& ay, Real& az) {
+  Real unused_phi{};  // {} zeroes scalars and SIMD vectors alike
+  accumulate_quadrupole_acceleration_potential<Real, Math>(dx, dy, dz, q, eps2, ax, ay, az,
+                                                           unused_phi);
 }
 
 }  // namespace nbody

@@ -23,30 +23,44 @@ struct PairMath {
   }
 };
 
-/// Adds body j's softened pull on body i to (ax, ay, az).
+/// accumulate_pair_acceleration plus the pair's potential: phi -= m_j / sqrt(r^2 + eps^2)
+/// (per unit G), from the same rsqrt: one more add per interaction. The acceleration is
+/// computed by the same expressions in the same order, so it has the same bits whether or
+/// not the potential is asked for (a run's trajectory never depends on its energy output).
+template <class Real, class Math = PairMath<Real>>
+NBODY_HD void accumulate_pair_acceleration_potential(Real dx, Real dy, Real dz, Real mj, Real eps2,
+                                                     Real& ax, Real& ay, Real& az, Real& phi) {
+  const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;
+  const Real inv_r = Math::safe_rsqrt(r2);
+  const Real m_over_r = mj * inv_r;
+  const Real s = m_over_r * (inv_r * inv_r);
+  ax += s * dx;
+  ay += s * dy;
+  az += s * dz;
+  phi -= m_over_r;
+}
+
+/// Adds body j's softened pull on body i to (ax, ay, az): the function above with the
+/// potential discarded (the compiler drops its one add).
 /// dx = x_j - x_i etc.; mj = m_j; eps2 = softening^2. Real is a scalar or a SIMD vector.
 // cost: 3 FMA for r^2, one rsqrt, 3 MUL for m/r^3, 3 FMA to accumulate
 /// Math chooses how 1/sqrt is computed (PairMath<Real> unless a kernel mixes methods).
 template <class Real, class Math = PairMath<Real>>
 NBODY_HD void accumulate_pair_acceleration(Real dx, Real dy, Real dz, Real mj, Real eps2, Real& ax,
                                            Real& ay, Real& az) {
-  // eps2 first: with FMA contraction this is three chained FMAs, one op fewer.
-  const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;
-  const Real inv_r = Math::safe_rsqrt(r2);
-  const Real s = (mj * inv_r) * (inv_r * inv_r);  // two dependent levels, not three
-  ax += s * dx;
-  ay += s * dy;
-  az += s * dz;
+  Real unused_phi{};  // {} zeroes scalars and SIMD vectors alike
+  accumulate_pair_acceleration_potential<Real, Math>(dx, dy, dz, mj, eps2, ax, ay, az, unused_phi);
 }
 
-/// Both halves of one pair (Newton's third law): body j's pull added to a_i and body i's
-/// pull added to a_j, from one r^2 and one rsqrt: two interactions for the price of ~1.4.
-/// dx = x_j - x_i etc. Used by the GPU fast kernel for large N (each pair visited once).
-// cost: 3 FMA for r^2, one rsqrt, 4 MUL, 6 FMA to accumulate
+/// accumulate_mutual_pair_acceleration plus both potentials: phi_i -= m_j / r and
+/// phi_j -= m_i / r (softened r; per unit G); the accelerations have the same bits as
+/// without the potentials.
 template <class Real, class Math = PairMath<Real>>
-NBODY_HD void accumulate_mutual_pair_acceleration(Real dx, Real dy, Real dz, Real mi, Real mj,
-                                                  Real eps2, Real& axi, Real& ayi, Real& azi,
-                                                  Real& axj, Real& ayj, Real& azj) {
+NBODY_HD void accumulate_mutual_pair_acceleration_potential(Real dx, Real dy, Real dz, Real mi,
+                                                            Real mj, Real eps2, Real& axi,
+                                                            Real& ayi, Real& azi, Real& phii,
+                                                            Real& axj, Real& ayj, Real& azj,
+                                                            Real& phij) {
   const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;
   const Real inv_r = Math::safe_rsqrt(r2);
   const Real inv_r3 = inv_r * (inv_r * inv_r);
@@ -58,6 +72,22 @@ NBODY_HD void accumulate_mutual_pair_acceleration(Real dx, Real dy, Real dz, Rea
   axj -= sj * dx;
   ayj -= sj * dy;
   azj -= sj * dz;
+  phii -= mj * inv_r;
+  phij -= mi * inv_r;
+}
+
+/// Both halves of one pair (Newton's third law): body j's pull added to a_i and body i's
+/// pull added to a_j, from one r^2 and one rsqrt: two interactions for the price of ~1.4.
+/// dx = x_j - x_i etc. Used by the GPU fast kernel for large N (each pair visited once).
+/// The function above with the potentials discarded.
+// cost: 3 FMA for r^2, one rsqrt, 4 MUL, 6 FMA to accumulate
+template <class Real, class Math = PairMath<Real>>
+NBODY_HD void accumulate_mutual_pair_acceleration(Real dx, Real dy, Real dz, Real mi, Real mj,
+                                                  Real eps2, Real& axi, Real& ayi, Real& azi,
+                                                  Real& axj, Real& ayj, Real& azj) {
+  Real unused_i{}, unused_j{};
+  accumulate_mutual_pair_acceleration_potential<Real, Math>(dx, dy, dz, mi, mj, eps2, axi, ayi, azi,
+                                                            unused_i, axj, ayj, azj, unused_j);
 }
 
 /// Softened pair potential -m_j / sqrt(r^2 + eps^2) (per unit G and per unit m_i);
