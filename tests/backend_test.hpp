@@ -117,7 +117,7 @@ inline CollisionOptions collision_options(CollisionModel model, double restituti
 inline SimulationOptions simulation_options(const GravityOptions& gravity,
                                             const IntegratorOptions& integrator = {},
                                             const CollisionOptions& collisions = {}) {
-  return SimulationOptions{gravity, integrator, collisions};
+  return SimulationOptions{gravity, integrator, collisions, EnergyMethod::Auto};
 }
 
 /// A whole run's options: gravity on `device`, the integrator, no collisions.

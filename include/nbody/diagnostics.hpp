@@ -23,8 +23,7 @@ enum class EnergyMethod { Auto, Exact, Solver, Off };
 inline constexpr std::size_t kExactEnergyMaxBodies = 65536;
 /// The method Auto stands for with this algorithm and N (other methods unchanged). Without
 /// gravity (GravityAlgorithm::None) the potential is 0 and Solver costs nothing.
-[[nodiscard]] EnergyMethod resolve_energy_method(EnergyMethod m, GravityAlgorithm a,
-                                                 std::size_t n);
+[[nodiscard]] EnergyMethod resolve_energy_method(EnergyMethod m, GravityAlgorithm a, std::size_t n);
 /// "auto", "exact", "solver" or "off" (src/core/option_names.cpp).
 [[nodiscard]] std::string_view to_string(EnergyMethod m);
 /// Throws nbody::Error naming --energy (listing the choices) for an unknown name.

@@ -105,8 +105,8 @@ class GravitySolver {
   /// Statistics of the last compute_accelerations() (zeros where not applicable).
   [[nodiscard]] virtual SolverStats stats() const { return {}; }
   /// Several processes (distributed.hpp): from now on compute the accelerations (and
-  /// potentials) of share `part` of `parts` of the bodies only, with exact zeros for the others, so that the sum
-  /// over the parts is the whole result, each body's acceleration computed by one part
+  /// potentials) of share `part` of `parts` of the bodies only, with exact zeros for the others, so
+  /// that the sum over the parts is the whole result, each body's acceleration computed by one part
   /// exactly as one process computes it. Returns false when this solver cannot split its
   /// work (it then computes every body, and the caller must not sum).
   virtual bool set_share(int part, int parts) { return parts == 1 && part == 0; }

@@ -29,9 +29,11 @@ struct SimulationOptions {
   GravityOptions gravity;
   IntegratorOptions integrator;
   CollisionOptions collisions;
+  EnergyMethod energy = EnergyMethod::Auto;  // how diagnostics() gets the potential energy
 };
 
 class Stepper;
+struct StepTimes;
 
 class Simulation {
  public:
@@ -52,6 +54,15 @@ class Simulation {
 
   /// Advances by one step of size dt.
   void step(double dt);
+  /// With the Solver energy method: the next step's force evaluation also computes the
+  /// potentials (in the same pass), so diagnostics() right after it costs O(N) instead of
+  /// a force evaluation. Call it before the steps whose energy will be read (the run loop
+  /// does for --every, --stats-every, snapshots and the last step). No effect otherwise.
+  void request_potentials();
+  /// Makes the accelerations current at the current positions now (the evaluation the
+  /// first step would make; nothing when they are current), with the potentials when
+  /// `potentials`: what a first snapshot needs.
+  void evaluate_forces(bool potentials);
 
   /// The state, current after the last step (on the GPU: downloaded when stale).
   [[nodiscard]] const ParticleSystem& particles() const;
@@ -94,8 +105,14 @@ class Simulation {
   /// them as they are, so the run goes on bit for bit.)
   void resume(std::uint64_t steps_done, const CollisionTotals& collisions);
 
-  /// Energies etc. with the run's G and softening (timed as "diagnostics").
+  /// Energies etc. with the run's G and softening and its energy method (timed as
+  /// "diagnostics").
   [[nodiscard]] Diagnostics diagnostics();
+  /// The same with another method (Auto: the run's own).
+  [[nodiscard]] Diagnostics diagnostics(EnergyMethod method);
+  /// The run's energy method, Auto resolved when the simulation was built (or
+  /// reconfigured) from its solver and N, so it stays one method for the whole run.
+  [[nodiscard]] EnergyMethod energy_method() const { return energy_method_; }
 
   /// Seconds per phase so far: "gravity", "collisions" (with a collision model),
   /// "integrate" (the rest of the step), "diagnostics"; callers add "io".
@@ -110,6 +127,8 @@ class Simulation {
   void download_if_stale() const;
   /// Copies the host copy to the stepper when it was edited.
   void upload_if_edited();
+  /// Adds a stepper's times (force stages, gravity, collisions) to the phases.
+  void add_times(const StepTimes& t);
 
   // The host copy, on the heap: the host stepper keeps its address across moves.
   std::unique_ptr<ParticleSystem> particles_;
@@ -120,8 +139,10 @@ class Simulation {
   PhaseTimes gravity_stages_;
   CollisionTotals collisions_;
   std::uint64_t steps_done_ = 0;
-  mutable bool host_stale_ = false;  // the stepper has stepped since the last download
-  bool host_edited_ = false;         // edit_particles() handed out the host copy
+  EnergyMethod energy_method_ = EnergyMethod::Exact;
+  bool potentials_requested_ = false;  // request_potentials() before the next step
+  mutable bool host_stale_ = false;    // the stepper has stepped since the last download
+  bool host_edited_ = false;           // edit_particles() handed out the host copy
 };
 
 }  // namespace nbody

@@ -104,7 +104,9 @@ CLI::Validator time_step_check() {
 
 void add_gravity_options(CLI::App* app, GravityOptions& g) {
   add_enum_option(app, "--gravity", g.algorithm, parse_gravity_algorithm,
-                  "Gravity solver: direct (exact O(N^2) sum) or tree (Barnes-Hut, O(N log N))");
+                  "Gravity solver: direct (exact O(N^2) sum), tree (Barnes-Hut, O(N log N)) or "
+                  "none (no gravity: ballistic and granular runs, collisions only; --G 0 is the "
+                  "same)");
   app->add_option(
          "--theta", g.theta,
          "tree: opening angle; a cell of size s at distance d is used whole when s/d < theta "
@@ -149,6 +151,16 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
   app->add_option("--threads", g.threads, "CPU threads for forces (0 = all available)")
       ->check(field_check(&GravityOptions::threads))
       ->capture_default_str();
+}
+
+void add_energy_option(CLI::App* app, EnergyMethod& energy) {
+  add_enum_option(
+      app, "--energy", energy, parse_energy_method,
+      fmt::format("How the potential energy is computed: exact (float64 pair sum, O(N^2); on the "
+                  "GPU with --device gpu), solver (from the potentials the solver computes with "
+                  "the forces: the tree's approximation, at the tree's cost), off (kinetic energy "
+                  "and momenta only), or auto (exact for the direct sum and N <= {}, else solver)",
+                  kExactEnergyMaxBodies));
 }
 
 void add_collision_options(CLI::App* app, CollisionOptions& c) {

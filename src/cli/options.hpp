@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "nbody/collisions.hpp"
+#include "nbody/diagnostics.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/integrator.hpp"
@@ -22,6 +23,9 @@ void add_gravity_options(CLI::App* app, GravityOptions& gravity);
 
 /// --collisions none|bounce|merge, --restitution, --collision-iterations.
 void add_collision_options(CLI::App* app, CollisionOptions& collisions);
+
+/// --energy auto|exact|solver|off (run, view).
+void add_energy_option(CLI::App* app, EnergyMethod& energy);
 
 /// Throws nbody::Error when --restitution or --collision-iterations were given to a model
 /// that does not use them.

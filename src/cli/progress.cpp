@@ -25,17 +25,32 @@ ProgressLine::ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabl
       last_print_(start_),
       last_drift_(start_) {}
 
-void ProgressLine::update(std::uint64_t step, double sim_time,
-                          const std::function<double()>& energy_drift) {
-  if (!enabled_) return;
-  const auto now = Clock::now();
+bool ProgressLine::line_due(Clock::time_point now) const {
+  if (!enabled_) return false;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   // A terminal gets a line rewritten twice a second; a log file one line every 10 s.
   const double interval = tty_ ? 0.5 : 10.0;
-  if (elapsed < 2.0 || std::chrono::duration<double>(now - last_print_).count() < interval) return;
-  // Energy needs an O(N^2) pass: recompute it only when that costs under ~10% of the time.
+  return elapsed >= 2.0 && std::chrono::duration<double>(now - last_print_).count() >= interval;
+}
+
+bool ProgressLine::drift_due(Clock::time_point now) const {
+  // The exact energy is an O(N^2) pass: recompute it only when that costs under ~10% of
+  // the time.
   const double since_drift = std::chrono::duration<double>(now - last_drift_).count();
-  if (energy_drift && (drift_ < 0 || since_drift > 10 * drift_cost_)) {
+  return drift_ < 0 || since_drift > 10 * drift_cost_;
+}
+
+bool ProgressLine::wants_energy() const {
+  const auto now = Clock::now();
+  return line_due(now) && drift_due(now);
+}
+
+void ProgressLine::update(std::uint64_t step, double sim_time,
+                          const std::function<double()>& energy_drift) {
+  const auto now = Clock::now();
+  if (!line_due(now)) return;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  if (energy_drift && drift_due(now)) {
     const auto t0 = Clock::now();
     drift_ = energy_drift();
     last_drift_ = Clock::now();

@@ -18,13 +18,20 @@ class ProgressLine {
                std::uint64_t first_step = 0);
 
   /// Called after every step. energy_drift is asked for only when a line is printed,
-  /// and only when recomputing it costs little against the run (it is O(N^2)).
+  /// and only when recomputing it costs little against the run (the exact energy is
+  /// O(N^2)); an empty function keeps the last drift shown.
   void update(std::uint64_t step, double sim_time, const std::function<double()>& energy_drift);
+  /// Whether an update() now would print a line with a new drift: the run loop asks for
+  /// the solver's potentials on the step before, so the drift then costs O(N).
+  [[nodiscard]] bool wants_energy() const;
   /// Ends the line (newline) if one was shown.
   void finish();
 
  private:
   using Clock = std::chrono::steady_clock;
+  /// Whether a line is due at `now`, and whether its drift should be recomputed.
+  [[nodiscard]] bool line_due(Clock::time_point now) const;
+  [[nodiscard]] bool drift_due(Clock::time_point now) const;
   std::FILE* out_;
   std::uint64_t total_;
   std::uint64_t first_;

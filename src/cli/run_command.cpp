@@ -22,6 +22,7 @@ void add_run_command(CLI::App& app) {
   add_gravity_options(cmd, args->gravity);
   add_integrator_options(cmd, args->integrator);
   add_collision_options(cmd, args->collisions);
+  add_energy_option(cmd, args->energy);
   add_dim_option(cmd, args->dim);
   cmd->add_option("-o,--output", args->output, "Write the final state to this file (atomically)");
   cmd->add_option("--every", args->every,

@@ -69,6 +69,7 @@ void add_view_command(CLI::App& app) {
   add_gravity_options(cmd, v.gravity);
   add_integrator_options(cmd, v.integrator);
   add_collision_options(cmd, v.collisions);
+  add_energy_option(cmd, v.energy);
   add_dim_option(cmd, args->dim);
   cmd->add_option("--steps-per-frame", v.steps_per_frame, "Simulation steps per drawn frame")
       ->check(CLI::Range(1, 100000))

@@ -74,7 +74,8 @@ std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options
   if (o.device == Device::Gpu && o.kernel == ForceKernel::Scalar) {
     throw Error("--kernel scalar: CPU only; GPU kernels: naive, tiled, fast");
   }
-  if (o.device == Device::Cpu && (o.kernel == ForceKernel::Naive || o.kernel == ForceKernel::Tiled)) {
+  if (o.device == Device::Cpu &&
+      (o.kernel == ForceKernel::Naive || o.kernel == ForceKernel::Tiled)) {
     throw Error(fmt::format("--kernel {}: GPU only (--device gpu); CPU kernels: fast, scalar",
                             to_string(o.kernel)));
   }

@@ -118,8 +118,8 @@ std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& ke
   return done;
 }
 
-Diagnostics PySimulation::diagnostics() {
-  return sim_->diagnostics();
+Diagnostics PySimulation::diagnostics(EnergyMethod method) {
+  return sim_->diagnostics(method);
 }
 
 const ParticleSystem& PySimulation::accelerations() {

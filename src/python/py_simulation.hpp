@@ -60,7 +60,8 @@ class PySimulation {
   std::uint64_t step(std::uint64_t count, const std::function<bool()>& keep_going);
   /// Steps of size dt until the time is exactly t_end (the last step shortened).
   std::uint64_t evolve(double t_end, const std::function<bool()>& keep_going);
-  [[nodiscard]] Diagnostics diagnostics();
+  /// method Auto: the simulation's own (options().energy, resolved at construction).
+  [[nodiscard]] Diagnostics diagnostics(EnergyMethod method = EnergyMethod::Auto);
   /// Makes the stored accelerations those at the current positions (computing them when
   /// stale: on the GPU path, before the first step or after edits, with the CPU solver of
   /// the same algorithm, theta and precision) and returns the state holding them.

@@ -67,7 +67,8 @@ const std::vector<OptionSpec> kOptions = {
                  "Plummer softening length epsilon: a = G sum m r / (r^2 + eps^2)^(3/2).",
                  o.gravity.softening, to_double, o.gravity.softening = v),
     NBODY_OPTION("gravity",
-                 "Gravity solver: 'direct' (exact O(N^2) sum) or 'tree' (Barnes-Hut, O(N log N)).",
+                 "Gravity solver: 'direct' (exact O(N^2) sum), 'tree' (Barnes-Hut, O(N log N)) or "
+                 "'none' (no gravity: collisions only; G = 0 is the same).",
                  std::string(to_string(o.gravity.algorithm)), to_str,
                  o.gravity.algorithm = parse_gravity_algorithm(v)),
     NBODY_OPTION(
@@ -100,6 +101,12 @@ const std::vector<OptionSpec> kOptions = {
         "tree). The state is always float64.",
         std::string(to_string(o.gravity.precision)), to_str,
         o.gravity.precision = parse_precision(v)),
+    NBODY_OPTION(
+        "energy",
+        "How energy() gets the potential energy: 'exact' (float64 pair sum, O(N^2)), 'solver' "
+        "(the solver's own potentials: the tree's approximation at the tree's cost), 'off', or "
+        "'auto' (exact for the direct sum and N <= 65536, else solver).",
+        std::string(to_string(o.energy)), to_str, o.energy = parse_energy_method(v)),
     NBODY_OPTION("threads", "CPU threads for forces (0 = all available).", o.gravity.threads,
                  to_int, o.gravity.threads = v),
     NBODY_OPTION(

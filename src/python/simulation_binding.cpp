@@ -1,9 +1,11 @@
 // nbody.Simulation: construction from numpy arrays, run options as properties, stepping
 // with the GIL released, and the conserved quantities.
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -90,6 +92,7 @@ nb::dict diagnostics_dict(const Diagnostics& d) {
   out["kinetic"] = d.kinetic;
   out["potential"] = d.potential;
   out["total_energy"] = d.total_energy;
+  out["energy_method"] = std::string(to_string(d.energy_method));
   out["virial_ratio"] = d.virial_ratio;
   out["momentum"] = vector3(d.momentum);
   out["angular_momentum"] = vector3(d.angular_momentum);
@@ -298,31 +301,37 @@ change bodies there.
   // ---- Measures -------------------------------------------------------------------------
   cls.def(
       "energy",
-      [](PySimulation& sim) {
+      [](PySimulation& sim, std::optional<std::string> method) {
         PySimulation::Busy busy(sim);
+        const EnergyMethod m = method ? parse_energy_method(*method) : EnergyMethod::Auto;
         Diagnostics d;
         {
           nb::gil_scoped_release release;
-          d = sim.diagnostics();
+          d = sim.diagnostics(m);
         }
         return Energy{d.kinetic, d.potential, d.total_energy};
       },
-      "Kinetic, potential (O(N^2), with the softening) and total energy as an nbody.Energy. "
-      "Releases the "
-      "GIL.");
+      "method"_a = nb::none(),
+      "Kinetic, potential (with the softening) and total energy as an nbody.Energy. method: "
+      "'exact' (float64 pair sum, O(N^2)), 'solver' (the solver's own potentials, at the cost of "
+      "one force evaluation or none right after a step that computed them), 'off' (potential "
+      "0), or None for the simulation's `energy` option. Releases the GIL.");
   cls.def(
       "diagnostics",
-      [](PySimulation& sim) {
+      [](PySimulation& sim, std::optional<std::string> method) {
         PySimulation::Busy busy(sim);
+        const EnergyMethod m = method ? parse_energy_method(*method) : EnergyMethod::Auto;
         Diagnostics d;
         {
           nb::gil_scoped_release release;
-          d = sim.diagnostics();
+          d = sim.diagnostics(m);
         }
         return diagnostics_dict(d);
       },
+      "method"_a = nb::none(),
       "Everything `nbody info` reports, as a dict: total_mass, kinetic, potential, total_energy, "
-      "virial_ratio, momentum, angular_momentum, com, com_velocity.");
+      "virial_ratio, momentum, angular_momentum, com, com_velocity, energy_method (method: as "
+      "for energy()).");
   cls.def(
       "momentum",
       [](PySimulation& sim) {

@@ -6,9 +6,11 @@
 // order (code 5.5: collisions, then forces, then the velocity update):
 //   1. collisions: contacts resolved at the new positions (merged bodies leave the state);
 //   2. gravity: the solver's accelerations at the positions the collisions left, so they
-//      stay valid for the diagnostics and the next step at no extra evaluation;
+//      stay valid for the diagnostics and the next step at no extra evaluation; on a step
+//      asked for them, the potentials too (in the same pass: energies at the solver's cost);
 //   3. several processes: each computed its share, one all-reduce sums them.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <utility>
 #include <vector>
@@ -42,13 +44,23 @@ class HostStepper final : public Stepper {
 
   void upload(ParticleSystem& host) override { state_ = &host; }
 
-  void step(double dt) override {
+  void step(double dt, bool potential) override {
+    state_->invalidate_potentials();  // the bodies move
+    potential_wanted_ = potential;
     integrator_->step(
         *state_, [this](ParticleSystem& ps) { evaluate_forces(ps); }, dt);
-    if (options_.gravity.algorithm == GravityAlgorithm::Tree) {  // the last evaluation's split
-      const SolverStats st = gravity_->stats();
-      times_.stages.add("build", st.build_seconds);
-      times_.stages.add("walk", st.walk_seconds);
+    potential_wanted_ = false;
+    add_stage_times();
+  }
+
+  void evaluate(bool potential) override {
+    if (!state_->accelerations_valid()) {
+      potential_wanted_ = potential;
+      evaluate_forces(*state_);
+      potential_wanted_ = false;
+      add_stage_times();
+    } else if (potential && !state_->potentials_valid()) {
+      evaluate_potentials(*state_);
     }
   }
 
@@ -56,8 +68,16 @@ class HostStepper final : public Stepper {
 
   void download_positions(std::vector<float>& xyz) override { positions_as_float(*state_, xyz); }
 
-  [[nodiscard]] Diagnostics diagnostics() override {
-    return compute_diagnostics(*state_, options_.gravity.G, options_.gravity.softening);
+  [[nodiscard]] Diagnostics diagnostics(EnergyMethod method) override {
+    switch (method) {
+      case EnergyMethod::Exact:
+        return compute_diagnostics(*state_, options_.gravity.G, options_.gravity.softening);
+      case EnergyMethod::Solver:
+        evaluate(true);
+        return diagnostics_from_potentials(*state_);
+      default:
+        return compute_moments(*state_);
+    }
   }
 
   [[nodiscard]] StepTimes take_times() override { return std::exchange(times_, StepTimes{}); }
@@ -65,7 +85,8 @@ class HostStepper final : public Stepper {
   [[nodiscard]] std::size_t size() const override { return state_->size(); }
 
  private:
-  /// The force evaluation the integrator calls: collisions, gravity, the sum of the shares.
+  /// The force evaluation the integrator calls: collisions, gravity (with the potentials
+  /// when this step was asked for them), the sum of the shares.
   void evaluate_forces(ParticleSystem& ps) {
     if (collisions_) {
       const auto start = std::chrono::steady_clock::now();
@@ -73,23 +94,48 @@ class HostStepper final : public Stepper {
       times_.collision_seconds += seconds_since(start);
     }
     const auto start = std::chrono::steady_clock::now();
-    gravity_->compute_accelerations(ps);
-    if (sharing_) sum_shares(ps);
+    gravity_->compute_forces(ps, potential_wanted_);
+    if (sharing_) sum_shares(ps, potential_wanted_);
     times_.gravity_seconds += seconds_since(start);
   }
 
-  /// One all-reduce of ax, ay, az (packed): every process gets every body's acceleration.
-  void sum_shares(ParticleSystem& ps) {
+  /// The potentials at the current positions, by gravity alone (the bodies have had their
+  /// collision stage); the accelerations are kept as they were, bit for bit. Timed by the
+  /// caller (Simulation's "diagnostics" phase), not as a step's gravity.
+  void evaluate_potentials(ParticleSystem& ps) {
+    for (int k = 0; k < 3; ++k) kept_[k] = *axes(ps)[k];
+    gravity_->compute_forces(ps, true);
+    if (sharing_) sum_shares(ps, true);
+    for (int k = 0; k < 3; ++k) axes(ps)[k]->swap(kept_[k]);
+    ps.set_accelerations_valid();
+  }
+
+  static std::array<std::vector<double>*, 3> axes(ParticleSystem& ps) {
+    return {&ps.ax, &ps.ay, &ps.az};
+  }
+
+  /// One all-reduce of ax, ay, az (and the potentials), packed: every process gets every
+  /// body's result.
+  void sum_shares(ParticleSystem& ps, bool potential) {
+    std::vector<std::vector<double>*> parts{&ps.ax, &ps.ay, &ps.az};
+    if (potential) parts.push_back(&ps.potential);
     const std::size_t n = ps.size();
-    const auto n3 = std::ptrdiff_t(n);
-    packed_.resize(3 * n);
-    std::copy(ps.ax.begin(), ps.ax.end(), packed_.begin());
-    std::copy(ps.ay.begin(), ps.ay.end(), packed_.begin() + n3);
-    std::copy(ps.az.begin(), ps.az.end(), packed_.begin() + 2 * n3);
+    packed_.resize(parts.size() * n);
+    for (std::size_t k = 0; k < parts.size(); ++k)
+      std::copy(parts[k]->begin(), parts[k]->end(), packed_.begin() + std::ptrdiff_t(k * n));
     reducer_->sum(packed_.data(), packed_.size());
-    std::copy(packed_.begin(), packed_.begin() + n3, ps.ax.begin());
-    std::copy(packed_.begin() + n3, packed_.begin() + 2 * n3, ps.ay.begin());
-    std::copy(packed_.begin() + 2 * n3, packed_.end(), ps.az.begin());
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      const auto first = packed_.begin() + std::ptrdiff_t(k * n);
+      std::copy(first, first + std::ptrdiff_t(n), parts[k]->begin());
+    }
+  }
+
+  /// The last evaluation's split (tree solvers: build and walk).
+  void add_stage_times() {
+    if (options_.gravity.algorithm != GravityAlgorithm::Tree || options_.gravity.G == 0) return;
+    const SolverStats st = gravity_->stats();
+    times_.stages.add("build", st.build_seconds);
+    times_.stages.add("walk", st.walk_seconds);
   }
 
   SimulationOptions options_;
@@ -98,8 +144,11 @@ class HostStepper final : public Stepper {
   std::unique_ptr<Integrator> integrator_;
   std::shared_ptr<ForceReducer> reducer_;
   bool sharing_ = false;
+  bool potential_wanted_ = false;  // the evaluations of this step compute the potentials
   ParticleSystem* state_ = nullptr;
   std::vector<double> packed_;
+  std::array<std::vector<double>, 3>
+      kept_;  // the accelerations, kept across a potential-only evaluation
   StepTimes times_;
 };
 

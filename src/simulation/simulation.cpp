@@ -44,6 +44,13 @@ bool same_forces(const GravityOptions& a, const GravityOptions& b) {
          a.block_size == b.block_size && a.deterministic == b.deterministic;
 }
 
+/// The method Auto stands for in this run; without gravity (none, or G = 0) the
+/// potential is 0, which the solver gives at no cost.
+EnergyMethod run_energy_method(const SimulationOptions& o, std::size_t n) {
+  if (o.energy == EnergyMethod::Auto && o.gravity.G == 0) return EnergyMethod::Solver;
+  return resolve_energy_method(o.energy, o.gravity.algorithm, n);
+}
+
 }  // namespace
 
 Simulation::Simulation(ParticleSystem particles, const SimulationOptions& options,
@@ -55,12 +62,14 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
   check_radii(options_, *particles_);
   stepper_ = make_stepper(options_, reducer_);
   stepper_->upload(*particles_);  // the one copy in
+  energy_method_ = run_energy_method(options_, particles_->size());
 }
 
 Simulation::Simulation(ParticleSystem particles, const GravityOptions& gravity,
                        const IntegratorOptions& integrator, const CollisionOptions& collisions,
                        std::shared_ptr<ForceReducer> reducer)
-    : Simulation(std::move(particles), SimulationOptions{gravity, integrator, collisions},
+    : Simulation(std::move(particles),
+                 SimulationOptions{gravity, integrator, collisions, EnergyMethod::Auto},
                  std::move(reducer)) {}
 
 Simulation::~Simulation() = default;
@@ -89,6 +98,7 @@ const ParticleSystem& Simulation::particles() const {
 ParticleSystem& Simulation::edit_particles() {
   download_if_stale();
   host_edited_ = true;
+  particles_->invalidate_potentials();  // the bodies may move
   return *particles_;
 }
 
@@ -111,19 +121,34 @@ std::size_t Simulation::size() const {
 void Simulation::step(double dt) {
   const auto start = std::chrono::steady_clock::now();
   upload_if_edited();
-  stepper_->step(dt);
+  stepper_->step(dt, std::exchange(potentials_requested_, false));
   host_stale_ = true;
-  StepTimes t = stepper_->take_times();
+  const StepTimes t = stepper_->take_times();
   const double total =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  add_times(t);
+  times_.add("integrate", total - t.gravity_seconds - t.collision_seconds);
+  ++steps_done_;
+}
+
+void Simulation::add_times(const StepTimes& t) {
   for (const auto& [stage, seconds] : t.stages.entries()) gravity_stages_.add(stage, seconds);
   times_.add("gravity", t.gravity_seconds);
   if (options_.collisions.model != CollisionModel::None) {
     collisions_.add(t.collisions);
     times_.add("collisions", t.collision_seconds);
   }
-  times_.add("integrate", total - t.gravity_seconds - t.collision_seconds);
-  ++steps_done_;
+}
+
+void Simulation::request_potentials() {
+  potentials_requested_ = energy_method_ == EnergyMethod::Solver;
+}
+
+void Simulation::evaluate_forces(bool potentials) {
+  upload_if_edited();
+  stepper_->evaluate(potentials);
+  host_stale_ = true;
+  add_times(stepper_->take_times());
 }
 
 void Simulation::reconfigure(const SimulationOptions& options) {
@@ -136,6 +161,7 @@ void Simulation::reconfigure(const SimulationOptions& options) {
   options_ = next;
   stepper_->upload(*particles_);
   host_edited_ = false;
+  energy_method_ = run_energy_method(options_, particles_->size());
 }
 
 std::string Simulation::solver_name() const {
@@ -152,9 +178,17 @@ void Simulation::resume(std::uint64_t steps_done, const CollisionTotals& collisi
 }
 
 Diagnostics Simulation::diagnostics() {
+  return diagnostics(energy_method_);
+}
+
+Diagnostics Simulation::diagnostics(EnergyMethod method) {
   ScopedPhase phase(times_, "diagnostics");
   upload_if_edited();
-  return stepper_->diagnostics();
+  if (method == EnergyMethod::Auto) method = energy_method_;
+  // A Solver evaluation of the potentials leaves them on the stepper's side (the host
+  // copy gets them with the next download).
+  if (method == EnergyMethod::Solver) host_stale_ = true;
+  return stepper_->diagnostics(method);
 }
 
 }  // namespace nbody

@@ -39,14 +39,25 @@ class Stepper {
   virtual void upload(ParticleSystem& host) = 0;
   /// One step of the integrator: the position update, the collision stage, the force
   /// evaluation (with the processes' shares summed), the velocity update. Evaluates forces
-  /// first when the state has none valid.
-  virtual void step(double dt) = 0;
-  /// Makes the host copy given to upload() equal to the state (merges may have shrunk N).
+  /// first when the state has none valid. With `potential` the step's force evaluation
+  /// also computes the potentials (same pass), so that diagnostics(Solver) after it costs
+  /// O(N); without, the potentials are stale after the step.
+  virtual void step(double dt, bool potential) = 0;
+  /// Makes the forces current at the current positions: when the accelerations are not
+  /// valid, the evaluation a first step would make (the collision stage, then gravity),
+  /// with the potentials if asked; when they are valid but the potentials asked for are
+  /// not, gravity alone for the potentials, the accelerations left as they were (so a
+  /// run's trajectory never depends on when its energies were asked for).
+  virtual void evaluate(bool potential) = 0;
+  /// Makes the host copy given to upload() equal to the state (merges may have shrunk N),
+  /// the potentials included when they are current.
   virtual void download(ParticleSystem& host) = 0;
   /// Positions only, x y z interleaved as float: what drawing needs (12 bytes a body).
   virtual void download_positions(std::vector<float>& xyz) = 0;
-  /// Energies, momenta, centre of mass of the state; only scalars cross the bus.
-  [[nodiscard]] virtual Diagnostics diagnostics() = 0;
+  /// Energies, momenta, centre of mass of the state, the potential energy by `method`
+  /// (Exact, Solver: from the potentials, evaluated first when stale, or Off); only
+  /// scalars cross the bus.
+  [[nodiscard]] virtual Diagnostics diagnostics(EnergyMethod method) = 0;
   /// The times and collision totals of the steps since the last call.
   [[nodiscard]] virtual StepTimes take_times() = 0;
   /// The simulated time and the number of bodies, without copying the state.

@@ -13,8 +13,9 @@ namespace {
 constexpr std::size_t kHistoryLength = 600;  // energy samples kept for the plot
 constexpr double kWindowSeconds = 0.5;       // rates averaged over this long
 
-/// Above these sizes each O(N^2) energy measurement would stall the window for a visible
-/// moment (CPU: ~0.1 s at 10k bodies on two cores); the Performance panel can switch it on.
+/// Above these sizes each exact (O(N^2)) energy measurement would stall the window for a
+/// visible moment (CPU: ~0.1 s at 10k bodies on two cores); the Performance panel can
+/// switch it on. Solver energies cost O(N) on the frames that ask for them: always on.
 constexpr std::size_t kEnergyLimitCpu = 10000;
 constexpr std::size_t kEnergyLimitGpu = 300000;
 
@@ -55,7 +56,16 @@ double value_of(const std::vector<std::pair<std::string, double>>& sums, const s
 
 LiveSimulation::LiveSimulation(ParticleSystem initial, const SimulationOptions& options)
     : initial_(initial), options_(options), sim_(build(std::move(initial), options)) {
-  track_energy = sim_.size() <= (sim_.on_device() ? kEnergyLimitGpu : kEnergyLimitCpu);
+  switch (sim_.energy_method()) {
+    case EnergyMethod::Exact:
+      track_energy = sim_.size() <= (sim_.on_device() ? kEnergyLimitGpu : kEnergyLimitCpu);
+      break;
+    case EnergyMethod::Off:
+      track_energy = false;
+      break;
+    default:
+      track_energy = true;
+  }
   reset_measurements();
 }
 
@@ -103,7 +113,12 @@ void LiveSimulation::reset_measurements() {
 
 void LiveSimulation::step(int steps, double dt) {
   const std::size_t before = sim_.size();
-  for (int s = 0; s < steps; ++s) sim_.step(dt);
+  for (int s = 0; s < steps; ++s) {
+    // Solver energies: the frame's last step computes the potentials with its forces when
+    // a measurement is due, so update_energy() then costs O(N).
+    if (s == steps - 1 && track_energy && Clock::now() >= next_energy_) sim_.request_potentials();
+    sim_.step(dt);
+  }
   if (sim_.size() != before) ++bodies_version_;  // bodies merged
   total_steps_ += static_cast<std::uint64_t>(steps);
   window_steps_ += static_cast<std::uint64_t>(steps);
@@ -151,7 +166,9 @@ void LiveSimulation::publish_stage_times() {
 void LiveSimulation::update_energy() {
   if (!track_energy || Clock::now() < next_energy_) return;
   const auto start = Clock::now();
-  const double energy = sim_.diagnostics().total_energy;
+  const Diagnostics d = sim_.diagnostics();
+  if (!d.has_energy()) return;
+  const double energy = d.total_energy;
   // Energy taken out by collisions is booked, so E + lost is what should stay constant.
   const double lost = sim_.collision_totals().energy_lost;
   if (!have_baseline_) {
@@ -166,6 +183,17 @@ void LiveSimulation::update_energy() {
   drift_history_.push_back(static_cast<float>(last_drift_));
   // Waiting nine times what it cost keeps the measurement at about 10% of the wall time.
   next_energy_ = Clock::now() + 9 * (Clock::now() - start);
+}
+
+std::string LiveSimulation::energy_label() const {
+  switch (sim_.energy_method()) {
+    case EnergyMethod::Exact:
+      return "track energy (exact, O(N^2))";
+    case EnergyMethod::Off:
+      return "track energy (off: --energy off)";
+    default:
+      return "track energy (solver's potential)";
+  }
 }
 
 }  // namespace nbody::viewer

@@ -59,6 +59,8 @@ class LiveSimulation {
   /// Recomputes the energy when due: it costs O(N^2) on the CPU, so it runs at most about
   /// 10% of the wall time, and only while tracking is on.
   void update_energy();
+  /// "track energy (exact, O(N^2))" or "track energy (solver)": the run's energy method.
+  [[nodiscard]] std::string energy_label() const;
   bool track_energy = true;
   /// (E + energy lost in collisions - E0) / |E0| per measurement, oldest first.
   [[nodiscard]] const std::vector<float>& drift_history() const { return drift_history_; }

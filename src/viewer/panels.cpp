@@ -153,7 +153,7 @@ void performance_tab(const ViewState& state, LiveSimulation& live) {
                 static_cast<unsigned long long>(c.merges), c.energy_lost);
   }
   ImGui::Separator();
-  ImGui::Checkbox("track energy (O(N^2) on the CPU)", &live.track_energy);
+  ImGui::Checkbox(live.energy_label().c_str(), &live.track_energy);
   const auto& drift = live.drift_history();
   const std::string overlay = fmt::format("(E - E0)/|E0| = {:.3e}", live.last_drift());
   ImGui::PlotLines("##drift", drift.data(), static_cast<int>(drift.size()), 0, overlay.c_str(),

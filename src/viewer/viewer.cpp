@@ -60,8 +60,8 @@ class ViewerApp {
       : options_(options),
         script_(options.script.empty() ? std::vector<ScriptAction>{}
                                        : read_input_script(options.script)),
-        live_(std::move(initial),
-              SimulationOptions{options.gravity, options.integrator, options.collisions}),
+        live_(std::move(initial), SimulationOptions{options.gravity, options.integrator,
+                                                    options.collisions, options.energy}),
         // Scripted and screenshot runs go as fast as they can; a person gets vsync.
         window_(options.width, options.height, fmt::format("nbody view: {} bodies", live_.size()),
                 options.frames == 0) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "nbody/collisions.hpp"
+#include "nbody/diagnostics.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/particles.hpp"
@@ -18,6 +19,7 @@ struct ViewerOptions {
   GravityOptions gravity;
   IntegratorOptions integrator;
   CollisionOptions collisions;
+  EnergyMethod energy = EnergyMethod::Auto;  // the Performance panel's energy (--energy)
   double dt = 0.01;
   int steps_per_frame = 1;
   bool paused = false;             // start paused (Space resumes)

@@ -7,6 +7,7 @@
 
 #include "cli/run/output_options.hpp"
 #include "nbody/collisions.hpp"
+#include "nbody/diagnostics.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/integrator.hpp"
@@ -23,6 +24,7 @@ struct RunArgs {
   GravityOptions gravity;
   IntegratorOptions integrator;
   CollisionOptions collisions;
+  EnergyMethod energy = EnergyMethod::Auto;
   int dim = 3;
   std::string output;
   std::uint64_t every = 0;

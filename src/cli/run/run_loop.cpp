@@ -3,10 +3,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -47,11 +49,12 @@ fs::path output_dir_of(const RunArgs& a) {
   return ".";
 }
 
-void create_dir(const fs::path& dir) {
+/// Creates `dir` (and its parents) when missing; the message names the option that asked.
+void create_dir(const fs::path& dir, std::string_view option = "--output-dir") {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) {
-    throw Error(fmt::format("--output-dir {}: cannot create the folder ({})", dir.string(),
+    throw Error(fmt::format("{} {}: cannot create the folder ({})", option, dir.string(),
                             ec ? ec.message() : "a file of that name exists"));
   }
 }
@@ -88,7 +91,8 @@ void warn_changed_parameters(const std::string& before, const std::string& now) 
                                           "dim",
                                           "device",
                                           "deterministic",
-                                          "block-size"};
+                                          "block-size",
+                                          "energy"};
   const auto old_values = parameter_lines(before);
   const auto new_values = parameter_lines(now);
   for (const char* key : kTrajectoryKeys) {
@@ -176,7 +180,13 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     }
   }
   const int dim = initial.dim;
-  Simulation sim(std::move(initial), a.gravity, a.integrator, a.collisions, ranks);
+  Simulation sim(std::move(initial),
+                 SimulationOptions{a.gravity, a.integrator, a.collisions, a.energy}, ranks);
+  // The energy method of the whole run (auto resolved from the solver and N): every
+  // energy below (start, end, --every, --stats-every, the progress line) uses it, so a
+  // tree run does nothing O(N^2) unless --energy exact asks for it.
+  const EnergyMethod energy = sim.energy_method();
+  const bool has_energy = energy != EnergyMethod::Off;
   if (resumed) sim.resume(resumed->step, resumed->collisions);
   const std::uint64_t first_step = sim.steps_done();
   const bool collide = a.collisions.model != CollisionModel::None;
@@ -214,6 +224,8 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   const bool writes_dir =
       !out.output_dir.empty() || snapshots.enabled() || checkpointing || out.stats_every > 0;
   if (writes_dir && root) create_dir(dir);
+  if (!a.output.empty() && fs::path(a.output).has_parent_path() && root)
+    create_dir(fs::path(a.output).parent_path(), "-o");
   if ((writes_dir || !a.output.empty()) && root) {
     write_file_atomically(dir / "used_parameters.toml",
                           [&](std::ostream& os) { os << parameters; });
@@ -243,15 +255,20 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     std::fflush(human);  // before the progress line, which goes to stderr
   }
 
+  // The forces at the start (what the first step would compute first), with the
+  // potentials when the start energy or the first snapshot needs them: snapshot_0000 then
+  // holds the accelerations and potentials of the initial positions.
+  sim.evaluate_forces(energy == EnergyMethod::Solver || snapshots.wants_potential());
   Diagnostics now = sim.diagnostics();
   const double e0 = resumed ? resumed->initial_energy : now.total_energy;
   auto write_snapshot_now = [&] {
+    // The solver's potentials (a gravity pass when this step did not compute them), on
+    // every rank: with several processes the shares are summed.
+    if (snapshots.wants_potential()) sim.evaluate_forces(true);
     if (!root) return snapshots.skip(sim.time());
     ScopedPhase phase(sim.times(), "io");
     const ParticleSystem& ps = sim.particles();
-    std::vector<double> phi;
-    if (snapshots.wants_potential()) phi = body_potentials(ps, a.gravity.G, a.gravity.softening);
-    snapshots.write(ps, snapshots.wants_potential() ? &phi : nullptr);
+    snapshots.write(ps, snapshots.wants_potential() ? &ps.potential : nullptr);
   };
   auto write_checkpoint_now = [&] {
     ScopedPhase phase(sim.times(), "io");
@@ -281,9 +298,21 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   InterruptGuard interrupts;
   ProgressLine progress(stderr, last_step, talk, first_step);
   auto drift_now = [&] { return relative_energy_drift(e0, sim.diagnostics().total_energy); };
+  // With solver energies, the steps whose energy is read compute the potentials with their
+  // forces (then the energy costs O(N)). Decided alike on every rank: the potentials are
+  // summed over the processes with the forces.
+  auto energy_read_after = [&](std::uint64_t step) {
+    return (out.stats_every > 0 && step % out.stats_every == 0) ||
+           (a.every > 0 && step % a.every == 0) || step >= last_step;
+  };
   const auto wall_start = std::chrono::steady_clock::now();
   std::uint64_t logged_step = first_step;
   while (more_steps()) {
+    bool progress_energy = false;
+    if (energy == EnergyMethod::Solver) {
+      progress_energy = all_ranks_max(root && progress.wants_energy() ? 1 : 0) != 0;
+      if (progress_energy || energy_read_after(sim.steps_done() + 1)) sim.request_potentials();
+    }
     sim.step(next_dt());
     const std::uint64_t s = sim.steps_done();
     const bool last = !more_steps();
@@ -300,8 +329,12 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
       }
       if (talk) {
         progress.finish();
-        fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, sim.time(),
-                   drift_now());
+        if (has_energy) {
+          fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, sim.time(),
+                     drift_now());
+        } else {
+          fmt::print(human, "step {:>8}  t = {:<12.6g}\n", s, sim.time());
+        }
       }
     }
     // Every rank must take the same decisions at the same step (a signal may reach them
@@ -319,7 +352,12 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
       }
       return 128 + sig;
     }
-    progress.update(s, sim.time(), drift_now);
+    // Solver energies only where this step computed the potentials (no gravity pass, and
+    // no collective call on one rank alone); exact ones when they cost little (the line's
+    // own rule).
+    const bool drift_cheap =
+        energy == EnergyMethod::Exact || (energy == EnergyMethod::Solver && progress_energy);
+    progress.update(s, sim.time(), drift_cheap ? std::function<double()>(drift_now) : nullptr);
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -48,13 +48,17 @@ void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, cons
   const double steps_per_second = r.wall_seconds > 0 ? double(r.steps) / r.wall_seconds : 0.0;
   fmt::print(human, "done: {} steps to t = {:.6g} (step {}) in {:.3f} s ({:.4g} steps/s)\n",
              r.steps, sim.time(), sim.steps_done(), r.wall_seconds, steps_per_second);
-  fmt::print(human, "energy: {:.10g} -> {:.10g}, |dE/E| = {:.3e}\n", r.initial_energy,
-             r.end.total_energy, drift);
+  if (r.end.has_energy()) {
+    fmt::print(human, "energy ({}): {:.10g} -> {:.10g}, |dE/E| = {:.3e}\n",
+               to_string(sim.energy_method()), r.initial_energy, r.end.total_energy, drift);
+  } else {
+    fmt::print(human, "energy: not computed (--energy off)\n");
+  }
   fmt::print(human,
              "momentum: ({:.3e}, {:.3e}, {:.3e})  angular momentum: ({:.6g}, {:.6g}, {:.6g})\n",
              r.end.momentum.x, r.end.momentum.y, r.end.momentum.z, r.end.angular_momentum.x,
              r.end.angular_momentum.y, r.end.angular_momentum.z);
-  if (a.collisions.model != CollisionModel::None) {
+  if (a.collisions.model != CollisionModel::None && r.end.has_energy()) {
     // With collisions the energy that left the bodies is booked, so E + lost is what is conserved.
     const double balance =
         relative_energy_drift(r.initial_energy, r.end.total_energy + coll.energy_lost);
@@ -71,6 +75,10 @@ void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, cons
 
 void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
   const CollisionTotals& coll = sim.collision_totals();
+  // --energy off: the energies were not computed, and say so (null) rather than 0.
+  auto energy_or_null = [&](double v) {
+    return r.end.has_energy() ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+  };
   nlohmann::ordered_json j = {
       {"n", r.n_start},
       {"dim", sim.gravity_options().dim},
@@ -82,9 +90,10 @@ void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
       {"solver", sim.solver_name()},
       {"G", a.gravity.G},
       {"softening", a.gravity.softening},
-      {"energy_start", r.initial_energy},
-      {"energy_end", r.end.total_energy},
-      {"energy_drift", relative_energy_drift(r.initial_energy, r.end.total_energy)},
+      {"energy_method", to_string(sim.energy_method())},
+      {"energy_start", energy_or_null(r.initial_energy)},
+      {"energy_end", energy_or_null(r.end.total_energy)},
+      {"energy_drift", energy_or_null(relative_energy_drift(r.initial_energy, r.end.total_energy))},
       {"momentum", to_json(r.end.momentum)},
       {"angular_momentum", to_json(r.end.angular_momentum)},
       {"steps_per_second", r.wall_seconds > 0 ? double(r.steps) / r.wall_seconds : 0.0},
@@ -101,8 +110,8 @@ void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
         {"n_end", sim.size()},
         {"max_overlap", coll.max_overlap_last},
         {"energy_lost", coll.energy_lost},
-        {"energy_balance",
-         relative_energy_drift(r.initial_energy, r.end.total_energy + coll.energy_lost)}};
+        {"energy_balance", energy_or_null(relative_energy_drift(
+                               r.initial_energy, r.end.total_energy + coll.energy_lost))}};
   }
   if (!a.output.empty()) j["output"] = a.output;
   fmt::print("{}\n", j.dump(2));

@@ -38,8 +38,10 @@
 #include "gravity/direct_cuda.hpp"
 #include "gravity/unit_scaling.hpp"
 #include "nbody/build_info.hpp"
+#include "nbody/error.hpp"
 #include "simulation/cuda/diagnostics_kernels.cuh"
 #include "simulation/cuda/integration_kernels.cuh"
+#include "simulation/cuda/no_forces.cuh"
 #include "simulation/stepper.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 
@@ -92,7 +94,7 @@ class DeviceStepper final : public Stepper {
       cuda_direct::check_capacity(
           n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);  // throws
     }
-    for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &m_, &r_})
+    for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &phi_, &m_, &r_})
       a->reserve(std::max<std::size_t>(n, 1), "state");
     id_.reserve(std::max<std::size_t>(n, 1), "state");
     forces_->reserve(std::max<std::size_t>(n, 1));
@@ -109,6 +111,7 @@ class DeviceStepper final : public Stepper {
                                      cudaMemcpyHostToDevice, stream_));
     accelerations_valid_ =
         ps.accelerations_valid() && ps.ax.size() == n && ps.ay.size() == n && ps.az.size() == n;
+    potentials_valid_ = false;  // evaluated again when asked for (never uploaded)
     if (accelerations_valid_) {
       NBODY_CUDA_CHECK(
           cudaMemcpyAsync(ax_.data(), ps.ax.data(), bytes, cudaMemcpyHostToDevice, stream_));
@@ -126,33 +129,24 @@ class DeviceStepper final : public Stepper {
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host arrays may change after this
   }
 
-  void step(double dt) override {
-    timed_pairs_ = 0;
+  void step(double dt, bool potential) override {
+    potentials_valid_ = false;  // the bodies move
     if (n_ > 0) {
       const StepFactors f = step_factors(integrator_.scheme, dt, integrator_.damping);
       if (!accelerations_valid_) {  // forces first, as the CPU integrators do
-        evaluate_forces();
-        launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_,
-                                 acceleration_scale(), f, stream_);
-        accelerations_valid_ = true;
-        NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        add_stage_times();  // before the step's own evaluation records the stage events again
+        evaluate(false);
       }
       NBODY_CUDA_CHECK(cudaMemsetAsync(extent_.data(), 0, sizeof(unsigned long long), stream_));
       launch_open_step(integrator_.scheme, state(), f, extent_.data(), stream_);
       NBODY_CUDA_CHECK(cudaMemcpyAsync(extent_host_.data(), extent_.data(),
                                        sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                        stream_));
-      evaluate_forces();
+      evaluate_forces(potential, true);
       launch_finish_step<Real>(integrator_.scheme, true, state(), forces_->out(), G_,
                                acceleration_scale(), f, stream_);
+      if (potential) store_potentials();
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      add_stage_times();
-      for (int k = 0; k < timed_pairs_; ++k) {
-        float ms = 0;
-        NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * k], events_[2 * k + 1]));
-        times_.gravity_seconds += double(ms) * 1e-3;
-      }
+      add_times_of_evaluations();
       // The next step's scaling: the extent after this drift, and the softening.
       double extent = 0;
       std::memcpy(&extent, extent_host_.data(), sizeof extent);
@@ -162,10 +156,29 @@ class DeviceStepper final : public Stepper {
     time_ += dt;
   }
 
+  void evaluate(bool potential) override {
+    if (n_ == 0) return;
+    if (!accelerations_valid_) {
+      // The first step's evaluation: the collision stage, then gravity, a stored.
+      evaluate_forces(potential, true);
+      launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_,
+                               acceleration_scale(), StepFactors{}, stream_);
+      accelerations_valid_ = true;
+    } else if (potential && !potentials_valid_) {
+      // Gravity alone for the potentials; a (stored by the last step) stays as it was.
+      evaluate_forces(true, false);
+    } else {
+      return;
+    }
+    if (potential) store_potentials();
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    add_times_of_evaluations();
+  }
+
   void download(ParticleSystem& ps) override {
     const std::size_t n = n_;
-    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az, &ps.mass,
-                    &ps.radius})
+    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az,
+                    &ps.potential, &ps.mass, &ps.radius})
       v->resize(n);
     ps.id.resize(n);
     const std::size_t bytes = n * sizeof(double);
@@ -180,6 +193,10 @@ class DeviceStepper final : public Stepper {
       }
       NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.id.data(), id_.data(), n * sizeof(std::uint64_t),
                                        cudaMemcpyDeviceToHost, stream_));
+      if (potentials_valid_) {
+        NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.potential.data(), phi_.data(), bytes,
+                                         cudaMemcpyDeviceToHost, stream_));
+      }
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     ps.time = time_;
@@ -187,6 +204,11 @@ class DeviceStepper final : public Stepper {
       ps.set_accelerations_valid();
     } else {
       ps.invalidate_accelerations();
+    }
+    if (potentials_valid_) {
+      ps.set_potentials_valid();
+    } else {
+      ps.invalidate_potentials();
     }
   }
 
@@ -202,8 +224,9 @@ class DeviceStepper final : public Stepper {
     std::memcpy(xyz.data(), positions_host_.data(), 3 * n_ * sizeof(float));
   }
 
-  [[nodiscard]] Diagnostics diagnostics() override {
-    return device_diagnostics(state(), G_, softening_, diagnostics_, stream_);
+  [[nodiscard]] Diagnostics diagnostics(EnergyMethod method) override {
+    if (method == EnergyMethod::Solver) evaluate(true);
+    return device_diagnostics(state(), G_, softening_, method, phi_.data(), diagnostics_, stream_);
   }
 
   [[nodiscard]] StepTimes take_times() override { return std::exchange(times_, StepTimes{}); }
@@ -222,18 +245,31 @@ class DeviceStepper final : public Stepper {
   [[nodiscard]] double acceleration_scale() const {
     return std::ldexp(1.0, mass_exponent_ - 2 * position_exponent_);
   }
+  /// Potentials scale as mass / length.
+  [[nodiscard]] double potential_scale() const {
+    return std::ldexp(1.0, mass_exponent_ - position_exponent_);
+  }
 
-  /// The force evaluation: the collision stage (merges lower n_), then pack + force
-  /// kernels (+ the sum of the shares) into forces_->out(), timed by a pair of events.
-  void evaluate_forces() {
-    collide();
+  /// phi from the last evaluation (which was asked for the potentials), before the
+  /// position scaling changes.
+  void store_potentials() {
+    launch_store_potentials<Real>(unsigned(n_), forces_->out(), G_, potential_scale(), phi_.data(),
+                                  stream_);
+    potentials_valid_ = true;
+  }
+
+  /// The force evaluation: the collision stage (merges lower n_) when `collide_first`,
+  /// then pack + force kernels (with the potentials in out().w when `potential`; + the
+  /// sum of the shares) into forces_->out(), timed by a pair of events.
+  void evaluate_forces(bool potential, bool collide_first) {
+    if (collide_first) collide();
     const double position_scale = std::ldexp(1.0, -position_exponent_);
     const double mass_scale = std::ldexp(1.0, -mass_exponent_);
     const std::size_t padded = forces_->padded(n_);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
     launch_pack_bodies<Real>(state(), position_scale, mass_scale, unsigned(padded),
                              forces_->bodies(), stream_);
-    forces_->launch(n_, Real(softening_ * position_scale), stream_);
+    forces_->launch(n_, Real(softening_ * position_scale), stream_, potential);
     if (sharing_) forces_->exchange(*reducer_, n_, stream_);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
     ++timed_pairs_;
@@ -250,8 +286,15 @@ class DeviceStepper final : public Stepper {
     times_.collision_seconds += st.detect_seconds + st.resolve_seconds;
   }
 
-  /// Adds the last evaluation's per-stage times (tree) to the step's.
-  void add_stage_times() {
+  /// After the stream's synchronisation: the event-timed evaluations since the last call
+  /// as gravity time, and the per-stage times of the last one (tree).
+  void add_times_of_evaluations() {
+    for (int k = 0; k < timed_pairs_; ++k) {
+      float ms = 0;
+      NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * k], events_[2 * k + 1]));
+      times_.gravity_seconds += double(ms) * 1e-3;
+    }
+    timed_pairs_ = 0;
     for (const auto& [stage, ms] : forces_->stage_ms()) times_.stages.add(stage, ms * 1e-3);
   }
 
@@ -265,7 +308,7 @@ class DeviceStepper final : public Stepper {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t events_[4] = {};
   int timed_pairs_ = 0;
-  DeviceBuffer<double> x_, y_, z_, vx_, vy_, vz_, ax_, ay_, az_, m_, r_;
+  DeviceBuffer<double> x_, y_, z_, vx_, vy_, vz_, ax_, ay_, az_, phi_, m_, r_;
   DeviceBuffer<std::uint64_t> id_;
   DeviceBuffer<unsigned long long> extent_;
   PinnedBuffer<unsigned long long> extent_host_;
@@ -276,6 +319,7 @@ class DeviceStepper final : public Stepper {
   std::size_t n_ = 0;
   double time_ = 0;
   bool accelerations_valid_ = false;
+  bool potentials_valid_ = false;  // phi_ holds the potentials at the current positions
   int position_exponent_ = 0;
   int mass_exponent_ = 0;
 };
@@ -289,13 +333,17 @@ std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options,
   o.precision = resolve_precision(o.precision, o.algorithm);
   // The option checks (algorithm, kernel, block size, softening, a usable device) are the
   // GPU solver's: build one and drop it, so the messages are the same as with the solver.
+  // (No gravity needs no solver, but the run still needs a GPU.)
   (void)make_gravity_solver(o);
+  if (std::string reason; gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
   validate(options.integrator);
   auto make = [&](auto real) -> std::unique_ptr<Stepper> {
     using Real = decltype(real);
     std::unique_ptr<cuda_gravity::DeviceForces<Real>> forces;
     gpu::select_gpu();
-    if (o.algorithm == GravityAlgorithm::Tree) {
+    if (o.algorithm == GravityAlgorithm::None || o.G == 0.0) {
+      forces = std::make_unique<cuda_resident::NoForces<Real>>();
+    } else if (o.algorithm == GravityAlgorithm::Tree) {
       forces = std::make_unique<cuda_tree::TreeForces<Real>>(o.dim, o.theta, o.quadrupole);
     } else {
       const cuda_direct::KernelChoice k =

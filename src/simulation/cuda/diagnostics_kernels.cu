@@ -9,9 +9,10 @@ namespace nbody::cuda_resident {
 
 namespace {
 
-/// The sums: those of physics/moments.hpp, then the kinetic energy.
+/// The sums: those of physics/moments.hpp, then the kinetic energy, then sum m_i phi_i.
 constexpr int kKinetic = kMomentSums;
-constexpr int kSums = kMomentSums + 1;
+constexpr int kSolverPotential = kMomentSums + 1;
+constexpr int kSums = kMomentSums + 2;
 
 /// Sums K values over the block; thread k < K writes the block's total of value k to dst[k].
 template <int K>
@@ -32,19 +33,23 @@ __device__ void block_sum(double (&v)[K], double* dst) {
   }
 }
 
-__global__ void moments_kernel(State s, double* __restrict__ partial) {
+/// phi: the solver's potentials, or nullptr (the sum of m phi is then 0).
+__global__ void moments_kernel(State s, const double* __restrict__ phi,
+                               double* __restrict__ partial) {
   double moments[kMomentSums] = {};
-  double kinetic = 0;
+  double kinetic = 0, m_phi = 0;
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
     const double m = s.m[i];
     const double vx = s.vx[i], vy = s.vy[i], vz = s.vz[i];
     add_body_moments(moments, m, s.x[i], s.y[i], s.z[i], vx, vy, vz);
     kinetic += body_kinetic_energy(m, vx, vy, vz);
+    if (phi != nullptr) m_phi += m * phi[i];
   }
   double v[kSums];
 #pragma unroll
   for (int k = 0; k < kMomentSums; ++k) v[k] = moments[k];
   v[kKinetic] = kinetic;
+  v[kSolverPotential] = m_phi;
   block_sum<kSums>(v, partial + std::size_t(blockIdx.x) * kSums);
 }
 
@@ -83,9 +88,15 @@ __global__ void sum_partials(const double* __restrict__ partial, unsigned blocks
 
 }  // namespace
 
-Diagnostics device_diagnostics(const State& s, double G, double softening,
-                               DiagnosticsBuffers& buffers, cudaStream_t stream) {
-  if (s.n == 0) return Diagnostics{};
+Diagnostics device_diagnostics(const State& s, double G, double softening, EnergyMethod method,
+                               const double* phi, DiagnosticsBuffers& buffers,
+                               cudaStream_t stream) {
+  if (s.n == 0) {
+    Diagnostics none;
+    none.energy_method = method;
+    return none;
+  }
+  const bool exact = method == EnergyMethod::Exact;
   const unsigned moment_blocks = blocks_for(s.n);
   const unsigned potential_blocks = blocks_for((s.n + 1) / 2);
   buffers.partial.reserve(std::size_t(moment_blocks) * kSums + potential_blocks,
@@ -95,22 +106,30 @@ Diagnostics device_diagnostics(const State& s, double G, double softening,
   double* moment_partial = buffers.partial.data();
   double* potential_partial = buffers.partial.data() + std::size_t(moment_blocks) * kSums;
   double* result = buffers.result.data();
-  moments_kernel<<<moment_blocks, kThreads, 0, stream>>>(s, moment_partial);
+  moments_kernel<<<moment_blocks, kThreads, 0, stream>>>(
+      s, method == EnergyMethod::Solver ? phi : nullptr, moment_partial);
   NBODY_CUDA_CHECK_LAUNCH("moments_kernel");
-  potential_kernel<<<potential_blocks, kThreads, 0, stream>>>(s, softening * softening,
-                                                              potential_partial);
-  NBODY_CUDA_CHECK_LAUNCH("potential_kernel");
   sum_partials<<<1, 32, 0, stream>>>(moment_partial, moment_blocks, kSums, result);
   NBODY_CUDA_CHECK_LAUNCH("sum_partials");
-  sum_partials<<<1, 32, 0, stream>>>(potential_partial, potential_blocks, 1, result + kSums);
-  NBODY_CUDA_CHECK_LAUNCH("sum_partials");
+  if (exact) {
+    potential_kernel<<<potential_blocks, kThreads, 0, stream>>>(s, softening * softening,
+                                                                potential_partial);
+    NBODY_CUDA_CHECK_LAUNCH("potential_kernel");
+    sum_partials<<<1, 32, 0, stream>>>(potential_partial, potential_blocks, 1, result + kSums);
+    NBODY_CUDA_CHECK_LAUNCH("sum_partials");
+  }
   double* host = buffers.result_host.data();
   NBODY_CUDA_CHECK(
       cudaMemcpyAsync(host, result, (kSums + 1) * sizeof(double), cudaMemcpyDeviceToHost, stream));
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   double sums[kMomentSums];
   for (int k = 0; k < kMomentSums; ++k) sums[k] = host[k];
-  return diagnostics_from_sums(sums, host[kKinetic], G * host[kSums]);
+  const double potential = exact                            ? G * host[kSums]
+                           : method == EnergyMethod::Solver ? 0.5 * host[kSolverPotential]
+                                                            : 0.0;
+  Diagnostics d = diagnostics_from_sums(sums, host[kKinetic], potential);
+  d.energy_method = method;
+  return d;
 }
 
 }  // namespace nbody::cuda_resident

@@ -1,7 +1,8 @@
 #pragma once
-// The diagnostics of the device stepper: the O(N) sums of physics/moments.hpp and the
-// float64 pair potential, reduced on the device in a fixed order (no floating-point
-// atomics: the same bits run after run); only scalars come back.
+// The diagnostics of the device stepper: the O(N) sums of physics/moments.hpp (and of
+// m_i phi_i, the solver's potential energy) and the float64 pair potential, reduced on the device
+// in a fixed order (no floating-point atomics: the same bits run after run); only scalars come
+// back.
 #include <cuda_runtime.h>
 
 #include "core/cuda/device_buffer.cuh"
@@ -16,9 +17,12 @@ struct DiagnosticsBuffers {
   gpu::PinnedBuffer<double> result_host;
 };
 
-/// Energies, momenta and centre of mass of the state (G and softening of the run);
+/// Energies, momenta and centre of mass of the state (G and softening of the run), the
+/// potential energy by `method`: Exact (the float64 pair sum, O(N^2)), Solver (1/2 sum
+/// m_i phi_i from `phi`, the solver's potentials, N values, G included) or Off (none);
 /// synchronises the stream.
 [[nodiscard]] Diagnostics device_diagnostics(const State& s, double G, double softening,
+                                             EnergyMethod method, const double* phi,
                                              DiagnosticsBuffers& buffers, cudaStream_t stream);
 
 }  // namespace nbody::cuda_resident

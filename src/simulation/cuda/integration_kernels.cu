@@ -71,6 +71,15 @@ __global__ void finish_step_kernel(State s, const Vec4<Real>* __restrict__ out, 
   }
 }
 
+/// phi = G * out.w * potential_scale, with the rounding of the accelerations' unpacking.
+template <class Real>
+__global__ void store_potentials_kernel(unsigned n, const Vec4<Real>* __restrict__ out, double G,
+                                        double potential_scale, double* __restrict__ phi) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    phi[i] = exact_mul(exact_mul(G, double(out[i].w)), potential_scale);
+  }
+}
+
 __global__ void positions_to_float_kernel(State s, float* __restrict__ xyz) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
     xyz[3 * std::size_t(i)] = float(s.x[i]);
@@ -122,6 +131,14 @@ void launch_finish_step(IntegratorScheme scheme, bool close, const State& s, con
   NBODY_CUDA_CHECK_LAUNCH("finish_step_kernel");
 }
 
+template <class Real>
+void launch_store_potentials(unsigned n, const Vec4<Real>* out, double G, double potential_scale,
+                             double* phi, cudaStream_t stream) {
+  store_potentials_kernel<Real>
+      <<<blocks_for(n), kThreads, 0, stream>>>(n, out, G, potential_scale, phi);
+  NBODY_CUDA_CHECK_LAUNCH("store_potentials_kernel");
+}
+
 void launch_positions_to_float(const State& s, float* xyz, cudaStream_t stream) {
   positions_to_float_kernel<<<blocks_for(s.n), kThreads, 0, stream>>>(s, xyz);
   NBODY_CUDA_CHECK_LAUNCH("positions_to_float_kernel");
@@ -135,5 +152,10 @@ template void launch_finish_step<float>(IntegratorScheme, bool, const State&, co
                                         double, double, const StepFactors&, cudaStream_t);
 template void launch_finish_step<double>(IntegratorScheme, bool, const State&, const Vec4<double>*,
                                          double, double, const StepFactors&, cudaStream_t);
+
+template void launch_store_potentials<float>(unsigned, const Vec4<float>*, double, double, double*,
+                                             cudaStream_t);
+template void launch_store_potentials<double>(unsigned, const Vec4<double>*, double, double,
+                                              double*, cudaStream_t);
 
 }  // namespace nbody::cuda_resident

@@ -30,6 +30,12 @@ void launch_finish_step(IntegratorScheme scheme, bool close, const State& s,
                         const gpu::Vec4<Real>* out, double G, double acceleration_scale,
                         const StepFactors& f, cudaStream_t stream);
 
+/// The potentials of a force evaluation asked for them: phi = G * out.w *
+/// potential_scale for the n bodies (out.w: per unit G, in scaled units).
+template <class Real>
+void launch_store_potentials(unsigned n, const gpu::Vec4<Real>* out, double G,
+                             double potential_scale, double* phi, cudaStream_t stream);
+
 /// x y z as float, interleaved, into xyz (3 n floats).
 void launch_positions_to_float(const State& s, float* xyz, cudaStream_t stream);
 

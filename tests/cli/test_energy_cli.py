@@ -1,0 +1,126 @@
+"""Energies at the solver's cost (issue #18): --energy, the first snapshot, --gravity none,
+`nbody info` above 65,536 bodies, and -o into a folder that does not exist yet.
+
+Run by ctest (which sets NBODY_EXE); h5py where installed.
+"""
+import json
+import math
+import unittest
+
+from test_cli import CliTestCase, nbody
+
+try:
+    import h5py
+    import numpy as np
+except ImportError:  # the snapshot checks need both
+    h5py = None
+
+TREE = ["--model", "plummer", "-n", 3000, "--seed", 4, "--softening", 0.05, "--gravity", "tree",
+        "--dt", 0.002, "-q", "--json"]
+
+
+def run_json(*args):
+    return json.loads(nbody("run", *args).stdout)
+
+
+class TestEnergyMethods(CliTestCase):
+    def test_auto_is_exact_for_direct_sums_and_small_trees(self):
+        self.assertEqual(run_json(*TREE, "--steps", 2)["energy_method"], "exact")
+        direct = run_json("--model", "plummer", "-n", 200, "--steps", 2, "-q", "--json")
+        self.assertEqual(direct["energy_method"], "exact")
+
+    def test_solver_energy_tracks_the_exact_one(self):
+        exact = run_json(*TREE, "--steps", 20, "--energy", "exact")
+        solver = run_json(*TREE, "--steps", 20, "--energy", "solver")
+        self.assertEqual(solver["energy_method"], "solver")
+        for key in ("energy_start", "energy_end"):
+            # the tree's potential (theta 0.5, float) against the float64 pair sum
+            self.assertAlmostEqual(solver[key], exact[key], delta=1e-3 * abs(exact[key]))
+        # the same trajectory: asking for energies never changes it
+        self.assertEqual(solver["momentum"], exact["momentum"])
+
+    def test_every_and_stats_use_the_run_method(self):
+        out = self.dir / "out"
+        proc = nbody("run", *TREE[:-2], "--steps", 10, "--every", 5, "--stats-every", 5,
+                     "--energy", "solver", "--output-dir", out)
+        self.assertIn("|dE/E|", proc.stdout)
+        rows = (out / "energy.csv").read_text().splitlines()
+        self.assertEqual(len(rows), 1 + 3)  # header, steps 0, 5, 10
+        for row in rows[1:]:
+            total = float(row.split(",")[4])
+            self.assertLess(total, 0)
+
+    def test_off_reports_no_energy(self):
+        j = run_json(*TREE, "--steps", 3, "--energy", "off")
+        self.assertEqual(j["energy_method"], "off")
+        self.assertIsNone(j["energy_start"])
+        self.assertIsNone(j["energy_drift"])
+        text = nbody("run", *TREE[:-2], "--steps", 3, "--energy", "off").stdout
+        self.assertNotIn("|dE/E|", text)
+
+    def test_bad_method_is_named(self):
+        self.check_fails(["run", *TREE, "--steps", 1, "--energy", "approximate"], "--energy",
+                         "approximate")
+
+    def test_diagnostics_share_is_small_in_a_tree_run(self):
+        # solver energies at the start and the end: a few percent of the run at most
+        j = run_json("--model", "plummer", "-n", 70000, "--gravity", "tree", "--steps", 3,
+                     "--softening", 0.05, "-q", "--json")
+        self.assertEqual(j["energy_method"], "solver")
+        timings = j["timings"]
+        self.assertLess(timings["diagnostics"], 0.1 * timings["total"])
+
+
+class TestNoGravity(CliTestCase):
+    def test_gravity_none_and_g_zero_skip_the_forces(self):
+        for extra in (["--gravity", "none"], ["--G", 0]):
+            j = run_json("--model", "uniform-cube", "-n", 2000, "--velocity", 1, "--steps", 5,
+                         "--radius", 0.001, "--collisions", "bounce", "-q", "--json", *extra)
+            self.assertTrue(j["solver"].startswith("none"), j["solver"])
+            # kinetic energy only, kept by elastic bounces
+            self.assertAlmostEqual(j["energy_end"], j["energy_start"], delta=1e-12 * j["energy_start"])
+            self.assertLess(j["timings"]["gravity"], 0.5 * j["timings"]["total"])
+
+
+class TestFirstSnapshotAndFiles(CliTestCase):
+    @unittest.skipIf(h5py is None, "h5py and numpy are not installed")
+    def test_first_snapshot_holds_accelerations_and_potentials(self):
+        out = self.dir / "out"
+        nbody("run", "--model", "plummer", "-n", 300, "--seed", 2, "--softening", 0.05, "--steps", 2,
+              "--snapshot-every", 2, "--snapshot-fields", "acceleration,potential", "--output-dir",
+              out, "-q")
+        with h5py.File(out / "snapshot_0000.hdf5", "r") as f:
+            x = f["PartType1/Coordinates"][:]
+            m = f["PartType1/Masses"][:]
+            acc = f["PartType1/Accelerations"][:]
+            phi = f["PartType1/Potential"][:]
+        d = x[None, :, :] - x[:, None, :]
+        r = np.sqrt((d ** 2).sum(axis=2) + 0.05 ** 2)
+        np.fill_diagonal(r, np.inf)
+        exact_phi = -(m[None, :] / r).sum(axis=1)
+        exact_acc = (m[None, :, None] * d / r[:, :, None] ** 3).sum(axis=1)
+        np.testing.assert_allclose(phi, exact_phi, rtol=1e-10)
+        np.testing.assert_allclose(acc, exact_acc, rtol=1e-8, atol=1e-10 * np.abs(exact_acc).max())
+
+    def test_output_into_a_missing_folder_creates_it(self):
+        target = self.dir / "new" / "deeper" / "out.txt"
+        nbody("run", "--model", "plummer", "-n", 50, "--steps", 1, "-q", "-o", target)
+        self.assertTrue(target.exists())
+        self.assertTrue((target.parent / "used_parameters.toml").exists())
+
+
+class TestInfoAtScale(CliTestCase):
+    def test_info_uses_the_tree_above_65536_bodies_unless_exact(self):
+        path = self.dir / "big.txt"
+        nbody("gen", "plummer", "-n", 70000, "--seed", 9, "-o", path)
+        tree = json.loads(nbody("info", path, "--softening", 0.01, "--json").stdout)
+        self.assertEqual(tree["energy_method"], "solver")
+        self.assertIn("tree", nbody("info", path, "--softening", 0.01).stdout)
+        exact = json.loads(nbody("info", path, "--softening", 0.01, "--exact", "--json").stdout)
+        self.assertEqual(exact["energy_method"], "exact")
+        self.assertTrue(math.isclose(tree["potential"], exact["potential"], rel_tol=1e-3))
+        self.assertEqual(tree["kinetic"], exact["kinetic"])
+
+
+if __name__ == "__main__":
+    unittest.main()
