@@ -102,7 +102,7 @@ const std::vector<OptionSpec> kOptions = {
         std::string(to_string(o.gravity.precision)), to_str,
         o.gravity.precision = parse_precision(v)),
     NBODY_OPTION(
-        "energy",
+        "energy_method",
         "How energy() gets the potential energy: 'exact' (float64 pair sum, O(N^2)), 'solver' "
         "(the solver's own potentials: the tree's approximation at the tree's cost), 'off', or "
         "'auto' (exact for the direct sum and N <= 65536, else solver).",

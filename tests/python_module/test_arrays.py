@@ -169,6 +169,20 @@ def test_energy_momentum_and_diagnostics():
     np.testing.assert_allclose(sim.momentum(), p, atol=1e-15)
 
 
+def test_energy_methods():
+    sim = nbody.generate("plummer", n=2000, seed=3, gravity="tree", softening=0.05)
+    exact, solver, off = (sim.energy(method=m) for m in ("exact", "solver", "off"))
+    assert solver.potential == pytest.approx(exact.potential, rel=1e-3)  # the tree's potential
+    assert solver.potential != exact.potential
+    assert off.potential == 0 and off.kinetic == exact.kinetic
+    assert sim.energy().potential == exact.potential  # auto: exact up to 65,536 bodies
+    sim.energy_method = "solver"
+    assert sim.energy().potential == solver.potential
+    assert sim.diagnostics()["energy_method"] == "solver"
+    with pytest.raises(ValueError, match="--energy"):
+        sim.energy(method="approximate")
+
+
 def test_an_empty_simulation_grows_by_add():
     sim = nbody.Simulation(np.zeros((0, 3)), np.zeros((0, 3)), [], dt=0.01)
     assert sim.n == 0 and sim.positions.shape == (0, 3) and len(sim.x) == 0
