@@ -63,7 +63,7 @@ TEST(RunOptions, ParsesAlgorithmKernelAndIntegratorNames) {
   EXPECT_EQ(to_string(GravityOptions{}.kernel), "fast");
   EXPECT_EQ(to_string(IntegratorOptions{}.scheme), "leapfrog");
   EXPECT_EQ(message_of([] { (void)parse_gravity_algorithm("fmm"); }),
-            "--gravity fmm: unknown gravity solver (available: direct, tree)");
+            "--gravity fmm: unknown gravity solver (available: direct, tree, none)");
   EXPECT_EQ(message_of([] { (void)parse_force_kernel("magic"); }),
             "--kernel magic: unknown direct-sum kernel (available: fast, scalar, tiled, naive)");
   EXPECT_EQ(message_of([] { (void)parse_integrator_scheme("rk4"); }),
