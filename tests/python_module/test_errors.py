@@ -19,7 +19,7 @@ def sim():
     ("theta", -0.5, "--theta -0.5: the opening angle must be a finite number >= 0"),
     ("softening", -1.0, "--softening -1: must be a finite number >= 0"),
     ("G", float("nan"), "--G nan: the gravitational constant must be finite"),
-    ("gravity", "fmm", "--gravity fmm: unknown gravity solver (available: direct, tree)"),
+    ("gravity", "fmm", "--gravity fmm: unknown gravity solver (available: direct, tree, none)"),
     ("integrator", "rk4", "--integrator rk4: unknown integrator (available: leapfrog, euler, kinematic)"),
     ("damping", 1.5, "--damping 1.5: must be in (0, 1] (1 = no damping)"),
     ("device", "tpu", "--device tpu: unknown device (available: cpu, gpu)"),
