@@ -233,7 +233,7 @@ class DeviceStepper final : public Stepper {
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
     launch_pack_bodies<Real>(state(), position_scale, mass_scale, unsigned(padded),
                              forces_->bodies(), stream_);
-    forces_->launch(n_, Real(softening_ * position_scale), stream_);
+    forces_->launch(n_, Real(softening_ * position_scale), stream_, false);
     if (sharing_) forces_->exchange(*reducer_, n_, stream_);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
     ++timed_pairs_;
