@@ -312,13 +312,20 @@ TEST_P(TreePotentials, ExactAtThetaZeroAndWithinTheForceErrorAtHalf) {
         EXPECT_LT(w_rel, 2 * tol.relative) << what;
         continue;
       }
-      // The potential, smoother than the force, comes out no worse than the force (up to
-      // the rounding of an exact sum, which a disk dominated by its central mass nears).
       const PotentialError exact = exact_tolerance(precision);
-      EXPECT_LT(err.relative, force + exact.relative) << what;
+      if (dim == 3) {
+        // In a self-gravitating sphere the potential, smoother than the force, comes out
+        // below the force error (H100: 6.1e-5 against 6.7e-4 monopole, 1.2e-5 against
+        // 1.6e-4 quadrupole).
+        EXPECT_LT(err.relative, force) << what;
+      }
+      // Not so in the disk: its accelerations are the central star's, which the tree
+      // computes exactly (force error 7e-6), while the star's own potential sums the
+      // monopole errors of the disk's cells around it, all of one sign (H100: 3.1e-3 for
+      // the star, W 1.6e-3; the quadrupoles take both to 4e-5).
       EXPECT_LT(err.relative, 2e-3) << what;
       EXPECT_LT(err.worst, 2e-2) << what;
-      EXPECT_LT(w_rel, 2e-3) << what;
+      EXPECT_LT(w_rel, dim == 3 ? 2e-3 : 5e-3) << what;
       if (!quad) monopole_error = err.relative;
       if (quad) {
         EXPECT_LT(err.relative, std::max(monopole_error, 2 * exact.relative))
