@@ -30,10 +30,17 @@ class DeviceForces {
   virtual void reserve(std::size_t n) = 0;
   /// (x, y, z, m) of the bodies, in scaled units, padded(n) entries.
   [[nodiscard]] virtual gpu::Vec4<Real>* bodies() const = 0;
-  /// The accelerations per unit G, in scaled units, in the order of bodies().
+  /// The accelerations per unit G, in scaled units, in the order of bodies(); .w is the
+  /// potential when the last launch() asked for it (see there), else unspecified.
   [[nodiscard]] virtual gpu::Vec4<Real>* out() const = 0;
-  /// Evaluates the forces of n bodies on `stream` (eps: scaled softening).
-  virtual void launch(std::size_t n, Real eps, cudaStream_t stream) = 0;
+  /// Evaluates the forces of n bodies on `stream` (eps: scaled softening). With
+  /// `potential`, in the same pass out()[i].w = the potential of body i per unit G in the
+  /// scaled units, -sum_{j != i} m_j / sqrt(r_ij^2 + eps^2) over scaled masses and positions
+  /// (the tree: from the cells it accepted, monopole or quadrupole), in body order like the
+  /// accelerations: the caller multiplies by G * 2^(mass_exponent - position_exponent) for
+  /// physical units. Without, .w is unspecified (the kernels that run then are the
+  /// acceleration-only ones). The accelerations have the same bits either way.
+  virtual void launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) = 0;
   /// E.g. "direct-cuda-fast" or "tree-cuda-octree".
   [[nodiscard]] virtual std::string name() const = 0;
   /// Milliseconds per stage of the last launch, in pipeline order; call after the stream
@@ -43,8 +50,10 @@ class DeviceForces {
   /// now on, leaving out() at exactly 0 where other shares add theirs; the sum of out()
   /// over the shares is the whole result. False when the algorithm cannot split its work.
   virtual bool set_share(int part, int parts) { return parts == 1 && part == 0; }
-  /// After launch() of a share: makes out() the whole result on every process. By default
-  /// one all-reduce (sum) of out(); algorithms whose shares do not overlap may send less.
+  /// After launch() of a share: makes out() the whole result on every process, the
+  /// potentials in .w included when that launch computed them. By default one all-reduce
+  /// (sum) of out(), .w included (a share leaves exact zeros in .w as in .x-.z where others
+  /// add theirs); algorithms whose shares do not overlap may send less.
   virtual void exchange(ForceReducer& reducer, std::size_t n, cudaStream_t stream) {
     reducer.sum_device(out(), 4 * padded(n), std::is_same_v<Real, double>, stream);
   }

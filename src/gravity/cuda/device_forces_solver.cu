@@ -20,9 +20,10 @@ namespace {
 using gpu::Vec4;
 
 /// The power-of-two factors of a system (positions and softening times `position`,
-/// masses times `mass`, accelerations from the kernels times `acceleration`).
+/// masses times `mass`, accelerations from the kernels times `acceleration`, potentials
+/// times `potential`: a scaled m / r is the physical one times mass / position).
 struct Scaling {
-  double position = 1, mass = 1, acceleration = 1;
+  double position = 1, mass = 1, acceleration = 1, potential = 1;
 };
 
 Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
@@ -30,7 +31,8 @@ Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
   for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
   const int p = scale_exponent(extent, kPositionExponentLimit);
   const int q = scale_exponent(largest_finite_magnitude(ps.mass, 0.0), kMassExponentLimit);
-  return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p)};
+  return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p),
+          std::ldexp(1.0, q - p)};
 }
 
 /// ps's (x, y, z, m) scaled into out[0, n), z = 0 when planar.
@@ -51,6 +53,13 @@ void unpack_accelerations(const Vec4<Real>* in, double G, const Scaling& s, bool
     ps.ay[i] = G * double(in[i].y) * s.acceleration;
     ps.az[i] = planar ? 0.0 : G * double(in[i].z) * s.acceleration;
   }
+}
+
+/// ps.potential = G * in.w * s.potential for the n bodies of ps.
+template <class Real>
+void unpack_potentials(const Vec4<Real>* in, double G, const Scaling& s, ParticleSystem& ps) {
+  ps.potential.resize(ps.size());
+  for (std::size_t i = 0; i < ps.size(); ++i) ps.potential[i] = G * double(in[i].w) * s.potential;
 }
 
 }  // namespace
@@ -79,11 +88,16 @@ std::string DeviceForcesSolver<Real>::name() const {
 
 template <class Real>
 void DeviceForcesSolver<Real>::compute_forces(ParticleSystem& ps, bool potential) {
-  (void)potential;  // TODO(#18)
   const std::size_t n = ps.size();
   for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
   stats_ = {};
+  // Set valid again below only when this call computes them.
+  ps.invalidate_potentials();
   if (n == 0) {
+    if (potential) {
+      ps.potential.clear();
+      ps.set_potentials_valid();
+    }
     ps.set_accelerations_valid();
     return;
   }
@@ -105,12 +119,13 @@ void DeviceForcesSolver<Real>::compute_forces(ParticleSystem& ps, bool potential
   NBODY_CUDA_CHECK(cudaMemcpyAsync(forces_->bodies(), hb, padded * sizeof(Vec4<Real>),
                                    cudaMemcpyHostToDevice, stream_));
   NBODY_CUDA_CHECK(cudaEventRecord(start_, stream_));
-  forces_->launch(n, eps, stream_);
+  forces_->launch(n, eps, stream_, potential);
   NBODY_CUDA_CHECK(cudaEventRecord(stop_, stream_));
   NBODY_CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), forces_->out(), n * sizeof(Vec4<Real>),
                                    cudaMemcpyDeviceToHost, stream_));
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
   unpack_accelerations(host_out_.data(), setup_.G, scale, setup_.planar, ps);
+  if (potential) unpack_potentials(host_out_.data(), setup_.G, scale, ps);
 
   const auto stages = forces_->stage_ms();
   if (stages.empty()) {  // one kernel (group): the timed launch is the walk
@@ -123,6 +138,7 @@ void DeviceForcesSolver<Real>::compute_forces(ParticleSystem& ps, bool potential
   }
   stats_.interactions_per_body = forces_->interactions_per_body();
   ps.set_accelerations_valid();
+  if (potential) ps.set_potentials_valid();
 }
 
 template class DeviceForcesSolver<float>;

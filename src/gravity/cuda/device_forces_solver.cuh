@@ -2,8 +2,9 @@
 // The per-call GPU solver (nbody accuracy, benchmarks, tests, the CPU-side Simulation with
 // a GPU solver): a GravitySolver around any DeviceForces, the direct sum's and the tree's
 // alike. Each call scales and packs the host bodies, copies them in, launches the forces,
-// copies the accelerations out and multiplies by G. `nbody run --device gpu` instead keeps
-// everything on the device (simulation/cuda/device_stepper.cu).
+// copies the accelerations (and, when asked, the potentials) out and multiplies by G.
+// `nbody run --device gpu` instead keeps everything on the device
+// (simulation/cuda/device_stepper.cu).
 #include <cuda_runtime.h>
 
 #include <memory>

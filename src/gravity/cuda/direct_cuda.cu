@@ -145,7 +145,7 @@ void DirectForces<Real>::reserve(std::size_t n) {
 }
 
 template <class Real>
-void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
+void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) {
   launched_ = n;
   if (n == 0) return;
   const std::size_t p = padded(n);
@@ -167,7 +167,8 @@ void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
     }
     NBODY_CUDA_CHECK(cudaMemsetAsync(out_.data(), 0, p * sizeof(Vec4<Real>), stream));
     if (n_tasks_ > 0)
-      launch_mutual<Real>(bodies_.data(), tasks_.data(), n_tasks_, eps * eps, out_.data(), stream);
+      launch_mutual<Real>(bodies_.data(), tasks_.data(), n_tasks_, eps * eps, potential,
+                          out_.data(), stream);
     return;
   }
   const SplitPlan plan = plan_splits(kernel_, block_, fast_bodies_per_thread<Real>(block_), p, sms_,
@@ -182,6 +183,7 @@ void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
   args.j_per_split = unsigned(plan.j_per_split);
   args.partial = partial_.data();
   args.out = out_.data();
+  args.potential = potential;
   cuda_direct::launch<Real>(kernel_, args, stream);
 }
 

@@ -9,6 +9,9 @@
 //          feeds that many interactions), an unrolled inner loop, and for small N the
 //          j-range split over several blocks with a second reduction pass, so that every
 //          SM has work.
+// Each kernel is instantiated twice: Pot false is the acceleration alone, Pot true adds the
+// potential (per unit G, the self pair left out: pair_terms.cuh) in .w from the same rsqrt;
+// the accelerations are the same bits either way.
 // Plummer softening with eps2 > 0 makes r2 >= eps2 > 0, so the softened policies skip the
 // r2 == 0 test (they are used only then); without softening the self term and coincident
 // bodies give safe_rsqrt(0) = 0.
@@ -18,62 +21,64 @@
 #include "core/cuda/launch.cuh"
 #include "gravity/cuda/device_math.cuh"
 #include "gravity/cuda/direct_kernels.cuh"
-#include "nbody/physics/pair_force.hpp"
+#include "gravity/cuda/pair_terms.cuh"
 
 namespace nbody::cuda_direct {
 
 using cuda_gravity::MathFor;
+using cuda_gravity::pair_term;
 using gpu::Vec4;
 
 namespace {
 
 // ---- naive ------------------------------------------------------------------------------
 
-template <class Real, class Math>
+template <class Real, class Math, bool Pot>
 __global__ void direct_naive(const Vec4<Real>* __restrict__ bodies, unsigned n, Real eps2,
                              Vec4<Real>* __restrict__ out) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const Vec4<Real> bi = bodies[i];
-  Real ax = 0, ay = 0, az = 0;
+  Real ax = 0, ay = 0, az = 0, phi = 0;
   for (unsigned j = 0; j < n; ++j) {
     const Vec4<Real> bj = bodies[j];
-    accumulate_pair_acceleration<Real, Math>(bj.x - bi.x, bj.y - bi.y, bj.z - bi.z, bj.w, eps2, ax,
-                                             ay, az);
+    pair_term<Pot, Real, Math>(bj.x - bi.x, bj.y - bi.y, bj.z - bi.z, bj.w, eps2, ax, ay, az, phi,
+                               j == i);
   }
-  out[i] = {ax, ay, az, Real(0)};
+  out[i] = {ax, ay, az, Pot ? phi : Real(0)};
 }
 
 // ---- tiled (Nyland, Harris, Prins, GPU Gems 3, ch. 31) ---------------------------------
 
-template <class Real, class Math>
+template <class Real, class Math, bool Pot>
 __global__ void direct_tiled(const Vec4<Real>* __restrict__ bodies, unsigned n_padded, Real eps2,
                              Vec4<Real>* __restrict__ out) {
   extern __shared__ unsigned char shared_raw[];
   auto* tile = reinterpret_cast<Vec4<Real>*>(shared_raw);
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;  // < n_padded (a multiple of blockDim)
   const Vec4<Real> bi = bodies[i];
-  Real ax = 0, ay = 0, az = 0;
+  Real ax = 0, ay = 0, az = 0, phi = 0;
   for (unsigned j0 = 0; j0 < n_padded; j0 += blockDim.x) {
     tile[threadIdx.x] = bodies[j0 + threadIdx.x];
     __syncthreads();
 #pragma unroll 8
     for (unsigned j = 0; j < blockDim.x; ++j) {
       const Vec4<Real> bj = tile[j];
-      accumulate_pair_acceleration<Real, Math>(bj.x - bi.x, bj.y - bi.y, bj.z - bi.z, bj.w, eps2,
-                                               ax, ay, az);
+      pair_term<Pot, Real, Math>(bj.x - bi.x, bj.y - bi.y, bj.z - bi.z, bj.w, eps2, ax, ay, az, phi,
+                                 j0 + j == i);
     }
     __syncthreads();
   }
-  out[i] = {ax, ay, az, Real(0)};
+  out[i] = {ax, ay, az, Pot ? phi : Real(0)};
 }
 
 // ---- fast ---------------------------------------------------------------------------------
 
 /// Block b.x owns i-bodies b.x * K * blockDim + k * blockDim + threadIdx.x (k < K: strided,
 /// so loads and stores coalesce); block b.y sums j in [b.y * j_per_split, + j_per_split).
-/// Writes out[b.y * n_padded + i] (the partial sum of split b.y).
-template <class Real, class Math, int K, int MaxThreads>
+/// Writes out[b.y * n_padded + i] (the partial sum of split b.y; with Pot, .w the partial
+/// potential).
+template <class Real, class Math, int K, int MaxThreads, bool Pot>
 __global__ void __launch_bounds__(MaxThreads)
     direct_fast(const Vec4<Real>* __restrict__ bodies, unsigned n_padded, unsigned j_per_split,
                 Real eps2, Vec4<Real>* __restrict__ out) {
@@ -81,14 +86,14 @@ __global__ void __launch_bounds__(MaxThreads)
   auto* tile = reinterpret_cast<Vec4<Real>*>(shared_raw);
   const unsigned block = blockDim.x;
   const unsigned i0 = blockIdx.x * block * K + threadIdx.x;
-  Real xi[K], yi[K], zi[K], ax[K], ay[K], az[K];
+  Real xi[K], yi[K], zi[K], ax[K], ay[K], az[K], phi[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     const Vec4<Real> b = bodies[i0 + unsigned(k) * block];
     xi[k] = b.x;
     yi[k] = b.y;
     zi[k] = b.z;
-    ax[k] = ay[k] = az[k] = Real(0);
+    ax[k] = ay[k] = az[k] = phi[k] = Real(0);
   }
   const unsigned j_begin = blockIdx.y * j_per_split;
   const unsigned j_end = min(j_begin + j_per_split, n_padded);
@@ -100,32 +105,35 @@ __global__ void __launch_bounds__(MaxThreads)
       const Vec4<Real> bj = tile[j];  // same address across the warp: a broadcast
 #pragma unroll
       for (int k = 0; k < K; ++k) {
-        accumulate_pair_acceleration<Real, Math>(bj.x - xi[k], bj.y - yi[k], bj.z - zi[k], bj.w,
-                                                 eps2, ax[k], ay[k], az[k]);
+        pair_term<Pot, Real, Math>(bj.x - xi[k], bj.y - yi[k], bj.z - zi[k], bj.w, eps2, ax[k],
+                                   ay[k], az[k], phi[k], j0 + j == i0 + unsigned(k) * block);
       }
     }
     __syncthreads();
   }
   Vec4<Real>* dst = out + std::size_t(blockIdx.y) * n_padded;
 #pragma unroll
-  for (int k = 0; k < K; ++k) dst[i0 + unsigned(k) * block] = {ax[k], ay[k], az[k], Real(0)};
+  for (int k = 0; k < K; ++k) {
+    dst[i0 + unsigned(k) * block] = {ax[k], ay[k], az[k], Pot ? phi[k] : Real(0)};
+  }
 }
 
 /// Second pass of the fast kernel: out[i] = sum over splits of partial[s * n_padded + i],
-/// in split order (deterministic, no atomics).
-template <class Real>
+/// in split order (deterministic, no atomics); the potentials too with Pot.
+template <class Real, bool Pot>
 __global__ void reduce_splits(const Vec4<Real>* __restrict__ partial, unsigned n_padded,
                               unsigned splits, Vec4<Real>* __restrict__ out) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n_padded) return;
-  Real ax = 0, ay = 0, az = 0;
+  Real ax = 0, ay = 0, az = 0, phi = 0;
   for (unsigned s = 0; s < splits; ++s) {
     const Vec4<Real> p = partial[std::size_t(s) * n_padded + i];
     ax += p.x;
     ay += p.y;
     az += p.z;
+    if constexpr (Pot) phi += p.w;
   }
-  out[i] = {ax, ay, az, Real(0)};
+  out[i] = {ax, ay, az, phi};
 }
 
 /// Softening makes r2 >= eps2 > 0; the bound keeps the double kernel's float seed normal.
@@ -134,20 +142,21 @@ bool softened(Real eps2) {
   return eps2 >= Real(1e-30);
 }
 
-template <class Real, bool Softened>
+template <class Real, bool Softened, bool Pot>
 void launch_with(Kernel kernel, const LaunchArgs<Real>& a, cudaStream_t stream) {
   const std::size_t shared = std::size_t(a.block) * sizeof(Vec4<Real>);
   switch (kernel) {
     case Kernel::Naive: {
       using Math = typename MathFor<Real, false, Softened>::type;
-      direct_naive<Real, Math><<<gpu::blocks_for(a.n, unsigned(a.block)), a.block, 0, stream>>>(
-          a.bodies, a.n, a.eps2, a.out);
+      direct_naive<Real, Math, Pot>
+          <<<gpu::blocks_for(a.n, unsigned(a.block)), a.block, 0, stream>>>(a.bodies, a.n, a.eps2,
+                                                                            a.out);
       NBODY_CUDA_CHECK_LAUNCH("direct_naive");
       break;
     }
     case Kernel::Tiled: {
       using Math = typename MathFor<Real, false, Softened>::type;
-      direct_tiled<Real, Math><<<a.n_padded / unsigned(a.block), a.block, shared, stream>>>(
+      direct_tiled<Real, Math, Pot><<<a.n_padded / unsigned(a.block), a.block, shared, stream>>>(
           a.bodies, a.n_padded, a.eps2, a.out);
       NBODY_CUDA_CHECK_LAUNCH("direct_tiled");
       break;
@@ -158,20 +167,29 @@ void launch_with(Kernel kernel, const LaunchArgs<Real>& a, cudaStream_t stream) 
       const dim3 grid(a.n_padded / unsigned(a.block * k), a.splits);
       Vec4<Real>* dst = a.splits > 1 ? a.partial : a.out;
       if (a.block <= kFastMaxBlockForK4<Real>) {
-        direct_fast<Real, Math, 4, kFastMaxBlockForK4<Real>>
+        direct_fast<Real, Math, 4, kFastMaxBlockForK4<Real>, Pot>
             <<<grid, a.block, shared, stream>>>(a.bodies, a.n_padded, a.j_per_split, a.eps2, dst);
       } else {
-        direct_fast<Real, Math, 2, 1024>
+        direct_fast<Real, Math, 2, 1024, Pot>
             <<<grid, a.block, shared, stream>>>(a.bodies, a.n_padded, a.j_per_split, a.eps2, dst);
       }
       NBODY_CUDA_CHECK_LAUNCH("direct_fast");
       if (a.splits > 1) {
-        reduce_splits<Real><<<gpu::blocks_for(a.n_padded, 256), 256, 0, stream>>>(
+        reduce_splits<Real, Pot><<<gpu::blocks_for(a.n_padded, 256), 256, 0, stream>>>(
             a.partial, a.n_padded, a.splits, a.out);
         NBODY_CUDA_CHECK_LAUNCH("reduce_splits");
       }
       break;
     }
+  }
+}
+
+template <class Real, bool Softened>
+void launch_softened(Kernel kernel, const LaunchArgs<Real>& args, cudaStream_t stream) {
+  if (args.potential) {
+    launch_with<Real, Softened, true>(kernel, args, stream);
+  } else {
+    launch_with<Real, Softened, false>(kernel, args, stream);
   }
 }
 
@@ -181,9 +199,9 @@ template <class Real>
 void launch(Kernel kernel, const LaunchArgs<Real>& args, cudaStream_t stream) {
   if (args.n == 0) return;
   if (softened(args.eps2)) {
-    launch_with<Real, true>(kernel, args, stream);
+    launch_softened<Real, true>(kernel, args, stream);
   } else {
-    launch_with<Real, false>(kernel, args, stream);
+    launch_softened<Real, false>(kernel, args, stream);
   }
 }
 
@@ -194,10 +212,10 @@ int fast_blocks_per_sm(int block) {
   const std::size_t shared = std::size_t(block) * sizeof(Vec4<Real>);
   if (block <= kFastMaxBlockForK4<Real>) {
     NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, direct_fast<Real, Math, 4, kFastMaxBlockForK4<Real>>, block, shared));
+        &blocks, direct_fast<Real, Math, 4, kFastMaxBlockForK4<Real>, false>, block, shared));
   } else {
     NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, direct_fast<Real, Math, 2, 1024>, block, shared));
+        &blocks, direct_fast<Real, Math, 2, 1024, false>, block, shared));
   }
   return blocks > 0 ? blocks : 1;
 }

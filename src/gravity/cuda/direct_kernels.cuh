@@ -1,8 +1,9 @@
 #pragma once
 // CUDA direct-sum kernels (naive, tiled, fast) and their launchers, and DirectForces, the
 // direct sum behind the DeviceForces interface. Only .cu files include this. Every kernel
-// evaluates nbody::accumulate_pair_acceleration (physics/pair_force.hpp) with a device
-// math policy; the formula lives there alone.
+// evaluates nbody::accumulate_pair_acceleration (physics/pair_force.hpp), or its
+// *_potential version when the potentials are asked for (gravity/cuda/pair_terms.cuh),
+// with a device math policy; the formula lives there alone.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -43,6 +44,7 @@ struct LaunchArgs {
   unsigned j_per_split = 0;            // fast: bodies per split (multiple of block)
   gpu::Vec4<Real>* partial = nullptr;  // fast, splits > 1: splits * n_padded entries
   gpu::Vec4<Real>* out = nullptr;      // n_padded accelerations (per unit G, scaled units)
+  bool potential = false;              // also the potentials, in out[i].w
 };
 
 /// Launches the kernel (and the fast kernel's reduction) on `stream`; checks each launch
@@ -83,10 +85,11 @@ inline constexpr std::size_t kMutualMinBodies = 16384;
 /// The tasks for n_padded (a multiple of kMutualBand) bodies, largest first.
 template <class Real>
 std::vector<MutualTask> plan_mutual(unsigned n_padded, std::size_t concurrent_blocks);
-/// Adds the accelerations into out (which must be zero: n_padded entries).
+/// Adds the accelerations into out (which must be zero: n_padded entries), and with
+/// `potential` the potentials into out[i].w.
 template <class Real>
 void launch_mutual(const gpu::Vec4<Real>* bodies, const MutualTask* tasks, unsigned n_tasks,
-                   Real eps2, gpu::Vec4<Real>* out, cudaStream_t stream);
+                   Real eps2, bool potential, gpu::Vec4<Real>* out, cudaStream_t stream);
 template <class Real>
 int mutual_blocks_per_sm();
 
@@ -137,8 +140,9 @@ class DirectForces final : public cuda_gravity::DeviceForces<Real> {
   [[nodiscard]] Kernel kernel() const { return kernel_; }
   [[nodiscard]] int block() const { return block_; }
   /// Launches the kernel for n bodies (bodies() filled, padding included) on `stream`:
-  /// out()[i] = the acceleration of body i per unit G, in scaled units. eps = scaled softening.
-  void launch(std::size_t n, Real eps, cudaStream_t stream) override;
+  /// out()[i] = the acceleration of body i per unit G, in scaled units, and with
+  /// `potential` its potential in .w (DeviceForces::launch). eps = scaled softening.
+  void launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) override;
   /// Several processes: each launches every parts-th task of the each-pair-once plan
   /// (largest first, so the shares are even), at any N; partial sums of a body come from
   /// several processes. The one-sided kernels do not split (false).

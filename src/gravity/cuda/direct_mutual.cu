@@ -14,7 +14,8 @@
 // shared memory and adds them to out with one atomicAdd per component and j-body; the
 // i-accumulators are added at the end of the task. out must be zero before the launch.
 // Floating-point atomics make the summation order (and so the last bits) vary between
-// runs; the tiled kernel is the deterministic one.
+// runs; the tiled kernel is the deterministic one. With the potentials (Pot) each
+// accumulator has a 4th component, rotated and summed like the others.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,26 +25,31 @@
 #include "core/cuda/cuda_check.cuh"
 #include "gravity/cuda/device_math.cuh"
 #include "gravity/cuda/direct_kernels.cuh"
-#include "nbody/physics/pair_force.hpp"
+#include "gravity/cuda/pair_terms.cuh"
 
 namespace nbody::cuda_direct {
 
 using cuda_gravity::MathFor;
+using cuda_gravity::mutual_pair_term;
+using cuda_gravity::pair_term;
 using gpu::Vec4;
 
 namespace {
 
 constexpr unsigned kBandInternal = 1;
 
-template <class Real, class Math, int KI, int KJ, int WARPS>
+/// With Pot, the potentials too: .w of out, the j-bodies' travelling with them and summed
+/// through a 4th row of the shared accumulators.
+template <class Real, class Math, int KI, int KJ, int WARPS, bool Pot>
 __global__ void __launch_bounds__(WARPS * 32)
     direct_mutual(const Vec4<Real>* __restrict__ bodies, const MutualTask* __restrict__ tasks,
                   Real eps2, Vec4<Real>* __restrict__ out) {
   constexpr unsigned kThreads = WARPS * 32;
   constexpr unsigned kBand = kThreads * KI;
   constexpr unsigned kTile = 32 * KJ;
+  constexpr unsigned kRows = Pot ? 4u : 3u;  // accumulated components per j-body
   constexpr std::size_t kSharedBand = kBand * sizeof(Vec4<Real>);
-  constexpr std::size_t kSharedAcc = std::size_t(WARPS) * 3 * kTile * sizeof(Real);
+  constexpr std::size_t kSharedAcc = std::size_t(WARPS) * kRows * kTile * sizeof(Real);
   __shared__ __align__(
       32) unsigned char shared_raw[kSharedBand > kSharedAcc ? kSharedBand : kSharedAcc];
 
@@ -52,7 +58,7 @@ __global__ void __launch_bounds__(WARPS * 32)
   const unsigned warp = threadIdx.x >> 5;
   const unsigned band0 = task.band * kBand;
   const unsigned i0 = band0 + warp * 32u * KI + lane;
-  Real xi[KI], yi[KI], zi[KI], mi[KI], axi[KI], ayi[KI], azi[KI];
+  Real xi[KI], yi[KI], zi[KI], mi[KI], axi[KI], ayi[KI], azi[KI], phii[KI];
 #pragma unroll
   for (int k = 0; k < KI; ++k) {
     const Vec4<Real> b = bodies[i0 + unsigned(k) * 32u];
@@ -60,7 +66,7 @@ __global__ void __launch_bounds__(WARPS * 32)
     yi[k] = b.y;
     zi[k] = b.z;
     mi[k] = b.w;
-    axi[k] = ayi[k] = azi[k] = Real(0);
+    axi[k] = ayi[k] = azi[k] = phii[k] = Real(0);
   }
 
   if (task.kind == kBandInternal) {
@@ -72,15 +78,15 @@ __global__ void __launch_bounds__(WARPS * 32)
       const Vec4<Real> bj = tile[j];
 #pragma unroll
       for (int k = 0; k < KI; ++k) {
-        accumulate_pair_acceleration<Real, Math>(bj.x - xi[k], bj.y - yi[k], bj.z - zi[k], bj.w,
-                                                 eps2, axi[k], ayi[k], azi[k]);
+        pair_term<Pot, Real, Math>(bj.x - xi[k], bj.y - yi[k], bj.z - zi[k], bj.w, eps2, axi[k],
+                                   ayi[k], azi[k], phii[k], band0 + j == i0 + unsigned(k) * 32u);
       }
     }
   } else {
-    auto* j_acc = reinterpret_cast<Real*>(shared_raw);  // [WARPS][3][kTile]
+    auto* j_acc = reinterpret_cast<Real*>(shared_raw);  // [WARPS][kRows][kTile]
     const unsigned from = (lane + 1u) & 31u;
     for (unsigned jt = task.j_begin; jt < task.j_end; jt += kTile) {
-      Real xj[KJ], yj[KJ], zj[KJ], mj[KJ], axj[KJ], ayj[KJ], azj[KJ];
+      Real xj[KJ], yj[KJ], zj[KJ], mj[KJ], axj[KJ], ayj[KJ], azj[KJ], phij[KJ];
 #pragma unroll
       for (int q = 0; q < KJ; ++q) {
         const Vec4<Real> b = bodies[jt + unsigned(q) * 32u + lane];
@@ -88,7 +94,7 @@ __global__ void __launch_bounds__(WARPS * 32)
         yj[q] = b.y;
         zj[q] = b.z;
         mj[q] = b.w;
-        axj[q] = ayj[q] = azj[q] = Real(0);
+        axj[q] = ayj[q] = azj[q] = phij[q] = Real(0);
       }
       // Fully unrolling the 32 steps would not fit the instruction cache.
 #pragma unroll 2
@@ -97,9 +103,9 @@ __global__ void __launch_bounds__(WARPS * 32)
         for (int k = 0; k < KI; ++k) {
 #pragma unroll
           for (int q = 0; q < KJ; ++q) {
-            accumulate_mutual_pair_acceleration<Real, Math>(
-                xj[q] - xi[k], yj[q] - yi[k], zj[q] - zi[k], mi[k], mj[q], eps2, axi[k], ayi[k],
-                azi[k], axj[q], ayj[q], azj[q]);
+            mutual_pair_term<Pot, Real, Math>(xj[q] - xi[k], yj[q] - yi[k], zj[q] - zi[k], mi[k],
+                                              mj[q], eps2, axi[k], ayi[k], azi[k], phii[k], axj[q],
+                                              ayj[q], azj[q], phij[q]);
           }
         }
 #pragma unroll
@@ -111,22 +117,24 @@ __global__ void __launch_bounds__(WARPS * 32)
           axj[q] = __shfl_sync(0xffffffffu, axj[q], from);
           ayj[q] = __shfl_sync(0xffffffffu, ayj[q], from);
           azj[q] = __shfl_sync(0xffffffffu, azj[q], from);
+          if constexpr (Pot) phij[q] = __shfl_sync(0xffffffffu, phij[q], from);
         }
       }
       // 32 rotations: every j-body is back in its own lane.
 #pragma unroll
       for (int q = 0; q < KJ; ++q) {
         const unsigned j = unsigned(q) * 32u + lane;
-        j_acc[(warp * 3u + 0u) * kTile + j] = axj[q];
-        j_acc[(warp * 3u + 1u) * kTile + j] = ayj[q];
-        j_acc[(warp * 3u + 2u) * kTile + j] = azj[q];
+        j_acc[(warp * kRows + 0u) * kTile + j] = axj[q];
+        j_acc[(warp * kRows + 1u) * kTile + j] = ayj[q];
+        j_acc[(warp * kRows + 2u) * kTile + j] = azj[q];
+        if constexpr (Pot) j_acc[(warp * kRows + 3u) * kTile + j] = phij[q];
       }
       __syncthreads();
-      for (unsigned e = threadIdx.x; e < 3u * kTile; e += kThreads) {
+      for (unsigned e = threadIdx.x; e < kRows * kTile; e += kThreads) {
         const unsigned c = e / kTile, j = e % kTile;
         Real sum = 0;
 #pragma unroll
-        for (int w = 0; w < WARPS; ++w) sum += j_acc[(unsigned(w) * 3u + c) * kTile + j];
+        for (int w = 0; w < WARPS; ++w) sum += j_acc[(unsigned(w) * kRows + c) * kTile + j];
         atomicAdd(reinterpret_cast<Real*>(out + jt + j) + c, sum);
       }
       __syncthreads();
@@ -138,13 +146,14 @@ __global__ void __launch_bounds__(WARPS * 32)
     atomicAdd(o + 0, axi[k]);
     atomicAdd(o + 1, ayi[k]);
     atomicAdd(o + 2, azi[k]);
+    if constexpr (Pot) atomicAdd(o + 3, phii[k]);
   }
 }
 
-template <class Real, bool Softened>
+template <class Real, bool Softened, bool Pot = false>
 auto mutual_kernel() {
   using Math = typename MathFor<Real, true, Softened>::type;
-  return direct_mutual<Real, Math, kMutualKI<Real>, kMutualKJ<Real>, kMutualWarps<Real>>;
+  return direct_mutual<Real, Math, kMutualKI<Real>, kMutualKJ<Real>, kMutualWarps<Real>, Pot>;
 }
 
 }  // namespace
@@ -177,13 +186,15 @@ std::vector<MutualTask> plan_mutual(unsigned n_padded, std::size_t concurrent_bl
 
 template <class Real>
 void launch_mutual(const Vec4<Real>* bodies, const MutualTask* tasks, unsigned n_tasks, Real eps2,
-                   Vec4<Real>* out, cudaStream_t stream) {
+                   bool potential, Vec4<Real>* out, cudaStream_t stream) {
   if (n_tasks == 0) return;
   constexpr int threads = kMutualWarps<Real> * 32;
-  if (eps2 >= Real(1e-30)) {
-    mutual_kernel<Real, true>()<<<n_tasks, threads, 0, stream>>>(bodies, tasks, eps2, out);
+  auto go = [&](auto kernel) { kernel<<<n_tasks, threads, 0, stream>>>(bodies, tasks, eps2, out); };
+  const bool softened = eps2 >= Real(1e-30);
+  if (potential) {
+    softened ? go(mutual_kernel<Real, true, true>()) : go(mutual_kernel<Real, false, true>());
   } else {
-    mutual_kernel<Real, false>()<<<n_tasks, threads, 0, stream>>>(bodies, tasks, eps2, out);
+    softened ? go(mutual_kernel<Real, true>()) : go(mutual_kernel<Real, false>());
   }
   NBODY_CUDA_CHECK_LAUNCH("direct_mutual");
 }
@@ -198,9 +209,9 @@ int mutual_blocks_per_sm() {
 
 template std::vector<MutualTask> plan_mutual<float>(unsigned, std::size_t);
 template std::vector<MutualTask> plan_mutual<double>(unsigned, std::size_t);
-template void launch_mutual<float>(const Vec4<float>*, const MutualTask*, unsigned, float,
+template void launch_mutual<float>(const Vec4<float>*, const MutualTask*, unsigned, float, bool,
                                    Vec4<float>*, cudaStream_t);
-template void launch_mutual<double>(const Vec4<double>*, const MutualTask*, unsigned, double,
+template void launch_mutual<double>(const Vec4<double>*, const MutualTask*, unsigned, double, bool,
                                     Vec4<double>*, cudaStream_t);
 template int mutual_blocks_per_sm<float>();
 template int mutual_blocks_per_sm<double>();

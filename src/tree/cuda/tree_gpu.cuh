@@ -136,6 +136,7 @@ void launch_group_write(const TreeView<Real>& t, unsigned cells, cudaStream_t st
 struct WalkParams {
   double theta = 0.5;
   bool quadrupole = false;
+  bool potential = false;  // also each body's potential, in out[].w (DeviceForces::launch)
 };
 /// Warps the walk runs at once (its grid is persistent): the stacks hold this many.
 template <class Real>
@@ -161,11 +162,12 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   void reserve(std::size_t n) override;
   [[nodiscard]] Vec4<Real>* bodies() const override { return bodies_.data(); }
   [[nodiscard]] Vec4<Real>* out() const override { return out_.data(); }
-  void launch(std::size_t n, Real eps, cudaStream_t stream) override;
+  void launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) override;
   /// The shares do not overlap (each body is walked by one process): each process packs
-  /// the accelerations of its dealt chunks (tree order, 3 values per body) and one
-  /// all-gather brings every chunk to every process, 3 values per body once instead of
-  /// the 4 values twice of an all-reduce.
+  /// the accelerations of its dealt chunks (tree order, 3 values per body, 4 with the
+  /// potential when the last launch computed it) and one all-gather brings every chunk to
+  /// every process, 3 (4) values per body once instead of the 4 values twice of an
+  /// all-reduce.
   void exchange(ForceReducer& reducer, std::size_t n, cudaStream_t stream) override;
   /// Every process builds the same tree; each walks the groups of its share of the bodies.
   bool set_share(int part, int parts) override {
@@ -193,6 +195,7 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   int part_ = 0, parts_ = 1;
   double theta_;
   bool quadrupole_;
+  bool potential_ = false;  // the last launch computed the potentials (exchange sends them)
   std::size_t n_ = 0;
   std::size_t body_capacity_ = 0;
   std::size_t cell_capacity_ = 0;

@@ -177,23 +177,27 @@ void TreeForces<Real>::scratch(std::size_t bytes) {
 
 namespace {
 
-/// exchange(): this process's chunks, in chunk order, 3 values per body (0 past n).
+/// exchange(): this process's chunks, in chunk order, `width` values per body (3: the
+/// acceleration; 4: and the potential), 0 past n.
 template <class Real>
 __global__ void pack_share(const Vec4<Real>* __restrict__ out, const unsigned* __restrict__ order,
                            unsigned n, unsigned part, unsigned parts, unsigned long long slots,
-                           Real* send) {
+                           unsigned width, Real* send) {
   const unsigned long long s = blockIdx.x * 256ull + threadIdx.x;
   if (s >= slots) return;
   const unsigned long long chunk = (s / kShareChunkBodies) * parts + part;
   const unsigned long long pos = chunk * kShareChunkBodies + s % kShareChunkBodies;
   const Vec4<Real> a = pos < n ? out[order[pos]] : Vec4<Real>{};
-  send[3 * s] = a.x, send[3 * s + 1] = a.y, send[3 * s + 2] = a.z;
+  Real* d = send + width * s;
+  d[0] = a.x, d[1] = a.y, d[2] = a.z;
+  if (width == 4) d[3] = a.w;
 }
 
-/// exchange(): every body's acceleration from its owner's block of the gathered chunks.
+/// exchange(): every body's acceleration (and potential) from its owner's block of the
+/// gathered chunks.
 template <class Real>
 __global__ void unpack_shares(const Real* __restrict__ recv, const unsigned* __restrict__ order,
-                              unsigned n, unsigned parts, unsigned long long slots,
+                              unsigned n, unsigned parts, unsigned long long slots, unsigned width,
                               Vec4<Real>* out) {
   const unsigned pos = blockIdx.x * 256u + threadIdx.x;
   if (pos >= n) return;
@@ -201,7 +205,8 @@ __global__ void unpack_shares(const Real* __restrict__ recv, const unsigned* __r
   const unsigned long long s = (chunk % parts) * slots +
                                (unsigned long long)(chunk / parts) * kShareChunkBodies +
                                pos % kShareChunkBodies;
-  out[order[pos]] = {recv[3 * s], recv[3 * s + 1], recv[3 * s + 2], Real(0)};
+  const Real* r = recv + width * s;
+  out[order[pos]] = {r[0], r[1], r[2], width == 4 ? r[3] : Real(0)};
 }
 
 }  // namespace
@@ -212,22 +217,24 @@ void TreeForces<Real>::exchange(ForceReducer& reducer, std::size_t n, cudaStream
   const std::size_t chunks = (n + kShareChunkBodies - 1) / kShareChunkBodies;
   const std::size_t parts = std::size_t(parts_);
   const std::size_t slots = (chunks + parts - 1) / parts * kShareChunkBodies;  // per process, equal
-  share_send_.reserve(3 * slots, "force shares");
-  share_recv_.reserve(3 * slots * parts, "gathered force shares");
+  const unsigned width = potential_ ? 4u : 3u;
+  share_send_.reserve(width * slots, "force shares");
+  share_recv_.reserve(width * slots * parts, "gathered force shares");
   pack_share<Real><<<gpu::blocks_for(slots, 256), 256, 0, stream>>>(
-      out_.data(), order_.data(), unsigned(n), unsigned(part_), unsigned(parts), slots,
+      out_.data(), order_.data(), unsigned(n), unsigned(part_), unsigned(parts), slots, width,
       share_send_.data());
   NBODY_CUDA_CHECK_LAUNCH("pack_share");
-  reducer.gather_device(share_send_.data(), share_recv_.data(), 3 * slots,
+  reducer.gather_device(share_send_.data(), share_recv_.data(), width * slots,
                         std::is_same_v<Real, double>, stream);
   unpack_shares<Real><<<gpu::blocks_for(n, 256), 256, 0, stream>>>(
-      share_recv_.data(), order_.data(), unsigned(n), unsigned(parts), slots, out_.data());
+      share_recv_.data(), order_.data(), unsigned(n), unsigned(parts), slots, width, out_.data());
   NBODY_CUDA_CHECK_LAUNCH("unpack_shares");
 }
 
 template <class Real>
-void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
+void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) {
   n_ = n;
+  potential_ = potential;
   if (n == 0) return;
   throw_if_failed();
   reserve(n);
@@ -293,8 +300,8 @@ void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream) {
 
   // force
   NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
-  launch_walk(view(n), WalkParams{theta_, quadrupole_}, eps * eps, stacks_.data(), out_.data(),
-              stream);
+  launch_walk(view(n), WalkParams{theta_, quadrupole_, potential}, eps * eps, stacks_.data(),
+              out_.data(), stream);
   NBODY_CUDA_CHECK(cudaEventRecord(events_[5], stream));
   NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 4 * sizeof(unsigned),
                                    cudaMemcpyDeviceToHost, stream));

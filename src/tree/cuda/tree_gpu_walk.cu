@@ -11,13 +11,16 @@
 // shared memory, and the opened inner cells push their children (a warp prefix sum gives
 // each lane its slots). When a list holds 32 entries the whole warp evaluates it: every
 // lane against every entry (a broadcast read), with the direct sum's pair function and,
-// for --quadrupole, the quadrupole term (multipole.hpp) on accepted cells. The lists and
-// their evaluation are in tree_gpu_walk_lists.cuh; this file has the traversal and its
+// for --quadrupole, the quadrupole term (multipole.hpp) on accepted cells. With the
+// potentials (a Pot variant of each kernel) the same terms add them too, the lists
+// carrying the opened bodies' tree positions so that each body leaves itself out. The lists
+// and their evaluation are in tree_gpu_walk_lists.cuh; this file has the traversal and its
 // launch.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <type_traits>
 
 #include "core/cuda/cuda_check.cuh"
 #include "gravity/cuda/device_math.cuh"
@@ -77,11 +80,13 @@ __device__ __forceinline__ int warp_exclusive_sum(int v, unsigned lane, int& sum
 /// per-body criterion, a little less accurate than the group box) and the list shared out
 /// over the lanes. At the default budget this changes no quantile of the 1M Plummer
 /// errors (median 5.651e-4, p99 3.731e-3 before and after).
-template <class Real, class Math, bool Quad, bool Single>
+/// Pot: the potentials too (the Target's phi, each body's own pair left out through the
+/// lists' tree positions), written to out[].w.
+template <class Real, class Math, bool Quad, bool Single, bool Pot>
 __global__ void __launch_bounds__(kWalkThreads<Real>)
     tree_walk(TreeView<Real> t, Real theta2, Real eps2, unsigned long long budget, int* stacks,
               Vec4<Real>* out) {
-  __shared__ WarpLists<Real, Quad> lists[kWalkWarps<Real>];
+  __shared__ ListsFor<Real, Quad, Pot> lists[kWalkWarps<Real>];
   const Vec4<Real>* __restrict__ box = t.box;
   const Vec4<Real>* __restrict__ com = t.com;
   const Vec4<Real>* __restrict__ quad = t.quad;
@@ -90,7 +95,7 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const unsigned below = (1u << lane) - 1u;
   int* stack = stacks + (std::size_t(blockIdx.x) * kWalkWarps<Real> + warp) * kStackCapacity;
-  WarpLists<Real, Quad>& my = lists[warp];
+  ListsFor<Real, Quad, Pot>& my = lists[warp];
   const unsigned n_groups = t.counter[2];
   const bool planar = t.dim == 2;
   // A body on a cell face, or a hair outside its cell after rounding, still counts as
@@ -127,11 +132,13 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
 #pragma unroll
     for (int k = 0; k < kPerLane; ++k) {
       const unsigned i = grp.begin + lane + 32u * unsigned(k);
-      const Vec4<Real> b = sorted[i < grp.end ? i : grp.begin];  // idle slots copy a group body
+      const unsigned held = i < grp.end ? i : grp.begin;  // idle slots copy a group body
+      const Vec4<Real> b = sorted[held];
+      me.id[k] = held;
       me.x[k] = b.x;
       me.y[k] = b.y;
       me.z[k] = b.z;
-      me.ax[k] = me.ay[k] = me.az[k] = Real(0);
+      me.ax[k] = me.ay[k] = me.az[k] = me.phi[k] = Real(0);
       lx = k == 0 ? b.x : min(lx, b.x);
       ly = k == 0 ? b.y : min(ly, b.y);
       lz = k == 0 ? b.z : min(lz, b.z);
@@ -147,28 +154,29 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
 
     auto flush_bodies = [&](int count) {
       if constexpr (Single) {
-        evaluate_strided<Real, Math, Quad>(my, count, 0, eps2, lane, me);
+        evaluate_strided<Real, Math, Quad, Pot>(my, count, 0, eps2, lane, me);
       } else {
         with_slots(slots, [&](auto k) {
-          evaluate_list<decltype(k)::value, Real, Math>(my.bodies, count, eps2, me);
+          evaluate_list<decltype(k)::value, Real, Math, Pot>(my.bodies, list_index<Pot>(my), count,
+                                                             eps2, me);
         });
       }
     };
     auto flush_cells = [&](int count) {
       if constexpr (Quad && Single) {
-        evaluate_strided<Real, Math, Quad>(my, 0, count, eps2, lane, me);
+        evaluate_strided<Real, Math, Quad, Pot>(my, 0, count, eps2, lane, me);
       } else if constexpr (Quad) {
         with_slots(slots, [&](auto k) {
-          evaluate_quad<decltype(k)::value, Real, Math>(my.cells, count, eps2, me);
+          evaluate_quad<decltype(k)::value, Real, Math, Pot>(my.cells, count, eps2, me);
         });
       }
     };
     auto flush_big = [&](int count) {
       if constexpr (Single) {
-        evaluate_big_strided<Real, Math>(link, sorted, my.big, count, eps2, lane, me);
+        evaluate_big_strided<Real, Math, Pot>(link, sorted, my.big, count, eps2, lane, me);
       } else {
         with_slots(slots, [&](auto k) {
-          evaluate_big<decltype(k)::value, Real, Math>(link, sorted, my.big, count, eps2, me);
+          evaluate_big<decltype(k)::value, Real, Math, Pot>(link, sorted, my.big, count, eps2, me);
         });
       }
     };
@@ -220,13 +228,20 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
         }
         n_cells += __popc(accepted);
       } else {
-        if (accept) my.bodies[n_bodies + __popc(accepted & below)] = m;
+        if (accept) {
+          const int e = n_bodies + __popc(accepted & below);
+          my.bodies[e] = m;
+          if constexpr (Pot) my.index[e] = kNotABody;
+        }
         n_bodies += __popc(accepted);
       }
       // Opened small leaves: their bodies copied into the list.
       int added = 0;
       const int at = n_bodies + warp_exclusive_sum(leaf_bodies, lane, added);
-      for (int j = 0; j < leaf_bodies; ++j) my.bodies[at + j] = sorted[first + j];
+      for (int j = 0; j < leaf_bodies; ++j) {
+        my.bodies[at + j] = sorted[first + j];
+        if constexpr (Pot) my.index[at + j] = unsigned(first + j);
+      }
       n_bodies += added;
       const unsigned bigs = __ballot_sync(kFull, big_leaf);
       if (big_leaf) my.big[n_big + __popc(bigs & below)] = c;
@@ -282,15 +297,19 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
         me.ax[0] += __shfl_xor_sync(kFull, me.ax[0], off);
         me.ay[0] += __shfl_xor_sync(kFull, me.ay[0], off);
         me.az[0] += __shfl_xor_sync(kFull, me.az[0], off);
+        if constexpr (Pot) me.phi[0] += __shfl_xor_sync(kFull, me.phi[0], off);
       }
-      if (lane == 0)
-        out[t.order[grp.begin]] = {me.ax[0], me.ay[0], planar ? Real(0) : me.az[0], Real(0)};
+      if (lane == 0) {
+        out[t.order[grp.begin]] = {me.ax[0], me.ay[0], planar ? Real(0) : me.az[0],
+                                   Pot ? me.phi[0] : Real(0)};
+      }
     } else {
 #pragma unroll
       for (int k = 0; k < kPerLane; ++k) {
         const unsigned i = grp.begin + lane + 32u * unsigned(k);
         if (i < grp.end && share_owner(i, t.share_parts) == t.share_part) {
-          out[t.order[i]] = {me.ax[k], me.ay[k], planar ? Real(0) : me.az[k], Real(0)};
+          out[t.order[i]] = {me.ax[k], me.ay[k], planar ? Real(0) : me.az[k],
+                             Pot ? me.phi[k] : Real(0)};
         }
       }
     }
@@ -298,22 +317,22 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
   }
 }
 
-template <class Real, bool Softened, bool Quad, bool Single = false>
+template <class Real, bool Softened, bool Quad, bool Single = false, bool Pot = false>
 auto walk_kernel() {
   using Math = typename cuda_gravity::MathFor<Real, true, Softened>::type;
-  return tree_walk<Real, Math, Quad, Single>;
+  return tree_walk<Real, Math, Quad, Single, Pot>;
 }
 
 /// The persistent grid of a walk variant. Queried once (device 0 is the only one used):
 /// it was three runtime queries per launch, on every step.
-template <class Real, bool Softened, bool Quad>
+template <class Real, bool Softened, bool Quad, bool Pot = false>
 unsigned walk_blocks() {
   static const unsigned blocks = [] {
     int device = 0, sms = 1, per_sm = 0;
     NBODY_CUDA_CHECK(cudaGetDevice(&device));
     NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, walk_kernel<Real, Softened, Quad>(), kWalkThreads<Real>, 0));
+        &per_sm, walk_kernel<Real, Softened, Quad, false, Pot>(), kWalkThreads<Real>, 0));
     return unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
   }();
   return blocks;
@@ -326,7 +345,9 @@ unsigned walk_warps(bool, int) {
   // The stacks are allocated once for the variant with the most resident warps.
   const unsigned blocks =
       std::max({walk_blocks<Real, true, false>(), walk_blocks<Real, false, false>(),
-                walk_blocks<Real, true, true>(), walk_blocks<Real, false, true>()});
+                walk_blocks<Real, true, true>(), walk_blocks<Real, false, true>(),
+                walk_blocks<Real, true, false, true>(), walk_blocks<Real, false, false, true>(),
+                walk_blocks<Real, true, true, true>(), walk_blocks<Real, false, true, true>()});
   return blocks * unsigned(kWalkWarps<Real>);
 }
 
@@ -338,24 +359,26 @@ void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* s
   // Tests and tuning: NBODY_TREE_ENTRY_BUDGET=64 sends almost every group to pass 2.
   if (const char* e = std::getenv("NBODY_TREE_ENTRY_BUDGET"))
     budget = std::strtoull(e, nullptr, 10);
-  auto go = [&](auto kernel, auto single, unsigned blocks) {
-    kernel<<<blocks, kWalkThreads<Real>, 0, stream>>>(t, theta2, eps2, budget, stacks, out);
+  // One variant: its pass 1 and pass 2 (for the abandoned groups) on its persistent grid
+  // (the stacks are sized for the largest).
+  auto go = [&](auto softened, auto quad, auto pot) {
+    constexpr bool S = decltype(softened)::value, Q = decltype(quad)::value,
+                   P = decltype(pot)::value;
+    const unsigned blocks = walk_blocks<Real, S, Q, P>();
+    walk_kernel<Real, S, Q, false, P>()<<<blocks, kWalkThreads<Real>, 0, stream>>>(
+        t, theta2, eps2, budget, stacks, out);
     NBODY_CUDA_CHECK_LAUNCH("tree_walk");
-    // Pass 2 for the abandoned groups (same grid: the stacks are sized for it).
-    single<<<blocks, kWalkThreads<Real>, 0, stream>>>(t, theta2, eps2, budget, stacks, out);
+    walk_kernel<Real, S, Q, true, P>()<<<blocks, kWalkThreads<Real>, 0, stream>>>(
+        t, theta2, eps2, budget, stacks, out);
+    NBODY_CUDA_CHECK_LAUNCH("tree_walk");
   };
-  if (eps2 >= Real(1e-30)) {
-    p.quadrupole ? go(walk_kernel<Real, true, true>(), walk_kernel<Real, true, true, true>(),
-                      walk_blocks<Real, true, true>())
-                 : go(walk_kernel<Real, true, false>(), walk_kernel<Real, true, false, true>(),
-                      walk_blocks<Real, true, false>());
-  } else {
-    p.quadrupole ? go(walk_kernel<Real, false, true>(), walk_kernel<Real, false, true, true>(),
-                      walk_blocks<Real, false, true>())
-                 : go(walk_kernel<Real, false, false>(), walk_kernel<Real, false, false, true>(),
-                      walk_blocks<Real, false, false>());
-  }
-  NBODY_CUDA_CHECK_LAUNCH("tree_walk");
+  auto with_quad = [&](auto softened, auto pot) {
+    p.quadrupole ? go(softened, std::true_type{}, pot) : go(softened, std::false_type{}, pot);
+  };
+  auto with_pot = [&](auto softened) {
+    p.potential ? with_quad(softened, std::true_type{}) : with_quad(softened, std::false_type{});
+  };
+  eps2 >= Real(1e-30) ? with_pot(std::true_type{}) : with_pot(std::false_type{});
 }
 
 template unsigned walk_warps<float>(bool, int);
