@@ -68,14 +68,15 @@ int scale_exponent(double largest, int limit) {
 }
 
 /// The kernels work on scaled data: positions and softening times 2^-p, masses times
-/// 2^-q, with p and q chosen to make both O(1); accelerations scale back by 2^(q-2p).
+/// 2^-q, with p and q chosen to make both O(1); accelerations scale back by 2^(q-2p) (m/r^2)
+/// and potentials by 2^(q-p) (m/r).
 /// Powers of two scale exactly (every kernel operation gives the same bits, scaled, short
 /// of subnormals), so in ordinary units this changes nothing. It keeps the kernels'
 /// float quantities in range whatever the units: in float, r^2 overflows for r > 1.8e19
 /// and masses above 3.4e38 (a galaxy in SI units), and the double kernel starts from a
 /// float rsqrt of r^2.
 struct Scaling {
-  double position = 1, mass = 1, acceleration = 1;
+  double position = 1, mass = 1, acceleration = 1, potential = 1;
 };
 
 Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
@@ -83,7 +84,8 @@ Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
   for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
   const int p = scale_exponent(extent, 400);  // limits keep every factor a normal double
   const int q = scale_exponent(largest_finite_magnitude(ps.mass, 0.0), 200);
-  return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p)};
+  return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p),
+          std::ldexp(1.0, q - p)};
 }
 
 template <class Real>
@@ -108,19 +110,31 @@ class DirectSumSimd final : public GravitySolver {
   }
 
   void compute_forces(ParticleSystem& ps, bool potential) override {
-    (void)potential;  // TODO(#18)
     const std::size_t n = ps.size();
     for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
-    if (n == 0) {
-      ps.set_accelerations_valid();
-      return;
+    if (potential) ps.potential.resize(n);
+    if (n > 0) {
+      const Scaling scale = kernel_scaling(ps, softening_);
+      run_kernel(pack(ps, scale, potential));
+      unpack(ps, scale, potential);
     }
-    const Scaling scale = kernel_scaling(ps, softening_);
+    ps.set_accelerations_valid();
+    if (potential) {
+      ps.set_potentials_valid();
+    } else {
+      ps.invalidate_potentials();
+    }
+  }
 
-    // Pack. Padding i-bodies sit on the last body with mass 0 (the kernels only read
-    // j < n, so padding never acts on a real body; its own results are dropped).
+ private:
+  /// Copies the bodies into the scratch arrays, scaled. Padding i-bodies sit on the last
+  /// body with mass 0 (the kernels only read j < n, so padding never acts on a real body;
+  /// its own results are dropped).
+  KernelArgs<Real> pack(const ParticleSystem& ps, const Scaling& scale, bool potential) {
+    const std::size_t n = ps.size();
     const std::size_t padded = (n + kBlock - 1) / kBlock * kBlock;
     for (auto* v : {&x_, &y_, &z_, &m_, &ax_, &ay_, &az_}) v->resize(padded);
+    if (potential) phi_.resize(padded);
     for (std::size_t i = 0; i < padded; ++i) {
       const std::size_t s = std::min(i, n - 1);
       x_[i] = Real(ps.x[s] * scale.position);
@@ -129,14 +143,31 @@ class DirectSumSimd final : public GravitySolver {
       m_[i] = i < n ? Real(ps.mass[i] * scale.mass) : Real(0);
     }
     const Real eps = Real(softening_ * scale.position);
-    const KernelArgs<Real> args{x_.data(),  y_.data(), z_.data(),  m_.data(),
-                                n,          eps * eps, ax_.data(), ay_.data(),
-                                az_.data(), x_.data(), y_.data(),  z_.data()};  // targets = sources
+    // Targets = sources: target i is source i.
+    return {.x = x_.data(),
+            .y = y_.data(),
+            .z = z_.data(),
+            .m = m_.data(),
+            .n = n,
+            .eps2 = eps * eps,
+            .ax = ax_.data(),
+            .ay = ay_.data(),
+            .az = az_.data(),
+            .tx = x_.data(),
+            .ty = y_.data(),
+            .tz = z_.data(),
+            .phi = potential ? phi_.data() : nullptr,
+            .self_first = 0};
+  }
 
-    // This process's share of the i-blocks (all of them in one process); the others stay 0.
+  /// This process's share of the i-blocks (all of them in one process), with OpenMP; the
+  /// other blocks' results are set to 0.
+  void run_kernel(const KernelArgs<Real>& args) {
+    const std::size_t padded = x_.size();
     const ShareRange share = share_range(padded / kBlock, part_, parts_);
     if (parts_ > 1) {
       for (auto* v : {&ax_, &ay_, &az_}) std::fill(v->begin(), v->end(), Real(0));
+      if (args.phi != nullptr) std::fill(phi_.begin(), phi_.end(), Real(0));
     }
     const auto first_block = static_cast<std::ptrdiff_t>(share.first);
     const auto blocks = static_cast<std::ptrdiff_t>(share.last);
@@ -151,25 +182,28 @@ class DirectSumSimd final : public GravitySolver {
       const auto i = static_cast<std::size_t>(b) * kBlock;
       kernel(args, i, i + kBlock);
     }
+  }
 
-    // (G a) 2^(q-2p): the first product rounds as the scalar reference's G * a does, the
-    // second is exact.
+  /// (G a) 2^(q-2p) and (G phi) 2^(q-p): the first product rounds as the scalar
+  /// reference's G * a does, the second is exact.
+  void unpack(ParticleSystem& ps, const Scaling& scale, bool potential) const {
+    const std::size_t n = ps.size();
     for (std::size_t i = 0; i < n; ++i) {
       ps.ax[i] = G_ * double(ax_[i]) * scale.acceleration;
       ps.ay[i] = G_ * double(ay_[i]) * scale.acceleration;
       ps.az[i] = G_ * double(az_[i]) * scale.acceleration;
     }
-    ps.set_accelerations_valid();
+    if (!potential) return;
+    for (std::size_t i = 0; i < n; ++i) ps.potential[i] = G_ * double(phi_[i]) * scale.potential;
   }
 
- private:
   double G_;
   double softening_;
   int threads_;
   Isa isa_;
   KernelFn<Real> kernel_;
   int part_ = 0, parts_ = 1;
-  AlignedVector<Real> x_, y_, z_, m_, ax_, ay_, az_;  // scratch, reused between calls
+  AlignedVector<Real> x_, y_, z_, m_, ax_, ay_, az_, phi_;  // scratch, reused between calls
 };
 
 }  // namespace

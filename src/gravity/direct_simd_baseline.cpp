@@ -70,11 +70,11 @@ namespace nbody::simd::baseline {
 inline constexpr int kKernelVectors = 2;
 
 void accelerations(const KernelArgs<float>& args, std::size_t i_begin, std::size_t i_end) {
-  accelerations_range<vfloat4, kKernelVectors>(args, i_begin, i_end);
+  forces<vfloat4, kKernelVectors>(args, i_begin, i_end);
 }
 
 void accelerations(const KernelArgs<double>& args, std::size_t i_begin, std::size_t i_end) {
-  accelerations_range<vdouble2, kKernelVectors>(args, i_begin, i_end);
+  forces<vdouble2, kKernelVectors>(args, i_begin, i_end);
 }
 
 }  // namespace nbody::simd::baseline

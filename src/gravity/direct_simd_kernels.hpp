@@ -40,10 +40,18 @@ struct KernelArgs {
   const Real* tx;  // target (i) positions, padded length; may equal x, y, z
   const Real* ty;
   const Real* tz;
+  // Potentials per unit G, padded length, or nullptr for none (the kernel without them,
+  // no slower than before they existed). With them, the targets must be sources too:
+  // target i is source self_first + i, whose term is left out of phi_i (its acceleration
+  // term is 0 anyway, but its potential is -m_i/eps with softening). The direct sum
+  // passes 0, the tree where the group's own bodies start in its interaction list.
+  Real* phi = nullptr;
+  std::size_t self_first = 0;
 };
 
-// Kernel entry points: accelerations of i-bodies [i_begin, i_end) from all n bodies.
-// i_begin and i_end must be multiples of kStep. Thread-safe for disjoint i-ranges.
+// Kernel entry points: accelerations (and potentials when args.phi is set) of i-bodies
+// [i_begin, i_end) from all n bodies. i_begin and i_end must be multiples of kStep.
+// Thread-safe for disjoint i-ranges.
 namespace baseline {  // any x86-64 (SSE2), or portable code elsewhere
 void accelerations(const KernelArgs<float>& args, std::size_t i_begin, std::size_t i_end);
 void accelerations(const KernelArgs<double>& args, std::size_t i_begin, std::size_t i_end);

@@ -102,13 +102,21 @@ struct WalkOptions {
   int threads = 0;
 };
 
-/// Accelerations per unit G of every body, in TREE order, into ax, ay, az (resized).
-/// Real is the kernel's arithmetic (float or double). Returns the number of
-/// interactions (pairs + accepted cells) summed over bodies. Deterministic: each group's
-/// sum is fixed by the tree, whatever the number of threads.
+/// The walk's results per unit G, in TREE order.
+struct WalkOutput {
+  std::vector<double> ax, ay, az;
+  std::vector<double> phi;  // potentials; filled only when asked for
+};
+
+/// Accelerations per unit G of every body, in TREE order, into out.ax, ay, az (resized),
+/// and with `potential` in the same pass the potentials into out.phi (monopole terms of
+/// the accepted cells and opened bodies, plus the quadrupole terms when asked; each
+/// body's own term left out); out.phi is left alone without. Bodies outside `groups`
+/// get exact zeros. Real is the kernel's arithmetic (float or double). Returns the
+/// number of interactions (pairs + accepted cells) summed over bodies. Deterministic:
+/// each group's sum is fixed by the tree, whatever the number of threads.
 template <class Real>
 std::uint64_t walk_forces(const Tree& t, const std::vector<Group>& groups,
-                          const WalkOptions& options, std::vector<double>& ax,
-                          std::vector<double>& ay, std::vector<double>& az);
+                          const WalkOptions& options, bool potential, WalkOutput& out);
 
 }  // namespace nbody::tree

@@ -46,9 +46,9 @@ class TreeSolver final : public GravitySolver {
   }
 
   void compute_forces(ParticleSystem& ps, bool potential) override {
-    (void)potential;  // TODO(#18)
     const std::size_t n = ps.size();
     for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
+    if (potential) ps.potential.resize(n);
     const auto t0 = std::chrono::steady_clock::now();
     tree::build_tree(ps, options_.dim, kLeafSize, options_.threads, tree_, scratch_);
     tree::compute_moments(tree_, options_.quadrupole);
@@ -72,20 +72,18 @@ class TreeSolver final : public GravitySolver {
       }
       walked = &share_groups_;
     }
-    const std::uint64_t interactions = tree::walk_forces<Real>(tree_, *walked, walk, ax_, ay_, az_);
+    const std::uint64_t interactions =
+        tree::walk_forces<Real>(tree_, *walked, walk, potential, walked_);
     stats_.interactions_per_body = n ? double(interactions) / double(n) : 0.0;
 
-    // Back to the particle system's order, times G.
-    const double G = options_.G;
-    const bool planar = options_.dim == 2;
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t i = tree_.order[k];
-      ps.ax[i] = G * ax_[k];
-      ps.ay[i] = G * ay_[k];
-      ps.az[i] = planar ? 0.0 : G * az_[k];
-    }
+    scatter(ps, potential);
     stats_.walk_seconds = seconds_since(t1);
     ps.set_accelerations_valid();
+    if (potential) {
+      ps.set_potentials_valid();
+    } else {
+      ps.invalidate_potentials();
+    }
   }
 
   [[nodiscard]] SolverStats stats() const override { return stats_; }
@@ -96,6 +94,21 @@ class TreeSolver final : public GravitySolver {
   }
 
  private:
+  /// The walk's results back to the particle system's order, times G.
+  void scatter(ParticleSystem& ps, bool potential) const {
+    const double G = options_.G;
+    const bool planar = options_.dim == 2;
+    const tree::WalkOutput& w = walked_;
+    for (std::size_t k = 0; k < ps.size(); ++k) {
+      const std::size_t i = tree_.order[k];
+      ps.ax[i] = G * w.ax[k];
+      ps.ay[i] = G * w.ay[k];
+      ps.az[i] = planar ? 0.0 : G * w.az[k];
+    }
+    if (!potential) return;
+    for (std::size_t k = 0; k < ps.size(); ++k) ps.potential[tree_.order[k]] = G * w.phi[k];
+  }
+
   GravityOptions options_;
   tree::Tree tree_;
   tree::BuildScratch scratch_;
@@ -103,7 +116,7 @@ class TreeSolver final : public GravitySolver {
   std::vector<tree::Group> share_groups_;  // this process's groups (several processes)
   static constexpr std::size_t kShareChunkBodies = 1024;
   int part_ = 0, parts_ = 1;
-  std::vector<double> ax_, ay_, az_;  // tree order, per unit G
+  tree::WalkOutput walked_;  // tree order, per unit G
   SolverStats stats_;
 };
 

@@ -8,7 +8,8 @@
 // (centre of mass, mass) and the bodies of opened leaves into per-thread aligned SoA
 // arrays; then all group bodies against the whole list in the SIMD kernel (targets in
 // the lanes, list entries broadcast), and for --quadrupole a second, scalar double loop
-// over the accepted cells adds the quadrupole terms (multipole.hpp).
+// over the accepted cells adds the quadrupole terms (multipole.hpp). Potentials, when
+// asked for, come from the same kernel and loop (one more add per interaction).
 //
 // Why groups: the walk itself (pointer-free but branchy) costs about as much per visited
 // cell as ~20 kernel interactions, so sharing one walk among ~30-60 bodies makes it
@@ -58,7 +59,7 @@ double power_of_two_scale(double v, int limit) {
 template <class Real>
 struct Scratch {
   AlignedVector<Real> jx, jy, jz, jm;
-  AlignedVector<Real> tx, ty, tz, ax, ay, az;
+  AlignedVector<Real> tx, ty, tz, ax, ay, az, phi;
   std::vector<std::int32_t> quad_cells;
 };
 
@@ -106,28 +107,207 @@ void make_groups(const Tree& t, std::size_t max_group, std::vector<Group>& group
   }
 }
 
+namespace {
+
+/// What one walk shares between its groups: the scaling, the opening test, the kernel.
+/// The kernel works on scaled data, as the direct sum's (direct_simd.cpp): positions
+/// relative to the group's centre times 2^-p (|r| <= ~4), masses times 2^-q, so float
+/// never overflows and the double kernel's float rsqrt seed stays in range whatever the
+/// units; powers of two scale exactly. Accelerations scale back by 2^(q-2p) (m/r^2),
+/// potentials by 2^(q-p) (m/r).
+template <class Real>
+struct WalkSetup {
+  double sp, sm, back_acceleration, back_potential;
+  Real eps2_scaled;
+  double eps2, theta2, slack;
+  bool quad, planar;
+  KernelFn<Real> kernel;
+
+  WalkSetup(const Tree& t, const WalkOptions& options)
+      : sp(power_of_two_scale(t.root_half, 400)),
+        sm(power_of_two_scale(t.mass[0], 200)),
+        back_acceleration(sp * sp / sm),
+        back_potential(sp / sm),
+        eps2_scaled(Real(options.softening * sp) * Real(options.softening * sp)),
+        eps2(options.softening * options.softening),
+        theta2(options.theta * options.theta),
+        slack(t.root_half * 0x1p-40),  // a body on a cell face counts as inside
+        quad(options.quadrupole && !t.quad.empty()),
+        planar(t.dim == 2),
+        kernel(best_kernel<Real>()) {}
+};
+
+/// A group's bounding box: centre and half extents.
+struct Box {
+  double x, y, z, hx, hy, hz;
+};
+
+Box bounding_box(const Tree& t, std::uint32_t gb, std::uint32_t ge) {
+  double lx = t.x[gb], hx = lx, ly = t.y[gb], hy = ly, lz = t.z[gb], hz = lz;
+  for (std::uint32_t k = gb + 1; k < ge; ++k) {
+    lx = std::min(lx, t.x[k]);
+    hx = std::max(hx, t.x[k]);
+    ly = std::min(ly, t.y[k]);
+    hy = std::max(hy, t.y[k]);
+    lz = std::min(lz, t.z[k]);
+    hz = std::max(hz, t.z[k]);
+  }
+  return {0.5 * (lx + hx), 0.5 * (ly + hy), 0.5 * (lz + hz),
+          0.5 * (hx - lx), 0.5 * (hy - ly), 0.5 * (hz - lz)};
+}
+
+/// A group's interaction list: its length, and where the group's own bodies start in it.
+struct ListInfo {
+  std::size_t length = 0, self_first = 0;
+};
+
+/// Walks the tree for the group whose first body is gb and whose box is g: fills s.jx..
+/// with the interaction list and s.quad_cells with the accepted cells. The group's own
+/// bodies form one run of the list, in order (every cell holding one of them overlaps
+/// the group's box, so it is opened, and the depth-first walk visits them in tree order):
+/// the kernel leaves each body's own term out of its potential by where that run starts,
+/// which this finds when FindSelf (only then: one more value live in the walk's loop,
+/// which has no register to spare, made the float tree ~1.5% slower).
+template <bool FindSelf, class Real>
+ListInfo collect_interactions(const Tree& t, const WalkSetup<Real>& w, std::uint32_t gb, Box g,
+                              Scratch<Real>& s) {
+  // Copies in registers: the stores into the list below could alias the setup's doubles
+  // for all the compiler knows, and would then make it reload them every time.
+  const double sp = w.sp, sm = w.sm, theta2 = w.theta2, slack = w.slack;
+  const bool planar = w.planar, quad = w.quad;
+  s.quad_cells.clear();
+  ListInfo info;
+  std::size_t list = 0;  // entries so far
+  auto reserve = [&s](std::size_t need) {
+    if (need <= s.jx.size()) return;
+    for (auto* v : {&s.jx, &s.jy, &s.jz, &s.jm}) v->resize(std::max(need, 2 * v->size()));
+  };
+  auto append = [&](double x, double y, double z, double m) {
+    s.jx[list] = Real((x - g.x) * sp);
+    s.jy[list] = Real((y - g.y) * sp);
+    s.jz[list] = Real((z - g.z) * sp);
+    s.jm[list] = Real(m * sm);
+    ++list;
+  };
+  // Stackless depth-first walk over the packed records: a cell that is accepted, or
+  // an opened leaf, continues at `next`; an opened inner cell at its first child.
+  const Tree::WalkNode* const nodes = t.walk_nodes.data();
+  for (std::int32_t c = 0; c >= 0;) {
+    const Tree::WalkNode& nd = nodes[c];
+    const double h = nd.half;
+    const double cell_size = 2 * h;
+    const bool open = boxes_overlap(nd.cx, nd.cy, nd.cz, h, h, planar ? 0.0 : h, g.x, g.y, g.z,
+                                    g.hx, g.hy, g.hz, slack) ||
+                      bh_must_open(cell_size * cell_size, theta2,
+                                   distance2_point_box(nd.comx, nd.comy, nd.comz, g.x, g.y, g.z,
+                                                       g.hx, g.hy, g.hz));
+    if (!open) {
+      reserve(list + 1);
+      append(nd.comx, nd.comy, nd.comz, nd.mass);
+      if (quad) s.quad_cells.push_back(c);
+      c = nd.next;
+    } else if (nd.first_child < 0) {
+      reserve(list + (nd.end - nd.begin));
+      if constexpr (FindSelf) {
+        if (nd.begin <= gb && gb < nd.end) info.self_first = list + (gb - nd.begin);
+      }
+      for (std::uint32_t k = nd.begin; k < nd.end; ++k) append(t.x[k], t.y[k], t.z[k], t.m[k]);
+      c = nd.next;
+    } else {
+      c = nd.first_child;
+    }
+  }
+  info.length = list;
+  return info;
+}
+
+/// The group's bodies as the kernel's targets, scaled like the list, padded to the
+/// kernel's step with copies at the group centre (their results are dropped); zeroed
+/// outputs.
+template <class Real>
+std::size_t pack_targets(const Tree& t, const WalkSetup<Real>& w, std::uint32_t gb,
+                         std::uint32_t ge, Box g, bool potential, Scratch<Real>& s) {
+  const double sp = w.sp;
+  const std::size_t count = ge - gb;
+  const std::size_t padded = (count + simd::kStep - 1) / simd::kStep * simd::kStep;
+  for (auto* v : {&s.tx, &s.ty, &s.tz, &s.ax, &s.ay, &s.az}) v->assign(padded, Real(0));
+  if (potential) s.phi.assign(padded, Real(0));
+  for (std::size_t k = 0; k < count; ++k) {
+    s.tx[k] = Real((t.x[gb + k] - g.x) * sp);
+    s.ty[k] = Real((t.y[gb + k] - g.y) * sp);
+    s.tz[k] = Real((t.z[gb + k] - g.z) * sp);
+  }
+  return padded;
+}
+
+/// The kernel's results of the group, scaled back, plus the quadrupole terms (in double,
+/// unscaled: a short list, the accepted cells only), into the tree-ordered outputs.
+template <bool WithPotential, class Real>
+void finish_group(const Tree& t, const WalkSetup<Real>& w, std::uint32_t gb, std::uint32_t ge,
+                  const Scratch<Real>& s, WalkOutput& out) {
+  const double eps2 = w.eps2, back = w.back_acceleration, back_phi = w.back_potential;
+  const bool planar = w.planar;
+  for (std::size_t k = 0; k < ge - gb; ++k) {
+    const std::size_t i = gb + k;
+    double qx = 0, qy = 0, qz = 0, qphi = 0;
+    for (const std::int32_t c : s.quad_cells) {
+      const auto u = static_cast<std::size_t>(c);
+      const double dx = t.comx[u] - t.x[i], dy = t.comy[u] - t.y[i], dz = t.comz[u] - t.z[i];
+      if constexpr (WithPotential) {
+        accumulate_quadrupole_acceleration_potential<double>(dx, dy, dz, t.quad[u], eps2, qx, qy,
+                                                             qz, qphi);
+      } else {
+        accumulate_quadrupole_acceleration<double>(dx, dy, dz, t.quad[u], eps2, qx, qy, qz);
+      }
+    }
+    out.ax[i] = double(s.ax[k]) * back + qx;
+    out.ay[i] = double(s.ay[k]) * back + qy;
+    out.az[i] = planar ? 0.0 : double(s.az[k]) * back + qz;
+    if constexpr (WithPotential) out.phi[i] = double(s.phi[k]) * back_phi + qphi;
+  }
+}
+
+/// One group's walk, kernel and results; returns its interactions.
+template <class Real>
+std::uint64_t walk_group(const Tree& t, const WalkSetup<Real>& w, Group group, bool potential,
+                         Scratch<Real>& s, WalkOutput& out) {
+  const Box g = bounding_box(t, group.begin, group.end);
+  const ListInfo list = potential ? collect_interactions<true>(t, w, group.begin, g, s)
+                                  : collect_interactions<false>(t, w, group.begin, g, s);
+  const std::size_t padded = pack_targets(t, w, group.begin, group.end, g, potential, s);
+  const simd::KernelArgs<Real> args{.x = s.jx.data(),
+                                    .y = s.jy.data(),
+                                    .z = s.jz.data(),
+                                    .m = s.jm.data(),
+                                    .n = list.length,
+                                    .eps2 = w.eps2_scaled,
+                                    .ax = s.ax.data(),
+                                    .ay = s.ay.data(),
+                                    .az = s.az.data(),
+                                    .tx = s.tx.data(),
+                                    .ty = s.ty.data(),
+                                    .tz = s.tz.data(),
+                                    .phi = potential ? s.phi.data() : nullptr,
+                                    .self_first = list.self_first};
+  w.kernel(args, 0, padded);
+  if (potential) {
+    finish_group<true>(t, w, group.begin, group.end, s, out);
+  } else {
+    finish_group<false>(t, w, group.begin, group.end, s, out);
+  }
+  return std::uint64_t(group.end - group.begin) * list.length;
+}
+
+}  // namespace
+
 template <class Real>
 std::uint64_t walk_forces(const Tree& t, const std::vector<Group>& groups,
-                          const WalkOptions& options, std::vector<double>& ax,
-                          std::vector<double>& ay, std::vector<double>& az) {
+                          const WalkOptions& options, bool potential, WalkOutput& out) {
   const std::size_t n = t.bodies();
-  for (auto* v : {&ax, &ay, &az}) v->assign(n, 0.0);
+  for (auto* v : {&out.ax, &out.ay, &out.az}) v->assign(n, 0.0);
+  if (potential) out.phi.assign(n, 0.0);
   if (n == 0) return 0;
-
-  // The kernel works on scaled data, as the direct sum's (direct_simd.cpp): positions
-  // relative to the group's centre times 2^-p (|r| <= ~4), masses times 2^-q, so float
-  // never overflows and the double kernel's float rsqrt seed stays in range whatever the
-  // units; powers of two scale exactly. Accelerations scale back by 2^(q-2p).
-  const double sp = power_of_two_scale(t.root_half, 400);
-  const double sm = power_of_two_scale(t.mass[0], 200);
-  const double back = sp * sp / sm;
-  const Real eps_scaled = Real(options.softening * sp);
-  const double eps2 = options.softening * options.softening;
-  const double theta2 = options.theta * options.theta;
-  const double slack = t.root_half * 0x1p-40;  // a body on a cell face counts as inside
-  const bool quad = options.quadrupole && !t.quad.empty();
-  const bool planar = t.dim == 2;
-  const KernelFn<Real> kernel = best_kernel<Real>();
+  const WalkSetup<Real> setup(t, options);
 
   const auto ngroups = static_cast<std::ptrdiff_t>(groups.size());
   std::uint64_t interactions = 0;
@@ -139,102 +319,15 @@ std::uint64_t walk_forces(const Tree& t, const std::vector<Group>& groups,
     Scratch<Real> s;
 #pragma omp for schedule(dynamic, 1) reduction(+ : interactions)
     for (std::ptrdiff_t g = 0; g < ngroups; ++g) {
-      const std::uint32_t gb = groups[static_cast<std::size_t>(g)].begin;
-      const std::uint32_t ge = groups[static_cast<std::size_t>(g)].end;
-      // The group's bounding box.
-      double lx = t.x[gb], hx = lx, ly = t.y[gb], hy = ly, lz = t.z[gb], hz = lz;
-      for (std::uint32_t k = gb + 1; k < ge; ++k) {
-        lx = std::min(lx, t.x[k]);
-        hx = std::max(hx, t.x[k]);
-        ly = std::min(ly, t.y[k]);
-        hy = std::max(hy, t.y[k]);
-        lz = std::min(lz, t.z[k]);
-        hz = std::max(hz, t.z[k]);
-      }
-      const double gx = 0.5 * (lx + hx), gy = 0.5 * (ly + hy), gz = 0.5 * (lz + hz);
-      const double ghx = 0.5 * (hx - lx), ghy = 0.5 * (hy - ly), ghz = 0.5 * (hz - lz);
-
-      s.quad_cells.clear();
-      std::size_t list = 0;  // entries in the interaction list
-      auto reserve = [&s](std::size_t need) {
-        if (need <= s.jx.size()) return;
-        for (auto* v : {&s.jx, &s.jy, &s.jz, &s.jm}) v->resize(std::max(need, 2 * v->size()));
-      };
-      // Stackless depth-first walk over the packed records: a cell that is accepted, or
-      // an opened leaf, continues at `next`; an opened inner cell at its first child.
-      const Tree::WalkNode* const nodes = t.walk_nodes.data();
-      for (std::int32_t c = 0; c >= 0;) {
-        const Tree::WalkNode& nd = nodes[c];
-        const double h = nd.half;
-        const double cell_size = 2 * h;
-        const bool open =
-            boxes_overlap(nd.cx, nd.cy, nd.cz, h, h, planar ? 0.0 : h, gx, gy, gz, ghx, ghy, ghz,
-                          slack) ||
-            bh_must_open(cell_size * cell_size, theta2,
-                         distance2_point_box(nd.comx, nd.comy, nd.comz, gx, gy, gz, ghx, ghy, ghz));
-        if (!open) {
-          reserve(list + 1);
-          s.jx[list] = Real((nd.comx - gx) * sp);
-          s.jy[list] = Real((nd.comy - gy) * sp);
-          s.jz[list] = Real((nd.comz - gz) * sp);
-          s.jm[list] = Real(nd.mass * sm);
-          ++list;
-          if (quad) s.quad_cells.push_back(c);
-          c = nd.next;
-        } else if (nd.first_child < 0) {
-          reserve(list + (nd.end - nd.begin));
-          for (std::uint32_t k = nd.begin; k < nd.end; ++k, ++list) {
-            s.jx[list] = Real((t.x[k] - gx) * sp);
-            s.jy[list] = Real((t.y[k] - gy) * sp);
-            s.jz[list] = Real((t.z[k] - gz) * sp);
-            s.jm[list] = Real(t.m[k] * sm);
-          }
-          c = nd.next;
-        } else {
-          c = nd.first_child;
-        }
-      }
-
-      // Targets, padded to the kernel's step with copies at the group centre (their
-      // results are dropped).
-      const std::size_t count = ge - gb;
-      const std::size_t padded = (count + simd::kStep - 1) / simd::kStep * simd::kStep;
-      for (auto* v : {&s.tx, &s.ty, &s.tz, &s.ax, &s.ay, &s.az}) v->assign(padded, Real(0));
-      for (std::size_t k = 0; k < count; ++k) {
-        s.tx[k] = Real((t.x[gb + k] - gx) * sp);
-        s.ty[k] = Real((t.y[gb + k] - gy) * sp);
-        s.tz[k] = Real((t.z[gb + k] - gz) * sp);
-      }
-      const simd::KernelArgs<Real> args{
-          s.jx.data(), s.jy.data(), s.jz.data(), s.jm.data(), list,        eps_scaled * eps_scaled,
-          s.ax.data(), s.ay.data(), s.az.data(), s.tx.data(), s.ty.data(), s.tz.data()};
-      kernel(args, 0, padded);
-      interactions += std::uint64_t(count) * list;
-
-      for (std::size_t k = 0; k < count; ++k) {
-        const std::size_t i = gb + k;
-        double qx = 0, qy = 0, qz = 0;
-        // Quadrupole terms in double, unscaled (a short list: accepted cells only).
-        for (const std::int32_t c : s.quad_cells) {
-          const auto u = static_cast<std::size_t>(c);
-          accumulate_quadrupole_acceleration<double>(t.comx[u] - t.x[i], t.comy[u] - t.y[i],
-                                                     t.comz[u] - t.z[i], t.quad[u], eps2, qx, qy,
-                                                     qz);
-        }
-        ax[i] = double(s.ax[k]) * back + qx;
-        ay[i] = double(s.ay[k]) * back + qy;
-        az[i] = planar ? 0.0 : double(s.az[k]) * back + qz;
-      }
+      interactions += walk_group(t, setup, groups[static_cast<std::size_t>(g)], potential, s, out);
     }
   }
   return interactions;
 }
 
 template std::uint64_t walk_forces<float>(const Tree&, const std::vector<Group>&,
-                                          const WalkOptions&, std::vector<double>&,
-                                          std::vector<double>&, std::vector<double>&);
+                                          const WalkOptions&, bool, WalkOutput&);
 template std::uint64_t walk_forces<double>(const Tree&, const std::vector<Group>&,
-                                           const WalkOptions&, std::vector<double>&,
-                                           std::vector<double>&, std::vector<double>&);
+                                           const WalkOptions&, bool, WalkOutput&);
 
 }  // namespace nbody::tree
