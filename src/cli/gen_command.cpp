@@ -32,6 +32,11 @@ void add_gen_command(CLI::App& app) {
   cmd->add_option("--G", args->model.G, "Gravitational constant the velocities are set up for")
       ->capture_default_str();
   add_dim_option(cmd, args->model.dim);
+  cmd->add_option("--threads", args->model.threads,
+                  "CPU threads that draw the bodies (0 = all available; the same bodies for any "
+                  "count)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Output file")->required();
   add_format_option(cmd, args->format);
   cmd->add_flag("-q,--quiet", args->quiet, "Print nothing on success");

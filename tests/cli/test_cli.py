@@ -239,5 +239,27 @@ class TestBadInput(CliTestCase):
         self.check_fails(["gen", "plummer", "-n", 10, "-o", self.dir / "no" / "such" / "dir.txt"], "dir.txt")
 
 
+class TestGenThreads(CliTestCase):
+    def test_gen_gives_the_same_bytes_for_any_thread_count(self):
+        # 10000 bodies: enough for the generator's loops to run on a team of threads.
+        for model in ("plummer", "two-clusters", "disk", "uniform-sphere"):
+            files = []
+            for threads in (1, 3):
+                out = self.dir / f"{model}_{threads}.txt"
+                nbody("gen", model, "-n", 10000, "--seed", 5, "--threads", threads, "-o", out)
+                files.append(out.read_bytes())
+            env_file = self.dir / f"{model}_env.txt"
+            proc = subprocess.run([EXE, "gen", model, "-n", "10000", "--seed", "5", "-o", str(env_file)],
+                                  capture_output=True, text=True, timeout=300,
+                                  env={**os.environ, "OMP_NUM_THREADS": "2"})
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            files.append(env_file.read_bytes())
+            self.assertEqual(files[0], files[1], model)
+            self.assertEqual(files[0], files[2], model)
+
+    def test_gen_refuses_negative_threads(self):
+        self.check_fails(["gen", "plummer", "-n", 10, "--threads", -1, "-o", self.dir / "x.txt"], "--threads")
+
+
 if __name__ == "__main__":
     unittest.main()
