@@ -261,5 +261,37 @@ class TestGenThreads(CliTestCase):
         self.check_fails(["gen", "plummer", "-n", 10, "--threads", -1, "-o", self.dir / "x.txt"], "--threads")
 
 
+class TestBenchOptions(CliTestCase):
+    def bench_json(self, *args):
+        return json.loads(nbody("bench", *args, "--seconds", 0.01, "--json").stdout)
+
+    def test_softening_reaches_the_console_suites(self):
+        self.assertEqual(self.bench_json("direct", "-n", 256)["softening"], 0.01)  # the default
+        direct = self.bench_json("direct", "-n", 256, "--softening", 0.02)
+        self.assertEqual(direct["softening"], 0.02)
+        self.assertTrue(direct["results"])
+        self.assertEqual(self.bench_json("tree", "-n", 1000)["softening"], 0.01)
+        self.assertEqual(self.bench_json("tree", "-n", 1000, "--eps", 0.03)["softening"], 0.03)
+        self.check_fails(["bench", "direct", "--softening", -1], "--softening")
+
+    def test_softening_reaches_the_report_suites(self):
+        out = self.dir / "theta"
+        nbody("bench", "theta", "--quick", "--softening", 0.05, "-o", out)
+        self.assertEqual(json.loads((out / "theta.json").read_text())["meta"]["softening"], 0.05)
+
+    def test_bench_direct_takes_deterministic(self):
+        # On the CPU the direct sum is deterministic anyway: the flag is accepted.
+        self.assertTrue(self.bench_json("direct", "-n", 256, "--deterministic")["results"])
+        gpu = ["bench", "direct", "--device", "gpu", "-n", 4096, "--kernel", "fast", "--deterministic",
+               "--softening", 0.02, "--seconds", 0.01, "--json"]
+        if "GPU 0:" in nbody("--version").stdout:
+            result = json.loads(nbody(*gpu).stdout)
+            self.assertTrue(result["deterministic"])
+            self.assertEqual(result["softening"], 0.02)
+        else:  # the option is known; what fails is the missing GPU
+            proc = self.check_fails(gpu, "--device gpu")
+            self.assertNotIn("deterministic", proc.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
