@@ -66,6 +66,13 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag(
       "--sweep-block-size", args->sweep_block_size,
       "gpu: steps/s for block sizes 8..1024 at N = 16384, then against N = 1024..1048576");
+  cmd->add_option("--softening,--eps", args->softening,
+                  "Plummer softening length (default: 0.01; tree --device gpu: 0.05; collisions "
+                  "have no gravity)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--deterministic", args->deterministic,
+                "direct --device gpu: bit-identical results run after run (no each-pair-once "
+                "kernel with atomics; as nbody run --deterministic)");
   cmd->add_option("--theta", args->theta, "tree: opening angle")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

@@ -1,4 +1,5 @@
 // nbody gen MODEL: write initial conditions to a file.
+#include <chrono>
 #include <memory>
 
 #include <fmt/format.h>
@@ -6,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "core/omp_team.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/io.hpp"
 
@@ -32,15 +34,29 @@ void add_gen_command(CLI::App& app) {
   cmd->add_option("--G", args->model.G, "Gravitational constant the velocities are set up for")
       ->capture_default_str();
   add_dim_option(cmd, args->model.dim);
+  cmd->add_option("--threads", args->model.threads,
+                  "CPU threads that draw the bodies (0 = all available; the same bodies for any "
+                  "count)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Output file")->required();
   add_format_option(cmd, args->format);
   cmd->add_flag("-q,--quiet", args->quiet, "Print nothing on success");
   cmd->callback([args] {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
     const ParticleSystem ps = generate(args->model);
+    const auto t1 = Clock::now();
     write_particles(args->output, ps, resolve_format(args->output, args->format));
+    const auto t2 = Clock::now();
     if (!args->quiet) {
-      fmt::print("wrote {} bodies ({} model, seed {}) to {}\n", ps.size(), args->model.model,
-                 args->model.seed, args->output);
+      const auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
+      fmt::print(
+          "wrote {} bodies ({} model, seed {}) to {} (generated in {:.3g} s on {} {}, "
+          "written in {:.3g} s)\n",
+          ps.size(), args->model.model, args->model.seed, args->output, seconds(t1 - t0),
+          team_size(args->model.threads),
+          team_size(args->model.threads) == 1 ? "thread" : "threads", seconds(t2 - t1));
     }
   });
 }

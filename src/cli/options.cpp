@@ -117,12 +117,16 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
                 "tree: add quadrupole moments (more accurate at the same theta)");
   add_enum_option(
       app, "--kernel", g.kernel, parse_force_kernel,
-      "Direct-sum kernel. CPU: fast (SIMD + OpenMP) or scalar (reference); GPU: fast (register "
-      "blocking + shared memory), tiled (shared-memory tiles) or naive (global memory)");
+      "Direct-sum kernel. CPU: fast (SIMD + OpenMP) or scalar (reference); GPU: fast (from "
+      "16384 bodies each pair once, Newton's third law, its force added to both bodies; below "
+      "that, or with --block-size or --deterministic, one-sided: register blocking + shared "
+      "memory, the j-range split over blocks), tiled (shared-memory tiles) or naive (global "
+      "memory)");
   app->add_option("--block-size", g.block_size,
-                  "GPU: threads per block (0 = the kernel's default: 512 fast, 256 tiled and "
-                  "naive; tiled and fast need a power of two "
-                  "from 8 to 1024, naive 1 to 1024)")
+                  "GPU: threads per block (0 = the kernel's default: fast 512 for its one-sided "
+                  "kernel, a fixed 256 (float) or 128 (double) for each pair once from 16384 "
+                  "bodies; tiled and naive 256. A size given keeps fast one-sided at every N. "
+                  "tiled and fast need a power of two from 8 to 1024, naive 1 to 1024)")
       ->check(field_check(&GravityOptions::block_size))
       ->capture_default_str();
   app->add_flag(

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "ic/models.hpp"
+#include "ic/parallel.hpp"
 
 namespace nbody::ic {
 
@@ -44,17 +45,19 @@ double lambert_w_minus1(double x) {
   return w > -1.0 ? -1.0 : w;  // stay on the lower branch
 }
 
-ParticleSystem exponential_disk(const ModelOptions& o, Random& rng) {
+ParticleSystem exponential_disk(const ModelOptions& o) {
   constexpr double central_mass = 1.0;
   const double rd = o.scale_length;
   const double md = o.disk_mass;
   const std::size_t n_disk = o.n - 1;
-  ParticleSystem ps;
-  ps.resize(o.n);
+  ParticleSystem ps = allocate(o.n, o.threads);
   ps.mass[0] = central_mass;  // body 0: the central mass, at rest at the origin
   const double m = md / static_cast<double>(n_disk);
 
-  for (std::size_t i = 1; i < o.n; ++i) {
+  // Disk body i (1..n-1) from its own stream: the radius (with its rare redraw), then
+  // the azimuth.
+  for_each_body(o.threads, 1, o.n, [&](std::size_t i) {
+    Random rng(o.seed, i);
     // Radius: with s = R / Rd the enclosed fraction is X = 1 - (1 + s) e^{-s}, i.e.
     // -(1 + s) e^{-(1 + s)} = (X - 1) / e, so -(1 + s) = W_{-1}((X - 1) / e).
     // X in (0, 1) avoids R = 0 (infinite speed) and R = inf; a draw so close to 0 that
@@ -79,10 +82,10 @@ ParticleSystem exponential_disk(const ModelOptions& o, Random& rng) {
     ps.vy[i] = v * c;
     ps.mass[i] = m;
     // z and vz stay exactly 0: a razor-thin disk.
-  }
+  });
   // The disk's own centre of mass is ~Rd / sqrt(n) off the origin; moving to the
   // system's frame shifts the central body slightly but keeps the total momentum 0.
-  to_center_of_mass_frame(ps, 0, o.n);
+  to_center_of_mass_frame(ps, 0, o.n, o.threads);
   return ps;
 }
 

@@ -9,7 +9,7 @@
 #include <fmt/ranges.h>  // fmt::join (in format.h before fmt 11)
 
 #include "ic/models.hpp"
-#include "ic/random.hpp"
+#include "ic/parallel.hpp"
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
 
@@ -76,7 +76,7 @@ void check_disk(const ModelOptions& o) {
 struct Model {
   std::string_view name;
   void (*check)(const ModelOptions&);
-  ParticleSystem (*make)(const ModelOptions&, ic::Random&);
+  ParticleSystem (*make)(const ModelOptions&);
 };
 
 // The order here is the order model_names() (and so the CLI help) lists them in.
@@ -110,6 +110,9 @@ std::vector<std::string> model_names() {
 ParticleSystem generate(const ModelOptions& options) {
   const Model& model = find_model(options.model);
   // Options every model uses.
+  if (options.threads < 0) {
+    throw Error(fmt::format("--threads {}: must be >= 0", options.threads));
+  }
   if (options.dim != 2 && options.dim != 3) {
     throw Error(fmt::format("--dim {}: dimension must be 2 or 3", options.dim));
   }
@@ -117,11 +120,14 @@ ParticleSystem generate(const ModelOptions& options) {
   require_non_negative("radius", options.radius, "body radius");
   model.check(options);
 
-  ic::Random rng(options.seed);
-  ParticleSystem ps = model.make(options, rng);
+  ParticleSystem ps = model.make(options);
 
-  ps.assign_sequential_ids();
-  for (double& r : ps.radius) r = options.radius;
+  // Ids 1..N written through the array (ParticleSystem::add rescans them if a body is
+  // added later), in the same parallel pass as the radii.
+  ic::for_each_body(options.threads, 0, ps.size(), [&](std::size_t i) {
+    ps.id[i] = i + 1;
+    ps.radius[i] = options.radius;
+  });
   if (options.dim == 2) {
     // A projection onto the x-y plane: the planar models (kepler, figure-eight, disk)
     // are unchanged, but a 3-D model (plummer, uniform-*, two-clusters) just loses z
@@ -135,29 +141,52 @@ ParticleSystem generate(const ModelOptions& options) {
 
 namespace ic {
 
-void to_center_of_mass_frame(ParticleSystem& ps, std::size_t begin, std::size_t end) {
-  // Plain sums in a fixed order: deterministic, and accurate enough (residual momentum
-  // ~1e-16 of the typical |m v|) for every model here.
-  double m = 0, cx = 0, cy = 0, cz = 0, cvx = 0, cvy = 0, cvz = 0;
-  for (std::size_t i = begin; i < end; ++i) {
-    m += ps.mass[i];
-    cx += ps.mass[i] * ps.x[i];
-    cy += ps.mass[i] * ps.y[i];
-    cz += ps.mass[i] * ps.z[i];
-    cvx += ps.mass[i] * ps.vx[i];
-    cvy += ps.mass[i] * ps.vy[i];
-    cvz += ps.mass[i] * ps.vz[i];
+ParticleSystem allocate(std::size_t n, int threads) {
+  ParticleSystem ps;
+  // std::vector zero-fills on one thread; 13 arrays of n values on up to 13 threads at
+  // once. ps.resize() then only sets what is not listed here (it leaves arrays of the
+  // right size alone), so an array added to ParticleSystem later is still sized.
+  std::vector<double>* arrays[] = {&ps.x,  &ps.y,  &ps.z,  &ps.vx,        &ps.vy,   &ps.vz,
+                                   &ps.ax, &ps.ay, &ps.az, &ps.potential, &ps.mass, &ps.radius};
+  constexpr int kArrays = 13;  // the 12 above and the ids
+  [[maybe_unused]] const int team = team_size(threads);
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (n >= kParallelMin)
+  for (int a = 0; a < kArrays; ++a) {
+    if (a < kArrays - 1) {
+      arrays[a]->resize(n);
+    } else {
+      ps.id.resize(n);
+    }
   }
+  ps.resize(n);
+  return ps;
+}
+
+void to_center_of_mass_frame(ParticleSystem& ps, std::size_t begin, std::size_t end, int threads) {
+  // Block sums in index order (parallel.hpp): the same bits for any thread count, and
+  // accurate enough (residual momentum ~1e-16 of the typical |m v|) for every model here.
+  const auto s = ordered_sum<7>(threads, begin, end, [&](std::size_t i, auto& sum) {
+    const double m = ps.mass[i];
+    sum[0] += m;
+    sum[1] += m * ps.x[i];
+    sum[2] += m * ps.y[i];
+    sum[3] += m * ps.z[i];
+    sum[4] += m * ps.vx[i];
+    sum[5] += m * ps.vy[i];
+    sum[6] += m * ps.vz[i];
+  });
+  const double m = s[0];
   if (!(m > 0)) return;  // massless set: no centre of mass to move to
-  cx /= m, cy /= m, cz /= m, cvx /= m, cvy /= m, cvz /= m;
-  for (std::size_t i = begin; i < end; ++i) {
+  const double cx = s[1] / m, cy = s[2] / m, cz = s[3] / m;
+  const double cvx = s[4] / m, cvy = s[5] / m, cvz = s[6] / m;
+  for_each_body(threads, begin, end, [&](std::size_t i) {
     ps.x[i] -= cx;
     ps.y[i] -= cy;
     ps.z[i] -= cz;
     ps.vx[i] -= cvx;
     ps.vy[i] -= cvy;
     ps.vz[i] -= cvz;
-  }
+  });
 }
 
 }  // namespace ic

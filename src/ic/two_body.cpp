@@ -7,7 +7,7 @@
 
 namespace nbody::ic {
 
-ParticleSystem kepler(const ModelOptions& o, Random& /*rng: not used, no randomness*/) {
+ParticleSystem kepler(const ModelOptions& o) {
   // Equal masses summing to 1, so the period is 2 pi sqrt(a^3 / G) and the energy
   // -G m1 m2 / (2a) = -G / (8a).
   constexpr double m1 = 0.5, m2 = 0.5, total = m1 + m2;
@@ -28,7 +28,7 @@ ParticleSystem kepler(const ModelOptions& o, Random& /*rng: not used, no randomn
   return ps;
 }
 
-ParticleSystem figure_eight(const ModelOptions& o, Random& /*rng: not used*/) {
+ParticleSystem figure_eight(const ModelOptions& o) {
   // Chenciner & Montgomery (2000), initial values from Simo's computation, for G = 1
   // and unit masses: E = -1.2871419918..., zero angular momentum, period ~6.3259.
   constexpr double x1 = 0.97000436, y1 = -0.24308753;

@@ -4,16 +4,11 @@
 #include <cstddef>
 
 #include "ic/models.hpp"
+#include "ic/parallel.hpp"
 
 namespace nbody::ic {
 
 namespace {
-
-// Equal masses that add up to the requested total.
-void set_equal_masses(ParticleSystem& ps, double total_mass) {
-  const double m = total_mass / static_cast<double>(ps.size());
-  for (double& mi : ps.mass) mi = m;
-}
 
 // Velocities uniform in [-v, v] per component. Drawn even when v is 0, so the
 // positions a seed gives do not depend on --velocity (and uniform-sphere and
@@ -43,40 +38,44 @@ void ball_point(Random& rng, double radius, double& x, double& y, double& z) {
   z = radius * w;
 }
 
-ParticleSystem uniform_ball(const ModelOptions& o, Random& rng, double velocity) {
-  ParticleSystem ps;
-  ps.resize(o.n);
-  for (std::size_t i = 0; i < o.n; ++i) {
+// Body i from its own stream: the position, then the velocity. Equal masses that add up
+// to the requested total.
+ParticleSystem uniform_ball(const ModelOptions& o, double velocity) {
+  ParticleSystem ps = allocate(o.n, o.threads);
+  const double m = o.mass / static_cast<double>(o.n);
+  for_each_body(o.threads, 0, o.n, [&](std::size_t i) {
+    Random rng(o.seed, i);
     ball_point(rng, o.size, ps.x[i], ps.y[i], ps.z[i]);
     set_velocity(ps, i, rng, velocity);
-  }
-  set_equal_masses(ps, o.mass);
+    ps.mass[i] = m;
+  });
   return ps;
 }
 
 }  // namespace
 
-ParticleSystem uniform_cube(const ModelOptions& o, Random& rng) {
-  ParticleSystem ps;
-  ps.resize(o.n);
-  for (std::size_t i = 0; i < o.n; ++i) {
+ParticleSystem uniform_cube(const ModelOptions& o) {
+  ParticleSystem ps = allocate(o.n, o.threads);
+  const double m = o.mass / static_cast<double>(o.n);
+  for_each_body(o.threads, 0, o.n, [&](std::size_t i) {
+    Random rng(o.seed, i);
     ps.x[i] = o.size * (2.0 * rng.uniform() - 1.0);
     ps.y[i] = o.size * (2.0 * rng.uniform() - 1.0);
     ps.z[i] = o.size * (2.0 * rng.uniform() - 1.0);
     set_velocity(ps, i, rng, o.velocity);
-  }
-  set_equal_masses(ps, o.mass);
+    ps.mass[i] = m;
+  });
   return ps;
 }
 
-ParticleSystem uniform_sphere(const ModelOptions& o, Random& rng) {
-  return uniform_ball(o, rng, o.velocity);
+ParticleSystem uniform_sphere(const ModelOptions& o) {
+  return uniform_ball(o, o.velocity);
 }
 
-ParticleSystem cold_sphere(const ModelOptions& o, Random& rng) {
+ParticleSystem cold_sphere(const ModelOptions& o) {
   // Zero velocities whatever --velocity says: "cold" is the point of the model. The
   // free-fall time of the continuous sphere is (pi/2) sqrt(R^3 / (2 G M)).
-  return uniform_ball(o, rng, 0.0);
+  return uniform_ball(o, 0.0);
 }
 
 }  // namespace nbody::ic

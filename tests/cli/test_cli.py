@@ -239,5 +239,59 @@ class TestBadInput(CliTestCase):
         self.check_fails(["gen", "plummer", "-n", 10, "-o", self.dir / "no" / "such" / "dir.txt"], "dir.txt")
 
 
+class TestGenThreads(CliTestCase):
+    def test_gen_gives_the_same_bytes_for_any_thread_count(self):
+        # 10000 bodies: enough for the generator's loops to run on a team of threads.
+        for model in ("plummer", "two-clusters", "disk", "uniform-sphere"):
+            files = []
+            for threads in (1, 3):
+                out = self.dir / f"{model}_{threads}.txt"
+                nbody("gen", model, "-n", 10000, "--seed", 5, "--threads", threads, "-o", out)
+                files.append(out.read_bytes())
+            env_file = self.dir / f"{model}_env.txt"
+            proc = subprocess.run([EXE, "gen", model, "-n", "10000", "--seed", "5", "-o", str(env_file)],
+                                  capture_output=True, text=True, timeout=300,
+                                  env={**os.environ, "OMP_NUM_THREADS": "2"})
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            files.append(env_file.read_bytes())
+            self.assertEqual(files[0], files[1], model)
+            self.assertEqual(files[0], files[2], model)
+
+    def test_gen_refuses_negative_threads(self):
+        self.check_fails(["gen", "plummer", "-n", 10, "--threads", -1, "-o", self.dir / "x.txt"], "--threads")
+
+
+class TestBenchOptions(CliTestCase):
+    def bench_json(self, *args):
+        return json.loads(nbody("bench", *args, "--seconds", 0.01, "--json").stdout)
+
+    def test_softening_reaches_the_console_suites(self):
+        self.assertEqual(self.bench_json("direct", "-n", 256)["softening"], 0.01)  # the default
+        direct = self.bench_json("direct", "-n", 256, "--softening", 0.02)
+        self.assertEqual(direct["softening"], 0.02)
+        self.assertTrue(direct["results"])
+        self.assertEqual(self.bench_json("tree", "-n", 1000)["softening"], 0.01)
+        self.assertEqual(self.bench_json("tree", "-n", 1000, "--eps", 0.03)["softening"], 0.03)
+        self.check_fails(["bench", "direct", "--softening", -1], "--softening")
+
+    def test_softening_reaches_the_report_suites(self):
+        out = self.dir / "theta"
+        nbody("bench", "theta", "--quick", "--softening", 0.05, "-o", out)
+        self.assertEqual(json.loads((out / "theta.json").read_text())["meta"]["softening"], 0.05)
+
+    def test_bench_direct_takes_deterministic(self):
+        # On the CPU the direct sum is deterministic anyway: the flag is accepted.
+        self.assertTrue(self.bench_json("direct", "-n", 256, "--deterministic")["results"])
+        gpu = ["bench", "direct", "--device", "gpu", "-n", 4096, "--kernel", "fast", "--deterministic",
+               "--softening", 0.02, "--seconds", 0.01, "--json"]
+        if "GPU 0:" in nbody("--version").stdout:
+            result = json.loads(nbody(*gpu).stdout)
+            self.assertTrue(result["deterministic"])
+            self.assertEqual(result["softening"], 0.02)
+        else:  # the option is known; what fails is the missing GPU
+            proc = self.check_fails(gpu, "--device gpu")
+            self.assertNotIn("deterministic", proc.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <limits>
 #include <numbers>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,7 +56,7 @@ void expect_mass_and_com_frame(const ParticleSystem& ps, double mass, double tol
 
 bool same_bits(const ParticleSystem& a, const ParticleSystem& b) {
   return a.x == b.x && a.y == b.y && a.z == b.z && a.vx == b.vx && a.vy == b.vy && a.vz == b.vz &&
-         a.mass == b.mass && a.radius == b.radius && a.id == b.id;
+         a.mass == b.mass && a.radius == b.radius && a.id == b.id && a.dim == b.dim;
 }
 
 const std::vector<std::string> kRandomModels = {"uniform-cube", "uniform-sphere", "cold-sphere",
@@ -80,16 +79,44 @@ TEST(InitialConditions, SameSeedIsBitIdenticalDifferentSeedDiffers) {
   }
 }
 
-TEST(InitialConditions, UniformCubeIsOurTransformOfRawMersenneTwisterWords) {
-  // Pins seed -> bodies to the engine's standard-specified output, so it cannot change
-  // silently with the standard library.
+TEST(InitialConditions, UniformCubeIsOurTransformOfEachBodysPhiloxStream) {
+  // Pins seed -> bodies to Philox4x32-10 (checked against Random123's known answers
+  // below): body i's words are the blocks (block, 0, i, 0) under the key (seed, 0), so
+  // they cannot change silently with the standard library or the thread count.
   const ParticleSystem ps =
       generate({.model = "uniform-cube", .n = 5, .seed = 9, .size = 2.0, .velocity = 0.5});
-  std::mt19937_64 rng(9);
-  auto u = [&](double scale) { return scale * (2.0 * (double(rng() >> 11) * 0x1.0p-53) - 1.0); };
-  for (std::size_t i = 0; i < 5; ++i) {
+  for (std::uint32_t i = 0; i < 5; ++i) {
+    std::vector<std::uint64_t> words;
+    for (std::uint32_t block = 0; block < 3; ++block) {
+      const ic::PhiloxBlock out = ic::philox4x32_10({block, 0, i, 0}, {9, 0});
+      words.push_back(out[0] | std::uint64_t{out[1]} << 32);
+      words.push_back(out[2] | std::uint64_t{out[3]} << 32);
+    }
+    std::size_t k = 0;
+    auto u = [&](double scale) {
+      return scale * (2.0 * (double(words[k++] >> 11) * 0x1.0p-53) - 1.0);
+    };
     for (const auto* c : {&ps.x, &ps.y, &ps.z}) EXPECT_EQ((*c)[i], u(2.0));
     for (const auto* c : {&ps.vx, &ps.vy, &ps.vz}) EXPECT_EQ((*c)[i], u(0.5));
+  }
+}
+
+TEST(InitialConditions, SameBodiesForAnyThreadCount) {
+  // 20000 bodies: the loops run on a team (>= ic::kParallelMin bodies) and the centre-of-
+  // mass sums span several blocks (ic::kSumBlock), so a thread-dependent order would show.
+  for (const std::string& name : model_names()) {
+    SCOPED_TRACE(name);
+    ModelOptions o{.model = name, .n = 20000, .seed = 7, .radius = 0.001, .threads = 1};
+    const ParticleSystem one = generate(o);
+    for (int threads : {2, 3, 8, 0}) {
+      o.threads = threads;
+      EXPECT_TRUE(same_bits(one, generate(o))) << threads << " threads";
+    }
+    o.dim = 2;  // the planar projection too
+    o.threads = 1;
+    const ParticleSystem flat_one = generate(o);
+    o.threads = 5;
+    EXPECT_TRUE(same_bits(flat_one, generate(o)));
   }
 }
 
@@ -118,6 +145,26 @@ TEST(InitialConditions, PlummerIsInVirialEquilibriumInHenonUnits) {
   EXPECT_NEAR(2 * t / -w, 1.0, 0.03);
   expect_mass_and_com_frame(ps, 1.0, 1e-12);
   std::printf("plummer N=1e4 seed 1: E = %.6f, 2T/|W| = %.6f\n", t + w, 2 * t / -w);
+}
+
+TEST(InitialConditions, PlummerHasTheMassProfileOfThePlummerSphere) {
+  // M(<r) / M = r^3 / (r^2 + a^2)^(3/2) with a = 3 pi / 16 in Henon units (half-mass
+  // radius 0.76857), for the mass fractions X drawn in (0, 0.999]: the radius holding a
+  // fraction f of the sample holds f * 0.999 of the full sphere's mass. 10^5 bodies put
+  // each quantile within ~0.5 % of that.
+  constexpr std::size_t kN = 100000;
+  const ParticleSystem ps = generate({.model = "plummer", .n = kN, .seed = 2});
+  std::vector<double> r(kN);
+  for (std::size_t i = 0; i < kN; ++i) r[i] = std::hypot(ps.x[i], ps.y[i], ps.z[i]);
+  std::sort(r.begin(), r.end());
+  const double a = 3.0 * std::numbers::pi / 16.0;
+  for (double f : {0.1, 0.25, 0.5, 0.75, 0.9}) {
+    const double x = f * 0.999;
+    const double expected = a / std::sqrt(std::pow(x, -2.0 / 3.0) - 1.0);
+    EXPECT_NEAR(r[static_cast<std::size_t>(f * kN)] / expected, 1.0, 0.02) << "fraction " << f;
+  }
+  // The unclipped sphere's half-mass radius, for the record (reference-values.md).
+  EXPECT_NEAR(a / std::sqrt(std::pow(0.5, -2.0 / 3.0) - 1.0), 0.76857, 1e-5);
 }
 
 TEST(InitialConditions, PlummerVelocitiesScaleWithSqrtG) {
@@ -269,8 +316,37 @@ TEST(InitialConditions, BadOptionsThrowNamingTheOption) {
 
 // ---- The private building blocks (src/ic). ---------------------------------------
 
+TEST(InitialConditionsRandom, PhiloxMatchesTheRandom123KnownAnswers) {
+  // Random123 v1.14.0, tests/kat_vectors, the three "philox4x32 10" lines.
+  EXPECT_EQ(ic::philox4x32_10({0, 0, 0, 0}, {0, 0}),
+            (ic::PhiloxBlock{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(
+      ic::philox4x32_10({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}),
+      (ic::PhiloxBlock{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(
+      ic::philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}),
+      (ic::PhiloxBlock{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+  static_assert(ic::philox4x32_10({0, 0, 0, 0}, {0, 0})[0] == 0x6627e8d5);  // constexpr
+}
+
+TEST(InitialConditionsRandom, StreamsAreTheCountersOfOneSeedsKey) {
+  // Stream (seed, i): key = seed's halves, counter = (block halves, i's halves).
+  const std::uint64_t seed = 0x0123456789abcdefULL, stream = 0xfedcba9876543210ULL;
+  ic::Random rng(seed, stream);
+  for (std::uint64_t block = 0; block < 4; ++block) {
+    const ic::PhiloxBlock out = ic::philox4x32_10({std::uint32_t(block), 0, 0x76543210, 0xfedcba98},
+                                                  {0x89abcdef, 0x01234567});
+    EXPECT_EQ(rng.next_u64(), out[0] | std::uint64_t{out[1]} << 32);
+    EXPECT_EQ(rng.next_u64(), out[2] | std::uint64_t{out[3]} << 32);
+  }
+  ic::Random a(1, 0), b(1, 1), c(2, 0);
+  const std::uint64_t wa = a.next_u64();
+  EXPECT_NE(wa, b.next_u64());
+  EXPECT_NE(wa, c.next_u64());
+}
+
 TEST(InitialConditionsRandom, UniformAndNormalTransforms) {
-  ic::Random rng(123);
+  ic::Random rng(123, 4);
   double sum = 0, sum2 = 0;
   constexpr int kDraws = 100000;
   for (int i = 0; i < kDraws; ++i) {

@@ -2,6 +2,7 @@
 // Shared by the `nbody bench` suites (one file each in this folder): the options, the
 // timing helpers and the bodies every suite measures on.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ struct BenchArgs {
   std::string gravity = "both";       // scaling-mpi: direct, tree or both
   bool timings = false;               // scaling-mpi: rank 0's ms per stage
   std::string output_dir = "nbody-bench";  // report suites: CSV, JSON, PNG, report.md
+  std::optional<double> softening;         // --softening; unset: each suite's own default
+  bool deterministic = false;              // direct --device gpu: GravityOptions::deterministic
 };
 
 constexpr std::size_t kGpuDefaultN = 1048576;
@@ -40,6 +43,11 @@ constexpr std::size_t kSweepBlockN = 16384;
 constexpr std::size_t kTreeDefaultN = 100000;
 constexpr std::size_t kCollisionsDefaultN = 100000;
 constexpr double kBenchSoftening = 0.01;
+/// The softening a suite uses: --softening when given, else the suite's default
+/// (kBenchSoftening for the direct sum, the CPU tree and the reports; 0.05 for the GPU tree).
+inline double softening_or(const BenchArgs& a, double suite_default) {
+  return a.softening.value_or(suite_default);
+}
 // bench tree: the direct sum is measured up to this N, above it timed at kDirectProbeN and
 // scaled by N^2 (at 100k bodies each direct evaluation takes seconds, and the timing repeats it).
 constexpr std::size_t kDirectMeasuredMaxN = 30000;

@@ -49,13 +49,15 @@ GpuTiming time_gpu(GravitySolver& solver, ParticleSystem& ps, double budget) {
   return {median_of(wall), median_of(kernel), wall.size()};
 }
 
-std::unique_ptr<GravitySolver> gpu_direct_solver(ForceKernel kernel, Precision p, int block) {
+std::unique_ptr<GravitySolver> gpu_direct_solver(const BenchArgs& a, ForceKernel kernel,
+                                                 Precision p, int block) {
   GravityOptions g;
   g.device = Device::Gpu;
   g.kernel = kernel;
   g.precision = p;
   g.block_size = block;
-  g.softening = kBenchSoftening;
+  g.softening = softening_or(a, kBenchSoftening);
+  g.deterministic = a.deterministic;
   return make_gravity_solver(g);
 }
 }  // namespace
@@ -67,17 +69,21 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<ForceKernel> kernels) {
   if (a.precision == "float") precisions = {Precision::Float};
   if (a.precision == "double") precisions = {Precision::Double};
   for (const ForceKernel k : kernels)
-    (void)gpu_direct_solver(k, precisions.front(), a.block_size);  // fail fast
+    (void)gpu_direct_solver(a, k, precisions.front(), a.block_size);  // fail fast
   const std::vector<GpuDevice> devices = gpu_devices();
   const std::string gpu = devices.empty() ? "?" : devices.front().name;
   const std::string block_text = a.block_size > 0 ? std::to_string(a.block_size) : "default";
-  nlohmann::ordered_json j = {
-      {"suite", "direct"}, {"device", "gpu"}, {"gpu", gpu}, {"softening", kBenchSoftening}};
+  const double softening = softening_or(a, kBenchSoftening);
+  nlohmann::ordered_json j = {{"suite", "direct"},
+                              {"device", "gpu"},
+                              {"gpu", gpu},
+                              {"softening", softening},
+                              {"deterministic", a.deterministic}};
 
   if (!a.sweep_block_size) {
     ParticleSystem ps = bench_bodies(a.n);
-    fmt::print(human, "direct sum on the GPU, N = {}, GPU: {}, block size {}, softening {:g}\n",
-               a.n, gpu, block_text, kBenchSoftening);
+    fmt::print(human, "direct sum on the GPU, N = {}, GPU: {}, block size {}, softening {:g}{}\n",
+               a.n, gpu, block_text, softening, a.deterministic ? ", deterministic" : "");
     fmt::print(human, "{:<28} {:>9} {:>12} {:>12} {:>16} {:>16}\n", "solver", "precision",
                "ms/eval", "kernel ms", "interactions/s", "kernel inter/s");
     j["n"] = a.n;
@@ -85,7 +91,7 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<ForceKernel> kernels) {
     j["results"] = nlohmann::ordered_json::array();
     for (Precision p : precisions) {
       for (const ForceKernel k : kernels) {
-        auto solver = gpu_direct_solver(k, p, a.block_size);
+        auto solver = gpu_direct_solver(a, k, p, a.block_size);
         const GpuTiming t = time_gpu(*solver, ps, a.seconds);
         const double pairs = double(a.n) * double(a.n);
         fmt::print(human, "{:<28} {:>9} {:>12.3f} {:>12.3f} {:>16.3e} {:>16.3e}\n", solver->name(),
@@ -117,7 +123,7 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<ForceKernel> kernels) {
     for (int b = 8; b <= 1024; b *= 2) {
       fmt::print(human, "{:>6}", b);
       for (const ForceKernel k : kernels) {
-        auto solver = gpu_direct_solver(k, p, b);
+        auto solver = gpu_direct_solver(a, k, p, b);
         const GpuTiming t = time_gpu(*solver, ps, a.seconds);
         fmt::print(human, " {:>11.1f} ({:>10.1f})", 1 / t.seconds, 1 / t.kernel_seconds);
         j["block_sweep"]["rows"].push_back({{"kernel", to_string(k)},
@@ -140,7 +146,7 @@ void bench_direct_gpu(const BenchArgs& a, std::vector<ForceKernel> kernels) {
       ParticleSystem bodies = bench_bodies(n);
       fmt::print(human, "{:>8}", n);
       for (const ForceKernel k : kernels) {
-        auto solver = gpu_direct_solver(k, p, a.block_size);
+        auto solver = gpu_direct_solver(a, k, p, a.block_size);
         const GpuTiming t = time_gpu(*solver, bodies, a.seconds);
         const double pairs = double(n) * double(n);
         fmt::print(human, " {:>11.1f} ({:>10.3e})", 1 / t.seconds, pairs / t.kernel_seconds);
@@ -165,8 +171,9 @@ void bench_direct(const BenchArgs& a) {
       a.threads > 0 ? std::vector<int>{a.threads} : std::vector<int>{1};
   if (a.threads == 0 && info.max_threads > 1) thread_counts.push_back(info.max_threads);
 
-  fmt::print(human, "direct sum, N = {}, CPU: {}, {} threads available\n", a.n, info.cpu_model,
-             info.max_threads);
+  const double softening = softening_or(a, kBenchSoftening);
+  fmt::print(human, "direct sum, N = {}, CPU: {}, {} threads available, softening {:g}\n", a.n,
+             info.cpu_model, info.max_threads, softening);
   fmt::print(human, "{:<28} {:>9} {:>8} {:>12} {:>16} {:>16}\n", "solver", "precision", "threads",
              "ms/eval", "interactions/s", "per core");
   std::vector<DirectResult> results;
@@ -179,7 +186,7 @@ void bench_direct(const BenchArgs& a) {
         g.kernel = kernel;
         g.precision = p;
         g.threads = t;
-        g.softening = kBenchSoftening;
+        g.softening = softening;
         auto solver = make_gravity_solver(g);
         if (kernel == ForceKernel::Scalar && t > 1) continue;  // the reference is single-threaded
         const double s = time_evaluations(*solver, ps, a.seconds);
@@ -195,6 +202,7 @@ void bench_direct(const BenchArgs& a) {
     nlohmann::ordered_json j = {{"suite", "direct"},
                                 {"n", a.n},
                                 {"cpu", info.cpu_model},
+                                {"softening", softening},
                                 {"results", nlohmann::ordered_json::array()}};
     for (const auto& r : results) {
       j["results"].push_back(

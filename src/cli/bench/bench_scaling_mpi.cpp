@@ -61,7 +61,7 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
     g.algorithm = algorithm;
     g.device = a.device == "gpu" ? Device::Gpu : Device::Cpu;
     g.precision = Precision::Float;
-    g.softening = 0.01;
+    g.softening = softening_or(a, kBenchSoftening);
     g.theta = a.theta;
     Simulation sim(bodies(n), g, IntegratorOptions{}, CollisionOptions{}, group);
     using Clock = std::chrono::steady_clock;
@@ -165,7 +165,8 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
                    {"efficiency", r.efficiency},
                    {"device", a.device},
                    {"precision", "float"},
-                   {"theta", theta}});
+                   {"theta", theta},
+                   {"softening", softening_or(a, kBenchSoftening)}});
     }
     fmt::print("{}\n", j.dump(2));
   }

@@ -30,7 +30,7 @@ void bench_tree(const BenchArgs& a) {
                                   GravityAlgorithm::Tree);
   const std::string precision(to_string(g.precision));
   g.threads = a.threads;
-  g.softening = kBenchSoftening;
+  g.softening = softening_or(a, kBenchSoftening);
   auto tree = make_gravity_solver(g);  // before the set-up work: fails fast when unavailable
   ModelOptions model;  // Plummer: the centrally concentrated case a tree is built for
   model.n = a.n;
@@ -40,7 +40,7 @@ void bench_tree(const BenchArgs& a) {
   fmt::print(
       human,
       "tree (Barnes-Hut), Plummer N = {}, precision {}, theta = {:g}, {}, softening = {:g}\n", a.n,
-      precision, a.theta, a.quadrupole ? "quadrupole" : "monopole", kBenchSoftening);
+      precision, a.theta, a.quadrupole ? "quadrupole" : "monopole", g.softening);
   fmt::print(human, "device: cpu, CPU: {}, {} threads\n", info.cpu_model, threads);
   std::fflush(human);
 
@@ -98,7 +98,7 @@ void bench_tree(const BenchArgs& a) {
                                       {"precision", precision},
                                       {"theta", a.theta},
                                       {"quadrupole", a.quadrupole},
-                                      {"softening", kBenchSoftening},
+                                      {"softening", g.softening},
                                       {"solver", tree->name()},
                                       {"evaluations", total.size()},
                                       {"seconds_per_eval", seconds},

@@ -22,7 +22,7 @@ namespace nbody::cli::bench {
 
 namespace {
 
-/// The reference case: Plummer, Hénon units, eps = 0.05.
+/// The reference case: Plummer, Hénon units, eps = 0.05 (unless --softening).
 constexpr double kGpuTreeSoftening = 0.05;
 constexpr double kStepDt = 1e-3;
 
@@ -41,15 +41,15 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
   g.theta = a.theta;
   g.quadrupole = a.quadrupole;
   g.precision = a.precision == "double" ? Precision::Double : Precision::Float;
-  g.softening = kGpuTreeSoftening;
+  g.softening = softening_or(a, kGpuTreeSoftening);
   (void)make_gravity_solver(g);  // fails fast without a GPU
   const std::vector<GpuDevice> devices = gpu_devices();
   const std::string gpu = devices.empty() ? "?" : devices.front().name;
   fmt::print(human,
              "GPU tree, Plummer (Henon units), precision {}, theta = {:g}, {}, softening = {:g}, "
              "GPU: {}\n",
-             to_string(g.precision), a.theta, a.quadrupole ? "quadrupole" : "monopole",
-             kGpuTreeSoftening, gpu);
+             to_string(g.precision), a.theta, a.quadrupole ? "quadrupole" : "monopole", g.softening,
+             gpu);
   std::fflush(human);
 
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -90,7 +90,7 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
     const double per_body = solver->stats().interactions_per_body;
     const std::vector<std::size_t> sample = sample_indices(n, accuracy_sample(n), 1);
     ParticleSystem exact = bodies;
-    direct_accelerations_for(bodies, sample, 1.0, kGpuTreeSoftening, exact);
+    direct_accelerations_for(bodies, sample, 1.0, g.softening, exact);
     const ForceErrorStats err = summarize_errors(relative_force_errors(approx, exact, sample));
 
     fmt::print(human,
@@ -132,7 +132,7 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
                                       {"precision", to_string(g.precision)},
                                       {"theta", a.theta},
                                       {"quadrupole", a.quadrupole},
-                                      {"softening", kGpuTreeSoftening},
+                                      {"softening", g.softening},
                                       {"results", rows}};
     fmt::print("{}\n", j.dump(2));
   }

@@ -16,7 +16,7 @@ SuiteResult phases_suite(const BenchArgs& a) {
   r.meta["n"] = n;
   r.meta["precision"] = "float";
   r.meta["theta"] = 0.5;
-  r.meta["softening"] = kSoftening;
+  r.meta["softening"] = softening_or(a, kSoftening);
   r.columns = {"config", "stage", "ms_per_step", "share"};
   ParticleSystem ps = plummer(n);
   for (double& rad : ps.radius) rad = 2e-3;  // a few contacts in the core
@@ -27,7 +27,7 @@ SuiteResult phases_suite(const BenchArgs& a) {
     for (const GravityAlgorithm algorithm : {GravityAlgorithm::Tree, GravityAlgorithm::Direct}) {
       // O(N^2) on the host: seconds per step
       if (algorithm == GravityAlgorithm::Direct && d == "cpu" && n > 50000) continue;
-      Simulation sim(ps, solver_options(d, algorithm), IntegratorOptions{}, c);
+      Simulation sim(ps, solver_options(a, d, algorithm), IntegratorOptions{}, c);
       sim.step(kDt);
       sim.times() = PhaseTimes{};
       sim.gravity_stages() = PhaseTimes{};
@@ -77,13 +77,13 @@ SuiteResult theta_suite(const BenchArgs& a) {
   const std::size_t n = a.quick ? 5000 : 100000, n_traj = a.quick ? 300 : 2000;
   r.meta["n"] = n;
   r.meta["precision"] = "float";
-  r.meta["softening"] = kSoftening;
+  r.meta["softening"] = softening_or(a, kSoftening);
   r.columns = {"device",       "theta",     "ms_per_step",      "interactions_per_body",
                "error_median", "error_p99", "sum_dx2_20_steps", "sum_dv2_20_steps"};
   const ParticleSystem ps = plummer(n);
   const std::vector<std::size_t> sample = sample_indices(n, a.quick ? 200 : 500, 1);
   ParticleSystem exact = ps;
-  direct_accelerations_for(ps, sample, 1.0, kSoftening, exact);
+  direct_accelerations_for(ps, sample, 1.0, softening_or(a, kSoftening), exact);
   // Seed 003's trajectory test: bodies in a box of +-1024, masses 0.1-100, at rest, 20 steps.
   ModelOptions cube;
   cube.model = "uniform-cube";
@@ -98,7 +98,7 @@ SuiteResult theta_suite(const BenchArgs& a) {
               : std::vector<double>{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
   for (const std::string& d : bench_devices(a)) {
     for (const double theta : thetas) {
-      GravityOptions g = solver_options(d, GravityAlgorithm::Tree);
+      GravityOptions g = solver_options(a, d, GravityAlgorithm::Tree);
       g.theta = theta;
       const double t = step_seconds(ps, g, b.per_config);
       auto solver = make_gravity_solver(g);

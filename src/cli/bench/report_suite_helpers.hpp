@@ -45,15 +45,16 @@ inline ParticleSystem plummer(std::size_t n) {
   return generate(m);
 }
 
-inline GravityOptions solver_options(const std::string& device, GravityAlgorithm algorithm,
+inline GravityOptions solver_options(const BenchArgs& a, const std::string& device,
+                                     GravityAlgorithm algorithm,
                                      ForceKernel kernel = ForceKernel::Fast, int threads = 0,
                                      int block = 0) {
   GravityOptions g;
   g.device = device == "gpu" ? Device::Gpu : Device::Cpu;
   g.algorithm = algorithm;
   g.kernel = kernel;
-  g.precision = Precision::Float;  // the seeds' precision, on every device
-  g.softening = kSoftening;
+  g.precision = Precision::Float;             // the seeds' precision, on every device
+  g.softening = softening_or(a, kSoftening);  // --softening, else 0.01
   g.theta = 0.5;
   g.threads = threads;
   g.block_size = block;

@@ -17,7 +17,7 @@ SuiteResult scaling_suite(const BenchArgs& a) {
   r.meta = base_meta(a);
   r.meta["precision"] = "float";
   r.meta["theta"] = 0.5;
-  r.meta["softening"] = kSoftening;
+  r.meta["softening"] = softening_or(a, kSoftening);
   r.meta["model"] = "plummer";
   r.columns = {"solver", "device", "n", "seconds_per_step", "steps_per_second"};
   std::vector<Series> series;
@@ -25,24 +25,24 @@ SuiteResult scaling_suite(const BenchArgs& a) {
     if (d == "cpu") {
       series.push_back({"cpu direct scalar",
                         d,
-                        solver_options(d, GravityAlgorithm::Direct, ForceKernel::Scalar),
+                        solver_options(a, d, GravityAlgorithm::Direct, ForceKernel::Scalar),
                         2.0,
                         {}});
       series.push_back({"cpu direct simd",
                         d,
-                        solver_options(d, GravityAlgorithm::Direct, ForceKernel::Fast),
+                        solver_options(a, d, GravityAlgorithm::Direct, ForceKernel::Fast),
                         2.0,
                         {}});
-      series.push_back({"cpu tree", d, solver_options(d, GravityAlgorithm::Tree), 1.15, {}});
+      series.push_back({"cpu tree", d, solver_options(a, d, GravityAlgorithm::Tree), 1.15, {}});
     } else {
       for (const ForceKernel k : {ForceKernel::Naive, ForceKernel::Tiled, ForceKernel::Fast}) {
         series.push_back({fmt::format("gpu direct {}", to_string(k)),
                           d,
-                          solver_options(d, GravityAlgorithm::Direct, k),
+                          solver_options(a, d, GravityAlgorithm::Direct, k),
                           2.0,
                           {}});
       }
-      series.push_back({"gpu tree", d, solver_options(d, GravityAlgorithm::Tree), 1.15, {}});
+      series.push_back({"gpu tree", d, solver_options(a, d, GravityAlgorithm::Tree), 1.15, {}});
     }
   }
   std::vector<std::string> skipped;
@@ -103,7 +103,7 @@ SuiteResult block_size_suite(const BenchArgs& a) {
   const std::size_t n = a.quick ? 4096 : kSweepBlockN;
   r.meta["n"] = n;
   r.meta["precision"] = "float";
-  r.meta["softening"] = kSoftening;
+  r.meta["softening"] = softening_or(a, kSoftening);
   r.columns = {"kernel", "block_size", "n", "steps_per_second"};
   const std::vector<std::string> devices = bench_devices(a);
   if (std::find(devices.begin(), devices.end(), "gpu") == devices.end()) {
@@ -114,7 +114,7 @@ SuiteResult block_size_suite(const BenchArgs& a) {
   for (const ForceKernel k : {ForceKernel::Naive, ForceKernel::Tiled, ForceKernel::Fast}) {
     for (int block = 8; block <= 1024; block *= 2) {
       const double t = step_seconds(
-          ps, solver_options("gpu", GravityAlgorithm::Direct, k, 0, block), b.per_config);
+          ps, solver_options(a, "gpu", GravityAlgorithm::Direct, k, 0, block), b.per_config);
       r.add_row({std::string(to_string(k)), block, n, 1.0 / t});
     }
   }
@@ -136,7 +136,7 @@ SuiteResult threads_suite(const BenchArgs& a) {
   r.meta = base_meta(a);
   r.meta["precision"] = "float";
   r.meta["theta"] = 0.5;
-  r.meta["softening"] = kSoftening;
+  r.meta["softening"] = softening_or(a, kSoftening);
   r.columns = {"solver", "n", "threads", "steps_per_second", "speedup"};
   const int max_threads = build_info().max_threads;
   std::vector<int> counts;
@@ -150,7 +150,7 @@ SuiteResult threads_suite(const BenchArgs& a) {
     double one = 0;
     for (int t : counts) {
       const double s =
-          step_seconds(ps, solver_options("cpu", algorithm, ForceKernel::Fast, t), b.per_config);
+          step_seconds(ps, solver_options(a, "cpu", algorithm, ForceKernel::Fast, t), b.per_config);
       if (t == 1) one = s;
       r.add_row({label, n, t, 1.0 / s, one / s});
     }
@@ -168,7 +168,7 @@ SuiteResult speedup_suite(const BenchArgs& a) {
   r.meta = base_meta(a);
   r.meta["precision"] = "float";
   r.meta["theta"] = 0.5;
-  r.meta["softening"] = kSoftening;
+  r.meta["softening"] = softening_or(a, kSoftening);
   r.columns = {"algorithm", "n", "cpu_1_thread_seconds", "gpu_seconds", "speedup"};
   const std::vector<std::string> devices = bench_devices(a);
   if (std::find(devices.begin(), devices.end(), "gpu") == devices.end()) {
@@ -181,10 +181,11 @@ SuiteResult speedup_suite(const BenchArgs& a) {
   for (const auto& [algorithm, exponent] :
        {std::pair{GravityAlgorithm::Direct, 2.0}, std::pair{GravityAlgorithm::Tree, 1.15}}) {
     const std::string name(to_string(algorithm));
-    Series cpu{name, "cpu", solver_options("cpu", algorithm, ForceKernel::Fast, 1), exponent, {}};
+    Series cpu{
+        name, "cpu", solver_options(a, "cpu", algorithm, ForceKernel::Fast, 1), exponent, {}};
     for (const std::size_t n : sizes) {
       const ParticleSystem ps = plummer(n);
-      const double g = step_seconds(ps, solver_options("gpu", algorithm), b.per_config);
+      const double g = step_seconds(ps, solver_options(a, "gpu", algorithm), b.per_config);
       json c = nullptr, s = nullptr;
       if (!cpu.predicted_too_slow(n, 4 * b.step_cap)) {
         const double t = step_seconds(ps, cpu.options, b.per_config);
