@@ -77,18 +77,19 @@ struct Model {
   std::string_view name;
   void (*check)(const ModelOptions&);
   ParticleSystem (*make)(const ModelOptions&);
+  bool uses_G;  // velocities from gravity (orbits, equilibrium): G must be > 0
 };
 
 // The order here is the order model_names() (and so the CLI help) lists them in.
 constexpr Model kModels[] = {
-    {"uniform-cube", check_uniform, ic::uniform_cube},
-    {"uniform-sphere", check_uniform, ic::uniform_sphere},
-    {"cold-sphere", check_uniform, ic::cold_sphere},
-    {"plummer", check_plummer, ic::plummer},
-    {"kepler", check_kepler, ic::kepler},
-    {"figure-eight", check_nothing, ic::figure_eight},
-    {"two-clusters", check_two_clusters, ic::two_clusters},
-    {"disk", check_disk, ic::exponential_disk},
+    {"uniform-cube", check_uniform, ic::uniform_cube, false},
+    {"uniform-sphere", check_uniform, ic::uniform_sphere, false},
+    {"cold-sphere", check_uniform, ic::cold_sphere, false},
+    {"plummer", check_plummer, ic::plummer, true},
+    {"kepler", check_kepler, ic::kepler, true},
+    {"figure-eight", check_nothing, ic::figure_eight, true},
+    {"two-clusters", check_two_clusters, ic::two_clusters, true},
+    {"disk", check_disk, ic::exponential_disk, true},
 };
 
 const Model& find_model(const std::string& name) {
@@ -116,7 +117,13 @@ ParticleSystem generate(const ModelOptions& options) {
   if (options.dim != 2 && options.dim != 3) {
     throw Error(fmt::format("--dim {}: dimension must be 2 or 3", options.dim));
   }
-  require_positive("G", options.G, "gravitational constant");
+  // The uniform models' velocities do not depend on G, so they also serve runs without
+  // gravity (--G 0, --gravity none: granular and ballistic runs).
+  if (model.uses_G) {
+    require_positive("G", options.G, "gravitational constant");
+  } else {
+    require_non_negative("G", options.G, "gravitational constant");
+  }
   require_non_negative("radius", options.radius, "body radius");
   model.check(options);
 

@@ -125,9 +125,9 @@ TEST_P(EnergyMethods, AskingForEnergiesNeverChangesTheTrajectory) {
 TEST_P(EnergyMethods, AutoIsExactForTheDirectSumAndSmallTrees) {
   EXPECT_EQ(Simulation(plummer(100), direct_double(device())).energy_method(), EnergyMethod::Exact);
   EXPECT_EQ(Simulation(plummer(100), tree(device())).energy_method(), EnergyMethod::Exact);
-  EXPECT_EQ(resolve_energy_method(EnergyMethod::Auto, GravityAlgorithm::Tree,
-                                  kExactEnergyMaxBodies + 1),
-            EnergyMethod::Solver);
+  EXPECT_EQ(
+      resolve_energy_method(EnergyMethod::Auto, GravityAlgorithm::Tree, kExactEnergyMaxBodies + 1),
+      EnergyMethod::Solver);
   EXPECT_EQ(resolve_energy_method(EnergyMethod::Auto, GravityAlgorithm::Direct, 10'000'000),
             EnergyMethod::Exact);
   EXPECT_EQ(resolve_energy_method(EnergyMethod::Off, GravityAlgorithm::Direct, 10),

@@ -308,6 +308,9 @@ TEST(InitialConditions, BadOptionsThrowNamingTheOption) {
   expect_error({.model = "disk", .scale_length = 0}, "--scale-length 0");
   expect_error({.model = "plummer", .dim = 4}, "--dim 4");
   expect_error({.model = "plummer", .G = 0}, "--G 0");
+  expect_error({.model = "uniform-cube", .G = -1}, "--G -1");
+  // Runs without gravity (--G 0) take the models whose velocities do not use G.
+  EXPECT_EQ(generate({.model = "uniform-cube", .n = 10, .G = 0, .velocity = 1}).size(), 10u);
   expect_error({.model = "plummer", .radius = -1}, "--radius -1");
   // Models with a fixed body count ignore n.
   EXPECT_EQ(generate({.model = "kepler", .n = 0}).size(), 2u);
