@@ -59,9 +59,9 @@ class Simulation {
   /// a force evaluation. Call it before the steps whose energy will be read (the run loop
   /// does for --every, --stats-every, snapshots and the last step). No effect otherwise.
   void request_potentials();
-  /// Makes the accelerations current at the current positions now (the evaluation the
-  /// first step would make; nothing when they are current), with the potentials when
-  /// `potentials`: what a first snapshot needs.
+  /// Makes the accelerations current at the current positions now, by gravity alone
+  /// (nothing when they are current; the bodies are not moved: contacts are resolved by
+  /// the next step), with the potentials when `potentials`: what a first snapshot needs.
   void evaluate_forces(bool potentials);
 
   /// The state, current after the last step (on the GPU: downloaded when stale).

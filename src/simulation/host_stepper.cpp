@@ -55,9 +55,11 @@ class HostStepper final : public Stepper {
 
   void evaluate(bool potential) override {
     if (!state_->accelerations_valid()) {
-      potential_wanted_ = potential;
-      evaluate_forces(*state_);
-      potential_wanted_ = false;
+      // Gravity alone: the bodies as they are (contacts are resolved by the first step).
+      const auto start = std::chrono::steady_clock::now();
+      gravity_->compute_forces(*state_, potential);
+      if (sharing_) sum_shares(*state_, potential);
+      times_.gravity_seconds += seconds_since(start);
       add_stage_times();
     } else if (potential && !state_->potentials_valid()) {
       evaluate_potentials(*state_);

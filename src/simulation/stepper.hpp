@@ -43,11 +43,13 @@ class Stepper {
   /// also computes the potentials (same pass), so that diagnostics(Solver) after it costs
   /// O(N); without, the potentials are stale after the step.
   virtual void step(double dt, bool potential) = 0;
-  /// Makes the forces current at the current positions: when the accelerations are not
-  /// valid, the evaluation a first step would make (the collision stage, then gravity),
-  /// with the potentials if asked; when they are valid but the potentials asked for are
-  /// not, gravity alone for the potentials, the accelerations left as they were (so a
-  /// run's trajectory never depends on when its energies were asked for).
+  /// Makes the forces current at the current positions, by gravity alone (no collision
+  /// stage: the bodies stay as they are, and the contacts are resolved by the next step's
+  /// evaluation, so an energy measured now is that of the bodies as given): when the
+  /// accelerations are not valid, the accelerations, with the potentials if asked; when
+  /// they are valid but the potentials asked for are not, the potentials, the
+  /// accelerations left as they were (so a run's trajectory never depends on when its
+  /// energies were asked for).
   virtual void evaluate(bool potential) = 0;
   /// Makes the host copy given to upload() equal to the state (merges may have shrunk N),
   /// the potentials included when they are current.

@@ -133,8 +133,13 @@ class DeviceStepper final : public Stepper {
     potentials_valid_ = false;  // the bodies move
     if (n_ > 0) {
       const StepFactors f = step_factors(integrator_.scheme, dt, integrator_.damping);
-      if (!accelerations_valid_) {  // forces first, as the CPU integrators do
-        evaluate(false);
+      if (!accelerations_valid_) {  // forces first, as the CPU integrators do: contacts, gravity
+        evaluate_forces(false, true);
+        launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_,
+                                 acceleration_scale(), f, stream_);
+        accelerations_valid_ = true;
+        NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        add_times_of_evaluations();  // before the step's own evaluation records its events
       }
       NBODY_CUDA_CHECK(cudaMemsetAsync(extent_.data(), 0, sizeof(unsigned long long), stream_));
       launch_open_step(integrator_.scheme, state(), f, extent_.data(), stream_);
@@ -159,8 +164,9 @@ class DeviceStepper final : public Stepper {
   void evaluate(bool potential) override {
     if (n_ == 0) return;
     if (!accelerations_valid_) {
-      // The first step's evaluation: the collision stage, then gravity, a stored.
-      evaluate_forces(potential, true);
+      // Gravity alone at the bodies as they are (contacts are resolved by the first step),
+      // a stored.
+      evaluate_forces(potential, false);
       launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_,
                                acceleration_scale(), StepFactors{}, stream_);
       accelerations_valid_ = true;
