@@ -174,27 +174,7 @@ class GridCollisionHandler final : public CollisionHandler {
       ps.radius[i] = b.radius;
     }
     ps.invalidate_accelerations();
-    if (!removed_.empty()) remove_bodies(ps);
-  }
-
-  void remove_bodies(ParticleSystem& ps) {
-    const std::size_t n = ps.size();
-    std::vector<char> gone(n, 0);
-    for (std::uint32_t i : removed_) gone[i] = 1;
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (gone[i]) continue;
-      for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az,
-                      &ps.potential, &ps.mass, &ps.radius})
-        (*v)[kept] = (*v)[i];
-      ps.id[kept] = ps.id[i];
-      ++kept;
-    }
-    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az,
-                    &ps.potential, &ps.mass, &ps.radius})
-      v->resize(kept);
-    ps.id.resize(kept);
-    ps.invalidate_potentials();  // they included the removed bodies
+    if (!removed_.empty()) ps.remove({removed_.begin(), removed_.end()});
   }
 
   CollisionOptions options_;

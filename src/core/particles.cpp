@@ -70,11 +70,14 @@ void ParticleSystem::remove(const std::vector<std::size_t>& indices) {
     }
     v.resize(kept);
   };
-  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &potential, &mass, &radius})
-    compact(*v);
+  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &mass, &radius}) compact(*v);
   compact(id);
-  // The accelerations of the survivors no longer include the removed bodies.
-  if (size() != n) invalidate_accelerations();
+  // The accelerations and potentials of the survivors no longer include the removed bodies
+  // (the potentials are recomputed when asked for: no need to keep them).
+  if (size() != n) {
+    invalidate_accelerations();
+    potential.assign(size(), 0.0);
+  }
 }
 
 void positions_as_float(const ParticleSystem& ps, std::vector<float>& xyz) {

@@ -56,10 +56,7 @@ class HostStepper final : public Stepper {
   void evaluate(bool potential) override {
     if (!state_->accelerations_valid()) {
       // Gravity alone: the bodies as they are (contacts are resolved by the first step).
-      const auto start = std::chrono::steady_clock::now();
-      gravity_->compute_forces(*state_, potential);
-      if (sharing_) sum_shares(*state_, potential);
-      times_.gravity_seconds += seconds_since(start);
+      timed_gravity(*state_, potential);
       add_stage_times();
     } else if (potential && !state_->potentials_valid()) {
       evaluate_potentials(*state_);
@@ -95,9 +92,19 @@ class HostStepper final : public Stepper {
       times_.collisions.add(collisions_->resolve(ps));
       times_.collision_seconds += seconds_since(start);
     }
+    timed_gravity(ps, potential_wanted_);
+  }
+
+  /// The solver's forces (and potentials), the processes' shares summed.
+  void gravity(ParticleSystem& ps, bool potential) {
+    gravity_->compute_forces(ps, potential);
+    if (sharing_) sum_shares(ps, potential);
+  }
+
+  /// gravity(), timed as the step's gravity.
+  void timed_gravity(ParticleSystem& ps, bool potential) {
     const auto start = std::chrono::steady_clock::now();
-    gravity_->compute_forces(ps, potential_wanted_);
-    if (sharing_) sum_shares(ps, potential_wanted_);
+    gravity(ps, potential);
     times_.gravity_seconds += seconds_since(start);
   }
 
@@ -106,8 +113,7 @@ class HostStepper final : public Stepper {
   /// caller (Simulation's "diagnostics" phase), not as a step's gravity.
   void evaluate_potentials(ParticleSystem& ps) {
     for (int k = 0; k < 3; ++k) kept_[k] = *axes(ps)[k];
-    gravity_->compute_forces(ps, true);
-    if (sharing_) sum_shares(ps, true);
+    gravity(ps, true);
     for (int k = 0; k < 3; ++k) axes(ps)[k]->swap(kept_[k]);
     ps.set_accelerations_valid();
   }

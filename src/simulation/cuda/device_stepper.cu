@@ -133,14 +133,8 @@ class DeviceStepper final : public Stepper {
     potentials_valid_ = false;  // the bodies move
     if (n_ > 0) {
       const StepFactors f = step_factors(integrator_.scheme, dt, integrator_.damping);
-      if (!accelerations_valid_) {  // forces first, as the CPU integrators do: contacts, gravity
-        evaluate_forces(false, true);
-        launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_,
-                                 acceleration_scale(), f, stream_);
-        accelerations_valid_ = true;
-        NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        add_times_of_evaluations();  // before the step's own evaluation records its events
-      }
+      // Forces first, as the CPU integrators do: contacts, then gravity.
+      if (!accelerations_valid_) first_forces(true, false);
       NBODY_CUDA_CHECK(cudaMemsetAsync(extent_.data(), 0, sizeof(unsigned long long), stream_));
       launch_open_step(integrator_.scheme, state(), f, extent_.data(), stream_);
       NBODY_CUDA_CHECK(cudaMemcpyAsync(extent_host_.data(), extent_.data(),
@@ -164,18 +158,25 @@ class DeviceStepper final : public Stepper {
   void evaluate(bool potential) override {
     if (n_ == 0) return;
     if (!accelerations_valid_) {
-      // Gravity alone at the bodies as they are (contacts are resolved by the first step),
-      // a stored.
-      evaluate_forces(potential, false);
-      launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_,
-                               acceleration_scale(), StepFactors{}, stream_);
-      accelerations_valid_ = true;
+      // Gravity alone at the bodies as they are (contacts are resolved by the first step).
+      first_forces(false, potential);
     } else if (potential && !potentials_valid_) {
       // Gravity alone for the potentials; a (stored by the last step) stays as it was.
       evaluate_forces(true, false);
-    } else {
-      return;
+      store_potentials();
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      add_times_of_evaluations();
     }
+  }
+
+  /// The accelerations of a state that has none valid (with the collision stage first
+  /// when `collide_first`, and the potentials when `potential`), stored, and timed before a
+  /// step's own evaluation records its events.
+  void first_forces(bool collide_first, bool potential) {
+    evaluate_forces(potential, collide_first);
+    launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_,
+                             acceleration_scale(), StepFactors{}, stream_);
+    accelerations_valid_ = true;
     if (potential) store_potentials();
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
     add_times_of_evaluations();
