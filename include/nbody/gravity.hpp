@@ -2,6 +2,7 @@
 // Gravity solvers: one interface, several implementations chosen at run time
 // (make_gravity_solver): on the CPU the direct sum (scalar reference, SIMD/OpenMP) and the
 // Barnes-Hut tree; on the GPU (CUDA) the direct sum and the tree.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -102,6 +103,16 @@ class GravitySolver {
   virtual void compute_forces(ParticleSystem& ps, bool potential) = 0;
   /// The accelerations alone.
   void compute_accelerations(ParticleSystem& ps) { compute_forces(ps, false); }
+  /// Hierarchical time steps: compute_forces() for the bodies listed in `active` (indices
+  /// into ps, ascending, no repeats) only: their accelerations, and with `potential` their
+  /// potentials, from all the bodies at the current positions; every other body's entries
+  /// stay as they were, and the validity flags are not changed (the others keep the
+  /// accelerations of their own last evaluation). With set_share(): this process's share
+  /// of the active bodies, with exact zeros at the other active entries. The default
+  /// computes every body and keeps the active ones (correct, not cheaper); the CPU direct
+  /// sum and tree compute the active bodies alone.
+  virtual void compute_forces_active(ParticleSystem& ps, bool potential,
+                                     const std::vector<std::uint32_t>& active);
   /// Statistics of the last compute_accelerations() (zeros where not applicable).
   [[nodiscard]] virtual SolverStats stats() const { return {}; }
   /// Several processes (distributed.hpp): from now on compute the accelerations (and

@@ -25,9 +25,22 @@ enum class IntegratorScheme { Leapfrog, Euler, Kinematic };
 /// Throws nbody::Error naming --integrator for an unknown name.
 [[nodiscard]] IntegratorScheme parse_integrator_scheme(std::string_view name);
 
+/// Fixed: every body takes the step of size dt. Adaptive: hierarchical (block) steps, each
+/// body in a power-of-two bin dt / 2^k chosen from its acceleration (physics/timestep.hpp),
+/// kick-drift-kick as in GADGET-2 (docs/timesteps.md).
+enum class TimestepMode { Fixed, Adaptive };
+
+/// "fixed" or "adaptive" (src/core/option_names.cpp).
+[[nodiscard]] std::string_view to_string(TimestepMode m);
+/// Throws nbody::Error naming --timestep for an unknown name.
+[[nodiscard]] TimestepMode parse_timestep_mode(std::string_view name);
+
 struct IntegratorOptions {
   IntegratorScheme scheme = IntegratorScheme::Leapfrog;
   double damping = 1.0;  // velocities *= damping after each step's velocity update
+  TimestepMode timestep = TimestepMode::Fixed;
+  double eta = 0.025;  // adaptive: dt_i = sqrt(2 eta eps / |a_i|) (GADGET's ErrTolIntAccuracy)
+  double dt_min = 0;   // adaptive: no bin below this step (0: down to dt / 2^30)
 };
 
 /// What an integrator calls for new accelerations at the current positions: the
@@ -47,8 +60,10 @@ class Integrator {
   }
 };
 
-/// Damping in (0, 1]; throws nbody::Error naming --damping (the message of `nbody run`).
-/// make_integrator() calls it first.
+/// Damping in (0, 1]; eta positive and finite, dt_min >= 0 and finite; adaptive steps
+/// with the leapfrog and no damping. Throws nbody::Error naming the option (--damping,
+/// --eta, --dt-min, --timestep: the messages of `nbody run`). make_integrator() calls it
+/// first.
 void validate(const IntegratorOptions& options);
 [[nodiscard]] std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& options);
 [[nodiscard]] std::vector<std::string> integrator_names();

@@ -32,6 +32,14 @@ struct SimulationOptions {
   EnergyMethod energy = EnergyMethod::Auto;  // how diagnostics() gets the potential energy
 };
 
+/// What the time steps so far did (the JSON `timestep` object, --timings).
+struct TimestepStats {
+  std::uint64_t substeps = 0;           // force evaluations (fixed steps: one per step)
+  std::uint64_t force_evaluations = 0;  // the bodies given new forces, summed over them
+  std::uint64_t floored = 0;  // adaptive: body steps that wanted less than --dt-min's bin
+  std::vector<std::uint64_t> bins;  // adaptive: bodies per bin k (step dt / 2^k) at the end
+};
+
 class Stepper;
 struct StepTimes;
 
@@ -75,6 +83,8 @@ class Simulation {
   [[nodiscard]] double time() const;
   [[nodiscard]] std::size_t size() const;
   [[nodiscard]] std::uint64_t steps_done() const { return steps_done_; }
+  /// Substeps, force evaluations per body and bins of the steps so far.
+  [[nodiscard]] const TimestepStats& timestep_stats() const { return timestep_stats_; }
 
   [[nodiscard]] const SimulationOptions& options() const { return options_; }
   [[nodiscard]] const GravityOptions& gravity_options() const { return options_.gravity; }
@@ -139,6 +149,7 @@ class Simulation {
   PhaseTimes gravity_stages_;
   CollisionTotals collisions_;
   std::uint64_t steps_done_ = 0;
+  TimestepStats timestep_stats_;
   EnergyMethod energy_method_ = EnergyMethod::Exact;
   bool potentials_requested_ = false;  // request_potentials() before the next step
   mutable bool host_stale_ = false;    // the stepper has stepped since the last download

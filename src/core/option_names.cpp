@@ -46,6 +46,10 @@ constexpr std::array<NameTable<IntegratorScheme>, 3> kSchemes{{
     {IntegratorScheme::Euler, "euler"},
     {IntegratorScheme::Kinematic, "kinematic"},
 }};
+constexpr std::array<NameTable<TimestepMode>, 2> kTimestepModes{{
+    {TimestepMode::Fixed, "fixed"},
+    {TimestepMode::Adaptive, "adaptive"},
+}};
 
 template <class Enum, std::size_t N>
 std::string_view name_of(const std::array<NameTable<Enum>, N>& table, Enum value) {
@@ -96,6 +100,12 @@ ForceKernel parse_force_kernel(std::string_view name) {
 }
 IntegratorScheme parse_integrator_scheme(std::string_view name) {
   return parse(kSchemes, name, "--integrator", "integrator");
+}
+std::string_view to_string(TimestepMode m) {
+  return name_of(kTimestepModes, m);
+}
+TimestepMode parse_timestep_mode(std::string_view name) {
+  return parse(kTimestepModes, name, "--timestep", "time-step mode");
 }
 EnergyMethod parse_energy_method(std::string_view name) {
   return parse(kEnergyMethods, name, "--energy", "energy method");

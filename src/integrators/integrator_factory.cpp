@@ -55,6 +55,23 @@ void validate(const IntegratorOptions& o) {
   if (!(o.damping > 0.0 && o.damping <= 1.0)) {
     throw Error(fmt::format("--damping {}: must be in (0, 1] (1 = no damping)", o.damping));
   }
+  if (!(std::isfinite(o.eta) && o.eta > 0)) {
+    throw Error(fmt::format("--eta {}: the time-step accuracy must be positive and finite", o.eta));
+  }
+  if (!(std::isfinite(o.dt_min) && o.dt_min >= 0)) {
+    throw Error(fmt::format("--dt-min {}: must be >= 0 and finite (0: no floor)", o.dt_min));
+  }
+  if (o.timestep == TimestepMode::Adaptive) {
+    if (o.scheme != IntegratorScheme::Leapfrog) {
+      throw Error(fmt::format(
+          "--timestep adaptive: needs --integrator leapfrog (the block steps are kick-drift-kick), "
+          "not {}",
+          to_string(o.scheme)));
+    }
+    if (o.damping != 1.0) {
+      throw Error(fmt::format("--damping {}: not with --timestep adaptive", o.damping));
+    }
+  }
 }
 
 std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& o) {

@@ -9,6 +9,7 @@
 // state: the device stepper copies across the bus; the host stepper steps that very
 // ParticleSystem, so for it both are free.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,11 @@ struct StepTimes {
   double collision_seconds = 0;  // collision stages (wall time on the host, kernels on the GPU)
   CollisionTotals collisions;    // every collision stage; empty without collisions
   PhaseTimes stages;  // the force evaluation's stages (tree: build, walk / bbox ... force)
+  // Hierarchical time steps (left 0 by fixed steps; Simulation counts those itself):
+  std::uint64_t substeps = 0;           // force evaluations of active sets
+  std::uint64_t active_evaluations = 0;  // the sum of the active bodies over them
+  std::uint64_t floored = 0;  // body steps that wanted less than the deepest bin allowed
+  std::vector<std::uint64_t> bins;  // bodies per bin k at the end of the last step (empty: none)
 };
 
 class Stepper {
@@ -37,7 +43,9 @@ class Stepper {
   /// Takes `host` as the state to step (positions, velocities, masses, radii, ids, the time,
   /// and the accelerations when valid); N may change. `host` must outlive the stepper.
   virtual void upload(ParticleSystem& host) = 0;
-  /// One step of the integrator: the position update, the collision stage, the force
+  /// One step of the integrator (with adaptive time steps, IntegratorOptions::timestep,
+  /// one step of dt made of the bins' substeps, synchronised at its end: block_steps.hpp):
+  /// the position update, the collision stage, the force
   /// evaluation (with the processes' shares summed), the velocity update. Evaluates forces
   /// first when the state has none valid. With `potential` the step's force evaluation
   /// also computes the potentials (same pass), so that diagnostics(Solver) after it costs

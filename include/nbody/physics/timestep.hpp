@@ -1,0 +1,95 @@
+#pragma once
+// Hierarchical (block) time steps, written once: the host stepper and the CUDA kernels
+// call these functions, so a body gets the same bin on the CPU and the GPU from the same
+// acceleration (exact float64 operations, as in integration.hpp).
+//
+// The bins. A body in bin k takes steps of dt / 2^k, where dt (--dt) is the largest step;
+// k = 0 ... kMaxTimestepBin. Time inside one step of dt is counted in integer ticks,
+// kTicksPerStep of them, so bin k's steps are 2^(30 - k) ticks long and every boundary is
+// exact. A body's step starts on a multiple of its own length, so it is active (its step
+// ends) at tick T exactly when T is a multiple of that length.
+//
+// The step a body wants (GADGET-2/4, Springel 2005 eq. 34): dt_i = sqrt(2 eta eps / |a_i|),
+// eps the softening. Without softening that length is 0, so the length scale is taken from
+// the body's own potential instead, L_i = |phi_i| / |a_i| (for a Kepler orbit, the distance
+// to the central mass): dt_i = sqrt(2 eta L_i / |a_i|) = sqrt(2 eta |phi_i|) / |a_i|, which
+// scales with the local orbital time r^(3/2) / sqrt(G M) as the softened rule does in a
+// smooth potential. A body with no acceleration wants no limit (bin 0).
+#include <cmath>
+#include <cstdint>
+
+#include "nbody/host_device.hpp"
+#include "nbody/physics/integration.hpp"
+
+namespace nbody {
+
+inline constexpr int kMaxTimestepBin = 30;
+inline constexpr std::uint64_t kTicksPerStep = std::uint64_t(1) << kMaxTimestepBin;
+
+NBODY_HD double exact_div(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __ddiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
+NBODY_HD double exact_sqrt(double a) {
+#if defined(__CUDA_ARCH__)
+  return __dsqrt_rn(a);
+#else
+  return std::sqrt(a);
+#endif
+}
+
+/// Ticks in one step of bin k.
+NBODY_HD std::uint64_t bin_ticks(int k) {
+  return kTicksPerStep >> k;
+}
+
+/// Whether a body of bin k ends a step (and gets new forces) at tick t.
+NBODY_HD bool bin_active_at(int k, std::uint64_t tick) {
+  return tick % bin_ticks(k) == 0;
+}
+
+/// The step the body wants (infinity when its acceleration is 0): the rule above.
+NBODY_HD double wanted_step(double eta, double softening, double ax, double ay, double az,
+                            double phi) {
+  const double a2 =
+      exact_add(exact_add(exact_mul(ax, ax), exact_mul(ay, ay)), exact_mul(az, az));
+  if (!(a2 > 0)) return INFINITY;
+  const double a = exact_sqrt(a2);
+  if (softening > 0) return exact_sqrt(exact_div(exact_mul(2 * eta, softening), a));
+  return exact_div(exact_sqrt(exact_mul(2 * eta, std::fabs(phi))), a);
+}
+
+/// The bin of a body that wants `wanted` (wanted_step()) with largest step dt: the smallest
+/// k whose step dt / 2^k is <= wanted, but at most k_limit (the bin of --dt-min, or
+/// kMaxTimestepBin). *floored is set when the body wanted a smaller step than k_limit's.
+/// Comparisons against exact powers of two: the same k on every machine.
+NBODY_HD int timestep_bin(double wanted, double dt, int k_limit, bool* floored) {
+  int k = 0;
+  while (k < k_limit && !(ldexp(dt, -k) <= wanted)) ++k;
+  *floored = !(ldexp(dt, -k) <= wanted);
+  return k;
+}
+
+/// The deepest bin allowed by --dt-min (dt_min 0: kMaxTimestepBin): the largest k with
+/// dt / 2^k >= dt_min.
+NBODY_HD int bin_limit(double dt, double dt_min) {
+  int k = 0;
+  while (k < kMaxTimestepBin && ldexp(dt, -(k + 1)) >= dt_min) ++k;
+  return k;
+}
+
+/// The bin a body of bin `old_bin`, whose step ended at tick t, takes next when it wants
+/// bin `wanted_bin`: any smaller step, but a larger one only where the larger bin's steps
+/// are synchronised with t (t a multiple of its length); otherwise the largest step that
+/// is, never larger than `wanted_bin`'s.
+NBODY_HD int next_bin(int wanted_bin, int old_bin, std::uint64_t tick) {
+  int k = wanted_bin;
+  while (k < old_bin && !bin_active_at(k, tick)) ++k;
+  return k;
+}
+
+}  // namespace nbody
