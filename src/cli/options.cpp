@@ -206,6 +206,20 @@ void add_integrator_options(CLI::App* app, IntegratorOptions& i) {
                   "Velocity damping factor applied after each step's velocity update (1 = none)")
       ->check(field_check(&IntegratorOptions::damping))
       ->capture_default_str();
+  add_enum_option(app, "--timestep", i.timestep, parse_timestep_mode,
+                  "Time steps: fixed (every body steps by --dt) or adaptive (hierarchical: each "
+                  "body in a bin of step dt/2^k, k <= 30, from sqrt(2 eta eps / |a|); leapfrog "
+                  "only; docs/timesteps.md)");
+  app->add_option("--eta", i.eta,
+                  "Adaptive steps: accuracy parameter of dt_i = sqrt(2 eta eps / |a_i|) (without "
+                  "softening sqrt(2 eta |phi_i|) / |a_i|); smaller is more accurate")
+      ->check(field_check(&IntegratorOptions::eta))
+      ->capture_default_str();
+  app->add_option("--dt-min", i.dt_min,
+                  "Adaptive steps: the smallest step allowed (0: dt/2^30); bodies that want less "
+                  "are counted and reported")
+      ->check(field_check(&IntegratorOptions::dt_min))
+      ->capture_default_str();
 }
 
 void add_format_option(CLI::App* app, std::string& format) {

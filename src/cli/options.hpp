@@ -34,7 +34,7 @@ void check_collision_options(const CLI::App& app, const CollisionOptions& collis
 /// The check of --dt: the library's (check_time_step), so every front end says the same.
 [[nodiscard]] CLI::Validator time_step_check();
 
-/// --integrator, --damping.
+/// --integrator, --damping, --timestep, --eta, --dt-min.
 void add_integrator_options(CLI::App* app, IntegratorOptions& integrator);
 
 /// --format text|csv|auto.

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "integrators/block_steps.hpp"
 #include "nbody/error.hpp"
 #include "simulation/stepper.hpp"
 
@@ -33,6 +34,7 @@ class HostStepper final : public Stepper {
         gravity_(make_gravity_solver(options.gravity)),
         collisions_(make_collision_handler(options.collisions)),
         integrator_(make_integrator(options.integrator)),
+        block_steps_(options.integrator, options.gravity.softening),
         reducer_(std::move(reducer)) {
     // Several processes: this one computes its share, and the shares are summed (a solver
     // that cannot split computes everything everywhere, with nothing to sum).
@@ -45,6 +47,10 @@ class HostStepper final : public Stepper {
   void upload(ParticleSystem& host) override { state_ = &host; }
 
   void step(double dt, bool potential) override {
+    if (options_.integrator.timestep == TimestepMode::Adaptive) {
+      block_step(dt, potential);
+      return;
+    }
     state_->invalidate_potentials();  // the bodies move
     potential_wanted_ = potential;
     integrator_->step(
@@ -87,12 +93,39 @@ class HostStepper final : public Stepper {
   /// The force evaluation the integrator calls: collisions, gravity (with the potentials
   /// when this step was asked for them), the sum of the shares.
   void evaluate_forces(ParticleSystem& ps) {
-    if (collisions_) {
-      const auto start = std::chrono::steady_clock::now();
-      times_.collisions.add(collisions_->resolve(ps));
-      times_.collision_seconds += seconds_since(start);
-    }
+    if (collisions_) collide(ps);
     timed_gravity(ps, potential_wanted_);
+  }
+
+  /// One step of dt in the bins' substeps (integrators/block_steps.hpp) with this
+  /// stepper's stages: the collision stage, the solver's forces of the active bodies.
+  void block_step(double dt, bool potential) {
+    const BlockStepStages stages{
+        .collide = collisions_ ? std::function<void(ParticleSystem&)>(
+                                     [this](ParticleSystem& ps) { collide(ps); })
+                               : nullptr,
+        .all_forces = [this](ParticleSystem& ps, bool phi) { timed_gravity(ps, phi); },
+        .active_forces =
+            [this](ParticleSystem& ps, bool phi, const std::vector<std::uint32_t>& active) {
+              const auto start = std::chrono::steady_clock::now();
+              gravity_->compute_forces_active(ps, phi, active);
+              if (sharing_) sum_shares(ps, phi, &active);
+              times_.gravity_seconds += seconds_since(start);
+            },
+        .potentials = [this](ParticleSystem& ps) { evaluate_potentials(ps); }};
+    BlockStepCounts counts;
+    block_steps_.step(*state_, dt, potential, stages, counts);
+    times_.substeps += counts.substeps;
+    times_.active_evaluations += counts.active_evaluations;
+    times_.floored += counts.floored;
+    times_.bins = std::move(counts.bins);
+    add_stage_times();
+  }
+
+  void collide(ParticleSystem& ps) {
+    const auto start = std::chrono::steady_clock::now();
+    times_.collisions.add(collisions_->resolve(ps));
+    times_.collision_seconds += seconds_since(start);
   }
 
   /// The solver's forces (and potentials), the processes' shares summed.
@@ -123,18 +156,20 @@ class HostStepper final : public Stepper {
   }
 
   /// One all-reduce of ax, ay, az (and the potentials), packed: every process gets every
-  /// body's result.
-  void sum_shares(ParticleSystem& ps, bool potential) {
+  /// body's result (with `active`, those bodies' only: the others are not computed).
+  void sum_shares(ParticleSystem& ps, bool potential,
+                  const std::vector<std::uint32_t>* active = nullptr) {
     std::vector<std::vector<double>*> parts{&ps.ax, &ps.ay, &ps.az};
     if (potential) parts.push_back(&ps.potential);
-    const std::size_t n = ps.size();
+    const std::size_t n = active ? active->size() : ps.size();
+    auto body = [active](std::size_t k) { return active ? std::size_t((*active)[k]) : k; };
     packed_.resize(parts.size() * n);
-    for (std::size_t k = 0; k < parts.size(); ++k)
-      std::copy(parts[k]->begin(), parts[k]->end(), packed_.begin() + std::ptrdiff_t(k * n));
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      for (std::size_t k = 0; k < n; ++k) packed_[p * n + k] = (*parts[p])[body(k)];
+    }
     reducer_->sum(packed_.data(), packed_.size());
-    for (std::size_t k = 0; k < parts.size(); ++k) {
-      const auto first = packed_.begin() + std::ptrdiff_t(k * n);
-      std::copy(first, first + std::ptrdiff_t(n), parts[k]->begin());
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      for (std::size_t k = 0; k < n; ++k) (*parts[p])[body(k)] = packed_[p * n + k];
     }
   }
 
@@ -150,6 +185,7 @@ class HostStepper final : public Stepper {
   std::unique_ptr<GravitySolver> gravity_;
   std::unique_ptr<CollisionHandler> collisions_;
   std::unique_ptr<Integrator> integrator_;
+  BlockSteps block_steps_;  // adaptive time steps
   std::shared_ptr<ForceReducer> reducer_;
   bool sharing_ = false;
   bool potential_wanted_ = false;  // the evaluations of this step compute the potentials

@@ -129,6 +129,15 @@ void Simulation::step(double dt) {
   add_times(t);
   times_.add("integrate", total - t.gravity_seconds - t.collision_seconds);
   ++steps_done_;
+  if (options_.integrator.timestep == TimestepMode::Adaptive) {
+    timestep_stats_.substeps += t.substeps;
+    timestep_stats_.force_evaluations += t.active_evaluations;
+    timestep_stats_.floored += t.floored;
+    timestep_stats_.bins = t.bins;
+  } else {
+    timestep_stats_.substeps += 1;
+    timestep_stats_.force_evaluations += size();
+  }
 }
 
 void Simulation::add_times(const StepTimes& t) {

@@ -85,6 +85,9 @@ void warn_changed_parameters(const std::string& before, const std::string& now) 
                                           "quadrupole",
                                           "integrator",
                                           "damping",
+                                          "timestep",
+                                          "eta",
+                                          "dt-min",
                                           "collisions",
                                           "restitution",
                                           "collision-iterations",
@@ -239,9 +242,12 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   if (talk) {
     fmt::print(
         human,
-        "nbody run: {} bodies ({}D), {}, {} dt = {:g}, {} steps, G = {:g}, softening = {:g}\n",
-        sim.size(), dim, sim.solver_name(), sim.integrator_name(), a.dt, last_step - first_step,
-        a.gravity.G, a.gravity.softening);
+        "nbody run: {} bodies ({}D), {}, {} dt = {:g}{}, {} steps, G = {:g}, softening = {:g}\n",
+        sim.size(), dim, sim.solver_name(), sim.integrator_name(), a.dt,
+        a.integrator.timestep == TimestepMode::Adaptive
+            ? fmt::format(" (adaptive: bins dt/2^k, eta = {:g})", a.integrator.eta)
+            : std::string(),
+        last_step - first_step, a.gravity.G, a.gravity.softening);
     if (resumed)
       fmt::print(human, "restart: from {} at step {}, t = {:.6g}\n", restart->string(), first_step,
                  sim.time());

@@ -1,5 +1,7 @@
 #include "cli/run/run_report.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
@@ -40,6 +42,39 @@ void print_stage_table(std::FILE* out, Simulation& sim, std::uint64_t steps) {
   fmt::print(out, "{:<14} {:>10.4f} {:>7.1f}%\n", "step", step_ms, 100.0);
 }
 
+/// --timings with adaptive steps: the substeps, the force evaluations per body and the
+/// bodies per bin at the end, as a histogram of bars.
+void print_bin_table(std::FILE* out, const RunArgs& a, Simulation& sim, const RunResult& r) {
+  const TimestepStats& ts = sim.timestep_stats();
+  fmt::print(out, "substeps {}, force evaluations per body {:.4g} (steps {})\n", ts.substeps,
+             r.n_start ? double(ts.force_evaluations) / double(r.n_start) : 0.0, r.steps);
+  std::uint64_t most = 1;
+  for (const std::uint64_t c : ts.bins) most = std::max(most, c);
+  fmt::print(out, "{:<4} {:>12} {:>10}\n", "bin", "step", "bodies");
+  for (std::size_t k = 0; k < ts.bins.size(); ++k) {
+    const auto bar = std::size_t(std::ceil(40.0 * double(ts.bins[k]) / double(most)));
+    fmt::print(out, "{:<4} {:>12.4g} {:>10}  {}\n", k, std::ldexp(a.dt, -int(k)), ts.bins[k],
+               std::string(ts.bins[k] ? std::max<std::size_t>(bar, 1) : 0, '#'));
+  }
+}
+
+/// The JSON `timestep` object.
+nlohmann::ordered_json timestep_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
+  const TimestepStats& ts = sim.timestep_stats();
+  const bool adaptive = a.integrator.timestep == TimestepMode::Adaptive;
+  nlohmann::ordered_json j = {
+      {"mode", to_string(a.integrator.timestep)},
+      {"eta", adaptive ? nlohmann::ordered_json(a.integrator.eta) : nullptr},
+      {"dt_max", a.dt},
+      {"dt_min", adaptive ? nlohmann::ordered_json(a.integrator.dt_min) : nullptr},
+      {"bins", ts.bins},
+      {"substeps", ts.substeps},
+      {"force_evaluations_per_body",
+       r.n_start ? double(ts.force_evaluations) / double(r.n_start) : 0.0},
+      {"floored", ts.floored}};
+  return j;
+}
+
 }  // namespace
 
 void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, const RunResult& r) {
@@ -68,9 +103,27 @@ void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, cons
                coll.contacts, coll.merges, sim.size(), coll.max_overlap_last, coll.energy_lost,
                balance);
   }
+  const TimestepStats& ts = sim.timestep_stats();
+  if (a.integrator.timestep == TimestepMode::Adaptive) {
+    fmt::print(human,
+               "adaptive steps: {} substeps, {:.4g} force evaluations per body ({} steps of "
+               "{:g}), deepest bin {}\n",
+               ts.substeps,
+               r.n_start ? double(ts.force_evaluations) / double(r.n_start) : 0.0, r.steps, a.dt,
+               ts.bins.empty() ? 0 : ts.bins.size() - 1);
+    if (ts.floored > 0) {
+      fmt::print(human,
+                 "warning: {} body steps wanted a smaller step than --dt-min {:g} allows and were "
+                 "taken at it (less accurate than --eta asks)\n",
+                 ts.floored, a.integrator.dt_min);
+    }
+  }
   if (!a.output.empty()) fmt::print(human, "wrote {}\n", a.output);
   print_timing_table(human, sim.times(), r.steps);
   if (a.timings) print_stage_table(human, sim, r.steps);
+  if (a.timings && a.integrator.timestep == TimestepMode::Adaptive) {
+    print_bin_table(human, a, sim, r);
+  }
 }
 
 void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
@@ -98,6 +151,7 @@ void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
       {"angular_momentum", to_json(r.end.angular_momentum)},
       {"steps_per_second", r.wall_seconds > 0 ? double(r.steps) / r.wall_seconds : 0.0},
       {"wall_seconds", r.wall_seconds},
+      {"timestep", timestep_json(a, sim, r)},
       {"timings", to_json(sim.times())}};
   if (!sim.gravity_stages().entries().empty()) j["gravity_stages"] = to_json(sim.gravity_stages());
   if (a.collisions.model != CollisionModel::None) {

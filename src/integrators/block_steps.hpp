@@ -1,0 +1,76 @@
+#pragma once
+// Hierarchical (block) time steps on the CPU: one step of dt made of the bins' substeps
+// (the bin arithmetic is physics/timestep.hpp's, shared with the CUDA stepper, which does
+// the same operations in the same order). The scheme is GADGET-2's kick-drift-kick with
+// power-of-two steps (Springel 2005, "The cosmological simulation code GADGET-2", sec. 4):
+//
+//   at the start (all bodies synchronised): bins from the accelerations; every body's
+//     opening half kick v += a dt_i/2;
+//   each substep: every body drifts to the next tick at which some bin ends a step; the
+//     collision stage; the bodies whose steps end there (the active set) get new forces
+//     from all bodies; they take their closing half kick with the old step, choose a new
+//     bin (a smaller step at once, a larger one only where its steps are synchronised) and,
+//     unless the step of dt is over, take the opening half kick of their next step;
+//   at the end of dt every bin ends a step, so all bodies are active and synchronised.
+//
+// With every body in bin 0 this is the fixed-step leapfrog, bit for bit. Between bodies
+// of different bins the kicks are not pairwise equal and opposite (a body in a short step
+// feels a long-step body at its drifted position, not vice versa), so momentum is
+// conserved only to the integration error, and energy to second order in each bin's step,
+// as in GADGET-2; docs/timesteps.md.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "nbody/integrator.hpp"
+#include "nbody/particles.hpp"
+
+namespace nbody {
+
+/// What the steps of BlockSteps did (summed), and the bins at the end of the last one.
+struct BlockStepCounts {
+  std::uint64_t substeps = 0;
+  std::uint64_t active_evaluations = 0;
+  std::uint64_t floored = 0;
+  std::vector<std::uint64_t> bins;
+};
+
+/// The stepper's stages, called by BlockSteps::step().
+struct BlockStepStages {
+  /// The collision stage at the current positions (may remove bodies; may be empty).
+  std::function<void(ParticleSystem&)> collide;
+  /// Forces of every body (the collision stage has run), with the potentials if asked.
+  std::function<void(ParticleSystem&, bool potential)> all_forces;
+  /// Forces of the listed bodies alone (GravitySolver::compute_forces_active).
+  std::function<void(ParticleSystem&, bool potential, const std::vector<std::uint32_t>&)>
+      active_forces;
+  /// The potentials at the current positions, the accelerations kept as they were.
+  std::function<void(ParticleSystem&)> potentials;
+};
+
+class BlockSteps {
+ public:
+  /// The options' eta and dt_min; `softening` chooses the rule of the wanted step.
+  BlockSteps(const IntegratorOptions& options, double softening);
+  /// Advances ps by dt (all bodies synchronised at the end), adding to `counts`.
+  /// `potential`: the last evaluation (every body active) computes the potentials.
+  void step(ParticleSystem& ps, double dt, bool potential, const BlockStepStages& stages,
+            BlockStepCounts& counts);
+
+ private:
+  /// The bins' histogram and the next tick after `tick` at which some bin ends a step.
+  [[nodiscard]] std::uint64_t next_tick(std::uint64_t tick) const;
+  void collide(ParticleSystem& ps, const BlockStepStages& stages);
+  void kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, int k_limit,
+                   BlockStepCounts& counts);
+
+  double eta_;
+  double dt_min_;
+  double softening_;
+  std::vector<std::uint8_t> bin_;
+  std::vector<std::uint64_t> histogram_;  // bodies per bin
+  std::vector<std::uint32_t> active_;
+  std::vector<std::uint64_t> ids_;  // before a collision stage, to follow merges
+};
+
+}  // namespace nbody
