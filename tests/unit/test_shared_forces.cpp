@@ -25,7 +25,17 @@ struct Case {
   GravityOptions gravity;
   CollisionOptions collisions;
   double radius = 0;
+  IntegratorOptions integrator = {};
+  double dt = 2e-3;
 };
+
+/// Hierarchical steps: every part takes the same bins (from the summed accelerations) and
+/// sums the shares of the same active sets.
+IntegratorOptions adaptive() {
+  IntegratorOptions i;
+  i.timestep = TimestepMode::Adaptive;
+  return i;
+}
 
 GravityOptions cpu(GravityAlgorithm algorithm) {
   return test::gravity_options(Device::Cpu, algorithm, Precision::Auto, 0.01);
@@ -46,6 +56,9 @@ std::vector<Case> cases() {
   CollisionOptions merge;
   merge.model = CollisionModel::Merge;
   out.push_back({"direct-merge", cpu(GravityAlgorithm::Direct), merge, 0.004});
+  out.push_back({"direct-adaptive", cpu(GravityAlgorithm::Direct), {}, 0, adaptive(), 0.05});
+  out.push_back({"tree-adaptive", cpu(GravityAlgorithm::Tree), {}, 0, adaptive(), 0.05});
+  out.push_back({"merge-adaptive", cpu(GravityAlgorithm::Direct), merge, 0.004, adaptive(), 0.05});
   return out;
 }
 
@@ -61,8 +74,11 @@ ParticleSystem cluster(std::size_t n, double radius, int dim) {
 
 ParticleSystem run(const Case& c, const ParticleSystem& start,
                    std::shared_ptr<ForceReducer> reducer) {
-  Simulation sim(start, c.gravity, IntegratorOptions{}, c.collisions, std::move(reducer));
-  for (int s = 0; s < 4; ++s) sim.step(2e-3);
+  Simulation sim(start, c.gravity, c.integrator, c.collisions, std::move(reducer));
+  for (int s = 0; s < 4; ++s) sim.step(c.dt);
+  if (c.integrator.timestep == TimestepMode::Adaptive) {
+    EXPECT_GT(sim.timestep_stats().bins.size(), 2u) << c.name << ": too few bins to test";
+  }
   return sim.particles();
 }
 
