@@ -1,6 +1,11 @@
 // The fast CPU direct sum: packs the bodies into padded, aligned SoA scratch arrays of
 // float or double, runs the SIMD kernel (AVX2+FMA when the CPU has it, else the
 // baseline) over blocks of i-bodies with OpenMP, and scales the result back.
+//
+// Hierarchical time steps (compute_forces_active): the sources are packed in a permuted
+// order, the active bodies first (in the order given), then all the others, so that
+// target k is source k; the kernel runs over the i-blocks that cover the active bodies
+// alone (cost: active x N), and their results go back to the active entries only.
 #include "gravity/direct_simd.hpp"
 
 #include <fmt/format.h>
@@ -8,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <type_traits>
 #include <vector>
@@ -113,9 +119,11 @@ class DirectSumSimd final : public GravitySolver {
     const std::size_t n = ps.size();
     for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
     if (potential) ps.potential.resize(n);
+    pairs_ = 0;
+    targets_ = n;
     if (n > 0) {
       const Scaling scale = kernel_scaling(ps, softening_);
-      run_kernel(pack(ps, scale, potential));
+      run_kernel(pack(ps, scale, potential), n);
       unpack(ps, scale, potential);
     }
     ps.set_accelerations_valid();
@@ -126,21 +134,57 @@ class DirectSumSimd final : public GravitySolver {
     }
   }
 
+  void compute_forces_active(ParticleSystem& ps, bool potential,
+                             const std::vector<std::uint32_t>& active) override {
+    const std::size_t n = ps.size();
+    for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
+    if (potential) ps.potential.resize(n);
+    pairs_ = 0;
+    targets_ = active.size();
+    if (active.empty()) return;
+    // The packing order: the active bodies, then the others in ascending order.
+    is_active_.assign(n, 0);
+    order_.assign(active.begin(), active.end());
+    for (const std::uint32_t i : active) {
+      if (i >= n || is_active_[i] != 0) {
+        throw Error(
+            fmt::format("compute_forces_active: body {} is out of range (N = {}) or "
+                        "listed twice",
+                        i, n));
+      }
+      is_active_[i] = 1;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (is_active_[i] == 0) order_.push_back(static_cast<std::uint32_t>(i));
+    }
+    const Scaling scale = kernel_scaling(ps, softening_);
+    run_kernel(pack(ps, scale, potential, order_.data()), active.size());
+    unpack_active(ps, scale, potential, active);
+  }
+
+  /// interactions_per_body: the kernel's pair evaluations (padding targets included, this
+  /// process's share only) per body asked for (all N, or the active ones).
+  [[nodiscard]] SolverStats stats() const override {
+    SolverStats s;
+    s.interactions_per_body = targets_ > 0 ? double(pairs_) / double(targets_) : 0.0;
+    return s;
+  }
+
  private:
-  /// Copies the bodies into the scratch arrays, scaled. Padding i-bodies sit on the last
-  /// body with mass 0 (the kernels only read j < n, so padding never acts on a real body;
-  /// its own results are dropped).
-  KernelArgs<Real> pack(const ParticleSystem& ps, const Scaling& scale, bool potential) {
+  /// Copies the bodies into the scratch arrays, scaled: source i is body i, or body
+  /// order[i] when an order (a permutation of 0..n-1) is given. Padding i-bodies sit on the
+  /// last source with mass 0 (the kernels only read j < n, so padding never acts on a real
+  /// body; its own results are dropped).
+  KernelArgs<Real> pack(const ParticleSystem& ps, const Scaling& scale, bool potential,
+                        const std::uint32_t* order = nullptr) {
     const std::size_t n = ps.size();
     const std::size_t padded = (n + kBlock - 1) / kBlock * kBlock;
     for (auto* v : {&x_, &y_, &z_, &m_, &ax_, &ay_, &az_}) v->resize(padded);
     if (potential) phi_.resize(padded);
-    for (std::size_t i = 0; i < padded; ++i) {
-      const std::size_t s = std::min(i, n - 1);
-      x_[i] = Real(ps.x[s] * scale.position);
-      y_[i] = Real(ps.y[s] * scale.position);
-      z_[i] = Real(ps.z[s] * scale.position);
-      m_[i] = i < n ? Real(ps.mass[i] * scale.mass) : Real(0);
+    if (order != nullptr) {
+      pack_sources<true>(ps, scale, order);
+    } else {
+      pack_sources<false>(ps, scale, nullptr);
     }
     const Real eps = Real(softening_ * scale.position);
     // Targets = sources: target i is source i.
@@ -160,11 +204,30 @@ class DirectSumSimd final : public GravitySolver {
             .self_first = 0};
   }
 
-  /// This process's share of the i-blocks (all of them in one process), with OpenMP; the
-  /// other blocks' results are set to 0.
-  void run_kernel(const KernelArgs<Real>& args) {
-    const std::size_t padded = x_.size();
-    const ShareRange share = share_range(padded / kBlock, part_, parts_);
+  template <bool Permuted>
+  void pack_sources(const ParticleSystem& ps, const Scaling& scale, const std::uint32_t* order) {
+    const std::size_t n = ps.size();
+    const double sp = scale.position, sm = scale.mass;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t s = Permuted ? order[i] : i;
+      x_[i] = Real(ps.x[s] * sp);
+      y_[i] = Real(ps.y[s] * sp);
+      z_[i] = Real(ps.z[s] * sp);
+      m_[i] = Real(ps.mass[s] * sm);
+    }
+    const std::size_t last = Permuted ? order[n - 1] : n - 1;
+    for (std::size_t i = n; i < x_.size(); ++i) {
+      x_[i] = Real(ps.x[last] * sp);
+      y_[i] = Real(ps.y[last] * sp);
+      z_[i] = Real(ps.z[last] * sp);
+      m_[i] = Real(0);
+    }
+  }
+
+  /// This process's share of the i-blocks that cover targets 0 .. targets-1 (all of them
+  /// in one process), with OpenMP; the other blocks' results are set to 0.
+  void run_kernel(const KernelArgs<Real>& args, std::size_t targets) {
+    const ShareRange share = share_range((targets + kBlock - 1) / kBlock, part_, parts_);
     if (parts_ > 1) {
       for (auto* v : {&ax_, &ay_, &az_}) std::fill(v->begin(), v->end(), Real(0));
       if (args.phi != nullptr) std::fill(phi_.begin(), phi_.end(), Real(0));
@@ -182,6 +245,7 @@ class DirectSumSimd final : public GravitySolver {
       const auto i = static_cast<std::size_t>(b) * kBlock;
       kernel(args, i, i + kBlock);
     }
+    pairs_ = std::uint64_t(share.last - share.first) * kBlock * args.n;
   }
 
   /// (G a) 2^(q-2p) and (G phi) 2^(q-p): the first product rounds as the scalar
@@ -197,6 +261,21 @@ class DirectSumSimd final : public GravitySolver {
     for (std::size_t i = 0; i < n; ++i) ps.potential[i] = G_ * double(phi_[i]) * scale.potential;
   }
 
+  /// unpack() of a permuted evaluation: target k is body active[k].
+  void unpack_active(ParticleSystem& ps, const Scaling& scale, bool potential,
+                     const std::vector<std::uint32_t>& active) const {
+    for (std::size_t k = 0; k < active.size(); ++k) {
+      const std::size_t i = active[k];
+      ps.ax[i] = G_ * double(ax_[k]) * scale.acceleration;
+      ps.ay[i] = G_ * double(ay_[k]) * scale.acceleration;
+      ps.az[i] = G_ * double(az_[k]) * scale.acceleration;
+    }
+    if (!potential) return;
+    for (std::size_t k = 0; k < active.size(); ++k) {
+      ps.potential[active[k]] = G_ * double(phi_[k]) * scale.potential;
+    }
+  }
+
   double G_;
   double softening_;
   int threads_;
@@ -204,6 +283,10 @@ class DirectSumSimd final : public GravitySolver {
   KernelFn<Real> kernel_;
   int part_ = 0, parts_ = 1;
   AlignedVector<Real> x_, y_, z_, m_, ax_, ay_, az_, phi_;  // scratch, reused between calls
+  std::vector<std::uint32_t> order_;     // compute_forces_active: source k -> body
+  std::vector<std::uint8_t> is_active_;  // compute_forces_active: body -> listed
+  std::uint64_t pairs_ = 0;              // the last evaluation's kernel pair evaluations
+  std::size_t targets_ = 0;              // and the bodies it was asked for
 };
 
 }  // namespace

@@ -88,6 +88,10 @@ void compute_moments(Tree& t, bool quadrupole);
 /// A group of contiguous tree-ordered bodies that share one interaction list.
 struct Group {
   std::uint32_t begin, end;
+  /// How many of the group's bodies count in walk_forces' interactions; 0: all of them.
+  /// (compute_forces_active walks groups shrunk to the range of their active bodies: the
+  /// inactive bodies inside the range ride along, their results dropped, uncounted.)
+  std::uint32_t counted = 0;
 };
 
 /// Splits the bodies into walk groups: the largest cells of <= max_group bodies, with
@@ -113,7 +117,8 @@ struct WalkOutput {
 /// the accepted cells and opened bodies, plus the quadrupole terms when asked; each
 /// body's own term left out); out.phi is left alone without. Bodies outside `groups`
 /// get exact zeros. Real is the kernel's arithmetic (float or double). Returns the
-/// number of interactions (pairs + accepted cells) summed over bodies. Deterministic:
+/// number of interactions (pairs + accepted cells) summed over the groups' counted
+/// bodies (Group::counted). Deterministic:
 /// each group's sum is fixed by the tree, whatever the number of threads.
 template <class Real>
 std::uint64_t walk_forces(const Tree& t, const std::vector<Group>& groups,

@@ -1,6 +1,8 @@
 // The CPU Barnes-Hut solver: build (tree_build.cpp), moments (tree_moments.cpp), group
 // walk with the SIMD kernel (tree_walk.cpp), accelerations scattered back to the
-// particle system's order and multiplied by G.
+// particle system's order and multiplied by G. compute_forces_active (hierarchical time
+// steps) builds the same tree and walks only the groups that hold active bodies, each
+// shrunk to the range of its active bodies.
 //
 // Parameters, measured on Plummer N = 100000, theta = 0.5, float, 1 thread, Zen 3 (a
 // loaded machine, so +-15%): max group 32 / 64 / 96 gave walks of 510 / 370 / 360 ms with
@@ -12,9 +14,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "nbody/error.hpp"
 #include "tree/tree.hpp"
@@ -49,15 +54,9 @@ class TreeSolver final : public GravitySolver {
     const std::size_t n = ps.size();
     for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
     if (potential) ps.potential.resize(n);
-    const auto t0 = std::chrono::steady_clock::now();
-    tree::build_tree(ps, options_.dim, kLeafSize, options_.threads, tree_, scratch_);
-    tree::compute_moments(tree_, options_.quadrupole);
-    tree::make_groups(tree_, kMaxGroup, groups_);
-    stats_.build_seconds = seconds_since(t0);
+    build(ps);
 
     const auto t1 = std::chrono::steady_clock::now();
-    const tree::WalkOptions walk{options_.theta, options_.quadrupole, options_.softening,
-                                 options_.threads};
     // Several processes: every one builds the same tree and walks its groups, dealt like
     // cards by the chunk of kShareChunkBodies bodies that holds a group's first body, so
     // that each gets core and halo groups alike (as the GPU tree does); walk_forces leaves
@@ -65,15 +64,13 @@ class TreeSolver final : public GravitySolver {
     const std::vector<tree::Group>* walked = &groups_;
     if (parts_ > 1) {
       share_groups_.clear();
-      for (std::size_t g = 0; g < groups_.size(); ++g) {
-        if ((groups_[g].begin / kShareChunkBodies) % std::size_t(parts_) == std::size_t(part_)) {
-          share_groups_.push_back(groups_[g]);
-        }
+      for (const tree::Group& g : groups_) {
+        if (in_share(g)) share_groups_.push_back(g);
       }
       walked = &share_groups_;
     }
     const std::uint64_t interactions =
-        tree::walk_forces<Real>(tree_, *walked, walk, potential, walked_);
+        tree::walk_forces<Real>(tree_, *walked, walk_options(), potential, walked_);
     stats_.interactions_per_body = n ? double(interactions) / double(n) : 0.0;
 
     scatter(ps, potential);
@@ -86,6 +83,62 @@ class TreeSolver final : public GravitySolver {
     }
   }
 
+  /// The tree of all the bodies as compute_forces() builds it; then only the groups that
+  /// hold active bodies are walked, each shrunk to the tree-ordered range from its first
+  /// to its last active body (the inactive bodies inside that range ride along in the
+  /// kernel, their results dropped), and only the active bodies get results.
+  /// stats().interactions_per_body: the interactions of the active bodies (pairs +
+  /// accepted cells), per active body.
+  void compute_forces_active(ParticleSystem& ps, bool potential,
+                             const std::vector<std::uint32_t>& active) override {
+    const std::size_t n = ps.size();
+    for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
+    if (potential) ps.potential.resize(n);
+    for (const std::uint32_t i : active) {
+      if (i >= n) {
+        throw Error(fmt::format("compute_forces_active: body {} is out of range (N = {})", i, n));
+      }
+    }
+    stats_ = {};
+    if (active.empty()) return;
+    build(ps);
+
+    const auto t1 = std::chrono::steady_clock::now();
+    // The tree positions of the active bodies, ascending.
+    position_.resize(n);
+    for (std::size_t k = 0; k < n; ++k) position_[tree_.order[k]] = static_cast<std::uint32_t>(k);
+    active_positions_.clear();
+    for (const std::uint32_t i : active) active_positions_.push_back(position_[i]);
+    std::sort(active_positions_.begin(), active_positions_.end());
+    // The groups to walk, shrunk; dealt between processes by the group's own first body,
+    // as compute_forces() deals them.
+    share_groups_.clear();
+    for (const tree::Group& g : groups_) {
+      if (parts_ > 1 && !in_share(g)) continue;
+      const auto first =
+          std::lower_bound(active_positions_.begin(), active_positions_.end(), g.begin);
+      if (first == active_positions_.end() || *first >= g.end) continue;
+      const auto last = std::lower_bound(first, active_positions_.end(), g.end);
+      share_groups_.push_back({*first, *(last - 1) + 1, static_cast<std::uint32_t>(last - first)});
+    }
+    const std::uint64_t interactions =
+        tree::walk_forces<Real>(tree_, share_groups_, walk_options(), potential, walked_);
+    stats_.interactions_per_body = double(interactions) / double(active.size());
+
+    // The results of the active bodies alone (exact zeros for those of other shares).
+    const double G = options_.G;
+    const bool planar = options_.dim == 2;
+    const tree::WalkOutput& w = walked_;
+    for (const std::uint32_t i : active) {
+      const std::size_t k = position_[i];
+      ps.ax[i] = G * w.ax[k];
+      ps.ay[i] = G * w.ay[k];
+      ps.az[i] = planar ? 0.0 : G * w.az[k];
+      if (potential) ps.potential[i] = G * w.phi[k];
+    }
+    stats_.walk_seconds = seconds_since(t1);
+  }
+
   [[nodiscard]] SolverStats stats() const override { return stats_; }
   bool set_share(int part, int parts) override {
     part_ = part;
@@ -94,6 +147,24 @@ class TreeSolver final : public GravitySolver {
   }
 
  private:
+  /// Tree, moments and walk groups of all the bodies (stats_.build_seconds).
+  void build(const ParticleSystem& ps) {
+    const auto t0 = std::chrono::steady_clock::now();
+    tree::build_tree(ps, options_.dim, kLeafSize, options_.threads, tree_, scratch_);
+    tree::compute_moments(tree_, options_.quadrupole);
+    tree::make_groups(tree_, kMaxGroup, groups_);
+    stats_.build_seconds = seconds_since(t0);
+  }
+
+  [[nodiscard]] tree::WalkOptions walk_options() const {
+    return {options_.theta, options_.quadrupole, options_.softening, options_.threads};
+  }
+
+  /// Whether this process walks group g (several processes).
+  [[nodiscard]] bool in_share(const tree::Group& g) const {
+    return (g.begin / kShareChunkBodies) % std::size_t(parts_) == std::size_t(part_);
+  }
+
   /// The walk's results back to the particle system's order, times G.
   void scatter(ParticleSystem& ps, bool potential) const {
     const double G = options_.G;
@@ -113,7 +184,9 @@ class TreeSolver final : public GravitySolver {
   tree::Tree tree_;
   tree::BuildScratch scratch_;
   std::vector<tree::Group> groups_;
-  std::vector<tree::Group> share_groups_;  // this process's groups (several processes)
+  std::vector<tree::Group> share_groups_;        // the groups walked, when not all of groups_
+  std::vector<std::uint32_t> position_;          // body -> tree position (compute_forces_active)
+  std::vector<std::uint32_t> active_positions_;  // the active bodies' tree positions, sorted
   static constexpr std::size_t kShareChunkBodies = 1024;
   int part_ = 0, parts_ = 1;
   tree::WalkOutput walked_;  // tree order, per unit G

@@ -295,7 +295,7 @@ std::uint64_t walk_group(const Tree& t, const WalkSetup<Real>& w, Group group, b
   } else {
     finish_group<false>(t, w, group.begin, group.end, s, out);
   }
-  return std::uint64_t(group.end - group.begin) * list.length;
+  return std::uint64_t(group.counted != 0 ? group.counted : group.end - group.begin) * list.length;
 }
 
 }  // namespace
