@@ -36,8 +36,8 @@ struct SimulationOptions {
 struct TimestepStats {
   std::uint64_t substeps = 0;           // force evaluations (fixed steps: one per step)
   std::uint64_t force_evaluations = 0;  // the bodies given new forces, summed over them
-  std::uint64_t floored = 0;  // adaptive: body steps that wanted less than --dt-min's bin
-  std::vector<std::uint64_t> bins;  // adaptive: bodies per bin k (step dt / 2^k) at the end
+  std::uint64_t floored = 0;            // adaptive: body steps that wanted less than --dt-min's bin
+  std::vector<std::uint64_t> bins;      // adaptive: bodies per bin k (step dt / 2^k) at the end
 };
 
 class Stepper;

@@ -67,7 +67,8 @@ void BlockSteps::kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, 
     kick_body(ps, i, half_step(dt, old_bin));  // the closing kick, with the old step
     if (last) continue;                        // synchronised: the next step assigns bins
     bool fl = false;
-    const double wanted = wanted_step(eta_, softening_, ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
+    const double wanted =
+        wanted_step(eta_, softening_, ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
     const int k = next_bin(timestep_bin(wanted, dt, k_limit, &fl), old_bin, tick);
     floored += fl ? 1 : 0;
     --histogram_[std::size_t(old_bin)];
@@ -97,7 +98,8 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
 #pragma omp parallel for schedule(static) reduction(+ : floored) if (n > kParallelThreshold)
   for (std::size_t i = 0; i < n; ++i) {
     bool fl = false;
-    const double wanted = wanted_step(eta_, softening_, ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
+    const double wanted =
+        wanted_step(eta_, softening_, ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
     const int k = timestep_bin(wanted, dt, k_limit, &fl);
     floored += fl ? 1 : 0;
     bin_[i] = std::uint8_t(k);

@@ -29,9 +29,9 @@ struct StepTimes {
   CollisionTotals collisions;    // every collision stage; empty without collisions
   PhaseTimes stages;  // the force evaluation's stages (tree: build, walk / bbox ... force)
   // Hierarchical time steps (left 0 by fixed steps; Simulation counts those itself):
-  std::uint64_t substeps = 0;           // force evaluations of active sets
+  std::uint64_t substeps = 0;            // force evaluations of active sets
   std::uint64_t active_evaluations = 0;  // the sum of the active bodies over them
-  std::uint64_t floored = 0;  // body steps that wanted less than the deepest bin allowed
+  std::uint64_t floored = 0;             // body steps that wanted less than the deepest bin allowed
   std::vector<std::uint64_t> bins;  // bodies per bin k at the end of the last step (empty: none)
 };
 

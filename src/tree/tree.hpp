@@ -92,6 +92,11 @@ struct Group {
   /// (compute_forces_active walks groups shrunk to the range of their active bodies: the
   /// inactive bodies inside the range ride along, their results dropped, uncounted.)
   std::uint32_t counted = 0;
+  /// The range whose bounding box decides which cells the walk opens; box_end 0: the
+  /// group's own. compute_forces_active gives a shrunk group its whole group's box, so an
+  /// active body gets the interaction list (and the accuracy) of a full evaluation,
+  /// whatever else is active.
+  std::uint32_t box_begin = 0, box_end = 0;
 };
 
 /// Splits the bodies into walk groups: the largest cells of <= max_group bodies, with

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gravity/direct_simd_kernels.hpp"
 #include "nbody/error.hpp"
 #include "tree/tree.hpp"
 
@@ -110,8 +111,9 @@ class TreeSolver final : public GravitySolver {
     active_positions_.clear();
     for (const std::uint32_t i : active) active_positions_.push_back(position_[i]);
     std::sort(active_positions_.begin(), active_positions_.end());
-    // The groups to walk, shrunk; dealt between processes by the group's own first body,
-    // as compute_forces() deals them.
+    // The groups to walk, shrunk (the walk opens the cells of the whole group's box, so an
+    // active body's forces are those of a full evaluation, bit for bit); dealt between processes by
+    // the group's own first body, as compute_forces() deals them.
     share_groups_.clear();
     for (const tree::Group& g : groups_) {
       if (parts_ > 1 && !in_share(g)) continue;
@@ -119,7 +121,12 @@ class TreeSolver final : public GravitySolver {
           std::lower_bound(active_positions_.begin(), active_positions_.end(), g.begin);
       if (first == active_positions_.end() || *first >= g.end) continue;
       const auto last = std::lower_bound(first, active_positions_.end(), g.end);
-      share_groups_.push_back({*first, *(last - 1) + 1, static_cast<std::uint32_t>(last - first)});
+      // The range starts on the kernel's lane of the whole group (the same targets side by
+      // side in the SIMD kernel, hence the same bits as the full walk).
+      const std::uint32_t begin =
+          g.begin + (*first - g.begin) / std::uint32_t(simd::kStep) * std::uint32_t(simd::kStep);
+      share_groups_.push_back(
+          {begin, *(last - 1) + 1, static_cast<std::uint32_t>(last - first), g.begin, g.end});
     }
     const std::uint64_t interactions =
         tree::walk_forces<Real>(tree_, share_groups_, walk_options(), potential, walked_);

@@ -271,7 +271,8 @@ void finish_group(const Tree& t, const WalkSetup<Real>& w, std::uint32_t gb, std
 template <class Real>
 std::uint64_t walk_group(const Tree& t, const WalkSetup<Real>& w, Group group, bool potential,
                          Scratch<Real>& s, WalkOutput& out) {
-  const Box g = bounding_box(t, group.begin, group.end);
+  const Box g = group.box_end != 0 ? bounding_box(t, group.box_begin, group.box_end)
+                                   : bounding_box(t, group.begin, group.end);
   const ListInfo list = potential ? collect_interactions<true>(t, w, group.begin, g, s)
                                   : collect_interactions<false>(t, w, group.begin, g, s);
   const std::size_t padded = pack_targets(t, w, group.begin, group.end, g, potential, s);

@@ -85,10 +85,10 @@ NBODY_BACKEND_TEST_SUITE(BlockSteps);
 TEST_P(BlockSteps, EveryBodyInBinZeroIsTheLeapfrog) {
   const ParticleSystem start = model("plummer", 500);
   auto run = [&](const IntegratorOptions& integrator) {
-    Simulation sim(start, test::simulation_options(
-                              gravity_options(device(), GravityAlgorithm::Direct,
-                                              Precision::Auto, 0.01),
-                              integrator));
+    Simulation sim(start,
+                   test::simulation_options(
+                       gravity_options(device(), GravityAlgorithm::Direct, Precision::Auto, 0.01),
+                       integrator));
     for (int s = 0; s < 5; ++s) sim.step(0.01);
     return sim;
   };
@@ -147,10 +147,11 @@ TEST_P(BlockSteps, EccentricKeplerOrbitChangesBinsAndReturns) {
   EXPECT_GE(a.deepest.back(), at_apo + 4);
   // The fixed step of the pericentre's bin, against which the adaptive run is measured.
   const KeplerRun f = kepler_run(device(), {}, int(at_peri), 3);
-  std::printf("kepler e = 0.9, 3 orbits: adaptive max |dE/E| %.3e, return %.3e, %llu evaluations;"
-              " fixed dt/2^%zu: %.3e, return %.3e, %llu evaluations\n",
-              a.max_drift, a.return_error, (unsigned long long)a.evaluations, at_peri, f.max_drift,
-              f.return_error, (unsigned long long)f.evaluations);
+  std::printf(
+      "kepler e = 0.9, 3 orbits: adaptive max |dE/E| %.3e, return %.3e, %llu evaluations;"
+      " fixed dt/2^%zu: %.3e, return %.3e, %llu evaluations\n",
+      a.max_drift, a.return_error, (unsigned long long)a.evaluations, at_peri, f.max_drift,
+      f.return_error, (unsigned long long)f.evaluations);
   EXPECT_LE(a.max_drift, f.max_drift);
   EXPECT_LE(a.return_error, 2 * f.return_error);
   EXPECT_LT(a.return_error, 0.05);  // of the semi-major axis 1, after 3 orbits
@@ -184,10 +185,11 @@ TEST_P(BlockSteps, PlanetsAtAFractionOfTheCost) {
   const double small = std::ldexp(dt, -int(deepest));
   for (int s = 0; s < int(100 * std::ldexp(1.0, int(deepest))); ++s) fixed.step(small);
   const double fixed_drift = energy_drift(fixed, e0);
-  std::printf("planets: adaptive |dE/E| %.3e (%.4g evaluations per body), fixed dt/2^%zu %.3e "
-              "(%.4g)\n",
-              adaptive_drift, double(blocks.timestep_stats().force_evaluations) / 6.0, deepest,
-              fixed_drift, double(fixed.timestep_stats().force_evaluations) / 6.0);
+  std::printf(
+      "planets: adaptive |dE/E| %.3e (%.4g evaluations per body), fixed dt/2^%zu %.3e "
+      "(%.4g)\n",
+      adaptive_drift, double(blocks.timestep_stats().force_evaluations) / 6.0, deepest, fixed_drift,
+      double(fixed.timestep_stats().force_evaluations) / 6.0);
   EXPECT_LE(adaptive_drift, 4 * fixed_drift);
   EXPECT_LT(3 * blocks.timestep_stats().force_evaluations,
             fixed.timestep_stats().force_evaluations);
@@ -229,15 +231,16 @@ TEST_P(BlockSteps, TreeAndPlanarRuns) {
     m.n = 2000;
     m.seed = 3;
     m.dim = dim;
-    Simulation sim(generate(m), simulation_options(tree_options(device(), Precision::Float, 0.5,
-                                                                dim, false, 0.01),
-                                                   adaptive()));
+    Simulation sim(generate(m), simulation_options(
+                                    tree_options(device(), Precision::Float, 0.5, dim, false, 0.01),
+                                    adaptive()));
     const double e0 = sim.diagnostics(EnergyMethod::Exact).total_energy;
     for (int s = 0; s < 5; ++s) sim.step(0.05);
     const TimestepStats& ts = sim.timestep_stats();
     EXPECT_GE(ts.bins.size(), 3u) << "dim " << dim;
     EXPECT_EQ(bodies_in_bins(ts), 2000u);
-    EXPECT_LT(double(ts.force_evaluations), 0.75 * 5 * 2000 * std::ldexp(1.0, int(ts.bins.size() - 1)));
+    EXPECT_LT(double(ts.force_evaluations),
+              0.75 * 5 * 2000 * std::ldexp(1.0, int(ts.bins.size() - 1)));
     EXPECT_LT(energy_drift(sim, e0), 5e-3) << "dim " << dim;
     if (dim == 2) {
       const ParticleSystem& ps = sim.particles();
@@ -254,10 +257,10 @@ TEST_P(BlockSteps, MergesFollowTheBins) {
   m.radius = 0.02;
   ParticleSystem start = generate(m);
   const double mass0 = std::accumulate(start.mass.begin(), start.mass.end(), 0.0);
-  Simulation sim(std::move(start),
-                 simulation_options(gravity_options(device(), GravityAlgorithm::Direct,
-                                                    Precision::Auto, 0.01),
-                                    adaptive(), collision_options(CollisionModel::Merge)));
+  Simulation sim(
+      std::move(start),
+      simulation_options(gravity_options(device(), GravityAlgorithm::Direct, Precision::Auto, 0.01),
+                         adaptive(), collision_options(CollisionModel::Merge)));
   for (int s = 0; s < 5; ++s) sim.step(0.05);
   const ParticleSystem& ps = sim.particles();
   EXPECT_LT(ps.size(), 600u) << "no merges: the test needs some";

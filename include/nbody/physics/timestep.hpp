@@ -55,8 +55,7 @@ NBODY_HD bool bin_active_at(int k, std::uint64_t tick) {
 /// The step the body wants (infinity when its acceleration is 0): the rule above.
 NBODY_HD double wanted_step(double eta, double softening, double ax, double ay, double az,
                             double phi) {
-  const double a2 =
-      exact_add(exact_add(exact_mul(ax, ax), exact_mul(ay, ay)), exact_mul(az, az));
+  const double a2 = exact_add(exact_add(exact_mul(ax, ax), exact_mul(ay, ay)), exact_mul(az, az));
   if (!(a2 > 0)) return INFINITY;
   const double a = exact_sqrt(a2);
   if (softening > 0) return exact_sqrt(exact_div(exact_mul(2 * eta, softening), a));

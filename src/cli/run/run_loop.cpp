@@ -75,27 +75,13 @@ std::map<std::string, std::string> parameter_lines(const std::string& text) {
 /// A restart with other physics or numerics than the checkpoint's run is allowed (a user
 /// may mean to change dt), but it will not reproduce the uninterrupted run: say so.
 void warn_changed_parameters(const std::string& before, const std::string& now) {
-  static const char* kTrajectoryKeys[] = {"dt",
-                                          "gravity",
-                                          "kernel",
-                                          "precision",
-                                          "softening",
-                                          "G",
-                                          "theta",
-                                          "quadrupole",
-                                          "integrator",
-                                          "damping",
-                                          "timestep",
-                                          "eta",
-                                          "dt-min",
-                                          "collisions",
-                                          "restitution",
-                                          "collision-iterations",
-                                          "dim",
-                                          "device",
-                                          "deterministic",
-                                          "block-size",
-                                          "energy"};
+  static const char* kTrajectoryKeys[] = {
+      "dt",         "gravity",    "kernel",        "precision",
+      "softening",  "G",          "theta",         "quadrupole",
+      "integrator", "damping",    "timestep",      "eta",
+      "dt-min",     "collisions", "restitution",   "collision-iterations",
+      "dim",        "device",     "deterministic", "block-size",
+      "energy"};
   const auto old_values = parameter_lines(before);
   const auto new_values = parameter_lines(now);
   for (const char* key : kTrajectoryKeys) {

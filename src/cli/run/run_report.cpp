@@ -108,9 +108,8 @@ void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, cons
     fmt::print(human,
                "adaptive steps: {} substeps, {:.4g} force evaluations per body ({} steps of "
                "{:g}), deepest bin {}\n",
-               ts.substeps,
-               r.n_start ? double(ts.force_evaluations) / double(r.n_start) : 0.0, r.steps, a.dt,
-               ts.bins.empty() ? 0 : ts.bins.size() - 1);
+               ts.substeps, r.n_start ? double(ts.force_evaluations) / double(r.n_start) : 0.0,
+               r.steps, a.dt, ts.bins.empty() ? 0 : ts.bins.size() - 1);
     if (ts.floored > 0) {
       fmt::print(human,
                  "warning: {} body steps wanted a smaller step than --dt-min {:g} allows and were "
