@@ -76,6 +76,7 @@ class PySimulation {
   // ---- Run totals (over every option change) -------------------------------------
   [[nodiscard]] std::uint64_t steps_done() const { return sim_->steps_done(); }
   [[nodiscard]] const CollisionTotals& collision_totals() const { return sim_->collision_totals(); }
+  [[nodiscard]] const TimestepStats& timestep_stats() const { return sim_->timestep_stats(); }
   [[nodiscard]] const PhaseTimes& times() { return sim_->times(); }
   [[nodiscard]] std::string solver_name() const { return sim_->solver_name(); }
   [[nodiscard]] std::string integrator_name() const { return sim_->integrator_name(); }

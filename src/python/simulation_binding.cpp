@@ -374,6 +374,25 @@ change bodies there.
       "seconds.");
 
   cls.def(
+      "timestep_stats",
+      [](PySimulation& sim) {
+        PySimulation::Busy busy(sim);
+        const TimestepStats& t = sim.timestep_stats();
+        nb::dict out;
+        out["mode"] = std::string(to_string(sim.options().integrator.timestep));
+        out["substeps"] = t.substeps;
+        out["force_evaluations"] = t.force_evaluations;
+        out["force_evaluations_per_body"] =
+            sim.size() > 0 ? double(t.force_evaluations) / double(sim.size()) : 0.0;
+        out["bins"] = t.bins;
+        out["floored"] = t.floored;
+        return out;
+      },
+      "What the time steps so far did: mode, substeps (force evaluations), force_evaluations "
+      "(bodies given new forces, summed), force_evaluations_per_body, bins (adaptive: bodies per "
+      "bin k, step dt/2^k, at the end of the last step), floored (adaptive: body steps that "
+      "wanted less than dt_min).");
+  cls.def(
       "copy",
       [](PySimulation& sim) {
         PySimulation::Busy busy(sim);

@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <imgui.h>
@@ -86,7 +87,14 @@ void settings_tab(ViewState& state, LiveSimulation& live) {
   changed |=
       combo("integrator", s.integrator.scheme,
             {IntegratorScheme::Leapfrog, IntegratorScheme::Euler, IntegratorScheme::Kinematic});
+  ImGui::BeginDisabled(s.integrator.timestep == TimestepMode::Adaptive);
   changed |= slider_double("damping", &s.integrator.damping, 0.9, 1.0, false, "%.4f");
+  ImGui::EndDisabled();
+  changed |= combo("time steps", s.integrator.timestep,
+                   {TimestepMode::Fixed, TimestepMode::Adaptive});
+  ImGui::BeginDisabled(s.integrator.timestep != TimestepMode::Adaptive);
+  changed |= slider_double("eta", &s.integrator.eta, 1e-4, 0.5, true, "%.4f");
+  ImGui::EndDisabled();
 
   changed |= combo("collisions", s.collisions.model,
                    {CollisionModel::None, CollisionModel::Bounce, CollisionModel::Merge});
@@ -151,6 +159,20 @@ void performance_tab(const ViewState& state, LiveSimulation& live) {
     ImGui::Text("collisions: %llu contacts, %llu merges, energy lost %.4g",
                 static_cast<unsigned long long>(c.contacts),
                 static_cast<unsigned long long>(c.merges), c.energy_lost);
+  }
+  if (sim.options().integrator.timestep == TimestepMode::Adaptive) {
+    // The bodies per bin at the end of the last step: bin k steps by dt / 2^k.
+    const TimestepStats& ts = sim.timestep_stats();
+    std::vector<float> bins(ts.bins.begin(), ts.bins.end());
+    const std::string label = fmt::format(
+        "bins 0..{} (dt/2^k): {:.3g} force evaluations per body per step",
+        bins.empty() ? 0 : bins.size() - 1,
+        live.steps_done() > 0 && sim.size() > 0
+            ? double(ts.force_evaluations) / double(sim.size()) / double(live.steps_done())
+            : 0.0);
+    ImGui::TextDisabled("%s", label.c_str());
+    ImGui::PlotHistogram("##bins", bins.data(), static_cast<int>(bins.size()), 0, nullptr, 0.0f,
+                         FLT_MAX, ImVec2(ImGui::GetContentRegionAvail().x, 60));
   }
   ImGui::Separator();
   ImGui::Checkbox(live.energy_label().c_str(), &live.track_energy);

@@ -1,0 +1,51 @@
+"""Hierarchical time steps through Python: sim.timestep, sim.eta, sim.dt_min and
+timestep_stats() (docs/timesteps.md)."""
+import math
+
+import pytest
+
+import nbody
+
+
+def test_adaptive_kepler_orbit_uses_deeper_bins_at_pericentre():
+    period = 2 * math.pi
+    sim = nbody.generate("kepler", e=0.9, dt=period / 64)
+    sim.timestep = "adaptive"
+    sim.eta = 1e-4
+    assert sim.options["timestep"] == "adaptive"
+    e0 = sim.energy().total
+    sim.step(1)  # from pericentre
+    at_pericentre = len(sim.timestep_stats()["bins"]) - 1
+    sim.step(31)  # to apocentre
+    at_apocentre = len(sim.timestep_stats()["bins"]) - 1
+    sim.step(32)
+    stats = sim.timestep_stats()
+    assert stats["mode"] == "adaptive"
+    assert sum(stats["bins"]) == 2
+    assert at_pericentre >= at_apocentre + 4
+    assert stats["substeps"] > 64
+    assert stats["force_evaluations_per_body"] < 64 * 2 ** at_pericentre / 4
+    assert abs(sim.energy().total - e0) / abs(e0) < 1e-3
+
+
+def test_fixed_steps_count_one_evaluation_per_body_and_step():
+    sim = nbody.generate("plummer", n=200, dt=0.01, softening=0.01)
+    sim.step(5)
+    stats = sim.timestep_stats()
+    assert stats["mode"] == "fixed"
+    assert stats["substeps"] == 5
+    assert stats["force_evaluations_per_body"] == pytest.approx(5.0)
+    assert stats["bins"] == []
+
+
+def test_adaptive_options_are_checked():
+    sim = nbody.generate("plummer", n=100, dt=0.01, softening=0.01)
+    with pytest.raises(ValueError, match="--eta"):
+        sim.eta = -1.0
+    with pytest.raises(ValueError, match="--dt-min"):
+        sim.dt_min = float("nan")
+    with pytest.raises(ValueError, match="timestep"):
+        sim.timestep = "sometimes"
+    sim.integrator = "euler"
+    with pytest.raises(ValueError, match="leapfrog"):
+        sim.timestep = "adaptive"
