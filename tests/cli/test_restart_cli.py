@@ -57,6 +57,15 @@ class TestRestartEqualsUninterrupted(CliTestCase):
     def test_merging_collisions(self):
         self.assert_restart_matches(["--radius", 0.02, "--collisions", "merge"])
 
+    def test_adaptive_steps(self):
+        # Bins from the accelerations at each synchronised step: the checkpoint's state
+        # (with its accelerations) gives the bins the uninterrupted run takes.
+        self.assert_restart_matches(["--gravity", "tree", "--timestep", "adaptive", "--eta", 0.0005])
+
+    def test_adaptive_steps_with_merges(self):
+        self.assert_restart_matches(["--radius", 0.02, "--collisions", "merge", "--timestep", "adaptive",
+                                     "--eta", 0.0005])
+
     def test_t_end_is_absolute(self):
         whole, parts = self.dir / "whole", self.dir / "parts"
         common = [*BASE, "--t-end", 0.5225, "--stats-every", 7]
