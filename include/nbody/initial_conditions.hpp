@@ -31,6 +31,10 @@ struct ModelOptions {
   double scale_length = 1.0;  // disk: exponential scale length Rd
   int dim = 3;                // 2: planar output (z = vz = 0)
   int threads = 0;            // OpenMP threads (0 = all available); the bodies do not depend on it
+  // hernquist: truncation radius r_max in units of the scale length a
+  double rmax = 100.0;
+  // nfw: concentration c = r_200 / r_s (the halo is truncated at r_200)
+  double concentration = 10.0;
 };
 
 /// Generates the model. Throws nbody::Error for an unknown model or bad option values.

@@ -50,6 +50,14 @@ void add_model_options(CLI::App* app, ModelOptions& m) {
   app->add_option("--scale-length", m.scale_length, "disk: exponential scale length")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  // Checked by the model (generate()), which names the option and the value given.
+  app->add_option("--rmax", m.rmax,
+                  "hernquist: truncation radius in units of the scale length a, > 0 (100: the "
+                  "outer 2 % of the mass left out)")
+      ->capture_default_str();
+  app->add_option("--concentration", m.concentration,
+                  "nfw: concentration c = r_200 / r_s, > 0 (the halo is truncated at r_200)")
+      ->capture_default_str();
 }
 
 namespace {

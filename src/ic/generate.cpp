@@ -50,6 +50,16 @@ void check_plummer(const ModelOptions& o) {
   require_bodies(o, 1, "");
 }
 
+void check_hernquist(const ModelOptions& o) {
+  require_bodies(o, 1, "");
+  require_positive("rmax", o.rmax, "truncation radius (in units of the scale length a)");
+}
+
+void check_nfw(const ModelOptions& o) {
+  require_bodies(o, 1, "");
+  require_positive("concentration", o.concentration, "concentration c = r_200 / r_s");
+}
+
 void check_kepler(const ModelOptions& o) {
   // !(a <= e < b) also rejects NaN.
   if (!(o.e >= 0 && o.e < 1)) {
@@ -86,6 +96,8 @@ constexpr Model kModels[] = {
     {"uniform-sphere", check_uniform, ic::uniform_sphere, false},
     {"cold-sphere", check_uniform, ic::cold_sphere, false},
     {"plummer", check_plummer, ic::plummer, true},
+    {"hernquist", check_hernquist, ic::hernquist, true},
+    {"nfw", check_nfw, ic::nfw, true},
     {"kepler", check_kepler, ic::kepler, true},
     {"figure-eight", check_nothing, ic::figure_eight, true},
     {"two-clusters", check_two_clusters, ic::two_clusters, true},
@@ -137,7 +149,7 @@ ParticleSystem generate(const ModelOptions& options) {
   });
   if (options.dim == 2) {
     // A projection onto the x-y plane: the planar models (kepler, figure-eight, disk)
-    // are unchanged, but a 3-D model (plummer, uniform-*, two-clusters) just loses z
+    // are unchanged, but a 3-D model (the spheres, uniform-*, two-clusters) just loses z
     // and vz, so it is no longer in virial equilibrium or a uniform 2-D density.
     ps.make_planar();
   }
@@ -193,6 +205,16 @@ void to_center_of_mass_frame(ParticleSystem& ps, std::size_t begin, std::size_t 
     ps.vx[i] -= cvx;
     ps.vy[i] -= cvy;
     ps.vz[i] -= cvz;
+  });
+}
+
+void scale_velocities(ParticleSystem& ps, std::size_t begin, std::size_t end, double factor,
+                      int threads) {
+  if (factor == 1.0) return;
+  for_each_body(threads, begin, end, [&](std::size_t i) {
+    ps.vx[i] *= factor;
+    ps.vy[i] *= factor;
+    ps.vz[i] *= factor;
   });
 }
 

@@ -2,7 +2,10 @@
 // The individual initial-condition models behind nbody::generate(). Private to src/ic:
 // generate.cpp validates the options before calling any of these, so they assume
 // sane values (n > 0 where used, positive sizes, 0 <= e < 1, ...).
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <numbers>
 
 #include "ic/random.hpp"
 #include "nbody/initial_conditions.hpp"
@@ -23,6 +26,10 @@ namespace nbody::ic {
 [[nodiscard]] ParticleSystem cold_sphere(const ModelOptions& o);
 /// Plummer sphere in Henon units (M = 1, E = -1/4), Aarseth-Henon-Wielen sampling.
 [[nodiscard]] ParticleSystem plummer(const ModelOptions& o);
+/// Hernquist sphere (G = M = a = 1) truncated at o.rmax, speeds from its isotropic f(E).
+[[nodiscard]] ParticleSystem hernquist(const ModelOptions& o);
+/// NFW halo (G = M = r_s = 1) truncated at c r_s, Gaussian velocities from the Jeans equation.
+[[nodiscard]] ParticleSystem nfw(const ModelOptions& o);
 /// Two bodies on a Kepler orbit (a, e), starting at pericentre; no randomness.
 [[nodiscard]] ParticleSystem kepler(const ModelOptions& o);
 /// The Chenciner-Montgomery figure-eight three-body choreography; no randomness.
@@ -45,6 +52,22 @@ namespace nbody::ic {
 /// Body i is drawn from Random(o.seed, i).
 void fill_plummer(const ModelOptions& o, ParticleSystem& ps, std::size_t begin, std::size_t count,
                   double total_mass);
+
+/// A vector of length r in a uniformly random direction (two draws): by Archimedes'
+/// hat-box theorem z uniform in [-r, r] and an azimuth uniform in [0, 2 pi) cover the
+/// sphere evenly.
+inline Vec3 isotropic(Random& rng, double r) {
+  const double z = (1.0 - 2.0 * rng.uniform()) * r;
+  // |z| <= r holds after rounding too; the max only guards against a surprise.
+  const double rho = std::sqrt(std::max(0.0, r * r - z * z));
+  const double phi = 2.0 * std::numbers::pi * rng.uniform();
+  return {rho * std::cos(phi), rho * std::sin(phi), z};
+}
+
+/// Multiplies the velocities of bodies [begin, end) by factor (nothing when it is 1, so
+/// those bits are untouched): the spheres are drawn for G M = 1 and scaled by sqrt(G M).
+void scale_velocities(ParticleSystem& ps, std::size_t begin, std::size_t end, double factor,
+                      int threads);
 
 /// Subtracts the mass-weighted mean position and velocity of bodies [begin, end), the
 /// means summed by ordered_sum() (the same bits for any thread count).

@@ -24,16 +24,6 @@ constexpr double kMassCut = 0.999;
 constexpr double kLengthScale = 3.0 * std::numbers::pi / 16.0;
 const double kVelocityScale = std::sqrt(16.0 / (3.0 * std::numbers::pi));
 
-// A vector of length r in a uniformly random direction: by Archimedes' hat-box theorem
-// z uniform in [-r, r] and an azimuth uniform in [0, 2 pi) cover the sphere evenly.
-Vec3 isotropic(Random& rng, double r) {
-  const double z = (1.0 - 2.0 * rng.uniform()) * r;
-  // |z| <= r holds after rounding too; the max only guards against a surprise.
-  const double rho = std::sqrt(std::max(0.0, r * r - z * z));
-  const double phi = 2.0 * std::numbers::pi * rng.uniform();
-  return {rho * std::cos(phi), rho * std::sin(phi), z};
-}
-
 // Radius for a = 1 from the inverted cumulative mass M(<r) = r^3 / (1 + r^2)^(3/2):
 // r = (X^(-2/3) - 1)^(-1/2), written c / sqrt(1 - c^2) with c = X^(1/3) (one cbrt
 // instead of a pow; c <= 0.999^(1/3) < 1).
@@ -88,14 +78,7 @@ void fill_plummer(const ModelOptions& o, ParticleSystem& ps, std::size_t begin, 
   // The velocities above are for G M = 1. Keeping the same radii, virial equilibrium
   // (2T = |W|, both ~ G M^2 / R) needs v ~ sqrt(G M): scale by that (exactly 1 for the
   // plain plummer model with G = 1, so those bits are untouched).
-  const double v_scale = std::sqrt(o.G * total_mass);
-  if (v_scale != 1.0) {
-    for_each_body(o.threads, begin, end, [&](std::size_t i) {
-      ps.vx[i] *= v_scale;
-      ps.vy[i] *= v_scale;
-      ps.vz[i] *= v_scale;
-    });
-  }
+  scale_velocities(ps, begin, end, std::sqrt(o.G * total_mass), o.threads);
 }
 
 ParticleSystem plummer(const ModelOptions& o) {

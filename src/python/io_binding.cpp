@@ -55,6 +55,8 @@ const ModelField kModelFields[] = {
     NBODY_MODEL_FIELD("impact", impact, double),
     NBODY_MODEL_FIELD("disk_mass", disk_mass, double),
     NBODY_MODEL_FIELD("scale_length", scale_length, double),
+    NBODY_MODEL_FIELD("rmax", rmax, double),
+    NBODY_MODEL_FIELD("concentration", concentration, double),
     NBODY_MODEL_FIELD("dim", dim, int),
 };
 
@@ -147,7 +149,8 @@ void bind_io(nb::module_& m, SimulationClass& cls) {
         "seed. Keywords "
         "are model options (model_options(): radius, mass, size, velocity, e, a, separation, "
         "impact, disk_mass, "
-        "scale_length, dim, G) or run options (G is both: the velocities are set up for it). An "
+        "scale_length, rmax, concentration, dim, G) or run options (G is both: the velocities are "
+        "set up for it). An "
         "unknown keyword "
         "raises TypeError naming it.");
 }

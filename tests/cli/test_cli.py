@@ -17,8 +17,8 @@ RUN_KEYS = {"n", "steps", "t", "energy_start", "energy_end", "energy_drift", "mo
             "angular_momentum", "steps_per_second", "timings"}
 INFO_KEYS = {"n", "total_mass", "kinetic", "potential", "total_energy", "virial_ratio", "momentum",
              "angular_momentum", "com", "com_velocity"}
-MODELS = ["uniform-cube", "uniform-sphere", "cold-sphere", "plummer", "kepler", "figure-eight",
-          "two-clusters", "disk"]
+MODELS = ["uniform-cube", "uniform-sphere", "cold-sphere", "plummer", "hernquist", "nfw", "kepler",
+          "figure-eight", "two-clusters", "disk"]
 
 
 def nbody(*args, check=True):
@@ -242,7 +242,7 @@ class TestBadInput(CliTestCase):
 class TestGenThreads(CliTestCase):
     def test_gen_gives_the_same_bytes_for_any_thread_count(self):
         # 10000 bodies: enough for the generator's loops to run on a team of threads.
-        for model in ("plummer", "two-clusters", "disk", "uniform-sphere"):
+        for model in ("plummer", "hernquist", "nfw", "two-clusters", "disk", "uniform-sphere"):
             files = []
             for threads in (1, 3):
                 out = self.dir / f"{model}_{threads}.txt"
@@ -259,6 +259,45 @@ class TestGenThreads(CliTestCase):
 
     def test_gen_refuses_negative_threads(self):
         self.check_fails(["gen", "plummer", "-n", 10, "--threads", -1, "-o", self.dir / "x.txt"], "--threads")
+
+
+class TestGenCuspedSpheres(CliTestCase):
+    def info(self, *gen_args):
+        out = self.dir / "model.txt"
+        nbody("gen", *gen_args, "-o", out)
+        return json.loads(nbody("info", out, "--json").stdout)
+
+    def test_hernquist_and_nfw_have_unit_mass_and_are_near_virial_equilibrium(self):
+        for model in ("hernquist", "nfw"):
+            info = self.info(model, "-n", 3000, "--seed", 2)
+            self.assertAlmostEqual(info["total_mass"], 1.0, places=12, msg=model)
+            self.assertTrue(all(abs(v) < 1e-12 for v in info["com"] + info["momentum"]), model)
+            self.assertLess(abs(info["virial_ratio"] - 1.0), 0.15, model)
+
+    def test_rmax_and_concentration_change_the_model(self):
+        default = self.info("hernquist", "-n", 2000, "--seed", 2)
+        small = self.info("hernquist", "-n", 2000, "--seed", 2, "--rmax", 10)
+        self.assertLess(default["potential"], 0)
+        self.assertLess(small["potential"], default["potential"])  # more bound: a smaller sphere
+        c10 = self.info("nfw", "-n", 2000, "--seed", 2)
+        c20 = self.info("nfw", "-n", 2000, "--seed", 2, "--concentration", 20)
+        self.assertNotEqual(c10["potential"], c20["potential"])
+
+    def test_run_takes_the_cusped_models(self):
+        for model in ("hernquist", "nfw"):
+            result = json.loads(nbody("run", "--model", model, "-n", 300, "--steps", 5, "--dt", 0.001,
+                                      "--softening", 0.01, "--json").stdout)
+            self.assertEqual(result["n"], 300, model)
+
+    def test_bad_model_options_are_refused(self):
+        out = self.dir / "x.txt"
+        self.check_fails(["gen", "hernquist", "--rmax", 0, "-o", out], "--rmax 0: truncation radius",
+                         "must be positive")
+        self.check_fails(["gen", "hernquist", "--rmax", "inf", "-o", out], "--rmax inf")
+        self.check_fails(["gen", "hernquist", "--rmax", "abc", "-o", out], "--rmax")
+        self.check_fails(["run", "--model", "nfw", "--concentration", -1, "--steps", 1],
+                         "--concentration -1: concentration")
+        self.check_fails(["gen", "nfw", "--G", 0, "-o", out], "--G 0")
 
 
 class TestBenchOptions(CliTestCase):

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <numbers>
 #include <string>
@@ -59,13 +60,15 @@ bool same_bits(const ParticleSystem& a, const ParticleSystem& b) {
          a.mass == b.mass && a.radius == b.radius && a.id == b.id && a.dim == b.dim;
 }
 
-const std::vector<std::string> kRandomModels = {"uniform-cube", "uniform-sphere", "cold-sphere",
-                                                "plummer",      "two-clusters",   "disk"};
+const std::vector<std::string> kRandomModels = {
+    "uniform-cube", "uniform-sphere", "cold-sphere", "plummer", "hernquist",
+    "nfw",          "two-clusters",   "disk"};
 
 TEST(InitialConditions, ModelNamesAreTheDocumentedOnes) {
   EXPECT_EQ(model_names(),
             (std::vector<std::string>{"uniform-cube", "uniform-sphere", "cold-sphere", "plummer",
-                                      "kepler", "figure-eight", "two-clusters", "disk"}));
+                                      "hernquist", "nfw", "kepler", "figure-eight", "two-clusters",
+                                      "disk"}));
 }
 
 TEST(InitialConditions, SameSeedIsBitIdenticalDifferentSeedDiffers) {
@@ -175,6 +178,122 @@ TEST(InitialConditions, PlummerVelocitiesScaleWithSqrtG) {
   const auto [ta, wa] = energies(a, 1.0);
   const auto [tb, wb] = energies(b, 4.0);
   EXPECT_NEAR(tb / wb, ta / wa, 1e-12);  // same virial ratio
+}
+
+// ---- The cusped spheres (hernquist, nfw): mass profile, virial ratio, frame. -------
+
+// The fraction of the bodies within r of the origin (the centre of mass).
+double fraction_within(const ParticleSystem& ps, double r) {
+  std::size_t inside = 0;
+  for (std::size_t i = 0; i < ps.size(); ++i) inside += std::hypot(ps.x[i], ps.y[i], ps.z[i]) < r;
+  return static_cast<double>(inside) / static_cast<double>(ps.size());
+}
+
+// Checks the fraction within each radius against the model's cumulative mass: within 4
+// sigma of the binomial noise sqrt(p (1 - p) / N).
+template <class Mass>
+void expect_mass_profile(const ParticleSystem& ps, const std::vector<double>& radii,
+                         const Mass& expected_fraction) {
+  const double n = static_cast<double>(ps.size());
+  for (double r : radii) {
+    const double p = expected_fraction(r), got = fraction_within(ps, r);
+    const double sigma = std::sqrt(p * (1 - p) / n);
+    EXPECT_NEAR(got, p, 4 * sigma) << "r = " << r;
+    std::printf("  M(<%g): sample %.5f, model %.5f (%+.2f sigma)\n", r, got, p, (got - p) / sigma);
+  }
+}
+
+// M(<r) / M of the Hernquist sphere (a = 1) truncated at r_max.
+double hernquist_fraction(double r, double r_max) {
+  const double m = r * r / ((1 + r) * (1 + r));
+  return std::min(1.0, m / (r_max * r_max / ((1 + r_max) * (1 + r_max))));
+}
+
+// M(<r) / M of the NFW halo (r_s = 1) truncated at c.
+double nfw_fraction(double r, double c) {
+  const auto mu = [](double x) { return std::log1p(x) - x / (1 + x); };
+  return std::min(1.0, mu(r) / mu(c));
+}
+
+TEST(InitialConditions, HernquistHasTheTruncatedMassProfile) {
+  const ParticleSystem ps = generate({.model = "hernquist", .n = 20000, .seed = 4});
+  expect_mass_and_com_frame(ps, 1.0, 1e-12);
+  std::printf("hernquist N=2e4 seed 4 (r_max = 100):\n");
+  expect_mass_profile(ps, {1.0, 2.0, 10.0}, [](double r) { return hernquist_fraction(r, 100); });
+  // The half-mass radius of the truncated sphere: sqrt(u) = sqrt(0.5 M(<100)) -> r.
+  std::vector<double> r(ps.size());
+  for (std::size_t i = 0; i < ps.size(); ++i) r[i] = std::hypot(ps.x[i], ps.y[i], ps.z[i]);
+  std::nth_element(r.begin(), r.begin() + 10000, r.end());
+  const double s = std::sqrt(0.5) * 100.0 / 101.0;
+  EXPECT_NEAR(r[10000] / (s / (1 - s)), 1.0, 0.05);
+}
+
+TEST(InitialConditions, HernquistRmaxTruncatesTheSphere) {
+  const ParticleSystem ps = generate({.model = "hernquist", .n = 20000, .seed = 8, .rmax = 10});
+  expect_mass_and_com_frame(ps, 1.0, 1e-12);
+  std::printf("hernquist N=2e4 seed 8, r_max = 10:\n");
+  expect_mass_profile(ps, {0.5, 1.0, 2.0}, [](double r) { return hernquist_fraction(r, 10); });
+  // Nothing beyond r_max, but for the shift to the centre of mass (~1e-2 here).
+  EXPECT_EQ(fraction_within(ps, 10.1), 1.0);
+}
+
+TEST(InitialConditions, NfwHasTheTruncatedMassProfile) {
+  for (double c : {10.0, 4.0}) {
+    const ParticleSystem ps = generate({.model = "nfw", .n = 20000, .seed = 6, .concentration = c});
+    expect_mass_and_com_frame(ps, 1.0, 1e-12);
+    std::printf("nfw N=2e4 seed 6, c = %g:\n", c);
+    // (At 10 r_s = r_200 the fraction is 1 by construction; 5 r_s is the outer check.)
+    const std::vector<double> radii =
+        c == 10.0 ? std::vector<double>{1.0, 2.0, 5.0} : std::vector<double>{0.5, 1.0, 2.0};
+    expect_mass_profile(ps, radii, [c](double r) { return nfw_fraction(r, c); });
+    EXPECT_EQ(fraction_within(ps, 1.01 * c), 1.0);
+  }
+}
+
+TEST(InitialConditions, CuspedSpheresAreNearVirialEquilibrium) {
+  // 2T / |W| with the exact pair sum. Hernquist: the infinite sphere's velocities, the
+  // truncated sphere's positions (0.981 for r_max = 100); NFW: the Jeans dispersion of the
+  // truncated halo, matched through the 0.95 v_esc cut (1). N = 5000 adds ~0.01 of noise.
+  for (const char* model : {"hernquist", "nfw"}) {
+    for (double G : {1.0, 3.0}) {
+      const ParticleSystem ps = generate({.model = model, .n = 5000, .seed = 3, .G = G});
+      const auto [t, w] = energies(ps, G);
+      EXPECT_NEAR(2 * t / -w, 1.0, 0.1) << model << " G = " << G;
+      std::printf("%s N=5000 seed 3 G=%g: T = %.5f, W = %.5f, 2T/|W| = %.4f\n", model, G, t, w,
+                  2 * t / -w);
+    }
+  }
+}
+
+TEST(InitialConditions, CuspedSpheresScaleWithSqrtGAndKeepTheirSpeedsBound) {
+  for (const char* model : {"hernquist", "nfw"}) {
+    SCOPED_TRACE(model);
+    const ParticleSystem a = generate({.model = model, .n = 2000, .seed = 3});
+    const ParticleSystem b = generate({.model = model, .n = 2000, .seed = 3, .G = 4.0});
+    EXPECT_EQ(a.x, b.x);
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_DOUBLE_EQ(b.vx[i], 2.0 * a.vx[i]);
+    // Bound to the sphere: below the escape speed (Hernquist: that of the infinite
+    // sphere; NFW: 0.95 of that of the truncated halo), up to the centre-of-mass shift.
+    const double c = 10.0, mu_c = std::log1p(c) - c / (1 + c);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const double r = std::hypot(a.x[i], a.y[i], a.z[i]);
+      const double v = std::hypot(a.vx[i], a.vy[i], a.vz[i]);
+      const double v_esc = std::string(model) == "hernquist"
+                               ? std::sqrt(2 / (1 + r))
+                               : std::sqrt(2 * (std::log1p(r) / r - 1 / (1 + c)) / mu_c);
+      EXPECT_LT(v, 1.02 * v_esc + 0.02) << "body " << i;
+    }
+  }
+}
+
+TEST(InitialConditions, CuspedSpheresAreTheSameForOneAndTwoThreads) {
+  for (const char* model : {"hernquist", "nfw"}) {
+    ModelOptions o{.model = model, .n = 20000, .seed = 12, .threads = 1};
+    const ParticleSystem one = generate(o);
+    EXPECT_TRUE(same_bits(one, generate(o))) << model;
+    o.threads = 2;
+    EXPECT_TRUE(same_bits(one, generate(o))) << model;
+  }
 }
 
 TEST(InitialConditions, KeplerStartsAtPericentreWithTheOrbitEnergy) {
@@ -306,6 +425,13 @@ TEST(InitialConditions, BadOptionsThrowNamingTheOption) {
   expect_error({.model = "two-clusters", .impact = -1}, "--impact -1");
   expect_error({.model = "disk", .disk_mass = -1}, "--disk-mass -1");
   expect_error({.model = "disk", .scale_length = 0}, "--scale-length 0");
+  expect_error({.model = "hernquist", .rmax = 0}, "--rmax 0: truncation radius");
+  expect_error({.model = "hernquist", .rmax = nan}, "--rmax nan");
+  expect_error({.model = "hernquist", .rmax = inf}, "--rmax inf");
+  expect_error({.model = "nfw", .concentration = -1}, "--concentration -1: concentration");
+  expect_error({.model = "nfw", .concentration = inf}, "--concentration inf");
+  expect_error({.model = "nfw", .n = 0}, "-n 0");
+  expect_error({.model = "hernquist", .G = 0}, "--G 0");
   expect_error({.model = "plummer", .dim = 4}, "--dim 4");
   expect_error({.model = "plummer", .G = 0}, "--G 0");
   expect_error({.model = "uniform-cube", .G = -1}, "--G -1");
