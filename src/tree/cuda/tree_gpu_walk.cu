@@ -15,7 +15,9 @@
 // potentials (a Pot variant of each kernel) the same terms add them too, the lists
 // carrying the opened bodies' tree positions so that each body leaves itself out. The lists
 // and their evaluation are in tree_gpu_walk_lists.cuh; this file has the traversal and its
-// launch.
+// launch. The active walk (TreeForces::launch_active) is the same kernel with Active set:
+// the bodies walked are the active ones of each group, read through a list of their tree
+// positions, and the box tested is still the whole group's (the full walk's lists).
 #include <cuda_runtime.h>
 
 #include <algorithm>
