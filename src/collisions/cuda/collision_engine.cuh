@@ -36,14 +36,16 @@ namespace nbody::cuda_collisions {
 
 using gpu::DeviceBuffer;
 
-/// The bodies as the engine sees them (device pointers, n entries each). Accelerations are
-/// compacted along when bodies merge (may be null).
+/// The bodies as the engine sees them (device pointers, n entries each). Accelerations and
+/// the time-step bins of hierarchical steps are compacted along when bodies merge (may be
+/// null).
 struct BodyArrays {
   double *x = nullptr, *y = nullptr, *z = nullptr;
   double *vx = nullptr, *vy = nullptr, *vz = nullptr;
   double *m = nullptr, *r = nullptr;
   std::uint64_t* id = nullptr;
   double *ax = nullptr, *ay = nullptr, *az = nullptr;
+  std::uint8_t* bin = nullptr;
 };
 
 class CollisionEngine {

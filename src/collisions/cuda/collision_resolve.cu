@@ -363,6 +363,16 @@ std::size_t CollisionEngine::compact(BodyArrays b, std::size_t n, cudaStream_t s
     NBODY_CUDA_CHECK(
         cudaMemcpyAsync(b.id, staged, n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, stream));
   }
+  if (b.bin) {  // bytes: the same staging buffer
+    auto* staged = reinterpret_cast<std::uint8_t*>(compact_.data());
+    std::size_t bin_bytes = 0;
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bin_bytes, b.bin, alive_.data(), staged,
+                                                total_.data(), items, stream));
+    scratch(bin_bytes);
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bin_bytes, b.bin, alive_.data(),
+                                                staged, total_.data(), items, stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(b.bin, staged, n, cudaMemcpyDeviceToDevice, stream));
+  }
   unsigned survivors = 0;
   NBODY_CUDA_CHECK(
       cudaMemcpyAsync(&survivors, total_.data(), sizeof survivors, cudaMemcpyDeviceToHost, stream));

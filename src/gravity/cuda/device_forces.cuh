@@ -41,6 +41,19 @@ class DeviceForces {
   /// physical units. Without, .w is unspecified (the kernels that run then are the
   /// acceleration-only ones). The accelerations have the same bits either way.
   virtual void launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) = 0;
+  /// Hierarchical time steps: launch() for the n_active bodies listed in `active` (a
+  /// device array of body indices, ascending, no repeats) only: out()[active[k]] holds
+  /// their accelerations (with `potential` their potentials in .w) from all n bodies as
+  /// sources; every other entry of out() is unspecified. With set_share(): this process's
+  /// share of the active bodies, exact zeros at the other active entries, so that
+  /// exchange() makes the active entries whole. The default computes every body
+  /// (correct, not cheaper); the direct sum and the tree compute the active bodies alone.
+  virtual void launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
+                             const unsigned* active, std::size_t n_active) {
+    (void)active;
+    (void)n_active;
+    launch(n, eps, stream, potential);
+  }
   /// E.g. "direct-cuda-fast" or "tree-cuda-octree".
   [[nodiscard]] virtual std::string name() const = 0;
   /// Milliseconds per stage of the last launch, in pipeline order; call after the stream

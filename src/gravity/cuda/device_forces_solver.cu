@@ -44,22 +44,15 @@ void pack_host_bodies(const ParticleSystem& ps, const Scaling& s, bool planar, V
   }
 }
 
-/// ps.a = G * in * s.acceleration for the n bodies of ps (az = 0 when planar).
+/// ps.a = G * in * s.acceleration for body i (az = 0 when planar), and with `potential`
+/// ps.potential = G * in.w * s.potential.
 template <class Real>
-void unpack_accelerations(const Vec4<Real>* in, double G, const Scaling& s, bool planar,
-                          ParticleSystem& ps) {
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    ps.ax[i] = G * double(in[i].x) * s.acceleration;
-    ps.ay[i] = G * double(in[i].y) * s.acceleration;
-    ps.az[i] = planar ? 0.0 : G * double(in[i].z) * s.acceleration;
-  }
-}
-
-/// ps.potential = G * in.w * s.potential for the n bodies of ps.
-template <class Real>
-void unpack_potentials(const Vec4<Real>* in, double G, const Scaling& s, ParticleSystem& ps) {
-  ps.potential.resize(ps.size());
-  for (std::size_t i = 0; i < ps.size(); ++i) ps.potential[i] = G * double(in[i].w) * s.potential;
+void unpack_body(const Vec4<Real>* in, double G, const Scaling& s, bool planar, bool potential,
+                 std::size_t i, ParticleSystem& ps) {
+  ps.ax[i] = G * double(in[i].x) * s.acceleration;
+  ps.ay[i] = G * double(in[i].y) * s.acceleration;
+  ps.az[i] = planar ? 0.0 : G * double(in[i].z) * s.acceleration;
+  if (potential) ps.potential[i] = G * double(in[i].w) * s.potential;
 }
 
 }  // namespace
@@ -88,11 +81,25 @@ std::string DeviceForcesSolver<Real>::name() const {
 
 template <class Real>
 void DeviceForcesSolver<Real>::compute_forces(ParticleSystem& ps, bool potential) {
+  evaluate(ps, potential, nullptr);
+}
+
+template <class Real>
+void DeviceForcesSolver<Real>::compute_forces_active(ParticleSystem& ps, bool potential,
+                                                     const std::vector<std::uint32_t>& active) {
+  evaluate(ps, potential, &active);
+}
+
+template <class Real>
+void DeviceForcesSolver<Real>::evaluate(ParticleSystem& ps, bool potential,
+                                        const std::vector<std::uint32_t>* active) {
   const std::size_t n = ps.size();
   for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
+  if (potential) ps.potential.resize(n);
   stats_ = {};
+  if (active && (n == 0 || active->empty())) return;
   // Set valid again below only when this call computes them.
-  ps.invalidate_potentials();
+  if (!active) ps.invalidate_potentials();
   if (n == 0) {
     if (potential) {
       ps.potential.clear();
@@ -118,14 +125,29 @@ void DeviceForcesSolver<Real>::compute_forces(ParticleSystem& ps, bool potential
 
   NBODY_CUDA_CHECK(cudaMemcpyAsync(forces_->bodies(), hb, padded * sizeof(Vec4<Real>),
                                    cudaMemcpyHostToDevice, stream_));
+  if (active) {
+    active_.reserve(active->size(), "active bodies");
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(active_.data(), active->data(),
+                                     active->size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
+                                     stream_));
+  }
   NBODY_CUDA_CHECK(cudaEventRecord(start_, stream_));
-  forces_->launch(n, eps, stream_, potential);
+  if (active) {
+    forces_->launch_active(n, eps, stream_, potential, active_.data(), active->size());
+  } else {
+    forces_->launch(n, eps, stream_, potential);
+  }
   NBODY_CUDA_CHECK(cudaEventRecord(stop_, stream_));
   NBODY_CUDA_CHECK(cudaMemcpyAsync(host_out_.data(), forces_->out(), n * sizeof(Vec4<Real>),
                                    cudaMemcpyDeviceToHost, stream_));
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  unpack_accelerations(host_out_.data(), setup_.G, scale, setup_.planar, ps);
-  if (potential) unpack_potentials(host_out_.data(), setup_.G, scale, ps);
+  if (active) {
+    for (const std::uint32_t i : *active)
+      unpack_body(host_out_.data(), setup_.G, scale, setup_.planar, potential, i, ps);
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      unpack_body(host_out_.data(), setup_.G, scale, setup_.planar, potential, i, ps);
+  }
 
   const auto stages = forces_->stage_ms();
   if (stages.empty()) {  // one kernel (group): the timed launch is the walk
@@ -137,6 +159,7 @@ void DeviceForcesSolver<Real>::compute_forces(ParticleSystem& ps, bool potential
     (stage == "force" ? stats_.walk_seconds : stats_.build_seconds) += ms * 1e-3;
   }
   stats_.interactions_per_body = forces_->interactions_per_body();
+  if (active) return;  // the flags stay as they were
   ps.set_accelerations_valid();
   if (potential) ps.set_potentials_valid();
 }

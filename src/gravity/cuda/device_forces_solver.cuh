@@ -7,6 +7,7 @@
 // (simulation/cuda/device_stepper.cu).
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -49,13 +50,21 @@ class DeviceForcesSolver final : public GravitySolver {
     return forces_->stage_ms();
   }
   void compute_forces(ParticleSystem& ps, bool potential) override;
+  /// The listed bodies alone (DeviceForces::launch_active); the others' entries and the
+  /// validity flags stay as they were (GravitySolver::compute_forces_active).
+  void compute_forces_active(ParticleSystem& ps, bool potential,
+                             const std::vector<std::uint32_t>& active) override;
 
  private:
+  /// compute_forces() (active null) or compute_forces_active().
+  void evaluate(ParticleSystem& ps, bool potential, const std::vector<std::uint32_t>* active);
+
   std::unique_ptr<DeviceForces<Real>> forces_;
   SolverSetup setup_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   gpu::PinnedBuffer<gpu::Vec4<Real>> host_bodies_, host_out_;
+  gpu::DeviceBuffer<unsigned> active_;  // compute_forces_active's list
   SolverStats stats_;
 };
 

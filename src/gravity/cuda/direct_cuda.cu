@@ -84,6 +84,7 @@ DirectForces<Real>::DirectForces(Kernel kernel, int block, bool each_pair_once)
     fast_blocks_per_sm_ = fast_blocks_per_sm<Real>(block_);
     mutual_blocks_per_sm_ = mutual_blocks_per_sm<Real>();
   }
+  active_blocks_per_sm_ = active_blocks_per_sm<Real>();
 }
 
 template <class Real>
@@ -185,6 +186,47 @@ void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream, bo
   args.out = out_.data();
   args.potential = potential;
   cuda_direct::launch<Real>(kernel_, args, stream);
+}
+
+template <class Real>
+void DirectForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
+                                       const unsigned* active, std::size_t n_active) {
+  launched_ = n;
+  if (n == 0 || n_active == 0) return;
+  // This process's slice of the active list, zeros at the others' (exchange() sums them).
+  std::size_t begin = 0, end = n_active;
+  if (parts_ > 1) {
+    begin = n_active * std::size_t(part_) / std::size_t(parts_);
+    end = n_active * std::size_t(part_ + 1) / std::size_t(parts_);
+    launch_zero_others<Real>(out_.data(), active, unsigned(n_active), unsigned(begin),
+                             unsigned(end), stream);
+  }
+  const std::size_t m = end - begin;
+  if (m == 0) return;
+  // Splits of the sources: about one full wave of blocks when the targets fill fewer.
+  const std::size_t tiles = (n + kActiveBlock - 1) / kActiveBlock;
+  const std::size_t target_blocks = (m + kActiveBlock - 1) / kActiveBlock;
+  const std::size_t wanted = std::size_t(sms_) * std::size_t(active_blocks_per_sm_);
+  std::size_t splits =
+      std::clamp<std::size_t>((wanted + target_blocks - 1) / target_blocks, 1, tiles);
+  const std::size_t tiles_per_split = (tiles + splits - 1) / splits;
+  splits = (tiles + tiles_per_split - 1) / tiles_per_split;
+  ActiveArgs<Real> args;
+  args.bodies = bodies_.data();
+  args.n = unsigned(n);
+  args.targets = active + begin;
+  args.n_targets = unsigned(m);
+  args.eps2 = eps * eps;
+  args.fast_math = kernel_ == Kernel::Fast;
+  args.splits = unsigned(splits);
+  args.j_per_split = unsigned(tiles_per_split * kActiveBlock);
+  if (splits > 1) {
+    active_partial_.reserve(splits * m, "partial sums of the active bodies");
+    args.partial = active_partial_.data();
+  }
+  args.out = out_.data();
+  args.potential = potential;
+  cuda_direct::launch_active<Real>(args, stream);
 }
 
 template <class Real>

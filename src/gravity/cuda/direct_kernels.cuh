@@ -57,6 +57,42 @@ void launch(Kernel kernel, const LaunchArgs<Real>& args, cudaStream_t stream);
 template <class Real>
 int fast_blocks_per_sm(int block);
 
+// ---- Active targets (hierarchical time steps, DirectForces::launch_active) ---------------
+
+/// Threads per block of the active-target kernel (one target each, sources in tiles of this
+/// many through shared memory).
+inline constexpr int kActiveBlock = 256;
+
+/// What one active-target launch needs.
+template <class Real>
+struct ActiveArgs {
+  const gpu::Vec4<Real>* bodies = nullptr;  // the sources: bodies [0, n)
+  unsigned n = 0;
+  const unsigned* targets = nullptr;  // body indices (device), n_targets of them
+  unsigned n_targets = 0;
+  Real eps2 = 0;
+  bool fast_math = true;               // the fast kernel's rsqrt (else the tiled kernel's)
+  unsigned splits = 1;                 // the sources split over this many blocks per target block
+  unsigned j_per_split = 0;            // sources per split (a multiple of kActiveBlock)
+  gpu::Vec4<Real>* partial = nullptr;  // splits > 1: splits * n_targets entries
+  gpu::Vec4<Real>* out = nullptr;      // out[targets[k]]; other entries untouched
+  bool potential = false;              // also the potentials, in .w
+};
+
+/// Launches the active-target kernel (and, with splits, its in-order reduction) on `stream`.
+template <class Real>
+void launch_active(const ActiveArgs<Real>& args, cudaStream_t stream);
+
+/// Blocks of the active-target kernel resident at once per SM (for the split plan).
+template <class Real>
+int active_blocks_per_sm();
+
+/// out[active[k]] = 0 for k in [0, n_active) outside [begin, end): the active bodies of the
+/// other processes' shares.
+template <class Real>
+void launch_zero_others(gpu::Vec4<Real>* out, const unsigned* active, unsigned n_active,
+                        unsigned begin, unsigned end, cudaStream_t stream);
+
 // ---- The fast kernel for large N: each pair once (direct_mutual.cu) ---------------------
 
 /// One block's work: band `band` (kMutualBand i-bodies from band * kMutualBand) against
@@ -143,6 +179,12 @@ class DirectForces final : public cuda_gravity::DeviceForces<Real> {
   /// out()[i] = the acceleration of body i per unit G, in scaled units, and with
   /// `potential` its potential in .w (DeviceForces::launch). eps = scaled softening.
   void launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) override;
+  /// The active bodies alone (DeviceForces::launch_active): one thread per active body,
+  /// every source through shared-memory tiles, the sources split over several blocks (and
+  /// the partial sums added in split order: deterministic) when the active bodies fill
+  /// too few blocks for the GPU. With shares: a contiguous slice of the active list.
+  void launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
+                     const unsigned* active, std::size_t n_active) override;
   /// Several processes: each launches every parts-th task of the each-pair-once plan
   /// (largest first, so the shares are even), at any N; partial sums of a body come from
   /// several processes. The one-sided kernels do not split (false).
@@ -164,8 +206,10 @@ class DirectForces final : public cuda_gravity::DeviceForces<Real> {
   int sms_ = 1;
   int fast_blocks_per_sm_ = 1;
   int mutual_blocks_per_sm_ = 1;
+  int active_blocks_per_sm_ = 1;
   bool each_pair_once_ = true;
   gpu::DeviceBuffer<gpu::Vec4<Real>> bodies_, out_, partial_;
+  gpu::DeviceBuffer<gpu::Vec4<Real>> active_partial_;  // launch_active's split sums
   gpu::DeviceBuffer<MutualTask> tasks_;
   std::size_t planned_for_ = 0;  // n_padded of the tasks in tasks_ (0: none)
   unsigned n_tasks_ = 0;

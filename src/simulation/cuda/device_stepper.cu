@@ -7,6 +7,7 @@
 // (collisions/cuda), the force evaluation (pack the float64 state into the force kernels'
 // (x, y, z, m) layout, the direct sum or the tree through DeviceForces, the processes'
 // shares summed through NCCL), then finish_step (store a; the leapfrog's closing kick).
+// Adaptive (hierarchical) steps are the bins' substeps of device_block_steps.cuh.
 //
 // Position scaling: the per-call GPU solvers pick the exponent p from the largest |x|,
 // |y|, |z| (and softening) at each call. Here the open_step kernel measures that extent on
@@ -39,6 +40,7 @@
 #include "gravity/unit_scaling.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
+#include "simulation/cuda/device_block_steps.cuh"
 #include "simulation/cuda/diagnostics_kernels.cuh"
 #include "simulation/cuda/integration_kernels.cuh"
 #include "simulation/cuda/no_forces.cuh"
@@ -56,6 +58,7 @@ using gpu::PinnedBuffer;
 template <class Real>
 class DeviceStepper final : public Stepper {
  public:
+  using RealType = Real;
   DeviceStepper(std::unique_ptr<cuda_gravity::DeviceForces<Real>> forces,
                 const SimulationOptions& options, std::shared_ptr<ForceReducer> reducer)
       : forces_(std::move(forces)),
@@ -97,6 +100,7 @@ class DeviceStepper final : public Stepper {
     for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &phi_, &m_, &r_})
       a->reserve(std::max<std::size_t>(n, 1), "state");
     id_.reserve(std::max<std::size_t>(n, 1), "state");
+    if (integrator_.timestep == TimestepMode::Adaptive) blocks_.reserve(n);
     forces_->reserve(std::max<std::size_t>(n, 1));
     n_ = n;
     time_ = ps.time;
@@ -130,6 +134,11 @@ class DeviceStepper final : public Stepper {
   }
 
   void step(double dt, bool potential) override {
+    if (integrator_.timestep == TimestepMode::Adaptive) {  // device_block_steps.cuh
+      if (n_ > 0) blocks_.step(*this, dt, potential);
+      time_ += dt;
+      return;
+    }
     potentials_valid_ = false;  // the bodies move
     if (n_ > 0) {
       const StepFactors f = step_factors(integrator_.scheme, dt, integrator_.damping);
@@ -241,6 +250,8 @@ class DeviceStepper final : public Stepper {
   [[nodiscard]] std::size_t size() const override { return n_; }
 
  private:
+  friend class BlockSteps<DeviceStepper>;
+
   [[nodiscard]] State state() const {
     return {x_.data(),  y_.data(),  z_.data(),  vx_.data(), vy_.data(),  vz_.data(),
             ax_.data(), ay_.data(), az_.data(), m_.data(),  unsigned(n_)};
@@ -267,8 +278,10 @@ class DeviceStepper final : public Stepper {
 
   /// The force evaluation: the collision stage (merges lower n_) when `collide_first`,
   /// then pack + force kernels (with the potentials in out().w when `potential`; + the
-  /// sum of the shares) into forces_->out(), timed by a pair of events.
-  void evaluate_forces(bool potential, bool collide_first) {
+  /// sum of the shares) into forces_->out(), timed by a pair of events. With `active`
+  /// (a device list), the forces of those n_active bodies alone (launch_active).
+  void evaluate_forces(bool potential, bool collide_first, const unsigned* active = nullptr,
+                       std::size_t n_active = 0) {
     if (collide_first) collide();
     const double position_scale = std::ldexp(1.0, -position_exponent_);
     const double mass_scale = std::ldexp(1.0, -mass_exponent_);
@@ -276,7 +289,12 @@ class DeviceStepper final : public Stepper {
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
     launch_pack_bodies<Real>(state(), position_scale, mass_scale, unsigned(padded),
                              forces_->bodies(), stream_);
-    forces_->launch(n_, Real(softening_ * position_scale), stream_, potential);
+    const Real eps = Real(softening_ * position_scale);
+    if (active) {
+      forces_->launch_active(n_, eps, stream_, potential, active, n_active);
+    } else {
+      forces_->launch(n_, eps, stream_, potential);
+    }
     if (sharing_) forces_->exchange(*reducer_, n_, stream_);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
     ++timed_pairs_;
@@ -285,9 +303,9 @@ class DeviceStepper final : public Stepper {
   /// The collision stage on the resident state. The stage synchronises the stream.
   void collide() {
     if (!collisions_) return;
-    const cuda_collisions::BodyArrays b{x_.data(),  y_.data(),  z_.data(),  vx_.data(),
-                                        vy_.data(), vz_.data(), m_.data(),  r_.data(),
-                                        id_.data(), ax_.data(), ay_.data(), az_.data()};
+    const cuda_collisions::BodyArrays b{
+        x_.data(), y_.data(),  z_.data(),  vx_.data(), vy_.data(), vz_.data(),    m_.data(),
+        r_.data(), id_.data(), ax_.data(), ay_.data(), az_.data(), blocks_.bins()};
     const CollisionStats st = collisions_->resolve(b, n_, stream_);
     times_.collisions.add(st);
     times_.collision_seconds += st.detect_seconds + st.resolve_seconds;
@@ -296,6 +314,7 @@ class DeviceStepper final : public Stepper {
   /// After the stream's synchronisation: the event-timed evaluations since the last call
   /// as gravity time, and the per-stage times of the last one (tree).
   void add_times_of_evaluations() {
+    if (timed_pairs_ == 0) return;
     for (int k = 0; k < timed_pairs_; ++k) {
       float ms = 0;
       NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * k], events_[2 * k + 1]));
@@ -322,6 +341,7 @@ class DeviceStepper final : public Stepper {
   DeviceBuffer<float> positions_;
   PinnedBuffer<float> positions_host_;
   DiagnosticsBuffers diagnostics_;
+  BlockSteps<DeviceStepper> blocks_;  // adaptive steps: the bins
   StepTimes times_;
   std::size_t n_ = 0;
   double time_ = 0;

@@ -111,6 +111,10 @@ struct TreeView {
   Group* groups = nullptr;
   unsigned* expensive = nullptr;  // groups the walk's first pass abandoned
   unsigned long long* interactions = nullptr;
+  // The active walk (TreeForces::launch_active): the tree positions of the active bodies,
+  // ascending, and each walk group's range in that list.
+  const unsigned* active_pos = nullptr;
+  const Group* active_groups = nullptr;
   // Several processes: the walk takes the groups with a body in this process's chunks and
   // writes only those bodies (share_owner). Dealt out like cards, every process gets core
   // and halo bodies alike (a split into contiguous body ranges left one process with the
@@ -144,7 +148,14 @@ unsigned walk_warps(bool quadrupole, int dim);
 template <class Real>
 void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                  Vec4<Real>* out, cudaStream_t stream);
-
+/// The walk of the active bodies alone: t.active_pos lists their tree positions
+/// (ascending) and t.active_groups each walk group's range in it (empty ones skipped);
+/// out[] is written for those bodies only. The full walk's kernels, each body's tree
+/// position read through t.active_pos, each group tested with its whole box: an active
+/// body meets the cells it meets in the full walk.
+template <class Real>
+void launch_active_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
+                        Vec4<Real>* out, cudaStream_t stream);
 /// The GPU tree behind the DeviceForces interface: owns every buffer (grown, never
 /// shrunk: cells are allocated for an estimate and the build is redone with twice the room
 /// when it overflows), times each stage with CUDA events.
@@ -163,6 +174,24 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   [[nodiscard]] Vec4<Real>* bodies() const override { return bodies_.data(); }
   [[nodiscard]] Vec4<Real>* out() const override { return out_.data(); }
   void launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) override;
+  /// The tree of all n bodies, built as launch() builds it, then the walk of the active
+  /// bodies alone: their tree positions (flags over the tree order, compacted by
+  /// cub::DeviceSelect), each walk group cut down to its active bodies, the same warp walk
+  /// on those with the whole group's box, so that each gets the interaction list, and the
+  /// forces, of launch(). out() is written in body order for the active bodies only. With shares:
+  /// each process walks the active bodies of its own chunks; exchange() gathers every chunk, so the
+  /// active entries are whole after it (no zeros needed).
+  ///
+  /// Rebuild or refit: between two substeps every body has drifted, so the tree is rebuilt
+  /// from scratch (the bbox, sort, build and summarise stages of every launch). A refit (the last
+  /// tree's order and topology, boxes and moments recomputed bottom-up from the drifted bodies)
+  /// would skip the sort and the build, but the summarise stage stays, the cells' boxes must grow
+  /// to hold bodies that left them (a looser opening test, so longer lists for every active walk),
+  /// and the order goes stale as bodies cross cells. It would pay only where the active sets are
+  /// small and many substeps share one tree, i.e. in deep hierarchies; not measured (no GPU here),
+  /// so the rebuild is kept.
+  void launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
+                     const unsigned* active, std::size_t n_active) override;
   /// The shares do not overlap (each body is walked by one process): each process packs
   /// the accelerations of its dealt chunks (tree order, 3 values per body, 4 with the
   /// potential when the last launch computed it) and one all-gather brings every chunk to
@@ -183,6 +212,10 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
 
  private:
   void reserve_cells(std::size_t cells);
+  /// bbox, sort, build, summarise for n bodies (events 0 to 4); returns the cells used.
+  unsigned build(std::size_t n, cudaStream_t stream);
+  /// The walk's counters back to the host after the force stage (event 5).
+  void copy_counters(cudaStream_t stream);
   void scratch(std::size_t bytes);
   void throw_if_failed() const;
   [[nodiscard]] TreeView<Real> view(std::size_t n) const;
@@ -197,6 +230,7 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   bool quadrupole_;
   bool potential_ = false;  // the last launch computed the potentials (exchange sends them)
   std::size_t n_ = 0;
+  std::size_t walked_ = 0;  // bodies the last walk computed (n, or the active ones)
   std::size_t body_capacity_ = 0;
   std::size_t cell_capacity_ = 0;
   DeviceBuffer<Vec4<Real>> bodies_, out_, sorted_;
@@ -212,6 +246,9 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   DeviceBuffer<unsigned> expensive_;
   DeviceBuffer<unsigned long long> interactions_;
   DeviceBuffer<int> stacks_;
+  DeviceBuffer<unsigned char> active_flags_;  // launch_active: per body
+  DeviceBuffer<unsigned> active_pos_, active_count_;
+  DeviceBuffer<Group> active_groups_;
   DeviceBuffer<unsigned char> temp_;  // cub scratch
   std::size_t temp_bytes_ = 0;
   unsigned* host_counters_ = nullptr;  // pinned: 4 counters, then the interaction count

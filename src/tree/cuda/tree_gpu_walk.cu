@@ -15,7 +15,9 @@
 // potentials (a Pot variant of each kernel) the same terms add them too, the lists
 // carrying the opened bodies' tree positions so that each body leaves itself out. The lists
 // and their evaluation are in tree_gpu_walk_lists.cuh; this file has the traversal and its
-// launch.
+// launch. The active walk (TreeForces::launch_active) is the same kernel with Active set:
+// the bodies walked are the active ones of each group, read through a list of their tree
+// positions, and the box tested is still the whole group's (the full walk's lists).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -60,6 +62,18 @@ __device__ __forceinline__ Real warp_max(Real v) {
   return v;
 }
 
+/// The tree position of the walk's i-th body: i itself, or in the active walk the i-th
+/// entry of the list of active tree positions.
+template <bool Active>
+__device__ __forceinline__ unsigned tree_position(const unsigned* active_pos, unsigned i) {
+  if constexpr (Active) {
+    return active_pos[i];
+  } else {
+    (void)active_pos;
+    return i;
+  }
+}
+
 /// Exclusive prefix sum over the warp; total in `sum`.
 __device__ __forceinline__ int warp_exclusive_sum(int v, unsigned lane, int& sum) {
   int upto = v;
@@ -82,7 +96,11 @@ __device__ __forceinline__ int warp_exclusive_sum(int v, unsigned lane, int& sum
 /// errors (median 5.651e-4, p99 3.731e-3 before and after).
 /// Pot: the potentials too (the Target's phi, each body's own pair left out through the
 /// lists' tree positions), written to out[].w.
-template <class Real, class Math, bool Quad, bool Single, bool Pot>
+/// Active: the active walk (launch_active_walk): t.active_groups[g] is group g's range in
+/// t.active_pos, whose entries are the tree positions of the bodies walked (empty groups
+/// are skipped); the box tested is still the whole group's, so each active body gets the
+/// interaction list of the full walk, and the same forces.
+template <class Real, class Math, bool Quad, bool Single, bool Pot, bool Active = false>
 __global__ void __launch_bounds__(kWalkThreads<Real>)
     tree_walk(TreeView<Real> t, Real theta2, Real eps2, unsigned long long budget, int* stacks,
               Vec4<Real>* out) {
@@ -104,24 +122,34 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
 
   for (;;) {
     unsigned g = 0;
-    Group grp{};
+    Group grp{};    // the bodies walked (Active: a range of t.active_pos)
+    Group whole{};  // Active, pass 1: the whole group, whose box the walk tests
     if constexpr (Single) {
       unsigned item = 0;
       if (lane == 0) item = atomicAdd(&t.counter[5], 1u);
       item = __shfl_sync(kFull, item, 0);
       if (item >= t.counter[4] * kMaxGroup) break;
       g = t.expensive[item / kMaxGroup];
-      const Group whole = t.groups[g];
+      const Group whole = Active ? t.active_groups[g] : t.groups[g];
       const unsigned i = whole.begin + item % kMaxGroup;
-      if (i >= whole.end || share_owner(i, t.share_parts) != t.share_part) continue;
+      if (i >= whole.end ||
+          share_owner(tree_position<Active>(t.active_pos, i), t.share_parts) != t.share_part)
+        continue;
       grp = {i, i + 1};
     } else {
       if (lane == 0) g = atomicAdd(&t.counter[3], 1u);
       g = __shfl_sync(kFull, g, 0);
       if (g >= n_groups) break;
       grp = t.groups[g];
-      if (share_owner(grp.begin, t.share_parts) != t.share_part &&
-          share_owner(grp.end - 1, t.share_parts) != t.share_part) {
+      if constexpr (Active) {
+        whole = grp;
+        grp = t.active_groups[g];
+        if (grp.end == grp.begin) continue;  // no active body in this group
+      }
+      if (share_owner(tree_position<Active>(t.active_pos, grp.begin), t.share_parts) !=
+              t.share_part &&
+          share_owner(tree_position<Active>(t.active_pos, grp.end - 1), t.share_parts) !=
+              t.share_part) {
         continue;  // another process's bodies only
       }
     }
@@ -132,19 +160,27 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
 #pragma unroll
     for (int k = 0; k < kPerLane; ++k) {
       const unsigned i = grp.begin + lane + 32u * unsigned(k);
-      const unsigned held = i < grp.end ? i : grp.begin;  // idle slots copy a group body
+      // Idle slots copy a group body.
+      const unsigned held = tree_position<Active>(t.active_pos, i < grp.end ? i : grp.begin);
       const Vec4<Real> b = sorted[held];
       me.id[k] = held;
       me.x[k] = b.x;
       me.y[k] = b.y;
       me.z[k] = b.z;
       me.ax[k] = me.ay[k] = me.az[k] = me.phi[k] = Real(0);
-      lx = k == 0 ? b.x : min(lx, b.x);
-      ly = k == 0 ? b.y : min(ly, b.y);
-      lz = k == 0 ? b.z : min(lz, b.z);
-      hx = k == 0 ? b.x : max(hx, b.x);
-      hy = k == 0 ? b.y : max(hy, b.y);
-      hz = k == 0 ? b.z : max(hz, b.z);
+      // The box: of the group's bodies, in the active walk of the whole group's (so that
+      // an active body meets the cells it meets in the full walk).
+      Vec4<Real> e = b;
+      if constexpr (Active && !Single) {
+        const unsigned j = whole.begin + lane + 32u * unsigned(k);
+        e = sorted[j < whole.end ? j : whole.begin];
+      }
+      lx = k == 0 ? e.x : min(lx, e.x);
+      ly = k == 0 ? e.y : min(ly, e.y);
+      lz = k == 0 ? e.z : min(lz, e.z);
+      hx = k == 0 ? e.x : max(hx, e.x);
+      hy = k == 0 ? e.y : max(hy, e.y);
+      hz = k == 0 ? e.z : max(hz, e.z);
     }
     lx = warp_min(lx), ly = warp_min(ly), lz = warp_min(lz);
     hx = warp_max(hx), hy = warp_max(hy), hz = warp_max(hz);
@@ -300,16 +336,18 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
         if constexpr (Pot) me.phi[0] += __shfl_xor_sync(kFull, me.phi[0], off);
       }
       if (lane == 0) {
-        out[t.order[grp.begin]] = {me.ax[0], me.ay[0], planar ? Real(0) : me.az[0],
-                                   Pot ? me.phi[0] : Real(0)};
+        out[t.order[tree_position<Active>(t.active_pos, grp.begin)]] = {
+            me.ax[0], me.ay[0], planar ? Real(0) : me.az[0], Pot ? me.phi[0] : Real(0)};
       }
     } else {
 #pragma unroll
       for (int k = 0; k < kPerLane; ++k) {
         const unsigned i = grp.begin + lane + 32u * unsigned(k);
-        if (i < grp.end && share_owner(i, t.share_parts) == t.share_part) {
-          out[t.order[i]] = {me.ax[k], me.ay[k], planar ? Real(0) : me.az[k],
-                             Pot ? me.phi[k] : Real(0)};
+        if (i >= grp.end) continue;
+        const unsigned at = tree_position<Active>(t.active_pos, i);
+        if (share_owner(at, t.share_parts) == t.share_part) {
+          out[t.order[at]] = {me.ax[k], me.ay[k], planar ? Real(0) : me.az[k],
+                              Pot ? me.phi[k] : Real(0)};
         }
       }
     }
@@ -317,10 +355,11 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
   }
 }
 
-template <class Real, bool Softened, bool Quad, bool Single = false, bool Pot = false>
+template <class Real, bool Softened, bool Quad, bool Single = false, bool Pot = false,
+          bool Active = false>
 auto walk_kernel() {
   using Math = typename cuda_gravity::MathFor<Real, true, Softened>::type;
-  return tree_walk<Real, Math, Quad, Single, Pot>;
+  return tree_walk<Real, Math, Quad, Single, Pot, Active>;
 }
 
 /// The persistent grid of a walk variant. Queried once (device 0 is the only one used):
@@ -351,24 +390,27 @@ unsigned walk_warps(bool, int) {
   return blocks * unsigned(kWalkWarps<Real>);
 }
 
-template <class Real>
-void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
-                 Vec4<Real>* out, cudaStream_t stream) {
+namespace {
+
+/// launch_walk (Active false) and launch_active_walk: one variant's pass 1 and pass 2 (for
+/// the abandoned groups) on its persistent grid. The active walk runs on the full walk's
+/// grid, for which the stacks are sized.
+template <bool Active, class Real>
+void launch_walk_variant(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
+                         Vec4<Real>* out, cudaStream_t stream) {
   const Real theta2 = Real(p.theta * p.theta);
   unsigned long long budget = entry_budget(p.theta);
   // Tests and tuning: NBODY_TREE_ENTRY_BUDGET=64 sends almost every group to pass 2.
   if (const char* e = std::getenv("NBODY_TREE_ENTRY_BUDGET"))
     budget = std::strtoull(e, nullptr, 10);
-  // One variant: its pass 1 and pass 2 (for the abandoned groups) on its persistent grid
-  // (the stacks are sized for the largest).
   auto go = [&](auto softened, auto quad, auto pot) {
     constexpr bool S = decltype(softened)::value, Q = decltype(quad)::value,
                    P = decltype(pot)::value;
     const unsigned blocks = walk_blocks<Real, S, Q, P>();
-    walk_kernel<Real, S, Q, false, P>()<<<blocks, kWalkThreads<Real>, 0, stream>>>(
+    walk_kernel<Real, S, Q, false, P, Active>()<<<blocks, kWalkThreads<Real>, 0, stream>>>(
         t, theta2, eps2, budget, stacks, out);
     NBODY_CUDA_CHECK_LAUNCH("tree_walk");
-    walk_kernel<Real, S, Q, true, P>()<<<blocks, kWalkThreads<Real>, 0, stream>>>(
+    walk_kernel<Real, S, Q, true, P, Active>()<<<blocks, kWalkThreads<Real>, 0, stream>>>(
         t, theta2, eps2, budget, stacks, out);
     NBODY_CUDA_CHECK_LAUNCH("tree_walk");
   };
@@ -381,11 +423,29 @@ void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* s
   eps2 >= Real(1e-30) ? with_pot(std::true_type{}) : with_pot(std::false_type{});
 }
 
+}  // namespace
+
+template <class Real>
+void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
+                 Vec4<Real>* out, cudaStream_t stream) {
+  launch_walk_variant<false>(t, p, eps2, stacks, out, stream);
+}
+
+template <class Real>
+void launch_active_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
+                        Vec4<Real>* out, cudaStream_t stream) {
+  launch_walk_variant<true>(t, p, eps2, stacks, out, stream);
+}
+
 template unsigned walk_warps<float>(bool, int);
 template unsigned walk_warps<double>(bool, int);
 template void launch_walk<float>(const TreeView<float>&, const WalkParams&, float, int*,
                                  Vec4<float>*, cudaStream_t);
 template void launch_walk<double>(const TreeView<double>&, const WalkParams&, double, int*,
                                   Vec4<double>*, cudaStream_t);
+template void launch_active_walk<float>(const TreeView<float>&, const WalkParams&, float, int*,
+                                        Vec4<float>*, cudaStream_t);
+template void launch_active_walk<double>(const TreeView<double>&, const WalkParams&, double, int*,
+                                         Vec4<double>*, cudaStream_t);
 
 }  // namespace nbody::cuda_tree

@@ -1,0 +1,157 @@
+#pragma once
+// Hierarchical (block) time steps in the device stepper (issue #19): one step of dt made
+// of the bins' substeps, the host stepper's arithmetic in the same order (block_steps.hpp,
+// docs/timesteps.md), so that with equal accelerations the GPU gives the CPU's bits:
+//
+//   forces if not valid (collisions first; with the potentials when eps = 0: the rule
+//   needs them), or the potentials alone when eps = 0 and they are stale;
+//   every body: its bin from wanted_step(), the opening half kick of its bin;
+//   until tick kTicksPerStep: T2 = the next step end of a populated bin, every body drifts
+//   dt (T2 - T) 2^-30, the collision stage, the forces of the bodies active at T2 (their
+//   bin's step ends there), for each: a stored, the closing half kick of its old bin and,
+//   before the step's end, its new bin (next_bin()) and the opening half kick of that.
+//
+// The host needs three things per substep: T2 (from the bin histogram), the number of
+// active bodies (the force launch's size) and, for the position scaling, the drift's
+// extent. All three come back in ONE copy at the end of the substep before
+// (SubstepCounts): after a substep's kicks the device makes the histogram, T2 from it
+// (the host's function, checked against the host's own), and the list of the bodies
+// active at T2, which no drift changes; only merges do, so a substep whose collision
+// stage merged bodies (the stage synchronises anyway) lists them again. The position
+// scaling lags one drift, as in the fixed step (device_stepper.cu): with every body in
+// bin 0 this is the fixed leapfrog, bit for bit. With every body active (the step's
+// last substep, or all in one bin) the forces are the full launch() of the fixed step.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/device_buffer.cuh"
+#include "nbody/error.hpp"
+#include "nbody/physics/timestep.hpp"
+#include "simulation/cuda/block_step_kernels.cuh"
+
+namespace nbody::cuda_resident {
+
+/// The bins and the per-substep buffers of a DeviceStepper (Stepper; a friend: the step
+/// uses its state, forces, collision stage and timing).
+template <class Stepper>
+class BlockSteps {
+ public:
+  /// Room for n bodies (the bin array stays empty, bins() nullptr, until called).
+  void reserve(std::size_t n) {
+    n = std::max<std::size_t>(n, 1);
+    bin_.reserve(n, "time-step bins");
+    active_.reserve(n, "active bodies");
+    counts_.reserve(1, "substep counts");
+    counts_host_.reserve(1);
+    temp_.reserve(select_active_bytes(unsigned(n)), "active-body selection");
+  }
+  /// The bins (device, one byte a body), compacted along by the collision stage.
+  [[nodiscard]] std::uint8_t* bins() const { return bin_.data(); }
+
+  /// One step of dt (n > 0); the caller adds dt to the time.
+  void step(Stepper& s, double dt, bool potential) {
+    const double eps = s.softening_;
+    const bool unsoftened = !(eps > 0);  // the rule takes its length from the potential
+    if (!s.accelerations_valid_) s.first_forces(true, unsoftened);
+    if (unsoftened) s.evaluate(true);  // the potentials alone, when stale
+    s.potentials_valid_ = false;       // the bodies move
+    const BlockStepParams p{dt, s.integrator_.eta, eps, bin_limit(dt, s.integrator_.dt_min)};
+    cudaStream_t stream = s.stream_;
+    SubstepCounts* counts = counts_.data();
+    NBODY_CUDA_CHECK(cudaMemsetAsync(counts, 0, sizeof(SubstepCounts), stream));
+    launch_assign_bins(s.state(), unsoftened ? s.phi_.data() : nullptr, bin_.data(), p, counts,
+                       stream);
+    finish_bookkeeping(s, 0);
+    std::uint64_t tick = 0;
+    bool potentials = false;
+    while (tick < kTicksPerStep) {
+      const SubstepCounts& c = *counts_host_.data();
+      const std::uint64_t next = next_tick(c.bins, tick);
+      if (next != c.next_tick || next <= tick || next > kTicksPerStep) {
+        throw Error("device block steps: the next substep ends at tick " + std::to_string(next) +
+                    " on the host, " + std::to_string(c.next_tick) + " on the device (tick " +
+                    std::to_string(tick) + "): a bug");
+      }
+      const double h = exact_mul(dt, std::ldexp(double(next - tick), -kMaxTimestepBin));
+      launch_drift(s.state(), h, counts, stream);
+      tick = next;
+      const std::size_t before = s.n_;
+      s.collide();  // merges compact the bins along (BodyArrays::bin)
+      unsigned n_active = c.n_active;
+      if (s.n_ != before) n_active = select_again(s);
+      potentials = (tick == kTicksPerStep && potential) || unsoftened;
+      if (n_active > 0) {
+        // Every body active: the fixed step's full launch (the same kernels, the same bits).
+        const bool all = n_active == s.n_;
+        s.evaluate_forces(potentials, false, all ? nullptr : active_.data(), n_active);
+        launch_finish_substep<typename Stepper::RealType>(
+            s.state(), s.forces_->out(), active_.data(), n_active, s.G_, s.acceleration_scale(),
+            s.potential_scale(), potentials ? s.phi_.data() : nullptr, bin_.data(), p, tick,
+            tick < kTicksPerStep, counts, stream);
+      }
+      finish_bookkeeping(s, tick);
+      s.add_times_of_evaluations();
+      // The next substep's scaling: this drift's extent, and the softening.
+      double extent = 0;
+      std::memcpy(&extent, &c.extent, sizeof extent);
+      s.set_position_exponent(std::max(extent, std::isfinite(eps) ? std::abs(eps) : 0.0));
+      s.times_.substeps += 1;
+      s.times_.active_evaluations += n_active;
+    }
+    // At tick kTicksPerStep every bin ends a step: every body has new forces.
+    s.accelerations_valid_ = true;
+    s.potentials_valid_ = potentials;
+    const SubstepCounts& c = *counts_host_.data();
+    s.times_.floored += c.floored;
+    int deepest = kMaxTimestepBin;
+    while (deepest > 0 && c.bins[deepest] == 0) --deepest;
+    s.times_.bins.assign(c.bins, c.bins + deepest + 1);
+  }
+
+ private:
+  /// The end of a substep at `tick` (0: the step's start): the bin histogram, the next
+  /// substep's end and (before the step's end) the bodies active there, copied to the host
+  /// in one piece; synchronises the stream.
+  void finish_bookkeeping(Stepper& s, std::uint64_t tick) {
+    const unsigned n = unsigned(s.n_);
+    SubstepCounts* counts = counts_.data();
+    launch_histogram(bin_.data(), n, tick, counts, s.stream_);
+    if (tick < kTicksPerStep) select(n, s.stream_);
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(counts_host_.data(), counts, sizeof(SubstepCounts),
+                                     cudaMemcpyDeviceToHost, s.stream_));
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream_));
+  }
+
+  /// The bodies active at the substep's end listed again after merges renumbered them;
+  /// returns their number.
+  unsigned select_again(Stepper& s) {
+    select(unsigned(s.n_), s.stream_);
+    unsigned n_active = 0;
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(&counts_host_.data()->n_active, &counts_.data()->n_active,
+                                     sizeof n_active, cudaMemcpyDeviceToHost, s.stream_));
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream_));
+    n_active = counts_host_.data()->n_active;
+    return n_active;
+  }
+
+  void select(unsigned n, cudaStream_t stream) {
+    const std::size_t bytes = select_active_bytes(n);
+    temp_.reserve(bytes, "active-body selection");
+    launch_select_active(bin_.data(), n, counts_.data(), active_.data(), temp_.data(), bytes,
+                         stream);
+  }
+
+  gpu::DeviceBuffer<std::uint8_t> bin_;
+  gpu::DeviceBuffer<unsigned> active_;
+  gpu::DeviceBuffer<SubstepCounts> counts_;
+  gpu::PinnedBuffer<SubstepCounts> counts_host_;
+  gpu::DeviceBuffer<unsigned char> temp_;  // cub scratch
+};
+
+}  // namespace nbody::cuda_resident
