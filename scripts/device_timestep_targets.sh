@@ -11,10 +11,9 @@ nb=./build/cuda/src/nbody
 out=${OUT:-/tmp/nbody-out}
 n=${1:-1048576}
 mkdir -p "$out"
-"$nb" gen hernquist -n "$n" --seed 1 -o "$out/hernquist.txt" >/dev/null
 run() {
   local name=$1; shift
-  "$nb" run --device gpu --gravity tree -i "$out/hernquist.txt" --softening 0.01 --theta 0.5 \
+  "$nb" run --device gpu --gravity tree --model hernquist -n "$n" --seed 1 --softening 0.01 --theta 0.5 \
     --t-end 1 --energy exact -q --json "$@" >"$out/ts_$name.json"
 }
 for eta in 0.05 0.025 0.0125; do run "adaptive_eta$eta" --timestep adaptive --dt 0.125 --eta "$eta"; done
