@@ -123,10 +123,11 @@ const std::vector<OptionSpec> kOptions = {
         "bin of step dt/2^k from sqrt(2 eta eps / |a|); leapfrog only).",
         std::string(to_string(o.integrator.timestep)), to_str,
         o.integrator.timestep = parse_timestep_mode(v)),
-    NBODY_OPTION("eta",
-                 "Adaptive steps: the accuracy parameter of dt_i = sqrt(2 eta eps / |a_i|) (without "
-                 "softening sqrt(2 eta |phi_i|) / |a_i|).",
-                 o.integrator.eta, to_double, o.integrator.eta = v),
+    NBODY_OPTION(
+        "eta",
+        "Adaptive steps: the accuracy parameter of dt_i = sqrt(2 eta eps / |a_i|) (without "
+        "softening sqrt(2 eta |phi_i|) / |a_i|).",
+        o.integrator.eta, to_double, o.integrator.eta = v),
     NBODY_OPTION("dt_min",
                  "Adaptive steps: the smallest step allowed (0: dt/2^30); the bodies that want "
                  "less are counted in timestep_stats()['floored'].",

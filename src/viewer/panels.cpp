@@ -90,8 +90,8 @@ void settings_tab(ViewState& state, LiveSimulation& live) {
   ImGui::BeginDisabled(s.integrator.timestep == TimestepMode::Adaptive);
   changed |= slider_double("damping", &s.integrator.damping, 0.9, 1.0, false, "%.4f");
   ImGui::EndDisabled();
-  changed |= combo("time steps", s.integrator.timestep,
-                   {TimestepMode::Fixed, TimestepMode::Adaptive});
+  changed |=
+      combo("time steps", s.integrator.timestep, {TimestepMode::Fixed, TimestepMode::Adaptive});
   ImGui::BeginDisabled(s.integrator.timestep != TimestepMode::Adaptive);
   changed |= slider_double("eta", &s.integrator.eta, 1e-4, 0.5, true, "%.4f");
   ImGui::EndDisabled();
