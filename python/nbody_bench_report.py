@@ -15,9 +15,11 @@ Input, DIR/SUITE.json:
              theta, softening, n; absent or null keys are left out of the labels
     columns  column names; rows: lists of string, number or null, one value per column
     plots    list of {file, kind, x, y, group?, logx?, logy?, xlabel?, ylabel?, title?,
-             filter?, share?}; kind is
+             filter?, share?, labels?}; kind is
                line         one line per distinct `group` value, or per y column when y is a
-                            list; with a list and a group, one line per (group, y column)
+                            list; with a list and a group, one line per (group, y column);
+                            x a list: one panel per x column, side by side (xlabel a list
+                            too); labels: a column written beside each point
                stacked_bar  one bar per distinct x, stacked by group; share: true also
                             writes each stage's percentage of its bar
                bar          grouped bars: x categories, one bar per group
@@ -121,9 +123,10 @@ def plot_problem(spec, columns: list) -> str | None:
     if spec["kind"] not in PLOT_KINDS:
         return f"unknown plot kind {spec['kind']!r} (known: {', '.join(PLOT_KINDS)})"
     ys = spec["y"] if isinstance(spec["y"], list) else [spec["y"]]
-    if spec["kind"] != "line" and len(ys) != 1:
-        return f"kind '{spec['kind']}' takes one y column"
-    named = [spec["x"], *ys, *([spec["group"]] if spec.get("group") else [])]
+    if spec["kind"] != "line" and (len(ys) != 1 or isinstance(spec["x"], list)):
+        return f"kind '{spec['kind']}' takes one x and one y column"
+    named = [*x_columns(spec), *ys, *([spec["group"]] if spec.get("group") else [])]
+    named += [spec["labels"]] if spec.get("labels") else []
     named += list((spec.get("filter") or {}).keys())
     for name in named:
         if name not in columns:
@@ -290,6 +293,10 @@ def load_pyplot():
     return plt, None
 
 
+def x_columns(spec: dict) -> list[str]:
+    return spec["x"] if isinstance(spec["x"], list) else [spec["x"]]
+
+
 def y_columns(spec: dict) -> list[str]:
     return spec["y"] if isinstance(spec["y"], list) else [spec["y"]]
 
@@ -305,8 +312,8 @@ def draw_line(ax, spec: dict, records: list[dict]) -> None:
     for gi, group in enumerate(groups):
         color = f"C{gi % 10}" if len(ys) > 1 and group is not None else None
         for yi, y in enumerate(ys):
-            points = sorted((position(r[x]), r[y]) for r in records
-                            if r[x] is not None and r[y] is not None
+            points = sorted((position(r[x]), r[y], format_value(r.get(spec.get("labels"))))
+                            for r in records if r[x] is not None and r[y] is not None
                             and (group is None or r[spec["group"]] == group))
             if not points:
                 continue
@@ -314,6 +321,9 @@ def draw_line(ax, spec: dict, records: list[dict]) -> None:
             ax.plot([p[0] for p in points], [p[1] for p in points], label=label or y,
                     color=color, linestyle=LINE_STYLES[yi % len(LINE_STYLES)],
                     marker=MARKERS[(yi if color else gi) % len(MARKERS)], markersize=4)
+            for px, py, text in points if spec.get("labels") else []:
+                ax.annotate(text, (px, py), textcoords="offset points", xytext=(4, 4), fontsize=6,
+                            color=ax.lines[-1].get_color())
     if not numeric_x:
         set_category_ticks(ax, xs_all)
     elif all(isinstance(v, int) for v in xs_all) and not spec.get("logx"):
@@ -366,16 +376,27 @@ def draw_plot(plt, doc: dict, spec: dict, out_dir: Path) -> Path:
     """Draws one plot spec into out_dir/spec['file']."""
     records = select(as_records(doc), spec)
     label = label_line(doc.get("meta") or {}, records)
-    fig, ax = plt.subplots(figsize=FIGSIZE)
+    xs = x_columns(spec)
+    xlabels = spec.get("xlabel") if isinstance(spec.get("xlabel"), list) else [spec.get("xlabel")]
+    fig, axes = plt.subplots(1, len(xs), squeeze=False, sharey=True,
+                             figsize=(FIGSIZE[0] * (1 + 0.6 * (len(xs) - 1)), FIGSIZE[1]))
     try:
-        if spec["kind"] == "line":
-            draw_line(ax, spec, records)
-        else:
-            draw_bars(ax, spec, records, stacked=spec["kind"] == "stacked_bar")
-        if not ax.has_data():
-            ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center")
-            print(f"{spec['file']}: no rows to plot", file=sys.stderr)
-        decorate(ax, spec, doc)
+        for i, (ax, x) in enumerate(zip(axes[0], xs)):  # one panel per x column
+            panel = dict(spec, x=x, xlabel=xlabels[i] if i < len(xlabels) else None)
+            if len(xs) > 1:
+                panel["title"] = None
+            if spec["kind"] == "line":
+                draw_line(ax, panel, records)
+            else:
+                draw_bars(ax, spec, records, stacked=spec["kind"] == "stacked_bar")
+            if not ax.has_data():
+                ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center")
+                print(f"{spec['file']}: no rows to plot", file=sys.stderr)
+            decorate(ax, panel, doc, title=len(xs) == 1)
+            if i > 0:
+                ax.set_ylabel("")  # shared with the first panel
+        if len(xs) > 1:
+            fig.suptitle(spec.get("title") or doc["title"])
         wrapped = textwrap.fill(label, width=120)
         fig.text(0.5, 0.01, wrapped, ha="center", va="bottom", fontsize=7, color="0.3")
         fig.tight_layout(rect=(0, 0.03 + 0.025 * wrapped.count("\n"), 1, 1))
@@ -388,15 +409,16 @@ def draw_plot(plt, doc: dict, spec: dict, out_dir: Path) -> Path:
         plt.close(fig)
 
 
-def decorate(ax, spec: dict, doc: dict) -> None:
-    """Axis scales, labels, title, legend and grid."""
+def decorate(ax, spec: dict, doc: dict, title: bool = True) -> None:
+    """Axis scales, labels, title (unless a panel of several), legend and grid."""
     if spec.get("logx") and spec["kind"] == "line":
         ax.set_xscale("log")
     if spec.get("logy"):
         ax.set_yscale("log")
     ax.set_xlabel(spec.get("xlabel") or spec["x"])
     ax.set_ylabel(spec.get("ylabel") or ", ".join(y_columns(spec)))
-    ax.set_title(spec.get("title") or doc["title"])
+    if title:
+        ax.set_title(spec.get("title") or doc["title"])
     axis = "both" if spec["kind"] == "line" else "y"  # no grid lines through the bars
     ax.set_axisbelow(True)
     ax.grid(True, which="major", axis=axis, alpha=0.4)

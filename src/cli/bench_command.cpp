@@ -1,6 +1,8 @@
 // nbody bench SUITE: registers the options and dispatches to the suites in cli/bench/:
 // the console suites (direct on the CPU or GPU, tree, collisions) and the report suites of
-// issue 7, which write CSV, JSON, plots and report.md (suite_report.hpp).
+// issue 7, which write CSV, JSON, plots and report.md (suite_report.hpp), and timestep
+// (fixed against adaptive steps, bench_timestep.hpp: a report with -o, else a table).
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,9 +10,11 @@
 #include <fmt/format.h>
 
 #include "cli/bench/bench_common.hpp"
+#include "cli/bench/bench_timestep.hpp"
 #include "cli/bench/suite_report.hpp"
 #include "cli/commands.hpp"
 #include "nbody/error.hpp"
+#include "nbody/initial_conditions.hpp"
 
 namespace nbody::cli {
 
@@ -18,20 +22,23 @@ using namespace bench;
 
 void add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
+  auto steps = std::make_shared<TimestepBenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Built-in benchmarks");
   cmd->add_option(
          "suite", args->suite,
          "Benchmark suite. Reports (CSV, JSON, PNG and report.md in -o DIR): scaling, block-size, "
-         "threads, phases, theta, collisions, speedup, or all of them. Console tables: direct "
-         "(direct sum, "
+         "threads, phases, theta, collisions, speedup, or all of them; timestep (fixed against "
+         "adaptive steps; not in all; without -o a table). Console tables: direct (direct sum, "
          "interactions per second), tree (Barnes-Hut against the direct sum), scaling-mpi (strong "
          "and weak "
          "scaling over the ranks of mpirun -np P); collisions without -o and --quick prints its "
          "table only")
       ->required()
       ->check(CLI::IsMember({"direct", "tree", "collisions", "scaling", "block-size", "threads",
-                             "phases", "theta", "speedup", "all", "scaling-mpi"}));
-  auto* count = cmd->add_option("-n,--count", args->n, "Number of bodies (tree: default 100000)")
+                             "phases", "theta", "speedup", "all", "scaling-mpi", "timestep"}));
+  auto* count = cmd->add_option("-n,--count", args->n,
+                                "Number of bodies (tree: default 100000; timestep: 20000, GPU "
+                                "65536, --quick 2000)")
                     ->check(CLI::PositiveNumber)
                     ->capture_default_str();
   cmd->add_option("--seconds", args->seconds, "Time spent on each configuration")
@@ -99,20 +106,56 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--volume-fraction", args->volume_fraction,
                   "collisions: total body volume (2D: area) over the box's, 0 < f < 1")
       ->capture_default_str();
-  cmd->add_option("--gravity", args->gravity, "scaling-mpi: direct, tree or both")
-      ->check(CLI::IsMember({"direct", "tree", "both"}))
-      ->capture_default_str();
+  auto* gravity = cmd->add_option("--gravity", args->gravity,
+                                  "scaling-mpi: direct, tree or both; timestep: "
+                                  "direct or tree (default tree)")
+                      ->check(CLI::IsMember({"direct", "tree", "both"}))
+                      ->capture_default_str();
   cmd->add_flag(
       "--timings", args->timings,
       "scaling-mpi: milliseconds per step of each force stage (rank 0 and the slowest rank)");
+  cmd->add_option("--model", steps->model,
+                  fmt::format("timestep: the model (default {})", default_timestep_model()))
+      ->check(CLI::IsMember(model_names()));
+  cmd->add_option(
+         "--t-end", steps->t_end,
+         fmt::format("timestep: the end time, model units (default {:g})", kTimestepDefaultTEnd))
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--dts", steps->dts,
+                  "timestep: the fixed steps (comma-separated; default t_end/16 ... t_end/512, "
+                  "--quick t_end/16, t_end/128); adaptive runs take the largest")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--etas", steps->etas,
+                  "timestep: the adaptive runs' eta (comma-separated; default 0.1, 0.05, 0.025, "
+                  "0.0125, 0.00625; --quick 0.1, 0.025)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout");
-  cmd->callback([args, count, kernels, output] {
-    using Suite = SuiteResult (*)(const BenchArgs&);
+  cmd->callback([args, steps, count, kernels, output, gravity] {
+    using Suite = std::function<SuiteResult(const BenchArgs&)>;
     const std::vector<std::pair<std::string, Suite>> reports = {
-        {"scaling", scaling_suite}, {"block-size", block_size_suite},
-        {"threads", threads_suite}, {"phases", phases_suite},
-        {"theta", theta_suite},     {"collisions", collisions_suite},
-        {"speedup", speedup_suite}};
+        {"scaling", scaling_suite},
+        {"block-size", block_size_suite},
+        {"threads", threads_suite},
+        {"phases", phases_suite},
+        {"theta", theta_suite},
+        {"collisions", collisions_suite},
+        {"speedup", speedup_suite},
+        {"timestep", [steps](const BenchArgs& a) { return timestep_suite(a, *steps, stderr); }}};
+    if (args->suite == "timestep") {
+      if (gravity->count() == 0) args->gravity = "tree";
+      if (count->count() == 0) {
+        args->n = args->quick             ? kTimestepQuickN
+                  : args->device == "gpu" ? kTimestepDefaultGpuN
+                                          : kTimestepDefaultN;
+      }
+      if (output->count() == 0) {
+        print_timestep_console(timestep_suite(*args, *steps, stderr), args->json ? stderr : stdout,
+                               args->json);
+        return;
+      }
+    }
     if (args->suite == "scaling-mpi") {
       if (args->device == "all") throw Error("--device all: bench scaling-mpi takes cpu or gpu");
       bench_scaling_mpi(*args, count->count() > 0);
@@ -129,7 +172,7 @@ void add_bench_command(CLI::App& app) {
       }
       std::FILE* human = stdout;
       for (const auto& [name, suite] : reports) {
-        if (args->suite != "all" && args->suite != name) continue;
+        if (args->suite == "all" ? name == "timestep" : args->suite != name) continue;
         fmt::print(human, "== bench {} (device {}{})\n", name, args->device,
                    args->quick ? ", quick" : "");
         std::fflush(human);

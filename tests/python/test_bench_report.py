@@ -86,6 +86,27 @@ def theta_suite():
     }
 
 
+def timestep_suite():
+    """a line plot in two panels (a list of x columns), points labelled from a column."""
+    rows = [["fixed", 1 / 16 / 2 ** k, None, f"dt {1 / 16 / 2 ** k:.4g}", 16 * 2 ** k,
+             0.5 * 2 ** k, 3e-4 / 4 ** k] for k in range(4)]
+    rows += [["adaptive", 1 / 16, eta, f"η {eta:g}", 16 * (1 + 4 * (0.1 / eta) ** 0.5),
+              0.5 * (1 + 4 * (0.1 / eta) ** 0.5), 3e-5 * eta / 0.1] for eta in (0.1, 0.025)]
+    return {
+        "suite": "timestep", "title": "Fixed against adaptive steps",
+        "meta": dict(META, device="cpu", gpu=None, n=20000, model="plummer"),
+        "columns": ["mode", "dt", "eta", "label", "force_evaluations_per_body", "wall_seconds",
+                    "energy_error"],
+        "rows": rows,
+        "plots": [{"file": "timestep.png", "kind": "line",
+                   "x": ["wall_seconds", "force_evaluations_per_body"], "y": "energy_error",
+                   "group": "mode", "labels": "label", "logx": True, "logy": True,
+                   "xlabel": ["wall seconds", "force evaluations per body"],
+                   "ylabel": "|ΔE/E|", "title": "Fixed and adaptive steps"}],
+        "notes": ["Headline: adaptive steps take ×0.5 the force evaluations."],
+    }
+
+
 SUITES = {"scaling": scaling_suite, "phases": phases_suite, "theta": theta_suite}
 
 
@@ -139,6 +160,19 @@ class TestPlots(ReportTestCase):
                     self.assertGreater(float(pixels.std()), 0.0)
                     self.assertGreater(pixels.shape[1], 1000)  # 8 in at 150 dpi
         self.assertEqual(sorted(p.name for p in self.dir.glob("*.tmp")), [])
+
+    @unittest.skipUnless(HAVE_MATPLOTLIB, NO_MATPLOTLIB)
+    def test_panels_and_point_labels(self):
+        from matplotlib.image import imread
+        self.write_suite(timestep_suite())
+        self.report("timestep")
+        pixels = imread(self.dir / "timestep.png")
+        self.assertGreater(pixels.shape[1], 1.5 * 8 * 150)  # two panels: wider than one
+        self.assertGreater(float(pixels.std()), 0.0)
+        report = self.read_report()
+        self.assertIn("![Fixed and adaptive steps](timestep.png)", report)
+        self.assertIn("| adaptive | 0.0625 | 0.025 | η 0.025 |", report)
+        self.assertIn("*CPU AMD EPYC 7B13 (2 threads) · N = 20000 · float", report)
 
     @unittest.skipUnless(HAVE_MATPLOTLIB, NO_MATPLOTLIB)
     def test_plot_with_no_rows_left_is_still_written(self):
@@ -281,6 +315,17 @@ class TestBadInput(ReportTestCase):
         doc = copy.deepcopy(scaling_suite())
         doc["suite"] = "phases"
         self.assert_fails(doc, "expected 'scaling'")
+
+    def test_panels_and_labels_are_checked(self):
+        doc = phases_suite()
+        doc["plots"][0]["x"] = ["config", "stage"]
+        self.assert_fails(doc, "plots[0]", "one x and one y column", suite="phases")
+        doc = timestep_suite()
+        doc["plots"][0]["labels"] = "name"
+        self.assert_fails(doc, "plots[0]", "unknown column 'name'", suite="timestep")
+        doc = timestep_suite()
+        doc["plots"][0]["x"] = ["wall_seconds", "evaluations"]
+        self.assert_fails(doc, "plots[0]", "unknown column 'evaluations'", suite="timestep")
 
     def test_plot_file_must_stay_in_the_folder(self):
         doc = scaling_suite()

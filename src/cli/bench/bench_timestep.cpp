@@ -1,0 +1,319 @@
+// nbody bench timestep: fixed against adaptive (block) time steps (issue #19). One model is
+// integrated to a fixed end time with a ladder of fixed steps dt and, at the largest dt, with
+// adaptive steps over a ladder of eta; each run records its wall time (a clock around the step
+// loop), its force evaluations per body, its bins and its energy error at the end. The
+// headline compares the two at equal energy error (fixed_cost_at below).
+#include "cli/bench/bench_timestep.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "nbody/build_info.hpp"
+#include "nbody/error.hpp"
+#include "nbody/initial_conditions.hpp"
+#include "nbody/simulation.hpp"
+
+namespace nbody::cli::bench {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
+struct Run {
+  std::uint64_t steps = 0, substeps = 0;
+  double evaluations_per_body = 0;
+  std::size_t deepest_bin = 0;  // the deepest bin populated at the end of any step
+  double wall_seconds = 0;
+  double energy_error = 0;
+};
+
+/// One run from t = 0 to t_end in steps of dt (the last one shortened to land on t_end).
+Run integrate(const ParticleSystem& ps, const GravityOptions& g, const IntegratorOptions& integ,
+              double dt, double t_end) {
+  Simulation sim(ps, g, integ);
+  const double e0 = sim.diagnostics().total_energy;  // outside the clock; spins threads up
+  Run r;
+  r.steps = steps_to_reach(sim.time(), t_end, dt);
+  const auto start = Clock::now();
+  for (std::uint64_t s = 0; s < r.steps; ++s) {
+    if (s + 1 == r.steps) sim.request_potentials();  // the Solver energy: in the last pass
+    sim.step(step_toward(sim.time(), t_end, dt));
+    const auto& bins = sim.timestep_stats().bins;
+    if (integ.timestep == TimestepMode::Adaptive && bins.empty()) {  // a stepper without them
+      throw Error(
+          fmt::format("bench timestep --device {}: this stepper took no adaptive (block) "
+                      "steps; use --device cpu",
+                      g.device == Device::Gpu ? "gpu" : "cpu"));
+    }
+    for (std::size_t k = bins.size(); k-- > r.deepest_bin;) {
+      if (bins[k] > 0) {
+        r.deepest_bin = k;
+        break;
+      }
+    }
+  }
+  r.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const TimestepStats& ts = sim.timestep_stats();
+  r.substeps = ts.substeps;
+  r.evaluations_per_body = double(ts.force_evaluations) / double(ps.size());
+  r.energy_error = std::abs((sim.diagnostics().total_energy - e0) / e0);
+  return r;
+}
+
+/// The fixed steps' cost (force evaluations or seconds) at the energy error `e`: along the
+/// fixed runs' front (cost ascending, error strictly falling), interpolated in log-log between
+/// the two runs around e; above the cheapest run's error, that run's cost (no extrapolation);
+/// below the most accurate run's error, none.
+std::optional<double> fixed_cost_at(std::vector<std::pair<double, double>> cost_error, double e) {
+  std::sort(cost_error.begin(), cost_error.end());
+  std::vector<std::pair<double, double>> front;
+  for (const auto& p : cost_error)
+    if (front.empty() || p.second < front.back().second) front.push_back(p);
+  if (front.empty() || e < front.back().second) return std::nullopt;
+  if (e >= front.front().second) return front.front().first;
+  const auto tiny = [](double v) { return std::log(std::max(v, 1e-300)); };
+  for (std::size_t i = 0; i + 1 < front.size(); ++i) {
+    const auto [c0, e0] = front[i];
+    const auto [c1, e1] = front[i + 1];
+    if (e < e1) continue;
+    const double f = (tiny(e0) - tiny(e)) / (tiny(e0) - tiny(e1));
+    return std::exp(std::log(c0) + f * (std::log(c1) - std::log(c0)));
+  }
+  return std::nullopt;
+}
+
+std::vector<double> ladder_or(const std::vector<double>& given, std::vector<double> fallback,
+                              const char* option) {
+  std::vector<double> v = given.empty() ? std::move(fallback) : given;
+  for (const double x : v)
+    if (!(x > 0) || !std::isfinite(x))
+      throw Error(fmt::format("{} {}: must be positive and finite", option, x));
+  std::sort(v.begin(), v.end(), std::greater<>());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+/// The headline and the per-run ratios (the last two columns of the adaptive rows).
+void compare(SuiteResult& r) {
+  std::vector<std::pair<double, double>> evals, wall;
+  for (const auto& row : r.rows) {
+    if (row[0] != "fixed") continue;
+    evals.emplace_back(row[6].get<double>(), row[10].get<double>());
+    wall.emplace_back(row[9].get<double>(), row[10].get<double>());
+  }
+  std::vector<std::string> parts;
+  double best = 0, lo_e = 1e300, hi_e = 0, lo_w = 1e300, hi_w = 0;
+  std::string best_text;
+  for (auto& row : r.rows) {
+    if (row[0] != "adaptive") continue;
+    const double e = row[10].get<double>();
+    const std::optional<double> fe = fixed_cost_at(evals, e), fw = fixed_cost_at(wall, e);
+    if (fe) row[11] = row[6].get<double>() / *fe;
+    if (fw) row[12] = row[9].get<double>() / *fw;
+    if (!fe || !fw) continue;
+    const double re = row[11].get<double>(), rw = row[12].get<double>();
+    lo_e = std::min(lo_e, re), hi_e = std::max(hi_e, re);
+    lo_w = std::min(lo_w, rw), hi_w = std::max(hi_w, rw);
+    parts.push_back(row[2].dump());
+    if (best_text.empty() || rw < best) {
+      best = rw;
+      best_text =
+          fmt::format("η = {}: ×{:.3g} the evaluations, ×{:.3g} the time at |ΔE/E| = {:.3g}",
+                      row[2].dump(), re, rw, e);
+    }
+  }
+  if (parts.empty()) {
+    r.notes.insert(r.notes.begin(),
+                   "Headline: no adaptive run could be compared (each is more accurate than every "
+                   "fixed run).");
+    return;
+  }
+  const auto range = [](double lo, double hi) {
+    const std::string l = fmt::format("{:.3g}", lo), h = fmt::format("{:.3g}", hi);
+    return "×" + (l == h ? l : l + "-" + h);
+  };
+  r.notes.insert(
+      r.notes.begin(),
+      fmt::format("Headline: at equal |ΔE/E|, adaptive over fixed steps: force "
+                  "evaluations per body {}, wall time {} (below 1: adaptive is cheaper; η = {}; "
+                  "best at {}).",
+                  range(lo_e, hi_e), range(lo_w, hi_w), fmt::join(parts, ", "), best_text));
+}
+
+}  // namespace
+
+std::string default_timestep_model() {
+  const std::vector<std::string> names = model_names();
+  return std::find(names.begin(), names.end(), "hernquist") != names.end() ? "hernquist"
+                                                                           : "plummer";
+}
+
+SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::FILE* progress) {
+  if (a.device == "all")
+    throw Error("--device all: bench timestep runs on one device (cpu or gpu)");
+  if (a.gravity != "direct" && a.gravity != "tree")
+    throw Error(fmt::format("--gravity {}: bench timestep takes direct or tree", a.gravity));
+  (void)bench_devices(a);  // --device gpu without a usable GPU: say so now
+  const std::string model = t.model.empty() ? default_timestep_model() : t.model;
+  const double t_end = t.t_end > 0 ? t.t_end : kTimestepDefaultTEnd;
+  if (!std::isfinite(t_end)) throw Error("--t-end: must be positive and finite");
+  const std::vector<double> dts =
+      ladder_or(t.dts,
+                a.quick ? std::vector<double>{t_end / 16, t_end / 128}
+                        : std::vector<double>{t_end / 16, t_end / 32, t_end / 64, t_end / 128,
+                                              t_end / 256, t_end / 512},
+                "--dts");
+  const std::vector<double> etas =
+      ladder_or(t.etas,
+                a.quick ? std::vector<double>{0.1, 0.025}
+                        : std::vector<double>{0.1, 0.05, 0.025, 0.0125, 0.00625},
+                "--etas");
+  GravityOptions g;
+  g.algorithm = parse_gravity_algorithm(a.gravity);
+  g.device = a.device == "gpu" ? Device::Gpu : Device::Cpu;
+  g.precision = parse_precision(a.precision);
+  g.softening = softening_or(a, kBenchSoftening);
+  g.theta = a.theta;
+  g.quadrupole = a.quadrupole;
+  g.threads = a.threads;
+
+  ModelOptions m;
+  m.model = model;
+  m.n = a.n;
+  m.seed = 42;
+  const ParticleSystem ps = generate(m);
+  const bool tree = g.algorithm == GravityAlgorithm::Tree;
+  const EnergyMethod energy = resolve_energy_method(EnergyMethod::Auto, g.algorithm, ps.size());
+
+  SuiteResult r;
+  r.suite = "timestep";
+  r.title = "Fixed against adaptive time steps: energy error against cost (issue #19)";
+  r.meta = base_meta(a);
+  const BuildInfo info = build_info();
+  std::string command = fmt::format(
+      "nbody bench timestep --model {} -n {} --softening {:g} --gravity {}{} --precision {} "
+      "--device {} --t-end {} --dts {} --etas {}",
+      model, ps.size(), g.softening, a.gravity, tree ? fmt::format(" --theta {:g}", g.theta) : "",
+      a.precision, a.device, t_end, fmt::join(dts, ","), fmt::join(etas, ","));
+  if (a.quadrupole) command += " --quadrupole";
+  if (a.quick) command += " --quick";
+  for (const auto& [key, value] :
+       {std::pair<const char*, json>{"model", model},
+        {"n", ps.size()},
+        {"gravity", a.gravity},
+        {"theta", tree ? json(g.theta) : json(nullptr)},
+        {"precision", to_string(resolve_precision(g.precision, g.algorithm))},
+        {"softening", g.softening},
+        {"t_end", t_end},
+        {"energy_method", to_string(energy)},
+        {"dts", dts},
+        {"etas", etas},
+        {"version", info.version},
+        {"compiler", info.compiler},
+        {"command", command}})
+    r.meta[key] = value;
+  r.columns = {"mode",
+               "dt",
+               "eta",
+               "label",
+               "steps",
+               "substeps",
+               "force_evaluations_per_body",
+               "deepest_bin",
+               "smallest_step",
+               "wall_seconds",
+               "energy_error",
+               "evaluations_vs_fixed",
+               "wall_vs_fixed"};
+
+  auto run = [&](const IntegratorOptions& integ, double dt, const std::string& label) {
+    const bool adaptive = integ.timestep == TimestepMode::Adaptive;
+    const Run x = integrate(ps, g, integ, dt, t_end);
+    fmt::print(progress,
+               "timestep: {:<8} {:<12} {:>6} steps {:>8} substeps {:>8.4g} evals/body  {:>8.3f} s  "
+               "|ΔE/E| {:.3e}\n",
+               adaptive ? "adaptive" : "fixed", label, x.steps, x.substeps, x.evaluations_per_body,
+               x.wall_seconds, x.energy_error);
+    std::fflush(progress);
+    r.add_row({adaptive ? "adaptive" : "fixed", dt, adaptive ? json(integ.eta) : json(nullptr),
+               label, x.steps, x.substeps, x.evaluations_per_body, x.deepest_bin,
+               std::ldexp(dt, -int(x.deepest_bin)), x.wall_seconds, x.energy_error, nullptr,
+               nullptr});
+  };
+  IntegratorOptions adaptive;
+  adaptive.timestep = TimestepMode::Adaptive;
+  if (g.device == Device::Gpu) (void)integrate(ps, g, adaptive, dts.front(), dts.front());  // probe
+  for (const double dt : dts) run(IntegratorOptions{}, dt, fmt::format("dt {:.4g}", dt));
+  for (const double eta : etas) {
+    adaptive.eta = eta;
+    run(adaptive, dts.front(), fmt::format("η {:g}", eta));
+  }
+  compare(r);
+  r.notes.push_back(
+      "Ratios adaptive/fixed (last two columns): the fixed runs' cost at the adaptive run's "
+      "|ΔE/E| is interpolated in log-log between the two fixed runs around it on the fixed runs' "
+      "cost-error front; an adaptive run less accurate than the cheapest fixed run is compared "
+      "with that run (no extrapolation); one more accurate than every fixed run has none.");
+  r.notes.push_back(fmt::format(
+      "{} N = {}, seed 42, softening {:g}, {}{}, t = 0 to {:g}; adaptive runs at dt = {:g} (the "
+      "largest); |ΔE/E| at the end with the {} energy; wall time: a clock around the step loop "
+      "(energies outside it); deepest_bin: the deepest bin populated at the end of any step, "
+      "smallest_step = dt / 2^deepest_bin.",
+      model, ps.size(), g.softening, a.gravity, tree ? fmt::format(" theta {:g}", g.theta) : "",
+      t_end, dts.front(), to_string(energy)));
+  r.notes.push_back(
+      fmt::format("Machine: nbody {}, {}, {} OpenMP threads, CPU {}{}.", info.version,
+                  info.compiler, info.max_threads, info.cpu_model,
+                  r.meta["gpu"].is_string() ? ", GPU " + r.meta["gpu"].get<std::string>() : ""));
+  r.notes.push_back(fmt::format("Command: `{}`", command));
+  r.plots.push_back({{"file", "timestep.png"},
+                     {"kind", "line"},
+                     {"x", json::array({"wall_seconds", "force_evaluations_per_body"})},
+                     {"y", "energy_error"},
+                     {"group", "mode"},
+                     {"labels", "label"},
+                     {"logx", true},
+                     {"logy", true},
+                     {"xlabel", json::array({"wall seconds", "force evaluations per body"})},
+                     {"ylabel", "|ΔE/E| at the end"},
+                     {"title", fmt::format("Fixed and adaptive steps, {} N = {} to t = {:g}", model,
+                                           ps.size(), t_end)}});
+  return r;
+}
+
+void print_timestep_console(const SuiteResult& r, std::FILE* out, bool as_json) {
+  auto text = [](const json& v) -> std::string {
+    if (v.is_null()) return "-";
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_number_float()) return fmt::format("{:.4g}", v.get<double>());
+    return v.dump();
+  };
+  std::vector<std::size_t> width;
+  for (const auto& c : r.columns) width.push_back(c.size());
+  for (const auto& row : r.rows)
+    for (std::size_t c = 0; c < width.size(); ++c)
+      width[c] = std::max(width[c], text(row[c]).size());
+  fmt::print(out, "\n{} ({})\n", r.title, r.suite);
+  for (std::size_t c = 0; c < width.size(); ++c) fmt::print(out, "{:>{}} ", r.columns[c], width[c]);
+  fmt::print(out, "\n");
+  for (const auto& row : r.rows) {
+    for (std::size_t c = 0; c < width.size(); ++c)
+      fmt::print(out, "{:>{}} ", text(row[c]), width[c]);
+    fmt::print(out, "\n");
+  }
+  for (const auto& note : r.notes) fmt::print(out, "note: {}\n", note);
+  std::fflush(out);
+  if (as_json) {
+    const json j = {{"suite", r.suite},     {"title", r.title}, {"meta", r.meta},
+                    {"columns", r.columns}, {"rows", r.rows},   {"notes", r.notes}};
+    fmt::print("{}\n", j.dump(2));
+  }
+}
+
+}  // namespace nbody::cli::bench
