@@ -405,14 +405,26 @@ TEST(GpuBlockSteps, TreeMatchesTheCpuTree) {
 
 // ---- Several processes ---------------------------------------------------------------------
 
+/// The thread "ranks"' copies, ordered on the stepper's stream as the ForceReducer's device
+/// collectives must be (distributed.hpp: "ordered on `stream`"; NCCL is). The stepper's
+/// stream is a non-blocking one, so a plain cudaMemcpy (the legacy default stream) is not
+/// ordered with it: from pageable memory it returns once the bytes are staged, before the
+/// DMA has landed, and the gathered shares' unpack_shares launched next read the previous
+/// exchange's bytes at the end of the buffer (on an H200: 96 of 2700 copies, 76 of 100 runs
+/// of the test below, where a step's last exchange alone once made 1451 bodies differ). Each
+/// copy waits for its end: the host buffers are the reducer's temporaries.
 testing::DeviceCopies cuda_copies() {
   return {[](void* to, const void* from, std::size_t bytes, void* stream) {
-            check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)),
-                  "cudaStreamSynchronize");
-            check(cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy to the host");
+            const auto s = static_cast<cudaStream_t>(stream);
+            check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, s),
+                  "cudaMemcpyAsync to the host");
+            check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
           },
-          [](void* to, const void* from, std::size_t bytes, void*) {
-            check(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+          [](void* to, const void* from, std::size_t bytes, void* stream) {
+            const auto s = static_cast<cudaStream_t>(stream);
+            check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, s),
+                  "cudaMemcpyAsync to the device");
+            check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
           }};
 }
 
