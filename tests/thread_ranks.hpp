@@ -24,7 +24,8 @@
 namespace nbody::testing {
 
 /// Device <-> host copies for the device collectives: (destination, source, bytes,
-/// stream). The copy from the device must wait for the stream's earlier work.
+/// stream). The copy from the device must wait for the stream's earlier work, and the copy to
+/// the device must be done before the stream's later work reads it (tests/gpu/cuda_copies.hpp).
 struct DeviceCopies {
   std::function<void(void*, const void*, std::size_t, void*)> to_host;
   std::function<void(void*, const void*, std::size_t, void*)> to_device;

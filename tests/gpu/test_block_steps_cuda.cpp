@@ -31,6 +31,7 @@
 
 #include "backend_test.hpp"
 #include "core/cuda/launch.cuh"
+#include "gpu/cuda_copies.hpp"
 #include "gravity/cuda/direct_kernels.cuh"
 #include "nbody/diagnostics.hpp"
 #include "nbody/initial_conditions.hpp"
@@ -413,20 +414,6 @@ TEST(GpuBlockSteps, TreeMatchesTheCpuTree) {
 /// exchange's bytes at the end of the buffer (on an H200: 96 of 2700 copies, 76 of 100 runs
 /// of the test below, where a step's last exchange alone once made 1451 bodies differ). Each
 /// copy waits for its end: the host buffers are the reducer's temporaries.
-testing::DeviceCopies cuda_copies() {
-  return {[](void* to, const void* from, std::size_t bytes, void* stream) {
-            const auto s = static_cast<cudaStream_t>(stream);
-            check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, s),
-                  "cudaMemcpyAsync to the host");
-            check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-          },
-          [](void* to, const void* from, std::size_t bytes, void* stream) {
-            const auto s = static_cast<cudaStream_t>(stream);
-            check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, s),
-                  "cudaMemcpyAsync to the device");
-            check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-          }};
-}
 
 // The processes' shares of the active bodies (thread "ranks", thread_ranks.hpp): the tree
 // (each body walked by one process, its chunks gathered) bit for bit; the each-pair-once
@@ -455,7 +442,7 @@ TEST(GpuBlockSteps, SharesGiveOneProcessResult) {
           [&](std::shared_ptr<ForceReducer> r) {
             return run_stepper(start, c.options, kShareSteps, kDt, false, std::move(r));
           },
-          cuda_copies());
+          test::cuda_copies());
       for (int p = 0; p < parts; ++p) {
         const std::string what =
             c.name + " P = " + std::to_string(parts) + " part " + std::to_string(p);

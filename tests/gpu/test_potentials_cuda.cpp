@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backend_test.hpp"
+#include "gpu/cuda_copies.hpp"
 #include "gravity/cuda/direct_kernels.cuh"
 #include "gravity/direct_scalar.hpp"
 #include "nbody/diagnostics.hpp"
@@ -406,17 +407,6 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-testing::DeviceCopies cuda_copies() {
-  return {[](void* to, const void* from, std::size_t bytes, void* stream) {
-            check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)),
-                  "cudaStreamSynchronize");
-            check(cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy to the host");
-          },
-          [](void* to, const void* from, std::size_t bytes, void*) {
-            check(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
-          }};
-}
-
 /// out() of one DeviceForces launch with the potentials on ps (taken as scaled units:
 /// O(1) positions and masses), as share `part` of `parts` followed by the exchange when a
 /// reducer is given.
@@ -458,7 +448,7 @@ void expect_shares_match(const char* name, const ParticleSystem& ps, Make make, 
           auto forces = make();
           return shared_out<Real>(*forces, ps, r.get());
         },
-        cuda_copies());
+        test::cuda_copies());
     for (int p = 0; p < parts; ++p) {
       const auto& got = each[std::size_t(p)];
       double worst = 0;

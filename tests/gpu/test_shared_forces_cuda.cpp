@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "backend_test.hpp"
+#include "gpu/cuda_copies.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
 #include "thread_ranks.hpp"
@@ -27,21 +28,6 @@
 
 namespace nbody {
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-testing::DeviceCopies cuda_copies() {
-  return {[](void* to, const void* from, std::size_t bytes, void* stream) {
-            check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)),
-                  "cudaStreamSynchronize");
-            check(cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy to the host");
-          },
-          [](void* to, const void* from, std::size_t bytes, void*) {
-            check(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
-          }};
-}
 
 struct Case {
   std::string name;
@@ -93,7 +79,7 @@ TEST(GpuSharedForces, PartsGiveOneProcessResult) {
     for (int parts : {2, 3, 4}) {
       const std::vector<ParticleSystem> each = testing::run_parts<ParticleSystem>(
           parts, [&](std::shared_ptr<ForceReducer> r) { return run(c, start, std::move(r)); },
-          cuda_copies());
+          test::cuda_copies());
       for (int p = 0; p < parts; ++p) {
         const std::string what =
             c.name + " P = " + std::to_string(parts) + " part " + std::to_string(p);

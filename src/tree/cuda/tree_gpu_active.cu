@@ -1,0 +1,122 @@
+// TreeForces::launch_active (hierarchical time steps): the tree of all bodies as launch()
+// builds it, then the walk of the active bodies alone. Their tree positions come from a
+// flag per body and cub::DeviceSelect in tree order, each walk group is cut down to its
+// active bodies, and the walk (tree_gpu_walk.cu, Active) tests the whole group's box, so
+// every active body gets the full walk's result bit for bit.
+#include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/launch.cuh"
+#include "tree/cuda/tree_gpu.cuh"
+
+namespace nbody::cuda_tree {
+
+namespace {
+
+// ---- launch_active ---------------------------------------------------------------------------
+
+__global__ void mark_active(const unsigned* __restrict__ active, unsigned n_active,
+                            unsigned char* __restrict__ flags) {
+  const unsigned k = blockIdx.x * 256u + threadIdx.x;
+  if (k < n_active) flags[active[k]] = 1;
+}
+
+/// The select predicate: tree position -> whether its body is active.
+struct ActiveInTreeOrder {
+  const unsigned char* flags;
+  const unsigned* order;
+  __device__ bool operator()(unsigned position) const { return flags[order[position]] != 0; }
+};
+
+/// First index in [0, count) whose value is >= v (values ascending).
+__device__ __forceinline__ unsigned lower_bound(const unsigned* values, unsigned count,
+                                                unsigned v) {
+  unsigned lo = 0, hi = count;
+  while (lo < hi) {
+    const unsigned mid = lo + (hi - lo) / 2;
+    if (values[mid] < v) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// active_groups[g]: walk group g's range in the ascending list of active tree positions
+/// (empty when none of its bodies is active), for g < the number of groups (<= most); the
+/// walk's cursors reset.
+template <class Real>
+__global__ void active_groups(TreeView<Real> t, unsigned most, const unsigned* active_pos,
+                              const unsigned* active_count, Group* active_groups) {
+  const unsigned g = blockIdx.x * 256u + threadIdx.x;
+  if (g == 0) {
+    t.counter[3] = 0;
+    t.counter[4] = 0;
+    t.counter[5] = 0;
+  }
+  if (g >= most || g >= t.counter[2]) return;
+  const Group whole = t.groups[g];
+  const unsigned count = *active_count;
+  active_groups[g] = {lower_bound(active_pos, count, whole.begin),
+                      lower_bound(active_pos, count, whole.end)};
+}
+
+}  // namespace
+
+template <class Real>
+void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
+                                     const unsigned* active, std::size_t n_active) {
+  n_ = n;
+  walked_ = n_active;
+  potential_ = potential;
+  if (n == 0) return;
+  throw_if_failed();
+  reserve(n);
+  build(n, stream);
+
+  // force: the active bodies' tree positions, the groups cut down to them, the walk
+  active_flags_.reserve(body_capacity_, "tree active flags");
+  active_pos_.reserve(body_capacity_, "tree active positions");
+  active_count_.reserve(1, "tree active count");
+  active_groups_.reserve(cell_capacity_, "tree active groups");
+  NBODY_CUDA_CHECK(cudaMemsetAsync(active_flags_.data(), 0, n, stream));
+  if (n_active > 0) {
+    mark_active<<<gpu::blocks_for(n_active, 256), 256, 0, stream>>>(active, unsigned(n_active),
+                                                                    active_flags_.data());
+    NBODY_CUDA_CHECK_LAUNCH("tree mark_active");
+  }
+  const ActiveInTreeOrder select{active_flags_.data(), order_.data()};
+  const auto positions = thrust::make_counting_iterator(0u);
+  const auto items = static_cast<long long>(n);
+  std::size_t bytes = 0;
+  NBODY_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, positions, active_pos_.data(),
+                                         active_count_.data(), items, select, stream));
+  scratch(bytes);
+  NBODY_CUDA_CHECK(cub::DeviceSelect::If(temp_.data(), bytes, positions, active_pos_.data(),
+                                         active_count_.data(), items, select, stream));
+  TreeView<Real> t = view(n);
+  // Groups are non-empty and disjoint, and groups_ holds at most one per cell slot.
+  const unsigned most_groups = unsigned(std::min(n, cell_capacity_));
+  active_groups<Real><<<gpu::blocks_for(most_groups, 256), 256, 0, stream>>>(
+      t, most_groups, active_pos_.data(), active_count_.data(), active_groups_.data());
+  NBODY_CUDA_CHECK_LAUNCH("tree active_groups");
+  t.active_groups = active_groups_.data();
+  t.active_pos = active_pos_.data();
+  NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
+  launch_active_walk(t, WalkParams{theta_, quadrupole_, potential}, eps * eps, stacks_.data(),
+                     out_.data(), stream);
+  copy_counters(stream);
+}
+
+template void TreeForces<float>::launch_active(std::size_t, float, cudaStream_t, bool,
+                                               const unsigned*, std::size_t);
+template void TreeForces<double>::launch_active(std::size_t, double, cudaStream_t, bool,
+                                                const unsigned*, std::size_t);
+
+}  // namespace nbody::cuda_tree

@@ -1,0 +1,365 @@
+#pragma once
+// The GPU tree walk kernel (tree_walk, one warp per group; the design is described in
+// tree_gpu_walk.cu, which launches it) and its per-variant grid size.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <type_traits>
+
+#include "core/cuda/cuda_check.cuh"
+#include "gravity/cuda/device_math.cuh"
+#include "nbody/physics/opening_criterion.hpp"
+#include "tree/cuda/tree_gpu.cuh"
+#include "tree/cuda/tree_gpu_walk_lists.cuh"
+
+namespace nbody::cuda_tree {
+
+namespace {
+
+// Warps per block: 4 in float, 2 in double (whose lists take twice the shared memory).
+template <class Real>
+constexpr int kWalkWarps = sizeof(Real) == 4 ? 4 : 2;
+template <class Real>
+constexpr int kWalkThreads = 32 * kWalkWarps<Real>;
+constexpr unsigned kFull = 0xffffffffu;
+// A group whose list passes entry_budget(theta) entries goes to pass 2, body by body:
+// ~3x the mean list of a 1M-16M Plummer sphere (4300 entries at theta = 0.5, 1950 at 0.7;
+// the mean scales as theta^-2 there). At 8x the mean the budget-sized groups still made
+// the tail (1M, theta 0.5: walk 4.9 ms, against 2.5 ms of average work).
+__host__ __device__ inline unsigned long long entry_budget(double theta) {
+  const double b = theta > 0 ? 3000.0 / (theta * theta) : 1e30;
+  return b < 4096.0 ? 4096ULL : (b > 1e9 ? 1000000000ULL : (unsigned long long)b);
+}
+
+template <class Real>
+__device__ __forceinline__ Real warp_min(Real v) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) v = min(v, __shfl_xor_sync(kFull, v, off));
+  return v;
+}
+template <class Real>
+__device__ __forceinline__ Real warp_max(Real v) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) v = max(v, __shfl_xor_sync(kFull, v, off));
+  return v;
+}
+
+/// The tree position of the walk's i-th body: i itself, or in the active walk the i-th
+/// entry of the list of active tree positions.
+template <bool Active>
+__device__ __forceinline__ unsigned tree_position(const unsigned* active_pos, unsigned i) {
+  if constexpr (Active) {
+    return active_pos[i];
+  } else {
+    (void)active_pos;
+    return i;
+  }
+}
+
+/// Exclusive prefix sum over the warp; total in `sum`.
+__device__ __forceinline__ int warp_exclusive_sum(int v, unsigned lane, int& sum) {
+  int upto = v;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const int u = __shfl_up_sync(kFull, upto, off);
+    if (int(lane) >= off) upto += u;
+  }
+  sum = __shfl_sync(kFull, upto, 31);
+  return upto - v;
+}
+
+/// Pass 1 (Single false): one warp per group, abandoning a group whose list passes
+/// `budget` entries (recorded in t.expensive). Such groups are loose clumps of a
+/// sparse region whose box reaches a dense one (measured: one 88-body halo group of a 1M
+/// Plummer sphere collected 103,000 entries, 24x the mean, and alone set the walk's tail).
+/// Pass 2 (Single true): one warp per body of those groups, with a point box (the classic
+/// per-body criterion, a little less accurate than the group box) and the list shared out
+/// over the lanes. At the default budget this changes no quantile of the 1M Plummer
+/// errors (median 5.651e-4, p99 3.731e-3 before and after).
+/// Pot: the potentials too (the Target's phi, each body's own pair left out through the
+/// lists' tree positions), written to out[].w.
+/// Active: the active walk (launch_active_walk): t.active_groups[g] is group g's range in
+/// t.active_pos, whose entries are the tree positions of the bodies walked (empty groups
+/// are skipped); the box tested is still the whole group's, so each active body gets the
+/// interaction list of the full walk, and the same forces.
+template <class Real, class Math, bool Quad, bool Single, bool Pot, bool Active = false>
+__global__ void __launch_bounds__(kWalkThreads<Real>)
+    tree_walk(TreeView<Real> t, Real theta2, Real eps2, unsigned long long budget, int* stacks,
+              Vec4<Real>* out) {
+  __shared__ ListsFor<Real, Quad, Pot> lists[kWalkWarps<Real>];
+  const Vec4<Real>* __restrict__ box = t.box;
+  const Vec4<Real>* __restrict__ com = t.com;
+  const Vec4<Real>* __restrict__ quad = t.quad;
+  const CellLink* __restrict__ link = t.link;
+  const Vec4<Real>* __restrict__ sorted = t.sorted;
+  const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const unsigned below = (1u << lane) - 1u;
+  int* stack = stacks + (std::size_t(blockIdx.x) * kWalkWarps<Real> + warp) * kStackCapacity;
+  ListsFor<Real, Quad, Pot>& my = lists[warp];
+  const unsigned n_groups = t.counter[2];
+  const bool planar = t.dim == 2;
+  // A body on a cell face, or a hair outside its cell after rounding, still counts as
+  // inside it (the CPU uses root_half * 2^-40 in double).
+  const Real slack = box[0].w * (sizeof(Real) == 4 ? Real(0x1p-20) : Real(0x1p-40));
+
+  for (;;) {
+    unsigned g = 0;
+    Group grp{};    // the bodies walked (Active: a range of t.active_pos)
+    Group whole{};  // Active, pass 1: the whole group, whose box the walk tests
+    if constexpr (Single) {
+      unsigned item = 0;
+      if (lane == 0) item = atomicAdd(&t.counter[5], 1u);
+      item = __shfl_sync(kFull, item, 0);
+      if (item >= t.counter[4] * kMaxGroup) break;
+      g = t.expensive[item / kMaxGroup];
+      const Group whole = Active ? t.active_groups[g] : t.groups[g];
+      const unsigned i = whole.begin + item % kMaxGroup;
+      if (i >= whole.end ||
+          share_owner(tree_position<Active>(t.active_pos, i), t.share_parts) != t.share_part)
+        continue;
+      grp = {i, i + 1};
+    } else {
+      if (lane == 0) g = atomicAdd(&t.counter[3], 1u);
+      g = __shfl_sync(kFull, g, 0);
+      if (g >= n_groups) break;
+      grp = t.groups[g];
+      if constexpr (Active) {
+        whole = grp;
+        grp = t.active_groups[g];
+        if (grp.end == grp.begin) continue;  // no active body in this group
+      }
+      if (share_owner(tree_position<Active>(t.active_pos, grp.begin), t.share_parts) !=
+              t.share_part &&
+          share_owner(tree_position<Active>(t.active_pos, grp.end - 1), t.share_parts) !=
+              t.share_part) {
+        continue;  // another process's bodies only
+      }
+    }
+    const int slots = Single ? 1 : int((grp.end - grp.begin + 31u) / 32u);
+
+    Target<Real> me;
+    Real lx, ly, lz, hx, hy, hz;
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
+      const unsigned i = grp.begin + lane + 32u * unsigned(k);
+      // Idle slots copy a group body.
+      const unsigned held = tree_position<Active>(t.active_pos, i < grp.end ? i : grp.begin);
+      const Vec4<Real> b = sorted[held];
+      me.id[k] = held;
+      me.x[k] = b.x;
+      me.y[k] = b.y;
+      me.z[k] = b.z;
+      me.ax[k] = me.ay[k] = me.az[k] = me.phi[k] = Real(0);
+      // The box: of the group's bodies, in the active walk of the whole group's (so that
+      // an active body meets the cells it meets in the full walk).
+      Vec4<Real> e = b;
+      if constexpr (Active && !Single) {
+        const unsigned j = whole.begin + lane + 32u * unsigned(k);
+        e = sorted[j < whole.end ? j : whole.begin];
+      }
+      lx = k == 0 ? e.x : min(lx, e.x);
+      ly = k == 0 ? e.y : min(ly, e.y);
+      lz = k == 0 ? e.z : min(lz, e.z);
+      hx = k == 0 ? e.x : max(hx, e.x);
+      hy = k == 0 ? e.y : max(hy, e.y);
+      hz = k == 0 ? e.z : max(hz, e.z);
+    }
+    lx = warp_min(lx), ly = warp_min(ly), lz = warp_min(lz);
+    hx = warp_max(hx), hy = warp_max(hy), hz = warp_max(hz);
+    const Real gx = Real(0.5) * (lx + hx), gy = Real(0.5) * (ly + hy), gz = Real(0.5) * (lz + hz);
+    const Real ghx = Real(0.5) * (hx - lx), ghy = Real(0.5) * (hy - ly),
+               ghz = Real(0.5) * (hz - lz);
+
+    auto flush_bodies = [&](int count) {
+      if constexpr (Single) {
+        evaluate_strided<Real, Math, Quad, Pot>(my, count, 0, eps2, lane, me);
+      } else {
+        with_slots(slots, [&](auto k) {
+          evaluate_list<decltype(k)::value, Real, Math, Pot>(my.bodies, list_index<Pot>(my), count,
+                                                             eps2, me);
+        });
+      }
+    };
+    auto flush_cells = [&](int count) {
+      if constexpr (Quad && Single) {
+        evaluate_strided<Real, Math, Quad, Pot>(my, 0, count, eps2, lane, me);
+      } else if constexpr (Quad) {
+        with_slots(slots, [&](auto k) {
+          evaluate_quad<decltype(k)::value, Real, Math, Pot>(my.cells, count, eps2, me);
+        });
+      }
+    };
+    auto flush_big = [&](int count) {
+      if constexpr (Single) {
+        evaluate_big_strided<Real, Math, Pot>(link, sorted, my.big, count, eps2, lane, me);
+      } else {
+        with_slots(slots, [&](auto k) {
+          evaluate_big<decltype(k)::value, Real, Math, Pot>(link, sorted, my.big, count, eps2, me);
+        });
+      }
+    };
+    bool abandoned = false;
+
+    unsigned long long entries = 0;  // list entries, each summed by every body of the group
+    int size = 1, n_bodies = 0, n_cells = 0, n_big = 0;
+    if (lane == 0) stack[0] = 0;
+    __syncwarp();
+    while (size > 0) {
+      const int take = size < 32 ? size : 32;
+      const int base = size - take;
+      const int c = int(lane) < take ? stack[base + int(lane)] : -1;
+      __syncwarp();  // every lane has read its cell before the pushes overwrite the slots
+      size = base;
+      bool accept = false, big_leaf = false;
+      int leaf_bodies = 0, children = 0, first = 0;
+      Vec4<Real> m{};
+      if (c >= 0) {
+        const Vec4<Real> b = box[c];
+        m = com[c];
+        const Real h = b.w, s = Real(2) * h;
+        const bool open =
+            boxes_overlap(b.x, b.y, b.z, h, h, planar ? Real(0) : h, gx, gy, gz, ghx, ghy, ghz,
+                          slack) ||
+            bh_must_open(s * s, theta2,
+                         distance2_point_box(m.x, m.y, m.z, gx, gy, gz, ghx, ghy, ghz));
+        if (!open) {
+          accept = true;
+        } else {
+          const CellLink lk = link[c];
+          if (lk.first_child >= 0) {
+            children = lk.child_count;
+            first = lk.first_child;
+          } else if (lk.end - lk.begin <= kLeafSize) {
+            leaf_bodies = int(lk.end - lk.begin);
+            first = int(lk.begin);
+          } else {
+            big_leaf = true;
+          }
+        }
+      }
+      // Accepted cells: pseudo-bodies (monopole) or quadrupole entries.
+      const unsigned accepted = __ballot_sync(kFull, accept);
+      if constexpr (Quad) {
+        if (accept) {
+          const std::size_t q = 2 * std::size_t(c);
+          my.cells[n_cells + __popc(accepted & below)] = {m, quad[q], quad[q + 1]};
+        }
+        n_cells += __popc(accepted);
+      } else {
+        if (accept) {
+          const int e = n_bodies + __popc(accepted & below);
+          my.bodies[e] = m;
+          if constexpr (Pot) my.index[e] = kNotABody;
+        }
+        n_bodies += __popc(accepted);
+      }
+      // Opened small leaves: their bodies copied into the list.
+      int added = 0;
+      const int at = n_bodies + warp_exclusive_sum(leaf_bodies, lane, added);
+      for (int j = 0; j < leaf_bodies; ++j) {
+        my.bodies[at + j] = sorted[first + j];
+        if constexpr (Pot) my.index[at + j] = unsigned(first + j);
+      }
+      n_bodies += added;
+      const unsigned bigs = __ballot_sync(kFull, big_leaf);
+      if (big_leaf) my.big[n_big + __popc(bigs & below)] = c;
+      n_big += __popc(bigs);
+      // Children onto the stack.
+      int pushed = 0;
+      const int slot = size + warp_exclusive_sum(children, lane, pushed);
+      if (size + pushed > int(kStackCapacity)) {  // cannot happen (tree_gpu.cuh); never write past
+        if (lane == 0) atomicOr(&t.counter[1], 2u);
+        break;
+      }
+      for (int j = 0; j < children; ++j) stack[slot + j] = first + j;
+      size += pushed;
+      __syncwarp();
+      if (n_bodies >= kFlushAt) {
+        flush_bodies(n_bodies);
+        entries += unsigned(n_bodies);
+        n_bodies = 0;
+        __syncwarp();
+      }
+      if (Quad && n_cells >= kFlushAt) {
+        flush_cells(n_cells);
+        entries += unsigned(n_cells);
+        n_cells = 0;
+        __syncwarp();
+      }
+      if (n_big >= 32) {
+        for (int e = 0; e < n_big; ++e) entries += link[my.big[e]].end - link[my.big[e]].begin;
+        flush_big(n_big);
+        n_big = 0;
+        __syncwarp();
+      }
+      if (!Single && entries > budget) {  // uniform over the warp
+        abandoned = true;
+        break;
+      }
+    }
+    if (abandoned) {
+      if (lane == 0) t.expensive[atomicAdd(&t.counter[4], 1u)] = g;
+      __syncwarp();
+      continue;
+    }
+    flush_bodies(n_bodies);
+    flush_cells(n_cells);
+    entries += unsigned(n_bodies + n_cells);
+    for (int e = 0; e < n_big; ++e) entries += link[my.big[e]].end - link[my.big[e]].begin;
+    flush_big(n_big);
+    __syncwarp();
+
+    if constexpr (Single) {
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) {
+        me.ax[0] += __shfl_xor_sync(kFull, me.ax[0], off);
+        me.ay[0] += __shfl_xor_sync(kFull, me.ay[0], off);
+        me.az[0] += __shfl_xor_sync(kFull, me.az[0], off);
+        if constexpr (Pot) me.phi[0] += __shfl_xor_sync(kFull, me.phi[0], off);
+      }
+      if (lane == 0) {
+        out[t.order[tree_position<Active>(t.active_pos, grp.begin)]] = {
+            me.ax[0], me.ay[0], planar ? Real(0) : me.az[0], Pot ? me.phi[0] : Real(0)};
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < kPerLane; ++k) {
+        const unsigned i = grp.begin + lane + 32u * unsigned(k);
+        if (i >= grp.end) continue;
+        const unsigned at = tree_position<Active>(t.active_pos, i);
+        if (share_owner(at, t.share_parts) == t.share_part) {
+          out[t.order[at]] = {me.ax[k], me.ay[k], planar ? Real(0) : me.az[k],
+                              Pot ? me.phi[k] : Real(0)};
+        }
+      }
+    }
+    if (lane == 0) atomicAdd(t.interactions, entries * (grp.end - grp.begin));
+  }
+}
+
+template <class Real, bool Softened, bool Quad, bool Single = false, bool Pot = false,
+          bool Active = false>
+auto walk_kernel() {
+  using Math = typename cuda_gravity::MathFor<Real, true, Softened>::type;
+  return tree_walk<Real, Math, Quad, Single, Pot, Active>;
+}
+
+/// The persistent grid of a walk variant. Queried once (device 0 is the only one used):
+/// it was three runtime queries per launch, on every step.
+template <class Real, bool Softened, bool Quad, bool Pot = false>
+unsigned walk_blocks() {
+  static const unsigned blocks = [] {
+    int device = 0, sms = 1, per_sm = 0;
+    NBODY_CUDA_CHECK(cudaGetDevice(&device));
+    NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, walk_kernel<Real, Softened, Quad, false, Pot>(), kWalkThreads<Real>, 0));
+    return unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
+  }();
+  return blocks;
+}
+
+}  // namespace
+
+}  // namespace nbody::cuda_tree
