@@ -63,6 +63,12 @@ class TestRanksEqualOneProcess(CliTestCase):
     def test_merging_collisions(self):
         self.assert_same_as_one_process(["--radius", 0.02, "--collisions", "merge"])
 
+    def test_adaptive_time_steps(self):
+        # Every rank takes the same bins from the same summed accelerations and sums its
+        # share of each active set.
+        self.assert_same_as_one_process(["--gravity", "tree", "--timestep", "adaptive", "--eta", 0.0002],
+                                        steps=10)
+
     def test_only_rank_0_writes_and_talks(self):
         out = self.dir / "out"
         proc = mpirun(3, "run", *BASE[:-1], "--json", "--stats-every", 10, "--snapshot-every", 15,
