@@ -101,6 +101,16 @@ class TestViewWindow(CliTestCase):
             self.assertLess(abs(nearest[2] - ex), 1.5, f"spot {nearest} vs expected ({ex}, {ey})")
             self.assertLess(abs(nearest[3] - ey), 1.5, f"spot {nearest} vs expected ({ex}, {ey})")
 
+    def test_adaptive_time_steps_run_in_the_viewer(self):
+        # The settings' time-step choice and the Performance panel's bin histogram drawn
+        # while the bodies step in bins.
+        png = self.dir / "adaptive.png"
+        proc = run_view(["--model", "plummer", "-n", 500, "--softening", 0.01, "--dt", 0.05,
+                         "--timestep", "adaptive", "--width", 480, "--height", 360, "--frames", 6,
+                         "--screenshot", png])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertTrue(png.exists())
+
     def test_scripted_spawn_adds_the_expected_bodies(self):
         script = self.write("spawn.txt", "# one click, then a disc of 50 bodies\n"
                                          "frame 2 click 100 100\nframe 3 disc 200 150 50\n")
