@@ -166,10 +166,10 @@ double Ias15::attempt(ParticleSystem& ps, const ForceEvaluation& forces, double 
                  b_[0][k]) *
                     h / 3 +
                 a0_[k]) *
-               dt * h / 2 +
-              v0_[k]) *
-                 dt * h -
-             csx_[k];
+                   dt * h / 2 +
+               v0_[k]) *
+                  dt * h -
+              csx_[k];
           (*pos[std::size_t(d)])[i] = x0_[k] + poly;
         }
       }
@@ -243,21 +243,20 @@ void Ias15::advance(ParticleSystem& ps, const ForceEvaluation& forces, double t_
     for (std::size_t i = 0; i < n; ++i) {
       for (int d = 0; d < 3; ++d) {
         const std::size_t k = 3 * i + std::size_t(d);
-        const double dx =
-            ((((((((b_[6][k] / 72 + b_[5][k] / 56) + b_[4][k] / 42) + b_[3][k] / 30) +
-                 b_[2][k] / 20) +
-                b_[1][k] / 12) +
-               b_[0][k] / 6) +
-              a0_[k] / 2) *
-                 dt_try +
-             v0_[k]) *
-            dt_try;
-        const double dv = (((((((b_[6][k] / 8 + b_[5][k] / 7) + b_[4][k] / 6) + b_[3][k] / 5) +
-                              b_[2][k] / 4) +
-                             b_[1][k] / 3) +
-                            b_[0][k] / 2) +
-                           a0_[k]) *
+        const double dx = ((((((((b_[6][k] / 72 + b_[5][k] / 56) + b_[4][k] / 42) + b_[3][k] / 30) +
+                               b_[2][k] / 20) +
+                              b_[1][k] / 12) +
+                             b_[0][k] / 6) +
+                            a0_[k] / 2) *
+                               dt_try +
+                           v0_[k]) *
                           dt_try;
+        const double dv =
+            (((((((b_[6][k] / 8 + b_[5][k] / 7) + b_[4][k] / 6) + b_[3][k] / 5) + b_[2][k] / 4) +
+               b_[1][k] / 3) +
+              b_[0][k] / 2) +
+             a0_[k]) *
+            dt_try;
         double x = x0_[k], v = v0_[k];
         add_compensated(x, csx_[k], dx);
         add_compensated(v, csv_[k], dv);

@@ -23,9 +23,9 @@ struct Ias15Options {
 
 /// What IAS15 did so far.
 struct Ias15Stats {
-  std::uint64_t steps = 0;     // accepted
-  std::uint64_t rejected = 0;  // proposed steps that were too large, taken again
-  std::uint64_t iterations = 0;  // predictor-corrector iterations, summed
+  std::uint64_t steps = 0;                     // accepted
+  std::uint64_t rejected = 0;                  // proposed steps that were too large, taken again
+  std::uint64_t iterations = 0;                // predictor-corrector iterations, summed
   double dt_last = 0, dt_min = 0, dt_max = 0;  // of the accepted steps
 };
 

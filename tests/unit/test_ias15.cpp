@@ -57,7 +57,8 @@ IasRun integrate(ParticleSystem ps, double t_end, double dt_guess, double epsilo
   auto solver = point_masses();
   Ias15 ias({epsilon, 0});
   const double e0 = energy(ps);
-  ias.advance(ps, [&](ParticleSystem& p) { solver->compute_accelerations(p); }, t_end, dt_guess);
+  ias.advance(
+      ps, [&](ParticleSystem& p) { solver->compute_accelerations(p); }, t_end, dt_guess);
   return {ps, std::abs((energy(ps) - e0) / e0), ias.stats()};
 }
 
@@ -108,8 +109,9 @@ TEST(Ias15, PythagoreanProblem) {
   ps.add(Body{{1, -1, 0}, {}, 5, 0, 0});
   const IasRun r = integrate(ps, 70, 0.01);
   const ParticleSystem& e = r.end;
-  std::printf("[ measured ] Pythagorean problem to t = 70: |dE/E| %.3e, %llu steps, %llu rejected\n",
-              r.drift, (unsigned long long)r.stats.steps, (unsigned long long)r.stats.rejected);
+  std::printf(
+      "[ measured ] Pythagorean problem to t = 70: |dE/E| %.3e, %llu steps, %llu rejected\n",
+      r.drift, (unsigned long long)r.stats.steps, (unsigned long long)r.stats.rejected);
   EXPECT_LT(r.drift, 1e-10);
   // The binary: bodies 1 and 2 (masses 4 and 5) bound to each other.
   const double dx = e.x[1] - e.x[2], dy = e.y[1] - e.y[2];
@@ -122,8 +124,9 @@ TEST(Ias15, PythagoreanProblem) {
   const double rx = e.x[0] - cx, ry = e.y[0] - cy;
   EXPECT_GT(std::hypot(rx, ry), 5 * std::hypot(dx, dy));
   EXPECT_GT(rx * (e.vx[0] - cvx) + ry * (e.vy[0] - cvy), 0) << "mass 3 is not leaving";
-  const double escape = 0.5 * 3 * 9 / 12 * (std::pow(e.vx[0] - cvx, 2) + std::pow(e.vy[0] - cvy, 2)) -
-                        27 / std::hypot(rx, ry);
+  const double escape =
+      0.5 * 3 * 9 / 12 * (std::pow(e.vx[0] - cvx, 2) + std::pow(e.vy[0] - cvy, 2)) -
+      27 / std::hypot(rx, ry);
   EXPECT_GT(escape, 0) << "mass 3 is bound to the binary";
 }
 
