@@ -135,13 +135,7 @@ ParticleSystem hernquist(const ModelOptions& o) {
     const double r = s / (1.0 - s);
     const Vec3 pos = isotropic(rng, r);
     const Vec3 vel = isotropic(rng, sample_speed(rng, r, bound));
-    ps.x[i] = pos.x;
-    ps.y[i] = pos.y;
-    ps.z[i] = pos.z;
-    ps.vx[i] = vel.x;
-    ps.vy[i] = vel.y;
-    ps.vz[i] = vel.z;
-    ps.mass[i] = m;
+    set_body(ps, i, pos, vel, m);
   });
   to_center_of_mass_frame(ps, 0, o.n, o.threads);
   // Drawn for G M = 1; virial equilibrium at the same radii needs v ~ sqrt(G M).

@@ -64,6 +64,18 @@ inline Vec3 isotropic(Random& rng, double r) {
   return {rho * std::cos(phi), rho * std::sin(phi), z};
 }
 
+/// Body i of a sphere drawn in place: position, velocity, mass.
+inline void set_body(ParticleSystem& ps, std::size_t i, const Vec3& pos, const Vec3& vel,
+                     double m) {
+  ps.x[i] = pos.x;
+  ps.y[i] = pos.y;
+  ps.z[i] = pos.z;
+  ps.vx[i] = vel.x;
+  ps.vy[i] = vel.y;
+  ps.vz[i] = vel.z;
+  ps.mass[i] = m;
+}
+
 /// Multiplies the velocities of bodies [begin, end) by factor (nothing when it is 1, so
 /// those bits are untouched): the spheres are drawn for G M = 1 and scaled by sqrt(G M).
 void scale_velocities(ParticleSystem& ps, std::size_t begin, std::size_t end, double factor,

@@ -177,13 +177,7 @@ ParticleSystem nfw(const ModelOptions& o) {
     do {
       vel = {s * rng.normal(), s * rng.normal(), s * rng.normal()};
     } while (vel.x * vel.x + vel.y * vel.y + vel.z * vel.z > v_cut * v_cut);
-    ps.x[i] = pos.x;
-    ps.y[i] = pos.y;
-    ps.z[i] = pos.z;
-    ps.vx[i] = vel.x;
-    ps.vy[i] = vel.y;
-    ps.vz[i] = vel.z;
-    ps.mass[i] = m;
+    set_body(ps, i, pos, vel, m);
   });
   to_center_of_mass_frame(ps, 0, o.n, o.threads);
   // Drawn for G M = 1; virial equilibrium at the same radii needs v ~ sqrt(G M).

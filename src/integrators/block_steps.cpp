@@ -17,11 +17,6 @@ double phi_of(const ParticleSystem& ps, std::size_t i) {
   return ps.potential.size() == ps.size() ? ps.potential[i] : 0.0;
 }
 
-/// Half of bin k's step.
-double half_step(double dt, int k) {
-  return 0.5 * std::ldexp(dt, -k);
-}
-
 void kick_body(ParticleSystem& ps, std::size_t i, double h) {
   BodyMotion b = load_motion(ps, i);
   kick(b, ps.ax[i], ps.ay[i], ps.az[i], h);
@@ -64,8 +59,8 @@ void BlockSteps::kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, 
   std::uint64_t floored = 0;
   for (const std::uint32_t i : active_) {
     const int old_bin = bin_[i];
-    kick_body(ps, i, half_step(dt, old_bin));  // the closing kick, with the old step
-    if (last) continue;                        // synchronised: the next step assigns bins
+    kick_body(ps, i, bin_half_step(dt, old_bin));  // the closing kick, with the old step
+    if (last) continue;                            // synchronised: the next step assigns bins
     bool fl = false;
     const double wanted =
         wanted_step(eta_, softening_, ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
@@ -74,7 +69,7 @@ void BlockSteps::kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, 
     --histogram_[std::size_t(old_bin)];
     ++histogram_[std::size_t(k)];
     bin_[i] = std::uint8_t(k);
-    kick_body(ps, i, half_step(dt, k));  // the opening kick of its next step
+    kick_body(ps, i, bin_half_step(dt, k));  // the opening kick of its next step
   }
   counts.floored += floored;
 }
@@ -103,7 +98,7 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
     const int k = timestep_bin(wanted, dt, k_limit, &fl);
     floored += fl ? 1 : 0;
     bin_[i] = std::uint8_t(k);
-    kick_body(ps, i, half_step(dt, k));
+    kick_body(ps, i, bin_half_step(dt, k));
   }
   counts.floored += floored;
   for (std::size_t i = 0; i < n; ++i) ++histogram_[bin_[i]];

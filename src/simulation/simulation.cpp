@@ -12,19 +12,6 @@ namespace nbody {
 
 namespace {
 
-/// The solver builds a quadtree or an octree to match the system. Collisions run where
-/// the forces do, in the system's dimension, with the run's threads, and count the pair
-/// potential with the run's G and softening.
-SimulationOptions for_system(SimulationOptions o, int dim) {
-  o.gravity.dim = dim;
-  o.collisions.dim = dim;
-  o.collisions.device = o.gravity.device;
-  if (o.collisions.threads == 0) o.collisions.threads = o.gravity.threads;
-  o.collisions.G = o.gravity.G;
-  o.collisions.softening = o.gravity.softening;
-  return o;
-}
-
 /// Bodies need radii to collide.
 void check_radii(const SimulationOptions& o, const ParticleSystem& ps) {
   validate(o.collisions);
@@ -53,12 +40,25 @@ EnergyMethod run_energy_method(const SimulationOptions& o, std::size_t n) {
 
 }  // namespace
 
+/// The solver builds a quadtree or an octree to match the system. Collisions run where
+/// the forces do, in the system's dimension, with the run's threads, and count the pair
+/// potential with the run's G and softening.
+SimulationOptions complete_options(SimulationOptions o, int dim) {
+  o.gravity.dim = dim;
+  o.collisions.dim = dim;
+  o.collisions.device = o.gravity.device;
+  if (o.collisions.threads == 0) o.collisions.threads = o.gravity.threads;
+  o.collisions.G = o.gravity.G;
+  o.collisions.softening = o.gravity.softening;
+  return o;
+}
+
 Simulation::Simulation(ParticleSystem particles, const SimulationOptions& options,
                        std::shared_ptr<ForceReducer> reducer)
     : particles_(std::make_unique<ParticleSystem>(std::move(particles))),
       reducer_(std::move(reducer)) {
   if (particles_->dim == 2) particles_->make_planar();
-  options_ = for_system(options, particles_->dim);
+  options_ = complete_options(options, particles_->dim);
   check_radii(options_, *particles_);
   stepper_ = make_stepper(options_, reducer_);
   stepper_->upload(*particles_);  // the one copy in
@@ -161,7 +161,7 @@ void Simulation::evaluate_forces(bool potentials) {
 }
 
 void Simulation::reconfigure(const SimulationOptions& options) {
-  const SimulationOptions next = for_system(options, particles_->dim);
+  const SimulationOptions next = complete_options(options, particles_->dim);
   download_if_stale();
   check_radii(next, *particles_);
   std::unique_ptr<Stepper> stepper = make_stepper(next, reducer_);  // throws before any change

@@ -75,6 +75,12 @@ class Stepper {
   [[nodiscard]] virtual std::size_t size() const = 0;
 };
 
+/// The options as a Simulation of a dim-dimensional system completes them: the solver
+/// builds a quadtree or an octree to match, and the collisions run where the forces do, in
+/// that dimension, with the run's threads, G and softening. (Tests that drive steppers
+/// themselves use it too.)
+[[nodiscard]] SimulationOptions complete_options(SimulationOptions o, int dim);
+
 /// The stepper for options.gravity.device: throws nbody::Error naming the option for bad
 /// options, a build without CUDA or no usable GPU. Options come complete (Simulation has
 /// given the collisions the run's dimension, device, G and softening).

@@ -84,18 +84,6 @@ SimulationOptions adaptive_options(Device device, GravityAlgorithm algorithm, Pr
   return o;
 }
 
-/// The options as Simulation completes them (simulation.cpp, for_system): the tests drive
-/// the steppers themselves to see each step's StepTimes.
-SimulationOptions complete(SimulationOptions o, int dim) {
-  o.gravity.dim = dim;
-  o.collisions.dim = dim;
-  o.collisions.device = o.gravity.device;
-  if (o.collisions.threads == 0) o.collisions.threads = o.gravity.threads;
-  o.collisions.G = o.gravity.G;
-  o.collisions.softening = o.gravity.softening;
-  return o;
-}
-
 struct StepRun {
   ParticleSystem end;
   std::vector<std::vector<std::uint64_t>> bins;  // per step
@@ -110,7 +98,8 @@ StepRun run_stepper(const ParticleSystem& start, const SimulationOptions& option
                     std::shared_ptr<ForceReducer> reducer = nullptr) {
   StepRun r;
   r.end = start;
-  std::unique_ptr<Stepper> stepper = make_stepper(complete(options, start.dim), std::move(reducer));
+  std::unique_ptr<Stepper> stepper =
+      make_stepper(complete_options(options, start.dim), std::move(reducer));
   stepper->upload(r.end);
   for (int s = 0; s < steps; ++s) {
     stepper->step(dt, potential_last && s + 1 == steps);

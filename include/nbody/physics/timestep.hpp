@@ -47,6 +47,11 @@ NBODY_HD std::uint64_t bin_ticks(int k) {
   return kTicksPerStep >> k;
 }
 
+/// Half of bin k's step, dt / 2^k / 2: the kicks of the block steps.
+NBODY_HD double bin_half_step(double dt, int k) {
+  return exact_mul(0.5, ldexp(dt, -k));
+}
+
 /// Whether a body of bin k ends a step (and gets new forces) at tick t.
 NBODY_HD bool bin_active_at(int k, std::uint64_t tick) {
   return tick % bin_ticks(k) == 0;

@@ -123,22 +123,23 @@ __global__ void __launch_bounds__(MaxThreads)
   }
 }
 
-/// Second pass of the fast kernel: out[i] = sum over splits of partial[s * n_padded + i],
-/// in split order (deterministic, no atomics); the potentials too with Pot.
+/// Second pass of the split kernels: entry k = the sum over splits of
+/// partial[s * n + k], in split order (deterministic, no atomics), the potentials too with
+/// Pot, into out[k] (the fast kernel's padded bodies) or out[targets[k]] (active targets).
 template <class Real, bool Pot>
-__global__ void reduce_splits(const Vec4<Real>* __restrict__ partial, unsigned n_padded,
-                              unsigned splits, Vec4<Real>* __restrict__ out) {
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n_padded) return;
+__global__ void reduce_splits(const Vec4<Real>* __restrict__ partial, unsigned n, unsigned splits,
+                              const unsigned* __restrict__ targets, Vec4<Real>* __restrict__ out) {
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
   Real ax = 0, ay = 0, az = 0, phi = 0;
   for (unsigned s = 0; s < splits; ++s) {
-    const Vec4<Real> p = partial[std::size_t(s) * n_padded + i];
+    const Vec4<Real> p = partial[std::size_t(s) * n + k];
     ax += p.x;
     ay += p.y;
     az += p.z;
     if constexpr (Pot) phi += p.w;
   }
-  out[i] = {ax, ay, az, phi};
+  out[targets ? targets[k] : k] = {ax, ay, az, phi};
 }
 
 // ---- active targets (hierarchical time steps) --------------------------------------------
@@ -181,24 +182,6 @@ __global__ void __launch_bounds__(kActiveBlock)
   }
 }
 
-/// out[targets[k]] = the sum over splits of partial[s * n_targets + k], in split order.
-template <class Real, bool Pot>
-__global__ void reduce_active_splits(const Vec4<Real>* __restrict__ partial, unsigned n_targets,
-                                     unsigned splits, const unsigned* __restrict__ targets,
-                                     Vec4<Real>* __restrict__ out) {
-  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n_targets) return;
-  Real ax = 0, ay = 0, az = 0, phi = 0;
-  for (unsigned s = 0; s < splits; ++s) {
-    const Vec4<Real> p = partial[std::size_t(s) * n_targets + k];
-    ax += p.x;
-    ay += p.y;
-    az += p.z;
-    if constexpr (Pot) phi += p.w;
-  }
-  out[targets[k]] = {ax, ay, az, phi};
-}
-
 template <class Real>
 __global__ void zero_others(Vec4<Real>* __restrict__ out, const unsigned* __restrict__ active,
                             unsigned n_active, unsigned begin, unsigned end) {
@@ -214,9 +197,9 @@ void launch_active_with(const ActiveArgs<Real>& a, cudaStream_t stream) {
       a.bodies, a.n, a.targets, a.n_targets, a.j_per_split, a.eps2, a.out, a.partial);
   NBODY_CUDA_CHECK_LAUNCH("direct_active");
   if (a.splits > 1) {
-    reduce_active_splits<Real, Pot><<<gpu::blocks_for(a.n_targets, 256), 256, 0, stream>>>(
+    reduce_splits<Real, Pot><<<gpu::blocks_for(a.n_targets, 256), 256, 0, stream>>>(
         a.partial, a.n_targets, a.splits, a.targets, a.out);
-    NBODY_CUDA_CHECK_LAUNCH("reduce_active_splits");
+    NBODY_CUDA_CHECK_LAUNCH("reduce_splits");
   }
 }
 
@@ -260,7 +243,7 @@ void launch_with(Kernel kernel, const LaunchArgs<Real>& a, cudaStream_t stream) 
       NBODY_CUDA_CHECK_LAUNCH("direct_fast");
       if (a.splits > 1) {
         reduce_splits<Real, Pot><<<gpu::blocks_for(a.n_padded, 256), 256, 0, stream>>>(
-            a.partial, a.n_padded, a.splits, a.out);
+            a.partial, a.n_padded, a.splits, nullptr, a.out);
         NBODY_CUDA_CHECK_LAUNCH("reduce_splits");
       }
       break;

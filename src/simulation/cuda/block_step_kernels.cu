@@ -20,7 +20,7 @@ using gpu::Vec4;
 /// The half kick of a body of bin k: v += a (dt / 2^k) / 2.
 __device__ __forceinline__ void half_kick(BodyMotion& b, double ax, double ay, double az, double dt,
                                           int k) {
-  kick(b, ax, ay, az, exact_mul(0.5, ldexp(dt, -k)));
+  kick(b, ax, ay, az, bin_half_step(dt, k));
 }
 
 /// Adds the block's count to *total (one atomic per warp).
@@ -108,15 +108,15 @@ __global__ void finish_substep_kernel(State s, const Vec4<Real>* __restrict__ ou
        k += gridDim.x * blockDim.x) {
     const unsigned i = active[k];
     const Vec4<Real> o = out[i];
-    const double ax = exact_mul(exact_mul(G, double(o.x)), acceleration_scale);
-    const double ay = exact_mul(exact_mul(G, double(o.y)), acceleration_scale);
-    const double az = exact_mul(exact_mul(G, double(o.z)), acceleration_scale);
+    const double ax = physical(o.x, G, acceleration_scale);
+    const double ay = physical(o.y, G, acceleration_scale);
+    const double az = physical(o.z, G, acceleration_scale);
     s.ax[i] = ax;
     s.ay[i] = ay;
     s.az[i] = az;
     double potential = 0.0;
     if (phi) {
-      potential = exact_mul(exact_mul(G, double(o.w)), potential_scale);
+      potential = physical(o.w, G, potential_scale);
       phi[i] = potential;
     }
     BodyMotion b{0.0, 0.0, 0.0, s.vx[i], s.vy[i], s.vz[i]};

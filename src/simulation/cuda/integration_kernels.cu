@@ -55,9 +55,9 @@ __global__ void finish_step_kernel(State s, const Vec4<Real>* __restrict__ out, 
                                    double acceleration_scale, StepFactors f) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
     const Vec4<Real> o = out[i];
-    const double ax = exact_mul(exact_mul(G, double(o.x)), acceleration_scale);
-    const double ay = exact_mul(exact_mul(G, double(o.y)), acceleration_scale);
-    const double az = exact_mul(exact_mul(G, double(o.z)), acceleration_scale);
+    const double ax = physical(o.x, G, acceleration_scale);
+    const double ay = physical(o.y, G, acceleration_scale);
+    const double az = physical(o.z, G, acceleration_scale);
     s.ax[i] = ax;
     s.ay[i] = ay;
     s.az[i] = az;
@@ -76,7 +76,7 @@ template <class Real>
 __global__ void store_potentials_kernel(unsigned n, const Vec4<Real>* __restrict__ out, double G,
                                         double potential_scale, double* __restrict__ phi) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    phi[i] = exact_mul(exact_mul(G, double(out[i].w)), potential_scale);
+    phi[i] = physical(out[i].w, G, potential_scale);
   }
 }
 
