@@ -84,3 +84,12 @@ if [[ ! -x $venv/bin/python ]] || ! $venv/bin/python -c "import numpy, h5py, yt,
 else
   echo "setup: $venv has the Python tools"
 fi
+
+# REBOUND (PyPI), an independent N-body code: the IAS15 tests cross-check final states
+# against its IAS15, and bench/ias15_vs_rebound.py measures both. Optional: without it
+# those tests say they were skipped.
+if ! "$venv/bin/python" -c "import rebound" >/dev/null 2>&1; then
+  echo "setup: installing rebound into $venv (PyPI; optional)"
+  "$venv/bin/python" -m pip install --quiet rebound ||
+    echo "setup: could not install rebound; the REBOUND cross-checks will be skipped" >&2
+fi

@@ -16,14 +16,26 @@
 
 namespace nbody {
 
-/// Leapfrog (kick-drift-kick), Euler (semi-implicit) or Kinematic (x += (v + a dt/2) dt, v += a
-/// dt).
-enum class IntegratorScheme { Leapfrog, Euler, Kinematic };
+/// Leapfrog (kick-drift-kick), Euler (semi-implicit), Kinematic (x += (v + a dt/2) dt, v += a
+/// dt), or IAS15 (Rein & Spiegel 2015: 15th-order Gauss-Radau with its own adaptive steps,
+/// on the CPU with the float64 direct sum; docs/ias15.md).
+enum class IntegratorScheme { Leapfrog, Euler, Kinematic, Ias15 };
 
-/// "leapfrog", "euler" or "kinematic" (src/core/option_names.cpp).
+/// "leapfrog", "euler", "kinematic" or "ias15" (src/core/option_names.cpp).
 [[nodiscard]] std::string_view to_string(IntegratorScheme s);
 /// Throws nbody::Error naming --integrator for an unknown name.
 [[nodiscard]] IntegratorScheme parse_integrator_scheme(std::string_view name);
+
+/// How IAS15 chooses its next step. Global: the paper's rule, from the relative size of the
+/// last term of the force polynomial, max|b6| / max|a| (Rein & Spiegel 2015, eq. 11).
+/// Prs23: the rule of Pham, Rein & Spiegel (2024), from each body's acceleration, jerk and
+/// snap over the step (REBOUND's default since version 4).
+enum class Ias15StepRule { Global, Prs23 };
+
+/// "global" or "prs23" (src/core/option_names.cpp).
+[[nodiscard]] std::string_view to_string(Ias15StepRule r);
+/// Throws nbody::Error naming --ias15-adaptive for an unknown name.
+[[nodiscard]] Ias15StepRule parse_ias15_step_rule(std::string_view name);
 
 /// Fixed: every body takes the step of size dt. Adaptive: hierarchical (block) steps, each
 /// body in a power-of-two bin dt / 2^k chosen from its acceleration (physics/timestep.hpp),
@@ -41,6 +53,17 @@ struct IntegratorOptions {
   TimestepMode timestep = TimestepMode::Fixed;
   double eta = 0.025;  // adaptive: dt_i = sqrt(2 eta eps / |a_i|) (GADGET's ErrTolIntAccuracy)
   double dt_min = 0;   // adaptive: no bin below this step (0: down to dt / 2^30)
+  double ias15_epsilon = 1e-9;  // IAS15: the step's accuracy (0: fixed steps of --dt)
+  Ias15StepRule ias15_rule = Ias15StepRule::Global;
+};
+
+/// What an integrator with memory carries from one step to the next, saved in checkpoints
+/// so that a restart goes on bit for bit (IAS15: the proposed next step, the force
+/// polynomial and the compensations of the sums; empty for the other schemes).
+struct IntegratorState {
+  double next_dt = 0;
+  std::vector<double> values;
+  [[nodiscard]] bool empty() const { return values.empty() && next_dt == 0; }
 };
 
 /// What an integrator calls for new accelerations at the current positions: the
@@ -61,7 +84,8 @@ class Integrator {
 };
 
 /// Damping in (0, 1]; eta positive and finite, dt_min >= 0 and finite; adaptive steps
-/// with the leapfrog and no damping. Throws nbody::Error naming the option (--damping,
+/// with the leapfrog and no damping; IAS15 with its epsilon >= 0 and finite, fixed
+/// --timestep (it has its own) and no damping. Throws nbody::Error naming the option (--damping,
 /// --eta, --dt-min, --timestep: the messages of `nbody run`). make_integrator() calls it
 /// first.
 void validate(const IntegratorOptions& options);

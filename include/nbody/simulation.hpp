@@ -8,6 +8,7 @@
 // bodies, edit_particles() hands out the host copy and says "the bodies changed": it is
 // copied in again (uploaded) before the next step or diagnostics. Take it again after each
 // step rather than keeping the reference across steps.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -38,6 +39,11 @@ struct TimestepStats {
   std::uint64_t force_evaluations = 0;  // the bodies given new forces, summed over them
   std::uint64_t floored = 0;            // adaptive: body steps that wanted less than --dt-min's bin
   std::vector<std::uint64_t> bins;      // adaptive: bodies per bin k (step dt / 2^k) at the end
+  // IAS15 (an integrator with its own steps; the JSON's steps, rejected_steps, dt_*):
+  std::uint64_t steps = 0;                     // accepted steps
+  std::uint64_t rejected = 0;                  // proposals too large, taken again smaller
+  std::uint64_t iterations = 0;                // predictor-corrector iterations
+  double dt_last = 0, dt_min = 0, dt_max = 0;  // of the accepted steps
 };
 
 class Stepper;
@@ -60,8 +66,17 @@ class Simulation {
   Simulation(Simulation&&) noexcept;
   Simulation& operator=(Simulation&&) noexcept;
 
-  /// Advances by one step of size dt.
+  /// Advances by one step of size dt. With IAS15, by as many of its own steps as take the
+  /// time to exactly time() + dt (REBOUND's integrate() with an exact finish time).
   void step(double dt);
+  /// Whether the integrator chooses its own step sizes (IAS15): then own_step() takes one.
+  [[nodiscard]] bool own_steps() const {
+    return options_.integrator.scheme == IntegratorScheme::Ias15;
+  }
+  /// One step of such an integrator, of the size it proposes (`first_dt` for the very
+  /// first), shortened to land exactly on t_limit when it would pass it (an output time,
+  /// --t-end). Counts as one step in steps_done().
+  void own_step(double first_dt, double t_limit);
   /// With the Solver energy method: the next step's force evaluation also computes the
   /// potentials (in the same pass), so diagnostics() right after it costs O(N) instead of
   /// a force evaluation. Call it before the steps whose energy will be read (the run loop
@@ -113,7 +128,12 @@ class Simulation {
   /// totals so far. (The state itself, with the time and the accelerations, came in the
   /// ParticleSystem given to the constructor; with valid accelerations the next step uses
   /// them as they are, so the run goes on bit for bit.)
-  void resume(std::uint64_t steps_done, const CollisionTotals& collisions);
+  /// The integrator's state (IAS15's polynomial and compensations) goes back too, so its
+  /// next step is the uninterrupted run's.
+  void resume(std::uint64_t steps_done, const CollisionTotals& collisions,
+              const IntegratorState& integrator = {});
+  /// What the integrator carries between steps (empty but for IAS15): for checkpoints.
+  [[nodiscard]] IntegratorState integrator_state() const;
 
   /// Energies etc. with the run's G and softening and its energy method (timed as
   /// "diagnostics").
@@ -139,6 +159,8 @@ class Simulation {
   void upload_if_edited();
   /// Adds a stepper's times (force stages, gravity, collisions) to the phases.
   void add_times(const StepTimes& t);
+  /// Adds a step's times and counts (the phases, timestep_stats()); `start` is when it began.
+  void count_step(const StepTimes& t, std::chrono::steady_clock::time_point start);
 
   // The host copy, on the heap: the host stepper keeps its address across moves.
   std::unique_ptr<ParticleSystem> particles_;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "nbody/collisions.hpp"
+#include "nbody/integrator.hpp"
 #include "nbody/particles.hpp"
 
 namespace nbody {
@@ -66,6 +67,7 @@ struct CheckpointState {
   std::uint64_t next_snapshot = 0;  // number of the next snapshot file
   double next_snapshot_time = 0;    // --snapshot-dt: simulated time of the next snapshot
   std::string parameters;           // the run's used parameters (TOML text), for the record
+  IntegratorState integrator;       // IAS15's polynomial and compensations (empty: none)
 };
 
 /// Writes a checkpoint (HDF5: the particle arrays as float64 datasets under /Checkpoint,

@@ -209,7 +209,9 @@ void check_collision_options(const CLI::App& app, const CollisionOptions& c) {
 void add_integrator_options(CLI::App* app, IntegratorOptions& i) {
   add_enum_option(app, "--integrator", i.scheme, parse_integrator_scheme,
                   "Time integrator: leapfrog (kick-drift-kick), euler (semi-implicit), kinematic "
-                  "(x += (v + a dt/2) dt, v += a dt)");
+                  "(x += (v + a dt/2) dt, v += a dt), ias15 (15th order, adaptive steps to "
+                  "machine precision; --dt is its first step's guess; CPU direct sum, "
+                  "docs/ias15.md)");
   app->add_option("--damping", i.damping,
                   "Velocity damping factor applied after each step's velocity update (1 = none)")
       ->check(field_check(&IntegratorOptions::damping))
@@ -228,6 +230,15 @@ void add_integrator_options(CLI::App* app, IntegratorOptions& i) {
                   "are counted and reported")
       ->check(field_check(&IntegratorOptions::dt_min))
       ->capture_default_str();
+  app->add_option("--ias15-epsilon", i.ias15_epsilon,
+                  "IAS15: the steps' accuracy (Rein & Spiegel 2015's epsilon; 0: fixed steps of "
+                  "--dt)")
+      ->check(field_check(&IntegratorOptions::ias15_epsilon))
+      ->capture_default_str();
+  add_enum_option(app, "--ias15-adaptive", i.ias15_rule, parse_ias15_step_rule,
+                  "IAS15's step rule: global (the paper's: max|b6| / max|a| held near epsilon) or "
+                  "prs23 (Pham, Rein & Spiegel 2024, from each body's acceleration, jerk and "
+                  "snap; REBOUND's default)");
 }
 
 void add_format_option(CLI::App* app, std::string& format) {

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace nbody::cli {
@@ -57,10 +60,18 @@ void ProgressLine::update(std::uint64_t step, double sim_time,
     drift_cost_ = std::chrono::duration<double>(last_drift_ - t0).count();
   }
   const double rate = double(step - first_) / elapsed;
-  const double eta = rate > 0 && total_ > step ? double(total_ - step) / rate : 0.0;
-  std::string line = fmt::format("step {}/{} ({:.1f}%)  t = {:.6g}  {:.3g} steps/s  ETA {}", step,
-                                 total_, 100.0 * double(step) / double(total_ ? total_ : 1),
-                                 sim_time, rate, format_duration(eta));
+  std::string line;
+  if (t_end_ > t_start_) {
+    const double done = std::clamp((sim_time - t_start_) / (t_end_ - t_start_), 0.0, 1.0);
+    const double eta = done > 0 ? elapsed * (1 - done) / done : 0.0;
+    line = fmt::format("step {}  t = {:.6g}/{:.6g} ({:.1f}%)  {:.3g} steps/s  ETA {}", step,
+                       sim_time, t_end_, 100 * done, rate, format_duration(eta));
+  } else {
+    const double eta = rate > 0 && total_ > step ? double(total_ - step) / rate : 0.0;
+    line = fmt::format("step {}/{} ({:.1f}%)  t = {:.6g}  {:.3g} steps/s  ETA {}", step, total_,
+                       100.0 * double(step) / double(total_ ? total_ : 1), sim_time, rate,
+                       format_duration(eta));
+  }
   if (drift_ >= 0) line += fmt::format("  |dE/E| = {:.3e}", drift_);
   if (tty_) {
     fmt::print(out_, "\r{:<100}", line);

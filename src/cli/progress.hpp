@@ -17,6 +17,12 @@ class ProgressLine {
   ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabled,
                std::uint64_t first_step = 0);
 
+  /// Measures the progress by simulated time from t_start to t_end instead (for
+  /// integrators that choose their own steps: their count is not known ahead).
+  void by_time(double t_start, double t_end) {
+    t_start_ = t_start;
+    t_end_ = t_end;
+  }
   /// Called after every step. energy_drift is asked for only when a line is printed,
   /// and only when recomputing it costs little against the run (the exact energy is
   /// O(N^2)); an empty function keeps the last drift shown.
@@ -41,8 +47,9 @@ class ProgressLine {
   Clock::time_point start_;
   Clock::time_point last_print_;
   Clock::time_point last_drift_;
-  double drift_cost_ = 0;  // seconds the last drift computation took
-  double drift_ = -1;      // last known drift, < 0 when unknown
+  double drift_cost_ = 0;           // seconds the last drift computation took
+  double drift_ = -1;               // last known drift, < 0 when unknown
+  double t_start_ = 0, t_end_ = 0;  // by_time(): the span of simulated time
 };
 
 /// Prints "phase  seconds  ms/step  share" for every phase and the total.

@@ -41,10 +41,15 @@ constexpr std::array<NameTable<ForceKernel>, 4> kKernels{{
     {ForceKernel::Tiled, "tiled"},
     {ForceKernel::Naive, "naive"},
 }};
-constexpr std::array<NameTable<IntegratorScheme>, 3> kSchemes{{
+constexpr std::array<NameTable<IntegratorScheme>, 4> kSchemes{{
     {IntegratorScheme::Leapfrog, "leapfrog"},
     {IntegratorScheme::Euler, "euler"},
     {IntegratorScheme::Kinematic, "kinematic"},
+    {IntegratorScheme::Ias15, "ias15"},
+}};
+constexpr std::array<NameTable<Ias15StepRule>, 2> kIas15Rules{{
+    {Ias15StepRule::Global, "global"},
+    {Ias15StepRule::Prs23, "prs23"},
 }};
 constexpr std::array<NameTable<TimestepMode>, 2> kTimestepModes{{
     {TimestepMode::Fixed, "fixed"},
@@ -100,6 +105,12 @@ ForceKernel parse_force_kernel(std::string_view name) {
 }
 IntegratorScheme parse_integrator_scheme(std::string_view name) {
   return parse(kSchemes, name, "--integrator", "integrator");
+}
+std::string_view to_string(Ias15StepRule r) {
+  return name_of(kIas15Rules, r);
+}
+Ias15StepRule parse_ias15_step_rule(std::string_view name) {
+  return parse(kIas15Rules, name, "--ias15-adaptive", "IAS15 step rule");
 }
 std::string_view to_string(TimestepMode m) {
   return name_of(kTimestepModes, m);

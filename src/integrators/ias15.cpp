@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
 
 #include "nbody/error.hpp"
 
@@ -78,7 +81,8 @@ std::array<std::vector<double>*, 3> accelerations(ParticleSystem& ps) {
 
 Ias15::Ias15(Ias15Options options) : options_(options) {
   if (!(std::isfinite(options.epsilon) && options.epsilon >= 0)) {
-    throw Error("--ias15-epsilon: must be >= 0 and finite (0: fixed steps)");
+    throw Error(fmt::format("--ias15-epsilon {}: must be >= 0 and finite (0: fixed steps of --dt)",
+                            options.epsilon));
   }
 }
 
@@ -99,6 +103,38 @@ void Ias15::resize(std::size_t n3) {
     g_[k].assign(n3, 0.0);
     e_[k].assign(n3, 0.0);
   }
+}
+
+IntegratorState Ias15::state() const {
+  IntegratorState s;
+  s.next_dt = dt_next_;
+  const std::size_t n3 = x0_.size();
+  s.values.reserve(16 * n3);
+  for (const auto* v : {&b_, &e_}) {
+    for (int k = 0; k < 7; ++k) s.values.insert(s.values.end(), (*v)[k].begin(), (*v)[k].end());
+  }
+  s.values.insert(s.values.end(), csx_.begin(), csx_.end());
+  s.values.insert(s.values.end(), csv_.begin(), csv_.end());
+  return s;
+}
+
+void Ias15::set_state(const IntegratorState& s) {
+  if (s.values.size() % 48 != 0) {
+    throw Error(fmt::format("IAS15 state: {} values, not 16 x 3N", s.values.size()));
+  }
+  resize(s.values.size() / 16);
+  const std::size_t n3 = x0_.size();
+  auto from = s.values.begin();
+  auto take = [&](std::vector<double>& v) {
+    std::copy(from, from + std::ptrdiff_t(n3), v.begin());
+    from += std::ptrdiff_t(n3);
+  };
+  for (auto* v : {&b_, &e_}) {
+    for (int k = 0; k < 7; ++k) take((*v)[k]);
+  }
+  take(csx_);
+  take(csv_);
+  dt_next_ = s.next_dt;
 }
 
 void Ias15::predict_next(double ratio) {
@@ -174,6 +210,7 @@ double Ias15::attempt(ParticleSystem& ps, const ForceEvaluation& forces, double 
         }
       }
       forces(ps);
+      ++stats_.evaluations;
       max_a = 0;
       for (std::size_t i = 0; i < n; ++i) {
         for (int d = 0; d < 3; ++d) {
@@ -194,42 +231,76 @@ double Ias15::attempt(ParticleSystem& ps, const ForceEvaluation& forces, double 
       if (s == 7) error = max_a > 0 ? error / max_a : 0.0;
     }
   }
-  // The step's error: the relative size of the last term of the force polynomial.
-  double max_b6 = 0;
-  for (std::size_t k = 0; k < n3; ++k) max_b6 = std::max(max_b6, std::abs(b_[6][k]));
-  const double relative = max_a > 0 ? max_b6 / max_a : 0.0;
-  double dt_new = dt / kSafety;
-  if (options_.epsilon > 0 && std::isfinite(relative) && relative > 0) {
-    dt_new = dt * std::pow(options_.epsilon / relative, 1.0 / 7.0);
-  } else if (!std::isfinite(relative)) {
-    dt_new = dt * kSafety * kSafety;  // NaN or inf: a much smaller step
+  return proposed_step(dt, max_a);
+}
+
+double Ias15::proposed_step(double dt, double max_a) const {
+  if (options_.epsilon == 0) return dt;  // fixed steps
+  const std::size_t n3 = x0_.size();
+  double dt_new = dt / kSafety;  // no estimate (no forces at all): grow
+  if (options_.rule == Ias15StepRule::Global) {
+    // The relative size of the last term of the force polynomial (the paper's eq. 11):
+    // its error term scales as dt^7.
+    double max_b6 = 0;
+    for (std::size_t k = 0; k < n3; ++k) max_b6 = std::max(max_b6, std::abs(b_[6][k]));
+    const double relative = max_a > 0 ? max_b6 / max_a : 0.0;
+    if (!std::isfinite(relative)) return dt * kSafety * kSafety;  // NaN or inf: much smaller
+    if (relative > 0) dt_new = dt * std::pow(options_.epsilon / relative, 1.0 / 7.0);
+  } else {
+    // Pham, Rein & Spiegel (2024): each body's time scale from the acceleration a, jerk j
+    // and snap s at the end of the step, tau^2 = 2 |a|^2 / (|j|^2 + |a| |s|) (in units of
+    // dt^2 here: the b-sums are j dt and s dt^2), the smallest over the bodies, and
+    // dt = tau (7! epsilon)^(1/7) (their eq. 11).
+    double min_tau2 = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < n3 / 3; ++i) {
+      double a0 = 0, y2 = 0, y3 = 0, y4 = 0;
+      for (std::size_t k = 3 * i; k < 3 * i + 3; ++k) {
+        a0 += a0_[k] * a0_[k];
+        const double a =
+            a0_[k] + b_[0][k] + b_[1][k] + b_[2][k] + b_[3][k] + b_[4][k] + b_[5][k] + b_[6][k];
+        const double j = b_[0][k] + 2 * b_[1][k] + 3 * b_[2][k] + 4 * b_[3][k] + 5 * b_[4][k] +
+                         6 * b_[5][k] + 7 * b_[6][k];
+        const double s = 2 * b_[1][k] + 6 * b_[2][k] + 12 * b_[3][k] + 20 * b_[4][k] +
+                         30 * b_[5][k] + 42 * b_[6][k];
+        y2 += a * a;
+        y3 += j * j;
+        y4 += s * s;
+      }
+      if (!std::isnormal(a0)) continue;  // no force on this body: no time scale
+      const double tau2 = 2 * y2 / (y3 + std::sqrt(y4 * y2));
+      if (std::isnormal(tau2)) min_tau2 = std::min(min_tau2, tau2);
+    }
+    if (std::isfinite(min_tau2))
+      dt_new = std::sqrt(min_tau2) * dt * std::pow(5040 * options_.epsilon, 1.0 / 7.0);
   }
   if (options_.min_dt > 0) dt_new = std::max(dt_new, options_.min_dt);
   return std::min(dt_new, dt / kSafety);
 }
 
-void Ias15::advance(ParticleSystem& ps, const ForceEvaluation& forces, double t_end,
-                    double dt_guess) {
+double Ias15::step(ParticleSystem& ps, const ForceEvaluation& forces, double dt_guess,
+                   double t_limit) {
   check_time_step(dt_guess);
   const std::size_t n = ps.size(), n3 = 3 * n;
   resize(n3);
-  double dt = dt_next_ > 0 ? dt_next_ : dt_guess;
   auto pos = positions(ps), vel = velocities(ps), acc = accelerations(ps);
-  while (ps.time < t_end) {
-    const bool last = ps.time + dt >= t_end;
-    const double dt_try = last ? t_end - ps.time : dt;
-    forces(ps);  // a0 at the start of the step
-    for (std::size_t i = 0; i < n; ++i) {
-      for (int d = 0; d < 3; ++d) {
-        const std::size_t k = 3 * i + std::size_t(d);
-        x0_[k] = (*pos[std::size_t(d)])[i];
-        v0_[k] = (*vel[std::size_t(d)])[i];
-        a0_[k] = (*acc[std::size_t(d)])[i];
-      }
+  if (!ps.accelerations_valid()) {
+    forces(ps);
+    ++stats_.evaluations;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int d = 0; d < 3; ++d) {
+      const std::size_t k = 3 * i + std::size_t(d);
+      x0_[k] = (*pos[std::size_t(d)])[i];
+      v0_[k] = (*vel[std::size_t(d)])[i];
+      a0_[k] = (*acc[std::size_t(d)])[i];
     }
+  }
+  double dt = dt_next_ > 0 ? dt_next_ : dt_guess;
+  for (;;) {
+    const bool lands = ps.time + dt >= t_limit;
+    const double dt_try = lands ? t_limit - ps.time : dt;
     const double dt_new = attempt(ps, forces, dt_try);
-    if (options_.epsilon > 0 && dt_new < kSafety * dt_try &&
-        !(options_.min_dt > 0 && dt_try <= options_.min_dt)) {
+    if (dt_new < kSafety * dt_try && !(options_.min_dt > 0 && dt_try <= options_.min_dt)) {
       // Too large: back to the start, the polynomial scaled to the smaller step.
       for (std::size_t i = 0; i < n; ++i) {
         for (int d = 0; d < 3; ++d) (*pos[std::size_t(d)])[i] = x0_[3 * i + std::size_t(d)];
@@ -243,38 +314,39 @@ void Ias15::advance(ParticleSystem& ps, const ForceEvaluation& forces, double t_
     for (std::size_t i = 0; i < n; ++i) {
       for (int d = 0; d < 3; ++d) {
         const std::size_t k = 3 * i + std::size_t(d);
-        const double dx = ((((((((b_[6][k] / 72 + b_[5][k] / 56) + b_[4][k] / 42) + b_[3][k] / 30) +
-                               b_[2][k] / 20) +
-                              b_[1][k] / 12) +
-                             b_[0][k] / 6) +
-                            a0_[k] / 2) *
-                               dt_try +
-                           v0_[k]) *
-                          dt_try;
-        const double dv =
-            (((((((b_[6][k] / 8 + b_[5][k] / 7) + b_[4][k] / 6) + b_[3][k] / 5) + b_[2][k] / 4) +
-               b_[1][k] / 3) +
-              b_[0][k] / 2) +
-             a0_[k]) *
-            dt_try;
+        // Term by term, smallest first, each with the compensation (as REBOUND does): the
+        // rounding of the sum of the terms is not lost either.
+        const double dt2 = dt_try * dt_try;
         double x = x0_[k], v = v0_[k];
-        add_compensated(x, csx_[k], dx);
-        add_compensated(v, csv_[k], dv);
+        constexpr double kX[7] = {6, 12, 20, 30, 42, 56, 72};  // (p + 2)(p + 3)
+        constexpr double kV[7] = {2, 3, 4, 5, 6, 7, 8};        // p + 2
+        for (int p = 6; p >= 0; --p) add_compensated(x, csx_[k], b_[p][k] / kX[p] * dt2);
+        add_compensated(x, csx_[k], a0_[k] / 2 * dt2);
+        add_compensated(x, csx_[k], v0_[k] * dt_try);
+        for (int p = 6; p >= 0; --p) add_compensated(v, csv_[k], b_[p][k] / kV[p] * dt_try);
+        add_compensated(v, csv_[k], a0_[k] * dt_try);
         (*pos[std::size_t(d)])[i] = x;
         (*vel[std::size_t(d)])[i] = v;
       }
     }
-    ps.time = last ? t_end : ps.time + dt_try;
+    ps.time = lands ? t_limit : ps.time + dt_try;
+    ps.invalidate_accelerations();  // the last evaluation was inside the step
     ++stats_.steps;
     stats_.dt_last = dt_try;
     stats_.dt_min = stats_.steps == 1 ? dt_try : std::min(stats_.dt_min, dt_try);
     stats_.dt_max = std::max(stats_.dt_max, dt_try);
-    // A shortened last step does not shrink the next proposal.
-    dt_next_ = last ? std::max(dt_new, dt) : dt_new;
+    // A step shortened to land does not shrink the next proposal.
+    dt_next_ = lands ? std::max(dt_new, dt) : dt_new;
     predict_next(dt_next_ / dt_try);
-    dt = dt_next_;
+    return dt_try;
   }
-  ps.invalidate_accelerations();  // the last evaluation was inside the step
+}
+
+void Ias15::advance(ParticleSystem& ps, const ForceEvaluation& forces, double t_end,
+                    double dt_guess) {
+  while (ps.time < t_end) step(ps, forces, dt_guess, t_end);
+  forces(ps);
+  ++stats_.evaluations;
 }
 
 }  // namespace nbody

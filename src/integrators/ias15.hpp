@@ -2,12 +2,10 @@
 // IAS15 (Rein & Spiegel 2015, "IAS15: a fast, adaptive, high-order integrator for
 // gravitational dynamics, accurate to machine precision over a billion orbits", MNRAS 446,
 // 1424): a 15th-order Gauss-Radau integrator (Everhart 1985) with predictor-corrector
-// iterations, a step size from the relative size of the last coefficient of the force
-// polynomial, and compensated (Kahan) summation of positions and velocities.
-//
-// Issue #20, work in progress: the integrator itself, on any ParticleSystem with a force
-// evaluation (the float64 direct sum), tested against Kepler and the figure-eight. Not yet
-// wired into Simulation and `nbody run --integrator`.
+// iterations, a step size from the force polynomial (the paper's global rule, or that of
+// Pham, Rein & Spiegel 2024), and compensated (Kahan) summation of positions and
+// velocities. docs/ias15.md says how it is used; the host stepper drives it one step at a
+// time with the float64 direct sum as its force evaluation.
 #include <cstdint>
 #include <vector>
 
@@ -17,8 +15,9 @@
 namespace nbody {
 
 struct Ias15Options {
-  double epsilon = 1e-9;  // the step's accuracy: max |b6| / max |a| is held near it
-  double min_dt = 0;      // no step below this (0: none)
+  double epsilon = 1e-9;  // the step's accuracy (0: steps of the size given, never changed)
+  Ias15StepRule rule = Ias15StepRule::Global;
+  double min_dt = 0;  // no step below this (0: none)
 };
 
 /// What IAS15 did so far.
@@ -26,26 +25,38 @@ struct Ias15Stats {
   std::uint64_t steps = 0;                     // accepted
   std::uint64_t rejected = 0;                  // proposed steps that were too large, taken again
   std::uint64_t iterations = 0;                // predictor-corrector iterations, summed
+  std::uint64_t evaluations = 0;               // force evaluations
   double dt_last = 0, dt_min = 0, dt_max = 0;  // of the accepted steps
 };
 
 class Ias15 {
  public:
   explicit Ias15(Ias15Options options = {});
-  /// Advances ps to exactly t_end (> ps.time) in adaptive steps, the first of size
-  /// `dt_guess` (or the step the last call proposed, when there was one); the last step is
-  /// shortened to land on t_end. `forces` fills ps.ax, ay, az at ps's positions.
+  /// One accepted step from ps.time (a proposal that proves too large is taken again,
+  /// smaller): of the size the last step proposed (`dt_guess` for the first), shortened to
+  /// end exactly on t_limit when it would pass it. Uses ps's accelerations as those at the
+  /// start when they are valid (evaluates them when not) and leaves them invalid: the last
+  /// evaluation was inside the step. Returns the step taken.
+  double step(ParticleSystem& ps, const ForceEvaluation& forces, double dt_guess, double t_limit);
+  /// Steps until ps.time is exactly t_end (> ps.time), then evaluates the forces there.
   void advance(ParticleSystem& ps, const ForceEvaluation& forces, double t_end, double dt_guess);
   /// The step the integrator proposes next (0 before the first step).
   [[nodiscard]] double next_dt() const { return dt_next_; }
   [[nodiscard]] const Ias15Stats& stats() const { return stats_; }
-  /// Forgets the force polynomial and the compensation (after the bodies were edited).
+  /// Forgets the force polynomial and the compensations (after the bodies were edited or
+  /// collided); keeps the proposed step.
   void reset();
+  /// The state a checkpoint keeps: the proposed step, then b, e (7 x 3N each), csx, csv (3N
+  /// each). set_state() takes it back; a state of another size is refused (nbody::Error).
+  [[nodiscard]] IntegratorState state() const;
+  void set_state(const IntegratorState& state);
 
  private:
-  /// One attempt at a step of dt from the state x0, v0, a0; returns the proposed next
-  /// step (the attempt is accepted when it is not much smaller than dt).
+  /// One attempt at a step of dt from the state x0, v0, a0; returns the proposed next step
+  /// (the attempt is accepted when it is not much smaller than dt).
   double attempt(ParticleSystem& ps, const ForceEvaluation& forces, double dt);
+  /// The next step after a converged attempt of dt, by the options' rule.
+  [[nodiscard]] double proposed_step(double dt, double max_a) const;
   void predict_next(double ratio);
   void resize(std::size_t n3);
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "integrators/ias15.hpp"
 #include "integrators/scheme_step.hpp"
 #include "nbody/error.hpp"
 
@@ -29,8 +30,28 @@ class SchemeIntegrator final : public Integrator {
   double damping_;
 };
 
+/// IAS15 as an Integrator: a step of dt is as many of its own adaptive steps as take the
+/// time to exactly t + dt (REBOUND's integrate() with an exact finish time); the first of
+/// them is dt long, or the size the last step proposed.
+class Ias15Integrator final : public Integrator {
+ public:
+  explicit Ias15Integrator(const IntegratorOptions& o)
+      : ias15_({.epsilon = o.ias15_epsilon, .rule = o.ias15_rule}) {}
+  [[nodiscard]] std::string name() const override { return "ias15"; }
+  using Integrator::step;
+  void step(ParticleSystem& ps, const ForceEvaluation& forces, double dt) override {
+    check_time_step(dt);
+    ias15_.advance(ps, forces, ps.time + dt, dt);
+  }
+
+ private:
+  Ias15 ias15_;
+};
+
 StepFunction step_function(IntegratorScheme scheme) {
   switch (scheme) {
+    case IntegratorScheme::Ias15:  // its own class
+      break;
     case IntegratorScheme::Euler:
       return scheme_step<IntegratorScheme::Euler>;
     case IntegratorScheme::Kinematic:
@@ -42,7 +63,7 @@ StepFunction step_function(IntegratorScheme scheme) {
 }
 
 constexpr IntegratorScheme kSchemes[] = {IntegratorScheme::Leapfrog, IntegratorScheme::Euler,
-                                         IntegratorScheme::Kinematic};
+                                         IntegratorScheme::Kinematic, IntegratorScheme::Ias15};
 }  // namespace
 
 std::vector<std::string> integrator_names() {
@@ -62,6 +83,11 @@ void validate(const IntegratorOptions& o) {
     throw Error(fmt::format("--dt-min {}: must be >= 0 and finite (0: no floor)", o.dt_min));
   }
   if (o.timestep == TimestepMode::Adaptive) {
+    if (o.scheme == IntegratorScheme::Ias15) {
+      throw Error(
+          "--timestep adaptive: not with --integrator ias15 (IAS15 chooses its own steps; "
+          "--ias15-epsilon sets their accuracy)");
+    }
     if (o.scheme != IntegratorScheme::Leapfrog) {
       throw Error(fmt::format(
           "--timestep adaptive: needs --integrator leapfrog (the block steps are kick-drift-kick), "
@@ -72,10 +98,20 @@ void validate(const IntegratorOptions& o) {
       throw Error(fmt::format("--damping {}: not with --timestep adaptive", o.damping));
     }
   }
+  if (!(std::isfinite(o.ias15_epsilon) && o.ias15_epsilon >= 0)) {
+    throw Error(fmt::format("--ias15-epsilon {}: must be >= 0 and finite (0: fixed steps of --dt)",
+                            o.ias15_epsilon));
+  }
+  if (o.scheme == IntegratorScheme::Ias15) {
+    if (o.damping != 1.0) {
+      throw Error(fmt::format("--damping {}: not with --integrator ias15", o.damping));
+    }
+  }
 }
 
 std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& o) {
   validate(o);
+  if (o.scheme == IntegratorScheme::Ias15) return std::make_unique<Ias15Integrator>(o);
   return std::make_unique<SchemeIntegrator>(o.scheme, step_function(o.scheme), o.damping);
 }
 

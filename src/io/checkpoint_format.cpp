@@ -117,6 +117,10 @@ void write_checkpoint(const fs::path& path, const CheckpointState& state) {
         group.write_values(a.name, state.particles.*a.member, hdf5::Precision::Double);
       }
       group.write_ids("id", state.particles.id);
+      if (!state.integrator.values.empty()) {
+        group.write_attribute("integrator_next_dt", state.integrator.next_dt);
+        group.write_values("integrator_state", state.integrator.values, hdf5::Precision::Double);
+      }
       write_snapshot_view(file.root(), state.particles);
     }
     file.close();
@@ -172,6 +176,15 @@ CheckpointState read_checkpoint(const fs::path& path) {
   c.energy_lost = group.read_attribute_double("collision_energy_lost");
   c.seconds = group.read_attribute_double("collision_seconds");
   state.parameters = group.read_attribute_string("parameters");
+  if (group.has("integrator_state")) {  // IAS15: b, e (7 x 3N each), csx, csv (3N each)
+    const hdf5::Shape s = group.dataset_shape("integrator_state");
+    if (s.size() != 1 || s[0] != 48 * n) {
+      group.fail(fmt::format("{} has shape ({}), IAS15's state for {} bodies has {} values",
+                             group.where("integrator_state"), fmt::join(s, ", "), n, 48 * n));
+    }
+    state.integrator.values = group.read_doubles("integrator_state");
+    state.integrator.next_dt = group.read_attribute_double("integrator_next_dt");
+  }
   return state;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -95,7 +96,11 @@ std::uint64_t PySimulation::step(std::uint64_t count, const std::function<bool()
   check_view_edits();
   std::uint64_t done = 0;
   while (done < count) {
-    sim_->step(options_.dt);
+    if (sim_->own_steps()) {  // IAS15: one of its own steps (dt: the first one's guess)
+      sim_->own_step(options_.dt, std::numeric_limits<double>::infinity());
+    } else {
+      sim_->step(options_.dt);
+    }
     ++done;
     if (done < count && !keep_going()) break;
   }
@@ -108,6 +113,15 @@ std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& ke
   (void)steps_to_reach(time(), t_end, options_.dt);  // the CLI's checks and messages
   check_view_edits();
   std::uint64_t done = 0;
+  if (sim_->own_steps()) {  // IAS15: its own steps, the last one landing on t_end
+    while (time() < t_end) {
+      sim_->own_step(options_.dt, t_end);
+      ++done;
+      if (time() < t_end && !keep_going()) break;
+    }
+    remember_fingerprint();
+    return done;
+  }
   for (double h = step_toward(time(), t_end, options_.dt); h > 0;
        h = step_toward(time(), t_end, options_.dt)) {
     sim_->step(h);

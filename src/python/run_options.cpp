@@ -111,7 +111,9 @@ const std::vector<OptionSpec> kOptions = {
                  to_int, o.gravity.threads = v),
     NBODY_OPTION(
         "integrator",
-        "Time integrator: 'leapfrog' (kick-drift-kick), 'euler' (semi-implicit) or 'kinematic'.",
+        "Time integrator: 'leapfrog' (kick-drift-kick), 'euler' (semi-implicit), 'kinematic', or "
+        "'ias15' (15th order with its own adaptive steps to machine precision, CPU direct sum: "
+        "step() then takes one of its steps, dt is the first one's guess, evolve(t) lands on t).",
         std::string(to_string(o.integrator.scheme)), to_str,
         o.integrator.scheme = parse_integrator_scheme(v)),
     NBODY_OPTION("damping",
@@ -132,6 +134,15 @@ const std::vector<OptionSpec> kOptions = {
                  "Adaptive steps: the smallest step allowed (0: dt/2^30); the bodies that want "
                  "less are counted in timestep_stats()['floored'].",
                  o.integrator.dt_min, to_double, o.integrator.dt_min = v),
+    NBODY_OPTION("ias15_epsilon",
+                 "IAS15: the steps' accuracy (Rein & Spiegel 2015's epsilon; 0: fixed steps of "
+                 "dt).",
+                 o.integrator.ias15_epsilon, to_double, o.integrator.ias15_epsilon = v),
+    NBODY_OPTION("ias15_adaptive",
+                 "IAS15's step rule: 'global' (the paper's, max|b6| / max|a|) or 'prs23' (Pham, "
+                 "Rein & Spiegel 2024; REBOUND's default).",
+                 std::string(to_string(o.integrator.ias15_rule)), to_str,
+                 o.integrator.ias15_rule = parse_ias15_step_rule(v)),
     NBODY_OPTION(
         "collisions",
         "Collisions between bodies with radii: 'none', 'bounce' or 'merge' (merges change N).",

@@ -53,12 +53,21 @@ void bind_run_stats(SimulationClass& cls) {
             sim.size() > 0 ? double(t.force_evaluations) / double(sim.size()) : 0.0;
         out["bins"] = t.bins;
         out["floored"] = t.floored;
+        if (sim.options().integrator.scheme == IntegratorScheme::Ias15) {
+          out["steps"] = t.steps;
+          out["rejected_steps"] = t.rejected;
+          out["iterations"] = t.iterations;
+          out["dt_last"] = t.dt_last;
+          out["dt_min"] = t.dt_min;
+          out["dt_max"] = t.dt_max;
+        }
         return out;
       },
       "What the time steps so far did: mode, substeps (force evaluations), force_evaluations "
       "(bodies given new forces, summed), force_evaluations_per_body, bins (adaptive: bodies per "
       "bin k, step dt/2^k, at the end of the last step), floored (adaptive: body steps that "
-      "wanted less than dt_min).");
+      "wanted less than dt_min); with IAS15 also steps (accepted), rejected_steps, iterations "
+      "(predictor-corrector), dt_last, dt_min, dt_max.");
 }
 
 }  // namespace nbody::python

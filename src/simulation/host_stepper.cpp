@@ -9,19 +9,30 @@
 //      stay valid for the diagnostics and the next step at no extra evaluation; on a step
 //      asked for them, the potentials too (in the same pass: energies at the solver's cost);
 //   3. several processes: each computed its share, one all-reduce sums them.
+//
+// IAS15 (integrators/ias15.hpp) takes its own steps instead: its force evaluations inside
+// a step are gravity alone (8 to 20 of them a step, at positions of its polynomial), and
+// after each accepted step come the collision stage and the forces at the new positions,
+// as above. Contacts restart its polynomial: the velocities jumped.
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "integrators/block_steps.hpp"
+#include "integrators/ias15.hpp"
 #include "nbody/error.hpp"
 #include "simulation/stepper.hpp"
 
 namespace nbody {
 
 namespace {
+
+/// Up to this many bodies IAS15 evaluates forces with the scalar kernel (see HostStepper()).
+constexpr std::size_t kFewBodies = 64;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -34,21 +45,45 @@ class HostStepper final : public Stepper {
         gravity_(make_gravity_solver(options.gravity)),
         collisions_(make_collision_handler(options.collisions)),
         integrator_(make_integrator(options.integrator)),
+        ias15_(
+            {.epsilon = options.integrator.ias15_epsilon, .rule = options.integrator.ias15_rule}),
         block_steps_(options.integrator, options.gravity.softening),
         reducer_(std::move(reducer)) {
     // Several processes: this one computes its share, and the shares are summed (a solver
     // that cannot split computes everything everywhere, with nothing to sum).
     sharing_ = reducer_ && reducer_->parts() > 1 &&
                gravity_->set_share(reducer_->part(), reducer_->parts());
+    // IAS15 with few bodies: the scalar float64 reference instead of the SIMD kernel, which
+    // pads each evaluation to blocks of 64 targets (3 bodies cost as much as 64) and is the
+    // slower of the two up to about kFewBodies bodies.
+    const GravityOptions& g = options.gravity;
+    if (options.integrator.scheme == IntegratorScheme::Ias15 &&
+        g.algorithm == GravityAlgorithm::Direct && g.kernel == ForceKernel::Fast) {
+      GravityOptions scalar = g;
+      scalar.kernel = ForceKernel::Scalar;
+      few_bodies_ = make_gravity_solver(scalar);
+      if (sharing_) few_bodies_->set_share(reducer_->part(), reducer_->parts());
+    }
   }
 
-  [[nodiscard]] std::string solver_name() const override { return gravity_->name(); }
+  [[nodiscard]] std::string solver_name() const override {
+    return state_ ? solver_for(*state_).name() : gravity_->name();
+  }
 
-  void upload(ParticleSystem& host) override { state_ = &host; }
+  void upload(ParticleSystem& host) override {
+    state_ = &host;
+    ias15_.reset();  // the bodies may have been edited
+  }
 
   void step(double dt, bool potential) override {
     if (options_.integrator.timestep == TimestepMode::Adaptive) {
       block_step(dt, potential);
+      return;
+    }
+    if (options_.integrator.scheme == IntegratorScheme::Ias15) {
+      check_time_step(dt);
+      const double t_end = state_->time + dt;
+      while (state_->time < t_end) own_step(dt, t_end, potential);
       return;
     }
     state_->invalidate_potentials();  // the bodies move
@@ -57,6 +92,47 @@ class HostStepper final : public Stepper {
         *state_, [this](ParticleSystem& ps) { evaluate_forces(ps); }, dt);
     potential_wanted_ = false;
     add_stage_times();
+  }
+
+  void own_step(double first_dt, double t_limit, bool potential) override {
+    if (options_.integrator.scheme != IntegratorScheme::Ias15)
+      throw Error("own_step: the integrator takes steps of a given size");
+    state_->invalidate_potentials();  // the bodies move
+    const Ias15Stats before = ias15_.stats();
+    const double dt = ias15_.step(
+        *state_, [this](ParticleSystem& ps) { timed_gravity(ps, false); }, first_dt, t_limit);
+    if (collisions_) {
+      const std::size_t n = state_->size();
+      const std::uint64_t contacts = times_.collisions.contacts;
+      collide(*state_);
+      if (times_.collisions.contacts != contacts || state_->size() != n) ias15_.reset();
+    }
+    timed_gravity(*state_, potential);  // the next step's start, and the diagnostics'
+    const Ias15Stats& after = ias15_.stats();
+    times_.own_steps += after.steps - before.steps;
+    times_.rejected += after.rejected - before.rejected;
+    times_.iterations += after.iterations - before.iterations;
+    times_.evaluations += after.evaluations - before.evaluations + 1;
+    times_.dt_min = times_.dt_last == 0 ? dt : std::min(times_.dt_min, dt);
+    times_.dt_max = std::max(times_.dt_max, dt);
+    times_.dt_last = dt;
+    add_stage_times();
+  }
+
+  [[nodiscard]] IntegratorState integrator_state() const override {
+    return options_.integrator.scheme == IntegratorScheme::Ias15 ? ias15_.state()
+                                                                 : IntegratorState{};
+  }
+
+  void set_integrator_state(const IntegratorState& s) override {
+    if (s.empty()) return;
+    if (options_.integrator.scheme != IntegratorScheme::Ias15 ||
+        s.values.size() != 48 * state_->size()) {
+      throw Error(fmt::format(
+          "--restart: the checkpoint's integrator state ({} values) is not IAS15's for {} bodies",
+          s.values.size(), state_->size()));
+    }
+    ias15_.set_state(s);
   }
 
   void evaluate(bool potential) override {
@@ -128,9 +204,14 @@ class HostStepper final : public Stepper {
     times_.collision_seconds += seconds_since(start);
   }
 
+  /// The solver for ps: the run's, or with IAS15 and few bodies the scalar one.
+  [[nodiscard]] GravitySolver& solver_for(const ParticleSystem& ps) const {
+    return few_bodies_ && ps.size() <= kFewBodies ? *few_bodies_ : *gravity_;
+  }
+
   /// The solver's forces (and potentials), the processes' shares summed.
   void gravity(ParticleSystem& ps, bool potential) {
-    gravity_->compute_forces(ps, potential);
+    solver_for(ps).compute_forces(ps, potential);
     if (sharing_) sum_shares(ps, potential);
   }
 
@@ -183,8 +264,10 @@ class HostStepper final : public Stepper {
 
   SimulationOptions options_;
   std::unique_ptr<GravitySolver> gravity_;
+  std::unique_ptr<GravitySolver> few_bodies_;  // IAS15, kernel fast: up to kFewBodies bodies
   std::unique_ptr<CollisionHandler> collisions_;
   std::unique_ptr<Integrator> integrator_;
+  Ias15 ias15_;             // --integrator ias15: its own steps (own_step)
   BlockSteps block_steps_;  // adaptive time steps
   std::shared_ptr<ForceReducer> reducer_;
   bool sharing_ = false;

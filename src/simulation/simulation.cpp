@@ -1,5 +1,6 @@
 #include "nbody/simulation.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -20,6 +21,27 @@ void check_radii(const SimulationOptions& o, const ParticleSystem& ps) {
         fmt::format("--collisions {}: every body has radius 0 (give radii in the 8th column of the "
                     "input file, or --radius R)",
                     to_string(o.collisions.model)));
+  }
+}
+
+/// IAS15 needs what its machine-precision steps rest on: exact float64 forces on the CPU.
+void check_integrator_options(const SimulationOptions& o) {
+  validate(o.integrator);
+  if (o.integrator.scheme != IntegratorScheme::Ias15) return;
+  const GravityOptions& g = o.gravity;
+  if (g.device == Device::Gpu) {
+    throw Error(
+        "--integrator ias15: runs on the CPU (--device cpu): its steps are few-body float64 "
+        "force evaluations, 8 to 20 a step, too small to fill a GPU");
+  }
+  if (g.algorithm == GravityAlgorithm::Tree) {
+    throw Error(
+        "--integrator ias15: needs --gravity direct (the tree's force errors, 1e-3 to 1e-7, "
+        "would swamp steps accurate to machine precision)");
+  }
+  if (g.algorithm == GravityAlgorithm::Direct &&
+      resolve_precision(g.precision, g.algorithm) == Precision::Float) {
+    throw Error("--integrator ias15: needs --precision double (float64 forces)");
   }
 }
 
@@ -59,6 +81,7 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
       reducer_(std::move(reducer)) {
   if (particles_->dim == 2) particles_->make_planar();
   options_ = complete_options(options, particles_->dim);
+  check_integrator_options(options_);
   check_radii(options_, *particles_);
   stepper_ = make_stepper(options_, reducer_);
   stepper_->upload(*particles_);  // the one copy in
@@ -123,20 +146,46 @@ void Simulation::step(double dt) {
   upload_if_edited();
   stepper_->step(dt, std::exchange(potentials_requested_, false));
   host_stale_ = true;
-  const StepTimes t = stepper_->take_times();
+  count_step(stepper_->take_times(), start);
+}
+
+void Simulation::own_step(double first_dt, double t_limit) {
+  const auto start = std::chrono::steady_clock::now();
+  upload_if_edited();
+  stepper_->own_step(first_dt, t_limit, std::exchange(potentials_requested_, false));
+  host_stale_ = true;
+  count_step(stepper_->take_times(), start);
+}
+
+void Simulation::count_step(const StepTimes& t, std::chrono::steady_clock::time_point start) {
   const double total =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   add_times(t);
   times_.add("integrate", total - t.gravity_seconds - t.collision_seconds);
+  TimestepStats& s = timestep_stats_;
+  if (own_steps()) {
+    steps_done_ += t.own_steps;
+    s.substeps += t.evaluations;
+    s.force_evaluations += t.evaluations * size();
+    if (t.own_steps > 0) {
+      s.dt_min = s.steps == 0 ? t.dt_min : std::min(s.dt_min, t.dt_min);
+      s.dt_max = std::max(s.dt_max, t.dt_max);
+      s.dt_last = t.dt_last;
+    }
+    s.steps += t.own_steps;
+    s.rejected += t.rejected;
+    s.iterations += t.iterations;
+    return;
+  }
   ++steps_done_;
   if (options_.integrator.timestep == TimestepMode::Adaptive) {
-    timestep_stats_.substeps += t.substeps;
-    timestep_stats_.force_evaluations += t.active_evaluations;
-    timestep_stats_.floored += t.floored;
-    timestep_stats_.bins = t.bins;
+    s.substeps += t.substeps;
+    s.force_evaluations += t.active_evaluations;
+    s.floored += t.floored;
+    s.bins = t.bins;
   } else {
-    timestep_stats_.substeps += 1;
-    timestep_stats_.force_evaluations += size();
+    s.substeps += 1;
+    s.force_evaluations += size();
   }
 }
 
@@ -163,12 +212,18 @@ void Simulation::evaluate_forces(bool potentials) {
 void Simulation::reconfigure(const SimulationOptions& options) {
   const SimulationOptions next = complete_options(options, particles_->dim);
   download_if_stale();
+  check_integrator_options(next);
   check_radii(next, *particles_);
   std::unique_ptr<Stepper> stepper = make_stepper(next, reducer_);  // throws before any change
   if (!same_forces(next.gravity, options_.gravity)) particles_->invalidate_accelerations();
+  // IAS15 goes on with its polynomial (when the bodies were not edited meanwhile).
+  IntegratorState carried;
+  if (own_steps() && next.integrator.scheme == IntegratorScheme::Ias15 && !host_edited_)
+    carried = stepper_->integrator_state();
   stepper_ = std::move(stepper);
   options_ = next;
   stepper_->upload(*particles_);
+  if (!carried.empty()) stepper_->set_integrator_state(carried);
   host_edited_ = false;
   energy_method_ = run_energy_method(options_, particles_->size());
 }
@@ -181,9 +236,16 @@ std::string Simulation::integrator_name() const {
   return std::string(to_string(options_.integrator.scheme));
 }
 
-void Simulation::resume(std::uint64_t steps_done, const CollisionTotals& collisions) {
+void Simulation::resume(std::uint64_t steps_done, const CollisionTotals& collisions,
+                        const IntegratorState& integrator) {
+  upload_if_edited();  // an upload later would restart the integrator
+  stepper_->set_integrator_state(integrator);
   steps_done_ = steps_done;
   collisions_ = collisions;
+}
+
+IntegratorState Simulation::integrator_state() const {
+  return stepper_->integrator_state();
 }
 
 Diagnostics Simulation::diagnostics() {

@@ -33,6 +33,12 @@ struct StepTimes {
   std::uint64_t active_evaluations = 0;  // the sum of the active bodies over them
   std::uint64_t floored = 0;             // body steps that wanted less than the deepest bin allowed
   std::vector<std::uint64_t> bins;  // bodies per bin k at the end of the last step (empty: none)
+  // An integrator with its own steps (IAS15; left 0 by the others):
+  std::uint64_t own_steps = 0;                 // accepted steps
+  std::uint64_t rejected = 0;                  // proposals too large, taken again smaller
+  std::uint64_t iterations = 0;                // predictor-corrector iterations
+  std::uint64_t evaluations = 0;               // force evaluations of all the bodies
+  double dt_last = 0, dt_min = 0, dt_max = 0;  // of the accepted steps
 };
 
 class Stepper {
@@ -51,6 +57,16 @@ class Stepper {
   /// also computes the potentials (same pass), so that diagnostics(Solver) after it costs
   /// O(N); without, the potentials are stale after the step.
   virtual void step(double dt, bool potential) = 0;
+  /// One step of an integrator that chooses its own step sizes (IAS15): the size it
+  /// proposes (`first_dt` for the first), shortened to land exactly on t_limit; then the
+  /// collision stage (contacts restart the integrator's polynomial) and the forces at the
+  /// new positions, with the potentials when asked. (step(dt) with such an integrator is
+  /// these steps up to exactly time + dt.) Other integrators throw.
+  virtual void own_step(double first_dt, double t_limit, bool potential) = 0;
+  /// What the integrator carries between steps (for checkpoints; empty for most), and
+  /// taking it back (throws nbody::Error for a state of another N).
+  [[nodiscard]] virtual IntegratorState integrator_state() const = 0;
+  virtual void set_integrator_state(const IntegratorState& state) = 0;
   /// Makes the forces current at the current positions, by gravity alone (no collision
   /// stage: the bodies stay as they are, and the contacts are resolved by the next step's
   /// evaluation, so an energy measured now is that of the bodies as given): when the

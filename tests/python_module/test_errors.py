@@ -20,7 +20,7 @@ def sim():
     ("softening", -1.0, "--softening -1: must be a finite number >= 0"),
     ("G", float("nan"), "--G nan: the gravitational constant must be finite"),
     ("gravity", "fmm", "--gravity fmm: unknown gravity solver (available: direct, tree, none)"),
-    ("integrator", "rk4", "--integrator rk4: unknown integrator (available: leapfrog, euler, kinematic)"),
+    ("integrator", "rk4", "--integrator rk4: unknown integrator (available: leapfrog, euler, kinematic, ias15)"),
     ("damping", 1.5, "--damping 1.5: must be in (0, 1] (1 = no damping)"),
     ("device", "tpu", "--device tpu: unknown device (available: cpu, gpu)"),
     ("precision", "half", "--precision half: unknown precision (available: auto, float, double)"),

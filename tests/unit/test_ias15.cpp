@@ -1,4 +1,4 @@
-// IAS15 (issue #20, in progress): the integrator on its own, with the float64 direct sum of
+// IAS15 (issue #20): the integrator on its own, with the float64 direct sum of
 // point masses, against the analytic Kepler orbit and the figure-eight (Chenciner &
 // Montgomery 2000), and with the energy error independent of the first step's guess.
 #include <gtest/gtest.h>
@@ -55,7 +55,7 @@ struct IasRun {
 
 IasRun integrate(ParticleSystem ps, double t_end, double dt_guess, double epsilon = 1e-9) {
   auto solver = point_masses();
-  Ias15 ias({epsilon, 0});
+  Ias15 ias({.epsilon = epsilon});
   const double e0 = energy(ps);
   ias.advance(
       ps, [&](ParticleSystem& p) { solver->compute_accelerations(p); }, t_end, dt_guess);
@@ -131,8 +131,8 @@ TEST(Ias15, PythagoreanProblem) {
 }
 
 TEST(Ias15, BadEpsilonIsRefused) {
-  EXPECT_THROW(Ias15(Ias15Options{-1.0, 0}), Error);
-  EXPECT_THROW(Ias15(Ias15Options{std::nan(""), 0}), Error);
+  EXPECT_THROW(Ias15(Ias15Options{.epsilon = -1.0}), Error);
+  EXPECT_THROW(Ias15(Ias15Options{.epsilon = std::nan("")}), Error);
 }
 
 }  // namespace

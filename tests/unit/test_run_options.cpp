@@ -50,6 +50,9 @@ TEST(RunOptions, ParsesAlgorithmKernelAndIntegratorNames) {
   EXPECT_EQ(parse_integrator_scheme("leapfrog"), IntegratorScheme::Leapfrog);
   EXPECT_EQ(parse_integrator_scheme("euler"), IntegratorScheme::Euler);
   EXPECT_EQ(parse_integrator_scheme("kinematic"), IntegratorScheme::Kinematic);
+  EXPECT_EQ(parse_integrator_scheme("ias15"), IntegratorScheme::Ias15);
+  EXPECT_EQ(parse_ias15_step_rule("prs23"), Ias15StepRule::Prs23);
+  EXPECT_EQ(to_string(IntegratorOptions{}.ias15_rule), "global");
   for (const auto& name : gravity_algorithm_names())
     EXPECT_EQ(to_string(parse_gravity_algorithm(name)), name);
   for (const auto& name : cpu_direct_kernels())
@@ -67,7 +70,7 @@ TEST(RunOptions, ParsesAlgorithmKernelAndIntegratorNames) {
   EXPECT_EQ(message_of([] { (void)parse_force_kernel("magic"); }),
             "--kernel magic: unknown direct-sum kernel (available: fast, scalar, tiled, naive)");
   EXPECT_EQ(message_of([] { (void)parse_integrator_scheme("rk4"); }),
-            "--integrator rk4: unknown integrator (available: leapfrog, euler, kinematic)");
+            "--integrator rk4: unknown integrator (available: leapfrog, euler, kinematic, ias15)");
   EXPECT_EQ(message_of([] {
               (void)parse_integrator_scheme("Leapfrog");
             }).rfind("--integrator Leapfrog:", 0),

@@ -69,6 +69,7 @@ struct StepFactors {
     case IntegratorScheme::Kinematic:
       return {dt, 0.5 * dt * dt, damping};
     case IntegratorScheme::Euler:
+    case IntegratorScheme::Ias15:  // no fixed-step kernels: the host stepper drives it
       break;
   }
   return {dt, 0.0, damping};

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -75,13 +76,29 @@ std::map<std::string, std::string> parameter_lines(const std::string& text) {
 /// A restart with other physics or numerics than the checkpoint's run is allowed (a user
 /// may mean to change dt), but it will not reproduce the uninterrupted run: say so.
 void warn_changed_parameters(const std::string& before, const std::string& now) {
-  static const char* kTrajectoryKeys[] = {
-      "dt",         "gravity",    "kernel",        "precision",
-      "softening",  "G",          "theta",         "quadrupole",
-      "integrator", "damping",    "timestep",      "eta",
-      "dt-min",     "collisions", "restitution",   "collision-iterations",
-      "dim",        "device",     "deterministic", "block-size",
-      "energy"};
+  static const char* kTrajectoryKeys[] = {"dt",
+                                          "gravity",
+                                          "kernel",
+                                          "precision",
+                                          "softening",
+                                          "G",
+                                          "theta",
+                                          "quadrupole",
+                                          "integrator",
+                                          "damping",
+                                          "timestep",
+                                          "eta",
+                                          "dt-min",
+                                          "collisions",
+                                          "restitution",
+                                          "collision-iterations",
+                                          "dim",
+                                          "device",
+                                          "deterministic",
+                                          "block-size",
+                                          "energy",
+                                          "ias15-epsilon",
+                                          "ias15-adaptive"};
   const auto old_values = parameter_lines(before);
   const auto new_values = parameter_lines(now);
   for (const char* key : kTrajectoryKeys) {
@@ -176,7 +193,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   // tree run does nothing O(N^2) unless --energy exact asks for it.
   const EnergyMethod energy = sim.energy_method();
   const bool has_energy = energy != EnergyMethod::Off;
-  if (resumed) sim.resume(resumed->step, resumed->collisions);
+  if (resumed) sim.resume(resumed->step, resumed->collisions, resumed->integrator);
   const std::uint64_t first_step = sim.steps_done();
   const bool collide = a.collisions.model != CollisionModel::None;
   // The state is read through sim.particles() only when it is written out: with
@@ -198,13 +215,21 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   }
   // --t-end: the last step is shortened to land on T exactly. Decided from the state
   // alone, so a restarted run takes the same steps as an uninterrupted one.
+  // IAS15 chooses its own steps (--dt is the first one's guess) and lands exactly on
+  // --t-end and on the times of --snapshot-dt: how many steps that takes is not known ahead.
+  const bool own_steps = sim.own_steps();
+  if (own_steps) check_time_step(a.dt);
   auto more_steps = [&] {
+    if (own_steps) return until_time ? sim.time() < a.t_end : sim.steps_done() < a.steps;
     return until_time ? step_toward(sim.time(), a.t_end, a.dt) > 0 : sim.steps_done() < a.steps;
   };
   auto next_dt = [&] { return until_time ? step_toward(sim.time(), a.t_end, a.dt) : a.dt; };
   const std::uint64_t last_step =
-      until_time ? first_step + (more_steps() ? steps_to_reach(sim.time(), a.t_end, a.dt) : 0)
-                 : std::max(a.steps, first_step);
+      until_time
+          ? (own_steps
+                 ? 0
+                 : first_step + (more_steps() ? steps_to_reach(sim.time(), a.t_end, a.dt) : 0))
+          : std::max(a.steps, first_step);
 
   // ---- outputs ---------------------------------------------------------------------
   const bool checkpointing = out.checkpoint_every > 0 || out.checkpoint_every_minutes > 0;
@@ -226,14 +251,20 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                                              resumed.has_value(), first_step);
 
   if (talk) {
-    fmt::print(
-        human,
-        "nbody run: {} bodies ({}D), {}, {} dt = {:g}{}, {} steps, G = {:g}, softening = {:g}\n",
-        sim.size(), dim, sim.solver_name(), sim.integrator_name(), a.dt,
-        a.integrator.timestep == TimestepMode::Adaptive
-            ? fmt::format(" (adaptive: bins dt/2^k, eta = {:g})", a.integrator.eta)
-            : std::string(),
-        last_step - first_step, a.gravity.G, a.gravity.softening);
+    const std::string stepping =
+        own_steps
+            ? fmt::format("ias15 (epsilon = {:g}, {} step rule, first dt = {:g}), {}",
+                          a.integrator.ias15_epsilon, to_string(a.integrator.ias15_rule), a.dt,
+                          until_time ? fmt::format("until t = {:g}", a.t_end)
+                                     : fmt::format("{} steps", last_step - first_step))
+            : fmt::format(
+                  "{} dt = {:g}{}, {} steps", sim.integrator_name(), a.dt,
+                  a.integrator.timestep == TimestepMode::Adaptive
+                      ? fmt::format(" (adaptive: bins dt/2^k, eta = {:g})", a.integrator.eta)
+                      : std::string(),
+                  last_step - first_step);
+    fmt::print(human, "nbody run: {} bodies ({}D), {}, {}, G = {:g}, softening = {:g}\n",
+               sim.size(), dim, sim.solver_name(), stepping, a.gravity.G, a.gravity.softening);
     if (resumed)
       fmt::print(human, "restart: from {} at step {}, t = {:.6g}\n", restart->string(), first_step,
                  sim.time());
@@ -274,6 +305,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     state.next_snapshot = snapshots.next_index();
     state.next_snapshot_time = snapshots.next_time();
     state.parameters = parameters;
+    state.integrator = sim.integrator_state();
     return checkpoints.write(state);
   };
   auto log_energy = [&](const Diagnostics& d) {
@@ -289,13 +321,21 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   const std::size_t n_start = sim.size();
   InterruptGuard interrupts;
   ProgressLine progress(stderr, last_step, talk, first_step);
+  if (own_steps && until_time) progress.by_time(sim.time(), a.t_end);
   auto drift_now = [&] { return relative_energy_drift(e0, sim.diagnostics().total_energy); };
   // With solver energies, the steps whose energy is read compute the potentials with their
   // forces (then the energy costs O(N)). Decided alike on every rank: the potentials are
   // summed over the processes with the forces.
   auto energy_read_after = [&](std::uint64_t step) {
     return (out.stats_every > 0 && step % out.stats_every == 0) ||
-           (a.every > 0 && step % a.every == 0) || step >= last_step;
+           (a.every > 0 && step % a.every == 0) || (last_step > 0 && step >= last_step);
+  };
+  // IAS15's next landing: --t-end, or the next --snapshot-dt time when that comes first.
+  auto own_step_limit = [&] {
+    double limit = until_time ? a.t_end : std::numeric_limits<double>::infinity();
+    if (snapshots.enabled() && snapshots.next_time() > sim.time())
+      limit = std::min(limit, snapshots.next_time());
+    return limit;
   };
   const auto wall_start = std::chrono::steady_clock::now();
   std::uint64_t logged_step = first_step;
@@ -305,7 +345,11 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
       progress_energy = all_ranks_max(root && progress.wants_energy() ? 1 : 0) != 0;
       if (progress_energy || energy_read_after(sim.steps_done() + 1)) sim.request_potentials();
     }
-    sim.step(next_dt());
+    if (own_steps) {
+      sim.own_step(a.dt, own_step_limit());
+    } else {
+      sim.step(next_dt());
+    }
     const std::uint64_t s = sim.steps_done();
     const bool last = !more_steps();
     if (out.stats_every > 0 && s % out.stats_every == 0) {

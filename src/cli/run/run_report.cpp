@@ -117,6 +117,14 @@ void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, cons
                  ts.floored, a.integrator.dt_min);
     }
   }
+  if (sim.own_steps()) {
+    fmt::print(human,
+               "ias15: {} steps, {} rejected, dt {:.4g} .. {:.4g} (last {:.4g}), {:.3g} "
+               "predictor-corrector iterations and {:.3g} force evaluations a step\n",
+               ts.steps, ts.rejected, ts.dt_min, ts.dt_max, ts.dt_last,
+               ts.steps ? double(ts.iterations) / double(ts.steps) : 0.0,
+               ts.steps ? double(ts.substeps) / double(ts.steps) : 0.0);
+  }
   if (!a.output.empty()) fmt::print(human, "wrote {}\n", a.output);
   print_timing_table(human, sim.times(), r.steps);
   if (a.timings) print_stage_table(human, sim, r.steps);
@@ -152,6 +160,18 @@ void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
       {"wall_seconds", r.wall_seconds},
       {"timestep", timestep_json(a, sim, r)},
       {"timings", to_json(sim.times())}};
+  if (sim.own_steps()) {
+    // IAS15: `steps` counts its accepted steps; these say how they went (docs/json.md).
+    const TimestepStats& ts = sim.timestep_stats();
+    j["rejected_steps"] = ts.rejected;
+    j["dt_last"] = ts.dt_last;
+    j["dt_min"] = ts.dt_min;
+    j["dt_max"] = ts.dt_max;
+    j["ias15"] = {{"epsilon", a.integrator.ias15_epsilon},
+                  {"adaptive", to_string(a.integrator.ias15_rule)},
+                  {"iterations", ts.iterations},
+                  {"force_evaluations", ts.substeps}};
+  }
   if (!sim.gravity_stages().entries().empty()) j["gravity_stages"] = to_json(sim.gravity_stages());
   if (a.collisions.model != CollisionModel::None) {
     j["collisions"] = {

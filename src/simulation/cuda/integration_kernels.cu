@@ -5,6 +5,7 @@
 #include <cfloat>
 
 #include "core/cuda/cuda_check.cuh"
+#include "nbody/error.hpp"
 #include "simulation/cuda/integration_kernels.cuh"
 
 namespace nbody::cuda_resident {
@@ -103,6 +104,8 @@ void launch_open_step(IntegratorScheme scheme, const State& s, const StepFactors
     case IntegratorScheme::Kinematic:
       open_step_kernel<IntegratorScheme::Kinematic><<<blocks, kThreads, 0, stream>>>(s, f, extent);
       break;
+    case IntegratorScheme::Ias15:  // refused by make_device_stepper()
+      throw Error("--integrator ias15: runs on the CPU only");
   }
   NBODY_CUDA_CHECK_LAUNCH("open_step_kernel");
 }
