@@ -84,9 +84,9 @@ void settings_tab(ViewState& state, LiveSimulation& live) {
   ImGui::SliderInt("steps per frame", &state.steps_per_frame, 1, 200);
   changed |= slider_double("G", &s.gravity.G, state.G_range[0], state.G_range[1], true, "%.4g");
   changed |= slider_double("softening", &s.gravity.softening, 0.0, state.softening_max, true);
-  changed |=
-      combo("integrator", s.integrator.scheme,
-            {IntegratorScheme::Leapfrog, IntegratorScheme::Euler, IntegratorScheme::Kinematic});
+  changed |= combo("integrator", s.integrator.scheme,
+                   {IntegratorScheme::Leapfrog, IntegratorScheme::Euler,
+                    IntegratorScheme::Kinematic, IntegratorScheme::Ias15});
   ImGui::BeginDisabled(s.integrator.timestep == TimestepMode::Adaptive);
   changed |= slider_double("damping", &s.integrator.damping, 0.9, 1.0, false, "%.4f");
   ImGui::EndDisabled();
@@ -94,6 +94,10 @@ void settings_tab(ViewState& state, LiveSimulation& live) {
       combo("time steps", s.integrator.timestep, {TimestepMode::Fixed, TimestepMode::Adaptive});
   ImGui::BeginDisabled(s.integrator.timestep != TimestepMode::Adaptive);
   changed |= slider_double("eta", &s.integrator.eta, 1e-4, 0.5, true, "%.4f");
+  ImGui::EndDisabled();
+  // IAS15 takes its own steps up to each dt of the frame; its accuracy is epsilon's.
+  ImGui::BeginDisabled(s.integrator.scheme != IntegratorScheme::Ias15);
+  changed |= slider_double("ias15 epsilon", &s.integrator.ias15_epsilon, 1e-12, 1e-4, true, "%.1e");
   ImGui::EndDisabled();
 
   changed |= combo("collisions", s.collisions.model,
