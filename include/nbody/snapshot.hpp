@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,8 @@ struct CheckpointState {
   CollisionTotals collisions;  // totals so far
   std::uint64_t next_snapshot = 0;  // number of the next snapshot file
   double next_snapshot_time = 0;    // --snapshot-dt: simulated time of the next snapshot
+  double snapshot_origin = std::numeric_limits<double>::quiet_NaN();  // time of snapshot 0
+                                                                       // (NaN: not recorded)
   std::string parameters;           // the run's used parameters (TOML text), for the record
   IntegratorState integrator;       // IAS15's polynomial and compensations (empty: none)
 };

@@ -231,18 +231,33 @@ double Ias15::attempt(ParticleSystem& ps, const ForceEvaluation& forces, double 
       if (s == 7) error = max_a > 0 ? error / max_a : 0.0;
     }
   }
-  return proposed_step(dt, max_a);
+  return proposed_step(ps, dt);
 }
 
-double Ias15::proposed_step(double dt, double max_a) const {
+double Ias15::proposed_step(const ParticleSystem& ps, double dt) const {
   if (options_.epsilon == 0) return dt;  // fixed steps
   const std::size_t n3 = x0_.size();
   double dt_new = dt / kSafety;  // no estimate (no forces at all): grow
   if (options_.rule == Ias15StepRule::Global) {
     // The relative size of the last term of the force polynomial (the paper's eq. 11):
-    // its error term scales as dt^7.
-    double max_b6 = 0;
-    for (std::size_t k = 0; k < n3; ++k) max_b6 = std::max(max_b6, std::abs(b_[6][k]));
+    // its error term scales as dt^7. As in REBOUND, a body that moves by less than 1e-8 of
+    // its distance from the origin in the step is left out: its accelerations' changes are
+    // rounding noise (of its coordinates), which would shrink the steps without end (a
+    // binary far from the origin, or drifting away from it).
+    const std::array<const std::vector<double>*, 3> acc = {&ps.ax, &ps.ay, &ps.az};
+    double max_a = 0, max_b6 = 0;
+    for (std::size_t i = 0; i < n3 / 3; ++i) {
+      double x2 = 0, v2 = 0;
+      for (std::size_t k = 3 * i; k < 3 * i + 3; ++k) {
+        x2 += x0_[k] * x0_[k];
+        v2 += v0_[k] * v0_[k];
+      }
+      if (std::abs(v2 * dt * dt / x2) < 1e-16) continue;
+      for (std::size_t d = 0; d < 3; ++d) {
+        max_a = std::max(max_a, std::abs((*acc[d])[i]));
+        max_b6 = std::max(max_b6, std::abs(b_[6][3 * i + d]));
+      }
+    }
     const double relative = max_a > 0 ? max_b6 / max_a : 0.0;
     if (!std::isfinite(relative)) return dt * kSafety * kSafety;  // NaN or inf: much smaller
     if (relative > 0) dt_new = dt * std::pow(options_.epsilon / relative, 1.0 / 7.0);

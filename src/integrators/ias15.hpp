@@ -55,8 +55,9 @@ class Ias15 {
   /// One attempt at a step of dt from the state x0, v0, a0; returns the proposed next step
   /// (the attempt is accepted when it is not much smaller than dt).
   double attempt(ParticleSystem& ps, const ForceEvaluation& forces, double dt);
-  /// The next step after a converged attempt of dt, by the options' rule.
-  [[nodiscard]] double proposed_step(double dt, double max_a) const;
+  /// The next step after a converged attempt of dt, by the options' rule (ps holds the
+  /// accelerations at the last substep).
+  [[nodiscard]] double proposed_step(const ParticleSystem& ps, double dt) const;
   void predict_next(double ratio);
   void resize(std::size_t n3);
 

@@ -64,6 +64,7 @@ void write_state_attributes(hdf5::Group& group, const CheckpointState& state) {
   group.write_attribute("initial_energy", state.initial_energy);
   group.write_attribute("next_snapshot", state.next_snapshot);
   group.write_attribute("next_snapshot_time", state.next_snapshot_time);
+  group.write_attribute("snapshot_origin", state.snapshot_origin);
   const CollisionTotals& c = state.collisions;
   group.write_attribute("collision_stages", c.stages);
   group.write_attribute("collision_contacts", c.contacts);
@@ -168,6 +169,8 @@ CheckpointState read_checkpoint(const fs::path& path) {
   state.initial_energy = group.read_attribute_double("initial_energy");
   state.next_snapshot = group.read_attribute_count("next_snapshot");
   state.next_snapshot_time = group.read_attribute_double("next_snapshot_time");
+  if (group.has_attribute("snapshot_origin"))  // written since IAS15 (older: NaN, unknown)
+    state.snapshot_origin = group.read_attribute_double("snapshot_origin");
   CollisionTotals& c = state.collisions;
   c.stages = group.read_attribute_count("collision_stages");
   c.contacts = group.read_attribute_count("collision_contacts");

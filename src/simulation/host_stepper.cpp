@@ -11,7 +11,7 @@
 //   3. several processes: each computed its share, one all-reduce sums them.
 //
 // IAS15 (integrators/ias15.hpp) takes its own steps instead: its force evaluations inside
-// a step are gravity alone (8 to 20 of them a step, at positions of its polynomial), and
+// a step are gravity alone (15 to 25 of them a step, at positions of its polynomial), and
 // after each accepted step come the collision stage and the forces at the new positions,
 // as above. Contacts restart its polynomial: the velocities jumped.
 #include <algorithm>

@@ -32,7 +32,7 @@ void check_integrator_options(const SimulationOptions& o) {
   if (g.device == Device::Gpu) {
     throw Error(
         "--integrator ias15: runs on the CPU (--device cpu): its steps are few-body float64 "
-        "force evaluations, 8 to 20 a step, too small to fill a GPU");
+        "force evaluations, 15 to 25 a step, too small to fill a GPU");
   }
   if (g.algorithm == GravityAlgorithm::Tree) {
     throw Error(

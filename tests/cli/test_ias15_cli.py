@@ -111,13 +111,14 @@ class TestIas15Runs(CliTestCase):
 
     @unittest.skipIf(h5py is None and not TOOLS_REQUIRED, "h5py is not installed")
     def test_snapshots_land_on_their_times(self):
-        nbody("run", "--model", "kepler", "--e", 0.9, *IAS15, "--t-end", 2, "--snapshot-dt",
-              0.25, "--output-dir", self.dir)
+        nbody("run", "--model", "kepler", "--e", 0.9, *IAS15, "--t-end", 3, "--snapshot-dt",
+              0.1, "--output-dir", self.dir)
         times = []
         for path in sorted(self.dir.glob("snapshot_*.hdf5")):
             with h5py.File(path, "r") as f:
                 times.append(float(f["Header"].attrs["Time"]))
-        self.assertEqual(times, [0.25 * k for k in range(9)])  # exactly, not the step after
+        # exactly k T (not a running sum of T, not the step after)
+        self.assertEqual(times, [k * 0.1 for k in range(31)])
 
     def test_restart_from_a_checkpoint_is_byte_exact(self):
         start = self.write("pythagorean.txt", PYTHAGOREAN)

@@ -1,5 +1,7 @@
 #include "cli/run/run_files.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <string>
 #include <system_error>
@@ -40,7 +42,11 @@ std::vector<std::pair<std::uint64_t, fs::path>> checkpoints_in(const fs::path& d
 }  // namespace
 
 SnapshotSeries::SnapshotSeries(fs::path dir, const OutputOptions& o, double start_time)
-    : dir_(std::move(dir)), every_(o.snapshot_every), dt_(o.snapshot_dt), next_time_(start_time) {
+    : dir_(std::move(dir)),
+      every_(o.snapshot_every),
+      dt_(o.snapshot_dt),
+      origin_(start_time),
+      next_time_(start_time) {
   options_.precision =
       o.snapshot_precision == "float" ? SnapshotPrecision::Float : SnapshotPrecision::Double;
   for (const auto& field : o.snapshot_fields) {
@@ -50,9 +56,13 @@ SnapshotSeries::SnapshotSeries(fs::path dir, const OutputOptions& o, double star
   }
 }
 
-void SnapshotSeries::resume(std::uint64_t next_index, double next_time) {
+void SnapshotSeries::resume(std::uint64_t next_index, double next_time, double origin) {
   next_index_ = next_index;
   next_time_ = next_time;
+  // The times go on as origin + k T; a checkpoint without the origin (older ones) counts
+  // from its next time.
+  origin_ = std::isfinite(origin) ? origin : next_time;
+  periods_ = dt_ > 0 ? std::round((next_time - origin_) / dt_) : 0.0;
 }
 
 bool SnapshotSeries::due(std::uint64_t step, double time) const {
@@ -73,7 +83,8 @@ void SnapshotSeries::skip(double time) {
   ++next_index_;
   if (dt_ > 0) {
     // One snapshot however many output times this step passed (dt larger than T).
-    while (next_time_ <= time + 1e-9 * dt_) next_time_ += dt_;
+    // origin + k T, not a running sum: the times stay the multiples (IAS15 lands on them).
+    while (next_time_ <= time + 1e-9 * dt_) next_time_ = origin_ + ++periods_ * dt_;
   }
 }
 

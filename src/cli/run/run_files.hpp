@@ -20,8 +20,11 @@ class SnapshotSeries {
   SnapshotSeries(std::filesystem::path dir, const OutputOptions& options, double start_time);
   [[nodiscard]] bool enabled() const { return every_ > 0 || dt_ > 0; }
   [[nodiscard]] bool wants_potential() const { return potential_; }
-  /// Continues the numbering and the time schedule a checkpoint recorded.
-  void resume(std::uint64_t next_index, double next_time);
+  /// Continues the numbering and the time schedule (origin + k T) a checkpoint recorded;
+  /// a NaN origin (an older checkpoint) counts the times from next_time.
+  void resume(std::uint64_t next_index, double next_time, double origin);
+  /// The time of snapshot 0, from which the --snapshot-dt times count.
+  [[nodiscard]] double origin() const { return origin_; }
   /// Whether the state after `step` at simulated time `time` gets a snapshot.
   [[nodiscard]] bool due(std::uint64_t step, double time) const;
   /// Writes the next snapshot_NNNN.hdf5 (potential: per-body potentials, or null) and
@@ -39,6 +42,8 @@ class SnapshotSeries {
   SnapshotOptions options_;
   bool potential_ = false;
   std::uint64_t next_index_ = 0;
+  double origin_;
+  double periods_ = 0;  // k of the next time origin + k T
   double next_time_;
 };
 

@@ -244,7 +244,9 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     write_file_atomically(dir / "used_parameters.toml",
                           [&](std::ostream& os) { os << parameters; });
   }
-  if (resumed) snapshots.resume(resumed->next_snapshot, resumed->next_snapshot_time);
+  if (resumed)
+    snapshots.resume(resumed->next_snapshot, resumed->next_snapshot_time,
+                     resumed->snapshot_origin);
   std::unique_ptr<EnergyLog> energy_log;
   if (out.stats_every > 0 && root)
     energy_log = std::make_unique<EnergyLog>(dir / "energy.csv", out.stats_every,
@@ -304,6 +306,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     state.collisions = sim.collision_totals();
     state.next_snapshot = snapshots.next_index();
     state.next_snapshot_time = snapshots.next_time();
+    state.snapshot_origin = snapshots.origin();
     state.parameters = parameters;
     state.integrator = sim.integrator_state();
     return checkpoints.write(state);
