@@ -68,9 +68,9 @@ struct CheckpointState {
   std::uint64_t next_snapshot = 0;  // number of the next snapshot file
   double next_snapshot_time = 0;    // --snapshot-dt: simulated time of the next snapshot
   double snapshot_origin = std::numeric_limits<double>::quiet_NaN();  // time of snapshot 0
-                                                                       // (NaN: not recorded)
-  std::string parameters;           // the run's used parameters (TOML text), for the record
-  IntegratorState integrator;       // IAS15's polynomial and compensations (empty: none)
+                                                                      // (NaN: not recorded)
+  std::string parameters;      // the run's used parameters (TOML text), for the record
+  IntegratorState integrator;  // IAS15's polynomial and compensations (empty: none)
 };
 
 /// Writes a checkpoint (HDF5: the particle arrays as float64 datasets under /Checkpoint,

@@ -245,8 +245,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                           [&](std::ostream& os) { os << parameters; });
   }
   if (resumed)
-    snapshots.resume(resumed->next_snapshot, resumed->next_snapshot_time,
-                     resumed->snapshot_origin);
+    snapshots.resume(resumed->next_snapshot, resumed->next_snapshot_time, resumed->snapshot_origin);
   std::unique_ptr<EnergyLog> energy_log;
   if (out.stats_every > 0 && root)
     energy_log = std::make_unique<EnergyLog>(dir / "energy.csv", out.stats_every,
