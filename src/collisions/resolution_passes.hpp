@@ -20,8 +20,7 @@ struct PairPotential {
   double eps2 = 0;
   [[nodiscard]] double operator()(const CollisionBody<double>& a,
                                   const CollisionBody<double>& b) const {
-    if (G == 0) return 0;
-    return G * a.mass * pair_potential<double>(b.x - a.x, b.y - a.y, b.z - a.z, b.mass, eps2);
+    return pair_potential_energy(a, b, G, eps2);
   }
 };
 

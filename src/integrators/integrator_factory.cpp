@@ -11,7 +11,8 @@
 namespace nbody {
 
 namespace {
-using StepFunction = void (*)(ParticleSystem&, const ForceEvaluation&, double dt, double damping);
+using StepFunction = void (*)(ParticleSystem&, const ForceEvaluation&, const CollisionStage&,
+                              double dt, double damping);
 
 /// An integrator is a scheme's step function plus its damping factor.
 class SchemeIntegrator final : public Integrator {
@@ -20,8 +21,9 @@ class SchemeIntegrator final : public Integrator {
       : scheme_(scheme), step_(step_function), damping_(damping) {}
   [[nodiscard]] std::string name() const override { return std::string(to_string(scheme_)); }
   using Integrator::step;
-  void step(ParticleSystem& ps, const ForceEvaluation& forces, double dt) override {
-    step_(ps, forces, dt, damping_);
+  void step(ParticleSystem& ps, const ForceEvaluation& forces, double dt,
+            const CollisionStage& collide) override {
+    step_(ps, forces, collide, dt, damping_);
   }
 
  private:
@@ -39,7 +41,9 @@ class Ias15Integrator final : public Integrator {
       : ias15_({.epsilon = o.ias15_epsilon, .rule = o.ias15_rule}) {}
   [[nodiscard]] std::string name() const override { return "ias15"; }
   using Integrator::step;
-  void step(ParticleSystem& ps, const ForceEvaluation& forces, double dt) override {
+  /// Collisions are the host stepper's business with IAS15 (after each of its steps).
+  void step(ParticleSystem& ps, const ForceEvaluation& forces, double dt,
+            const CollisionStage&) override {
     check_time_step(dt);
     ias15_.advance(ps, forces, ps.time + dt, dt);
   }

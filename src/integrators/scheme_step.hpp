@@ -29,15 +29,43 @@ void update_bodies(ParticleSystem& ps, const StepFactors& f) {
     store_motion(ps, i, b);
   }
 }
+
+/// x += v h for every body (the second half of the leapfrog's drift around a collision stage).
+inline void drift_bodies(ParticleSystem& ps, double h) {
+  const std::size_t n = ps.size();
+#pragma omp parallel for simd schedule(static) if (n > kParallelThreshold)
+  for (std::size_t i = 0; i < n; ++i) {
+    BodyMotion b = load_motion(ps, i);
+    drift(b, h);
+    store_motion(ps, i, b);
+  }
+}
 }  // namespace detail
 
 /// Advances ps by dt with scheme S: forces first if ps has none valid (first step, or
-/// after edits), then the scheme's updates around one force evaluation.
+/// after edits), then the scheme's updates around one force evaluation. With a collision
+/// stage the leapfrog is kick(dt/2), drift(dt/2), collide, drift(dt/2), forces, kick(dt/2)
+/// (REBOUND's leapfrog resolves its collisions at the same point, between its drift-kick-
+/// drift steps); the other schemes collide after their position update.
 template <IntegratorScheme S>
-void scheme_step(ParticleSystem& ps, const ForceEvaluation& forces, double dt, double damping) {
+void scheme_step(ParticleSystem& ps, const ForceEvaluation& forces, const CollisionStage& collide,
+                 double dt, double damping) {
   if (!ps.accelerations_valid()) forces(ps);
   const StepFactors f = step_factors(S, dt, damping);
+  if constexpr (S == IntegratorScheme::Leapfrog) {
+    if (collide) {
+      const double h = 0.5 * dt;                                            // exact
+      detail::update_bodies<S, true>(ps, StepFactors{h, f.half, damping});  // kick dt/2, drift h
+      collide(ps);
+      detail::drift_bodies(ps, h);
+      forces(ps);
+      detail::update_bodies<S, false>(ps, f);
+      ps.time += dt;
+      return;
+    }
+  }
   detail::update_bodies<S, true>(ps, f);
+  if (collide) collide(ps);
   forces(ps);
   if constexpr (kHasCloseStep<S>) detail::update_bodies<S, false>(ps, f);
   ps.time += dt;

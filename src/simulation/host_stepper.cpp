@@ -2,10 +2,11 @@
 // integrators and the collision handler, stepping the host copy of the state in place.
 //
 // A step is the integrator's: its position update, then one force evaluation, then its
-// velocity update. The force evaluation is this stepper's three stages, in seed 001's
-// order (code 5.5: collisions, then forces, then the velocity update):
-//   1. collisions: contacts resolved at the new positions (merged bodies leave the state);
-//   2. gravity: the solver's accelerations at the positions the collisions left, so they
+// velocity update, with this stepper's stages:
+//   1. collisions: contacts resolved where the integrator asks (the leapfrog: in the middle
+//      of its drift, where positions and velocities are synchronised; the others after the
+//      position update, seed 001's order); merged bodies leave the state;
+//   2. gravity: the solver's accelerations at the positions after the drift, so they
 //      stay valid for the diagnostics and the next step at no extra evaluation; on a step
 //      asked for them, the potentials too (in the same pass: energies at the solver's cost);
 //   3. several processes: each computed its share, one all-reduce sums them.
@@ -89,7 +90,8 @@ class HostStepper final : public Stepper {
     state_->invalidate_potentials();  // the bodies move
     potential_wanted_ = potential;
     integrator_->step(
-        *state_, [this](ParticleSystem& ps) { evaluate_forces(ps); }, dt);
+        *state_, [this](ParticleSystem& ps) { timed_gravity(ps, potential_wanted_); }, dt,
+        collisions_ ? CollisionStage([this](ParticleSystem& ps) { collide(ps); }) : nullptr);
     potential_wanted_ = false;
     add_stage_times();
   }
@@ -166,13 +168,6 @@ class HostStepper final : public Stepper {
   [[nodiscard]] std::size_t size() const override { return state_->size(); }
 
  private:
-  /// The force evaluation the integrator calls: collisions, gravity (with the potentials
-  /// when this step was asked for them), the sum of the shares.
-  void evaluate_forces(ParticleSystem& ps) {
-    if (collisions_) collide(ps);
-    timed_gravity(ps, potential_wanted_);
-  }
-
   /// One step of dt in the bins' substeps (integrators/block_steps.hpp) with this
   /// stepper's stages: the collision stage, the solver's forces of the active bodies.
   void block_step(double dt, bool potential) {

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "nbody/host_device.hpp"
+#include "nbody/physics/pair_force.hpp"
 
 namespace nbody {
 
@@ -125,6 +126,46 @@ NBODY_HD PairChange<Real> push_apart_shift(const CollisionBody<Real>& a,
   return {-sa * c.nx, -sa * c.ny, -sa * c.nz, sb * c.nx, sb * c.ny, sb * c.nz};
 }
 
+/// The softened mutual potential energy of a pair, -G m_a m_b / sqrt(d^2 + eps^2) (0 for
+/// G = 0): what a push-apart changes and a merge removes.
+template <class Real>
+NBODY_HD Real pair_potential_energy(const CollisionBody<Real>& a, const CollisionBody<Real>& b,
+                                    Real G, Real eps2) {
+  if (G == Real(0)) return Real(0);
+  return G * a.mass * pair_potential<Real>(b.x - a.x, b.y - a.y, b.z - a.z, b.mass, eps2);
+}
+
+/// Under gravity a push-apart raises the pair's potential energy by dW (> 0): the
+/// velocity change along n that takes dW out of the pair's separating normal motion
+/// u = (v_b - v_a) . n, so that the push-apart injects no energy (u'^2 = u^2 - 2 dW / mu).
+/// When the pair has less normal kinetic energy than that (a resting contact), u' = 0 and
+/// `unabsorbed` receives the rest of dW, which the caller books as energy gained. `removed`
+/// receives the kinetic energy taken (min(dW, mu u^2 / 2)). Momentum is kept.
+template <class Real>
+NBODY_HD PairChange<Real> push_apart_compensation(const CollisionBody<Real>& a,
+                                                  const CollisionBody<Real>& b,
+                                                  const Contact<Real>& c, Real dW, Real& removed,
+                                                  Real& unabsorbed) {
+  removed = unabsorbed = Real(0);
+  const PairChange<Real> none{Real(0), Real(0), Real(0), Real(0), Real(0), Real(0)};
+  if (!(dW > Real(0))) return none;
+  const Real u = (b.vx - a.vx) * c.nx + (b.vy - a.vy) * c.ny + (b.vz - a.vz) * c.nz;
+  const Real total = a.mass + b.mass;
+  const Real wa = b.mass / total, wb = a.mass / total;
+  const Real mu = a.mass * wa;
+  if (!(u > Real(0))) {  // not separating: nothing to take the energy from
+    unabsorbed = dW;
+    return none;
+  }
+  const Real kinetic = Real(0.5) * mu * u * u;
+  const Real u_new = kinetic > dW ? std::sqrt(u * u - Real(2) * dW / mu) : Real(0);
+  removed = kinetic > dW ? dW : kinetic;
+  unabsorbed = dW - removed;
+  const Real du = u_new - u;  // < 0: slower apart
+  const Real sa = du * wa, sb = du * wb;
+  return {-sa * c.nx, -sa * c.ny, -sa * c.nz, sb * c.nx, sb * c.ny, sb * c.nz};
+}
+
 template <class Real>
 NBODY_HD void apply_velocity_change(CollisionBody<Real>& a, CollisionBody<Real>& b,
                                     const PairChange<Real>& d) {
@@ -163,6 +204,35 @@ NBODY_HD Real resolve_bounce(CollisionBody<Real>& a, CollisionBody<Real>& b, con
 template <class Real>
 NBODY_HD Real resolve_bounce(CollisionBody<Real>& a, CollisionBody<Real>& b, Real e) {
   return resolve_bounce(a, b, contact_between(a, b), e);
+}
+
+/// Under gravity, overlaps deeper than this fraction of the smaller radius are pushed apart
+/// (resolve_bounce_under_gravity).
+inline constexpr double kDeepOverlap = 0.5;
+
+/// resolve_bounce under gravity (G, eps2 = softening^2; with G = 0 it is resolve_bounce).
+/// The impulse (when approaching), as REBOUND's hard spheres: a shallow overlap (at most
+/// the approach speed times the time since the last stage) goes by itself as the pair
+/// separates, and moving the bodies apart would change their potential energy at first
+/// order in the step. An overlap deeper than kDeepOverlap of the smaller radius (a resting
+/// contact that gravity presses on at each step, in a pile) is pushed apart, and the push's
+/// rise of the pair's potential energy is taken out of the pair's separating motion
+/// (push_apart_compensation). Returns the energy lost: the impulse's kinetic loss, less
+/// the potential energy the pair gained unpaid.
+template <class Real>
+NBODY_HD Real resolve_bounce_under_gravity(CollisionBody<Real>& a, CollisionBody<Real>& b,
+                                           const Contact<Real>& c, Real e, Real G, Real eps2) {
+  if (G == Real(0)) return resolve_bounce(a, b, c, e);
+  if (!(c.overlap > Real(0))) return Real(0);
+  Real lost = Real(0);
+  apply_velocity_change(a, b, bounce_velocity_change(a, b, c, e, lost));
+  if (!(overlap_fraction(c.overlap, a.radius, b.radius) > Real(kDeepOverlap))) return lost;
+  const Real w_before = pair_potential_energy(a, b, G, eps2);
+  apply_position_change(a, b, push_apart_shift(a, b, c));
+  const Real dW = pair_potential_energy(a, b, G, eps2) - w_before;
+  Real removed = Real(0), unabsorbed = Real(0);
+  apply_velocity_change(a, b, push_apart_compensation(a, b, c, dW, removed, unabsorbed));
+  return lost - unabsorbed;
 }
 
 /// Radius of a merged body from conserved volume: cbrt(r_a^3 + r_b^3) in 3D,
