@@ -83,12 +83,13 @@ class CollisionEngine {
   DeviceBuffer<unsigned long long> pairs_, directed_, directed_sorted_;
   std::size_t pair_capacity_ = 0;
   DeviceBuffer<unsigned> partner_offset_;
-  DeviceBuffer<gpu::Vec4<double>> packed_;  // bounce passes: (x y z r), (vx vy vz m), next
+  DeviceBuffer<gpu::Vec4<double>> packed_;  // bounce passes: (x y z r), (vx vy vz m), next x, v
   DeviceBuffer<int> choice_;
   DeviceBuffer<unsigned char> alive_;
   DeviceBuffer<double> compact_;            // compaction staging
   DeviceBuffer<unsigned long long> stats_;  // contacts, merges, max overlap bits
   DeviceBuffer<double> terms_;              // per-body energy terms of one sum
+  DeviceBuffer<double> third_;              // merges under gravity: the others' W change
   DeviceBuffer<double> sums_;               // the Sum values
   DeviceBuffer<unsigned> total_;
   DeviceBuffer<unsigned char> temp_;

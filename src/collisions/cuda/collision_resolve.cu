@@ -59,9 +59,11 @@ __global__ void unpack_bodies(BodyArrays b, unsigned n, const Packed* pr, const 
 /// The positions of one pass, Jacobi-style: body i's new position from the push-apart of
 /// all its contacts at the pass start (both sides evaluate each pair in canonical order,
 /// so the shifts cancel in the pair's centre of mass exactly).
+/// Under gravity (deep_only) only overlaps deeper than kDeepOverlap of the smaller radius
+/// are pushed (resolve_bounce_under_gravity's rule); the others are counted, not moved.
 __global__ void push_pass(const Packed* __restrict__ pr, const Packed* __restrict__ vm, unsigned n,
                           const unsigned long long* __restrict__ partners,
-                          const unsigned* __restrict__ offset, bool first,
+                          const unsigned* __restrict__ offset, bool first, bool deep_only,
                           Packed* __restrict__ next, unsigned long long* stats) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -79,10 +81,11 @@ __global__ void push_pass(const Packed* __restrict__ pr, const Packed* __restric
     const CollisionBody<double>& c2 = i_first ? other : me;
     const Contact<double> c = contact_between(a, c2);
     if (!resolvable_overlap(c, a, c2)) continue;
+    if (i_first) ++contacts;
+    if (deep_only && !(overlap_fraction(c.overlap, a.radius, c2.radius) > kDeepOverlap)) continue;
     const PairChange<double> dp = push_apart_shift(a, c2, c);
     if (i_first) {
       dx += dp.ax, dy += dp.ay, dz += dp.az;
-      ++contacts;
     } else {
       dx += dp.bx, dy += dp.by, dz += dp.bz;
     }
@@ -131,6 +134,50 @@ __global__ void impulse_pairs(const Packed* __restrict__ pr, Packed* vm, unsigne
   vm[i] = {a.vx, a.vy, a.vz, a.mass};
   vm[j] = {c2.vx, c2.vy, c2.vz, c2.mass};
   lost_by_body[i] += lost;  // only this thread touches body i's entry in a matching
+}
+
+/// Under gravity, after a push pass (pr: positions before it, next: after): each pushed
+/// pair's rise of potential energy taken out of its separating motion
+/// (push_apart_compensation), Jacobi-style: body i's velocity change summed over its pushed
+/// contacts into vm_next, the kinetic energy taken added (once per pair) to lost_by_body.
+__global__ void compensate_pushes(const Packed* __restrict__ pr, const Packed* __restrict__ next,
+                                  const Packed* __restrict__ vm, unsigned n,
+                                  const unsigned long long* __restrict__ partners,
+                                  const unsigned* __restrict__ offset, double G, double eps2,
+                                  Packed* __restrict__ vm_next, double* lost_by_body) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Packed mp = pr[i];
+  double dvx = 0, dvy = 0, dvz = 0, taken = 0;
+  for (unsigned e = offset[i]; e < offset[i + 1]; ++e) {
+    const unsigned j = unsigned(partners[e] & 0xffffffffu);
+    const Packed op = pr[j];
+    const double gx = op.x - mp.x, gy = op.y - mp.y, gz = op.z - mp.z, t = mp.w + op.w;
+    if (gx * gx + gy * gy + gz * gz >= t * t) continue;
+    const bool i_first = i < j;
+    const CollisionBody<double> me = unpack(mp, vm[i]), other = unpack(op, vm[j]);
+    const CollisionBody<double>& a = i_first ? me : other;
+    const CollisionBody<double>& c2 = i_first ? other : me;
+    const Contact<double> c = contact_between(a, c2);
+    if (!resolvable_overlap(c, a, c2) ||
+        !(overlap_fraction(c.overlap, a.radius, c2.radius) > kDeepOverlap))
+      continue;
+    const CollisionBody<double> a_new = unpack(next[i_first ? i : j], vm[i_first ? i : j]);
+    const CollisionBody<double> b_new = unpack(next[i_first ? j : i], vm[i_first ? j : i]);
+    const double dW =
+        pair_potential_energy(a_new, b_new, G, eps2) - pair_potential_energy(a, c2, G, eps2);
+    double removed = 0, unabsorbed = 0;
+    const PairChange<double> dv = push_apart_compensation(a, c2, c, dW, removed, unabsorbed);
+    if (i_first) {
+      dvx += dv.ax, dvy += dv.ay, dvz += dv.az;
+      taken += removed;
+    } else {
+      dvx += dv.bx, dvy += dv.by, dvz += dv.bz;
+    }
+  }
+  const Packed v = vm[i];
+  vm_next[i] = {v.x + dvx, v.y + dvy, v.z + dvz, v.w};
+  lost_by_body[i] += taken;
 }
 
 /// Per body i, the sum over its candidate partners j > i of -G m_i m_j / sqrt(d^2 + eps^2)
@@ -192,11 +239,36 @@ __global__ void choose_partner(BodyArrays b, unsigned n, const unsigned long lon
   if (contacts) atomicAdd(&stats[kContacts], static_cast<unsigned long long>(contacts));
 }
 
-/// Merge round, part 2: mutual choices merge into the smaller id (a matching: every body
+/// Merge round, part 2 under gravity (before the bodies change): for each merge of the
+/// round (mutual choices, from the smaller index), W_after - W_before of the merged body
+/// against every other body (merge_pass's third_body_change on the CPU). The merges of
+/// one round each see the others' bodies as they were. O(N) per merge.
+__global__ void merge_third_body(BodyArrays b, unsigned n, const int* choice, int dim, double G,
+                                 double eps2, double* third) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  third[i] = 0;
+  const int j = choice[i];
+  if (j < 0 || unsigned(j) <= i || choice[j] != int(i)) return;
+  const unsigned keep = b.id[i] <= b.id[j] ? i : unsigned(j);
+  const unsigned gone = keep == i ? unsigned(j) : i;
+  const CollisionBody<double> a = load(b, keep), c = load(b, gone);
+  const CollisionBody<double> m = merge_bodies(a, c, dim);
+  double change = 0;
+  for (unsigned k = 0; k < n; ++k) {
+    if (k == keep || k == gone) continue;
+    const CollisionBody<double> o = load(b, k);
+    change += pair_potential_energy(m, o, G, eps2) - pair_potential_energy(a, o, G, eps2) -
+              pair_potential_energy(c, o, G, eps2);
+  }
+  third[i] = change;
+}
+
+/// Merge round, part 3: mutual choices merge into the smaller id (a matching: every body
 /// is in at most one merge, so no two threads touch one body).
 __global__ void merge_pairs(BodyArrays b, unsigned n, const int* choice, int dim, double G,
-                            double eps2, unsigned char* alive, double* loss_by_body,
-                            unsigned long long* stats) {
+                            double eps2, const double* third, unsigned char* alive,
+                            double* loss_by_body, unsigned long long* stats) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   loss_by_body[i] = 0;
@@ -205,15 +277,14 @@ __global__ void merge_pairs(BodyArrays b, unsigned n, const int* choice, int dim
   const unsigned keep = b.id[i] <= b.id[j] ? i : unsigned(j);
   const unsigned gone = keep == i ? unsigned(j) : i;
   const CollisionBody<double> a = load(b, keep), c = load(b, gone);
-  const double dx = c.x - a.x, dy = c.y - a.y, dz = c.z - a.z;
-  const double w = G != 0 ? -G * a.mass * c.mass / sqrt(dx * dx + dy * dy + dz * dz + eps2) : 0.0;
+  const double w = pair_potential_energy(a, c, G, eps2);
   const CollisionBody<double> m = merge_bodies(a, c, dim);
   b.x[keep] = m.x, b.y[keep] = m.y, b.z[keep] = m.z;
   b.vx[keep] = m.vx, b.vy[keep] = m.vy, b.vz[keep] = m.vz;
   b.m[keep] = m.mass, b.r[keep] = m.radius;
   alive[gone] = 0;
   atomicAdd(&stats[kMerges], 1ULL);
-  loss_by_body[i] = merge_kinetic_loss(a, c) + w;
+  loss_by_body[i] = merge_kinetic_loss(a, c) + w - (third ? third[i] : 0.0);
 }
 
 double as_double(unsigned long long bits) {
@@ -257,10 +328,12 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
     potential(kSumPotentialBefore);
     NBODY_CUDA_CHECK(
         cudaMemsetAsync(terms_.data(), 0, n * sizeof(double), stream));  // kinetic lost per body
-    packed_.reserve(3 * n, "collision pass state");  // positions, velocities, next positions
+    // positions, velocities, next positions, next velocities (the compensation's)
+    packed_.reserve(4 * n, "collision pass state");
     Packed* pr = packed_.data();
     Packed* vm = pr + n;
     Packed* next = vm + n;
+    Packed* vm_next = next + n;
     choice_.reserve(n, "collision choices");
     pack_bodies<<<blocks_for(n), kThreads, 0, stream>>>(b, unsigned(n), pr, vm);
     NBODY_CUDA_CHECK_LAUNCH("collisions pack_bodies");
@@ -276,9 +349,16 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
         NBODY_CUDA_CHECK_LAUNCH("collisions impulse_pairs");
       }
       push_pass<<<blocks_for(n), kThreads, 0, stream>>>(
-          pr, vm, unsigned(n), directed_sorted_.data(), partner_offset_.data(), pass == 0, next,
-          stats_.data());
+          pr, vm, unsigned(n), directed_sorted_.data(), partner_offset_.data(), pass == 0, energy,
+          next, stats_.data());
       NBODY_CUDA_CHECK_LAUNCH("collisions push_pass");
+      if (energy) {  // under gravity: the pushes' potential energy out of the pairs' motion
+        compensate_pushes<<<blocks_for(n), kThreads, 0, stream>>>(
+            pr, next, vm, unsigned(n), directed_sorted_.data(), partner_offset_.data(), options_.G,
+            eps2, vm_next, terms_.data());
+        NBODY_CUDA_CHECK_LAUNCH("collisions compensate_pushes");
+        std::swap(vm, vm_next);
+      }
       std::swap(pr, next);
       ++stats.passes;
     }
@@ -296,9 +376,15 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
           b, unsigned(n), directed_sorted_.data(), partner_offset_.data(), round == 0,
           choice_.data(), stats_.data());
       NBODY_CUDA_CHECK_LAUNCH("collisions choose_partner");
+      if (energy) {
+        third_.reserve(n, "collision merge energy");
+        merge_third_body<<<blocks_for(n), kThreads, 0, stream>>>(
+            b, unsigned(n), choice_.data(), options_.dim, options_.G, eps2, third_.data());
+        NBODY_CUDA_CHECK_LAUNCH("collisions merge_third_body");
+      }
       merge_pairs<<<blocks_for(n), kThreads, 0, stream>>>(
-          b, unsigned(n), choice_.data(), options_.dim, options_.G, eps2, alive_.data(),
-          terms_.data(), stats_.data());
+          b, unsigned(n), choice_.data(), options_.dim, options_.G, eps2,
+          energy ? third_.data() : nullptr, alive_.data(), terms_.data(), stats_.data());
       NBODY_CUDA_CHECK_LAUNCH("collisions merge_pairs");
       sum_terms(n, kSumMergeLoss, stream);
       NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kMerges, stats_.data() + kMerges,

@@ -10,6 +10,7 @@
 #include "core/cuda/cuda_check.cuh"
 #include "nbody/physics/integration.hpp"
 #include "simulation/cuda/block_step_kernels.cuh"
+#include "simulation/cuda/integration_kernels.cuh"
 
 namespace nbody::cuda_resident {
 
@@ -30,11 +31,6 @@ __device__ __forceinline__ void add_count(unsigned long long count, unsigned lon
   if ((threadIdx.x & 31u) == 0 && count > 0) atomicAdd(total, count);
 }
 
-__device__ __forceinline__ double finite_abs(double v) {
-  const double a = fabs(v);
-  return a <= DBL_MAX ? a : 0.0;  // NaN and inf are ignored, as on the host
-}
-
 __global__ void assign_bins_kernel(State s, const double* __restrict__ phi,
                                    std::uint8_t* __restrict__ bin, BlockStepParams p,
                                    unsigned long long* floored) {
@@ -53,23 +49,6 @@ __global__ void assign_bins_kernel(State s, const double* __restrict__ phi,
     s.vz[i] = b.vz;
   }
   add_count(count, floored);
-}
-
-__global__ void drift_kernel(State s, double h, unsigned long long* extent) {
-  double largest = 0.0;
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
-    BodyMotion b = load_motion(s, i);
-    drift(b, h);
-    s.x[i] = b.x;
-    s.y[i] = b.y;
-    s.z[i] = b.z;
-    largest = fmax(largest, fmax(finite_abs(b.x), fmax(finite_abs(b.y), finite_abs(b.z))));
-  }
-  // Non-negative doubles order like their bit patterns: an integer max is a max of doubles.
-  for (int offset = 16; offset > 0; offset >>= 1)
-    largest = fmax(largest, __shfl_down_sync(0xffffffffu, largest, offset));
-  if ((threadIdx.x & 31u) == 0)
-    atomicMax(extent, static_cast<unsigned long long>(__double_as_longlong(largest)));
 }
 
 __global__ void histogram_kernel(const std::uint8_t* __restrict__ bin, unsigned n,
@@ -147,9 +126,7 @@ void launch_assign_bins(const State& s, const double* phi, std::uint8_t* bin,
 }
 
 void launch_drift(const State& s, double h, SubstepCounts* counts, cudaStream_t stream) {
-  NBODY_CUDA_CHECK(cudaMemsetAsync(&counts->extent, 0, sizeof(counts->extent), stream));
-  drift_kernel<<<blocks_for(s.n), kThreads, 0, stream>>>(s, h, &counts->extent);
-  NBODY_CUDA_CHECK_LAUNCH("drift_kernel");
+  launch_drift_extent(s, h, &counts->extent, stream);
 }
 
 void launch_histogram(const std::uint8_t* bin, unsigned n, std::uint64_t tick,

@@ -58,7 +58,7 @@ class BlockSteps {
   void step(Stepper& s, double dt, bool potential) {
     const double eps = s.softening_;
     const bool unsoftened = !(eps > 0);  // the rule takes its length from the potential
-    if (!s.accelerations_valid_) s.first_forces(true, unsoftened);
+    if (!s.accelerations_valid_) s.first_forces(false, unsoftened);  // contacts: in the drift
     if (unsoftened) s.evaluate(true);  // the potentials alone, when stale
     s.potentials_valid_ = false;       // the bodies move
     const BlockStepParams p{dt, s.integrator_.eta, eps, bin_limit(dt, s.integrator_.dt_min)};
@@ -79,10 +79,17 @@ class BlockSteps {
                     std::to_string(tick) + "): a bug");
       }
       const double h = exact_mul(dt, std::ldexp(double(next - tick), -kMaxTimestepBin));
-      launch_drift(s.state(), h, counts, stream);
-      tick = next;
+      // With collisions the drift is split around them (time-symmetric, as on the CPU:
+      // block_steps.cpp); merges compact the bins along (BodyArrays::bin).
       const std::size_t before = s.n_;
-      s.collide();  // merges compact the bins along (BodyArrays::bin)
+      if (s.collisions_) {
+        launch_drift(s.state(), 0.5 * h, counts, stream);
+        s.collide();
+        launch_drift(s.state(), 0.5 * h, counts, stream);
+      } else {
+        launch_drift(s.state(), h, counts, stream);
+      }
+      tick = next;
       unsigned n_active = c.n_active;
       if (s.n_ != before) n_active = select_again(s);
       potentials = (tick == kTicksPerStep && potential) || unsoftened;

@@ -142,14 +142,24 @@ class DeviceStepper final : public Stepper {
     potentials_valid_ = false;  // the bodies move
     if (n_ > 0) {
       const StepFactors f = step_factors(integrator_.scheme, dt, integrator_.damping);
-      // Forces first, as the CPU integrators do: contacts, then gravity.
-      if (!accelerations_valid_) first_forces(true, false);
+      // Forces first, as the CPU integrators do: gravity alone (contacts wait for the drift).
+      if (!accelerations_valid_) first_forces(false, false);
       NBODY_CUDA_CHECK(cudaMemsetAsync(extent_.data(), 0, sizeof(unsigned long long), stream_));
-      launch_open_step(integrator_.scheme, state(), f, extent_.data(), stream_);
+      // With collisions the leapfrog resolves them in the middle of its drift, as on the CPU
+      // (scheme_step.hpp): kick dt/2 and drift dt/2, collide, drift dt/2; the other schemes
+      // after their position update.
+      const bool split = collisions_ && integrator_.scheme == IntegratorScheme::Leapfrog;
+      const double h = 0.5 * dt;
+      launch_open_step(integrator_.scheme, state(), split ? StepFactors{h, f.half, f.damping} : f,
+                       extent_.data(), stream_);
+      if (split) {
+        collide();
+        if (n_ > 0) launch_drift_extent(state(), h, extent_.data(), stream_);
+      }
       NBODY_CUDA_CHECK(cudaMemcpyAsync(extent_host_.data(), extent_.data(),
                                        sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                        stream_));
-      evaluate_forces(potential, true);
+      evaluate_forces(potential, !split);
       launch_finish_step<Real>(integrator_.scheme, true, state(), forces_->out(), G_,
                                acceleration_scale(), f, stream_);
       if (potential) store_potentials();

@@ -40,6 +40,20 @@ __global__ void open_step_kernel(State s, StepFactors f, unsigned long long* ext
   warp_max_to(largest, extent);
 }
 
+/// x += v h for every body, and the largest finite |x|, |y|, |z| after it into *extent.
+__global__ void drift_kernel(State s, double h, unsigned long long* extent) {
+  double largest = 0.0;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
+    BodyMotion b = load_motion(s, i);
+    drift(b, h);
+    s.x[i] = b.x;
+    s.y[i] = b.y;
+    s.z[i] = b.z;
+    largest = fmax(largest, fmax(finite_abs(b.x), fmax(finite_abs(b.y), finite_abs(b.z))));
+  }
+  warp_max_to(largest, extent);
+}
+
 template <class Real>
 __global__ void pack_bodies_kernel(State s, double position_scale, double mass_scale,
                                    unsigned n_padded, Vec4<Real>* __restrict__ bodies) {
@@ -108,6 +122,13 @@ void launch_open_step(IntegratorScheme scheme, const State& s, const StepFactors
       throw Error("--integrator ias15: runs on the CPU only");
   }
   NBODY_CUDA_CHECK_LAUNCH("open_step_kernel");
+}
+
+void launch_drift_extent(const State& s, double h, unsigned long long* extent,
+                         cudaStream_t stream) {
+  NBODY_CUDA_CHECK(cudaMemsetAsync(extent, 0, sizeof(unsigned long long), stream));
+  drift_kernel<<<blocks_for(s.n), kThreads, 0, stream>>>(s, h, extent);
+  NBODY_CUDA_CHECK_LAUNCH("drift_kernel");
 }
 
 template <class Real>

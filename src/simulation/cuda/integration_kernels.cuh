@@ -17,6 +17,10 @@ namespace nbody::cuda_resident {
 void launch_open_step(IntegratorScheme scheme, const State& s, const StepFactors& f,
                       unsigned long long* extent, cudaStream_t stream);
 
+/// x += v h for every body (the leapfrog's second half drift around the collision stage,
+/// the block steps' drifts), with the largest finite |x|, |y|, |z| after it into *extent.
+void launch_drift_extent(const State& s, double h, unsigned long long* extent, cudaStream_t stream);
+
 /// Positions and masses into the force kernels' (x, y, z, m) layout, scaled by powers of
 /// two (exact); padding bodies sit on the last body with mass 0.
 template <class Real>
