@@ -57,7 +57,7 @@ TEST_P(CollisionsUnderGravity, ElasticBounceKeepsTheEnergyAtSecondOrder) {
     std::printf("[ measured ] %s elastic pair, dt %g: |dE/E| %.3e, %llu contacts\n",
                 std::string(to_string(device())).c_str(), dt, b.drift,
                 static_cast<unsigned long long>(b.contacts));
-    EXPECT_GE(b.contacts, 5u);  // it bounces, again and again
+    EXPECT_GE(b.contacts, 5u);      // it bounces, again and again
     EXPECT_EQ(b.balance, b.drift);  // nothing booked: elastic
     drifts.push_back(b.drift);
   }
@@ -86,9 +86,10 @@ TEST_P(CollisionsUnderGravity, InelasticBounceBooksItsLoss) {
   std::vector<double> balances;
   for (double dt : {1e-3, 5e-4}) {
     const Books b = run_pair(device(), CollisionModel::Bounce, 0.5, 5.0, dt);
-    std::printf("[ measured ] %s inelastic pair (e = 0.5), dt %g: |dE/E| %.3e, |d(E + lost)/E| "
-                "%.3e\n",
-                std::string(to_string(device())).c_str(), dt, b.drift, b.balance);
+    std::printf(
+        "[ measured ] %s inelastic pair (e = 0.5), dt %g: |dE/E| %.3e, |d(E + lost)/E| "
+        "%.3e\n",
+        std::string(to_string(device())).c_str(), dt, b.drift, b.balance);
     EXPECT_GT(b.drift, 1e-2);  // energy left the bodies ...
     balances.push_back(b.balance);
   }
@@ -109,8 +110,8 @@ TEST_P(CollisionsUnderGravity, MergingCloudClosesTheBooks) {
   const CollisionTotals& t = sim.collision_totals();
   const double balance = std::abs((e1 + t.energy_lost - e0) / e0);
   std::printf("[ measured ] %s merging cloud: %llu merges, |d(E + lost)/E| %.3e\n",
-              std::string(to_string(device())).c_str(),
-              static_cast<unsigned long long>(t.merges), balance);
+              std::string(to_string(device())).c_str(), static_cast<unsigned long long>(t.merges),
+              balance);
   EXPECT_GT(t.merges, 50u);
   EXPECT_LT(balance, 1e-3);
 }

@@ -241,8 +241,21 @@ __global__ void choose_partner(BodyArrays b, unsigned n, const unsigned long lon
 
 /// Merge round, part 2 under gravity (before the bodies change): for each merge of the
 /// round (mutual choices, from the smaller index), W_after - W_before of the merged body
-/// against every other body (merge_pass's third_body_change on the CPU). The merges of
-/// one round each see the others' bodies as they were. O(N) per merge.
+/// against every other body (merge_pass's third_body_change on the CPU, where merges are
+/// sequential). The merges of one round happen at once, so the terms between two merging
+/// pairs P and Q are those of the two merged bodies, half counted from each side. O(N) per
+/// merge.
+__device__ __forceinline__ bool merges_this_round(const int* choice, unsigned k) {
+  const int j = choice[k];
+  return j >= 0 && choice[j] == int(k);
+}
+
+__device__ __forceinline__ CollisionBody<double> merged_pair(const BodyArrays& b, unsigned i,
+                                                             unsigned j, int dim) {
+  const unsigned keep = b.id[i] <= b.id[j] ? i : j;
+  return merge_bodies(load(b, keep), load(b, keep == i ? j : i), dim);
+}
+
 __global__ void merge_third_body(BodyArrays b, unsigned n, const int* choice, int dim, double G,
                                  double eps2, double* third) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -250,16 +263,23 @@ __global__ void merge_third_body(BodyArrays b, unsigned n, const int* choice, in
   third[i] = 0;
   const int j = choice[i];
   if (j < 0 || unsigned(j) <= i || choice[j] != int(i)) return;
-  const unsigned keep = b.id[i] <= b.id[j] ? i : unsigned(j);
-  const unsigned gone = keep == i ? unsigned(j) : i;
-  const CollisionBody<double> a = load(b, keep), c = load(b, gone);
-  const CollisionBody<double> m = merge_bodies(a, c, dim);
+  const CollisionBody<double> a = load(b, i), c = load(b, unsigned(j));
+  const CollisionBody<double> m = merged_pair(b, i, unsigned(j), dim);
   double change = 0;
   for (unsigned k = 0; k < n; ++k) {
-    if (k == keep || k == gone) continue;
+    if (k == i || k == unsigned(j)) continue;
     const CollisionBody<double> o = load(b, k);
-    change += pair_potential_energy(m, o, G, eps2) - pair_potential_energy(a, o, G, eps2) -
-              pair_potential_energy(c, o, G, eps2);
+    const double before =
+        pair_potential_energy(a, o, G, eps2) + pair_potential_energy(c, o, G, eps2);
+    if (!merges_this_round(choice, k)) {
+      change += pair_potential_energy(m, o, G, eps2) - before;
+    } else if (k < unsigned(choice[k])) {  // pair Q, once, from its smaller index
+      const unsigned l = unsigned(choice[k]);
+      const CollisionBody<double> o2 = load(b, l);
+      const double all_before =
+          before + pair_potential_energy(a, o2, G, eps2) + pair_potential_energy(c, o2, G, eps2);
+      change += 0.5 * (pair_potential_energy(m, merged_pair(b, k, l, dim), G, eps2) - all_before);
+    }
   }
   third[i] = change;
 }
