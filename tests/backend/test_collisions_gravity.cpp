@@ -116,5 +116,25 @@ TEST_P(CollisionsUnderGravity, MergingCloudClosesTheBooks) {
   EXPECT_LT(balance, 1e-3);
 }
 
+TEST_P(CollisionsUnderGravity, GranularGasWithoutGravityBooksItsLossExactly) {
+  // 2000 bodies, G = 0, restitution 0.8: every joule the impulses take is booked.
+  ParticleSystem ps = test::cloud(2000, 11, 3, [](auto&) { return 0.03; });
+  GravityOptions g = gravity_options(device());
+  g.G = 0;
+  Simulation sim(ps, g, IntegratorOptions{}, collision_options(CollisionModel::Bounce, 0.8, 2));
+  const double e0 = sim.diagnostics(EnergyMethod::Exact).total_energy;
+  for (int s = 0; s < 50; ++s) sim.step(1e-2);
+  const double e1 = sim.diagnostics(EnergyMethod::Exact).total_energy;
+  const CollisionTotals& t = sim.collision_totals();
+  std::printf(
+      "[ measured ] %s granular gas: %llu contacts, lost %.6e of %.6e, |d(E + lost)/E| "
+      "%.3e\n",
+      std::string(to_string(device())).c_str(), static_cast<unsigned long long>(t.contacts),
+      t.energy_lost, e0, std::abs((e1 + t.energy_lost - e0) / e0));
+  EXPECT_GT(t.contacts, 100u);
+  EXPECT_GT(t.energy_lost, 1e-3 * e0);  // e0 > 0: kinetic only
+  EXPECT_LT(std::abs((e1 + t.energy_lost - e0) / e0), 1e-12);
+}
+
 }  // namespace
 }  // namespace nbody

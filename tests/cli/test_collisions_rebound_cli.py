@@ -64,6 +64,50 @@ class TestCollisionsAgainstRebound(CliTestCase):
                 drifts.append(drift)
             self.assertGreater(drifts[0] / drifts[1], 10 ** 1.8, name)  # second order: 100x
 
+    def velocities(self, bodies, restitution, iterations, dt, steps):
+        """Final velocities of nbody and REBOUND without gravity."""
+        start = self.write("bodies.txt", "".join(" ".join(repr(float(v)) for v in b) + "\n"
+                                                 for b in bodies))
+        out = self.dir / "end.txt"
+        nbody("run", "-i", start, "--collisions", "bounce", "--restitution", restitution,
+              "--collision-iterations", iterations, "--G", 0, "--dt", dt, "--steps", steps, "-q",
+              "-o", out)
+        mine = [[float(v) for v in line.split()[3:6]] for line in out.read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+        sim = rebound.Simulation()
+        sim.integrator = "leapfrog"
+        sim.dt = dt
+        sim.G = 0
+        sim.collision = "direct"
+        sim.collision_resolve = "hardsphere"
+        if restitution != 1:
+            sim.coefficient_of_restitution = lambda _sim, _v: restitution
+        for x, y, z, vx, vy, vz, m, r in bodies:
+            sim.add(m=m, x=x, y=y, z=z, vx=vx, vy=vy, vz=vz, r=r)
+        sim.steps(steps)
+        theirs = [(p.vx, p.vy, p.vz) for p in sim.particles]
+        return max(abs(a - b) for m, t in zip(mine, theirs) for a, b in zip(m, t))
+
+    def test_textbook_bounces_without_gravity(self):
+        # unequal masses head-on, elastic and e = 0.5: the same velocities to rounding
+        pair = [(-0.5, 0, 0, 1, 0, 0, 2, 0.1), (0.5, 0, 0, -0.5, 0, 0, 1, 0.05)]
+        for e in (1.0, 0.5):
+            self.assertLess(self.velocities(pair, e, 1, 1e-3, 1000), 1e-12, e)
+        # Newton's cradle: the first ball's momentum goes through to the last one
+        cradle = [(-0.8, 0, 0, 1, 0, 0, 1, 0.1)] + [(-0.4 + 0.2 * k, 0, 0, 0, 0, 0, 1, 0.1)
+                                                    for k in range(4)]
+        for iterations in (1, 8):
+            self.assertLess(self.velocities(cradle, 1.0, iterations, 1e-3, 1000), 1e-12)
+        # oblique: the line of centres is taken half a step apart in the two codes (nbody in
+        # the middle of its drift, REBOUND after its step): first order in dt
+        oblique = [(-0.5, 0.05, 0, 1, 0, 0, 2, 0.1), (0.5, 0, 0, -0.5, 0.1, 0, 1, 0.05)]
+        coarse = self.velocities(oblique, 1.0, 1, 1e-3, 1000)
+        fine = self.velocities(oblique, 1.0, 1, 1e-4, 10000)
+        print(f"[ measured ] oblique bounce, |dv| nbody - REBOUND: {coarse:.2e} at dt 1e-3, "
+              f"{fine:.2e} at dt 1e-4")
+        self.assertLess(coarse, 3e-3)
+        self.assertLess(fine, coarse / 5)
+
     def test_merges_book_their_energy_like_rebound(self):
         for name in ("falling", "orbit"):
             for dt in (1e-3, 1e-4):
