@@ -8,16 +8,7 @@ set -uo pipefail
 old_src=$1
 out=${OUT:-/tmp/nbody-out}
 mkdir -p "$out"
-t0=$(date +%s)
-cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build build/cuda -j16 --target nbody nbody_gpu_tests nbody_backend_tests >"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -60; exit 1; }
-cmake -S "$old_src" -B build/old -G Ninja -DCMAKE_BUILD_TYPE=Release -DNBODY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DNBODY_BUILD_TESTS=OFF -DNBODY_BUILD_BENCHMARKS=OFF >"$out/configure_old.log" 2>&1 || { tail -30 "$out/configure_old.log"; exit 1; }
-cmake --build build/old -j16 --target nbody >"$out/build_old.log" 2>&1 || { grep -E "error" -A3 "$out/build_old.log" | head -40; exit 1; }
-echo "build (new and old): $(( $(date +%s) - t0 )) s"
-nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,power.limit --format=csv,noheader
-new=build/cuda/src/nbody
-old=build/old/src/nbody
+source "$(dirname "$0")/device_build_old_new.sh"  # sets $new and $old
 status=0
 ./build/cuda/tests/nbody_gpu_tests >"$out/gpu_tests.log" 2>&1 || status=1
 echo "== nbody_gpu_tests"
