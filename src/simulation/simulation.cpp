@@ -75,6 +75,14 @@ SimulationOptions complete_options(SimulationOptions o, int dim) {
   return o;
 }
 
+void Stepper::own_step(double, double, bool) {
+  throw Error("--integrator ias15: runs on the CPU only (--device cpu)");
+}
+
+void Stepper::set_integrator_state(const IntegratorState& state) {
+  if (!state.empty()) throw Error("--restart: the checkpoint's integrator state needs the CPU");
+}
+
 Simulation::Simulation(ParticleSystem particles, const SimulationOptions& options,
                        std::shared_ptr<ForceReducer> reducer)
     : particles_(std::make_unique<ParticleSystem>(std::move(particles))),

@@ -61,12 +61,13 @@ class Stepper {
   /// proposes (`first_dt` for the first), shortened to land exactly on t_limit; then the
   /// collision stage (contacts restart the integrator's polynomial) and the forces at the
   /// new positions, with the potentials when asked. (step(dt) with such an integrator is
-  /// these steps up to exactly time + dt.) Other integrators throw.
-  virtual void own_step(double first_dt, double t_limit, bool potential) = 0;
-  /// What the integrator carries between steps (for checkpoints; empty for most), and
-  /// taking it back (throws nbody::Error for a state of another N).
-  [[nodiscard]] virtual IntegratorState integrator_state() const = 0;
-  virtual void set_integrator_state(const IntegratorState& state) = 0;
+  /// these steps up to exactly time + dt.) Only the host stepper takes such steps; the
+  /// default throws (Simulation refuses IAS15 elsewhere first).
+  virtual void own_step(double first_dt, double t_limit, bool potential);
+  /// What the integrator carries between steps (for checkpoints; by default none), and
+  /// taking it back (throws nbody::Error for a state this stepper cannot take).
+  [[nodiscard]] virtual IntegratorState integrator_state() const { return {}; }
+  virtual void set_integrator_state(const IntegratorState& state);
   /// Makes the forces current at the current positions, by gravity alone (no collision
   /// stage: the bodies stay as they are, and the contacts are resolved by the next step's
   /// evaluation, so an energy measured now is that of the bodies as given): when the

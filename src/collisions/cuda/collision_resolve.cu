@@ -15,6 +15,7 @@
 
 #include "collisions/cuda/collision_engine.cuh"
 #include "collisions/cuda/collision_engine_shared.cuh"
+#include "collisions/cuda/collision_merge_kernels.cuh"
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/vec4.cuh"
 #include "nbody/error.hpp"
@@ -29,9 +30,6 @@ constexpr double kSkin = 0.25;  // candidates within 25% of touching (as the CPU
 // matching (the one with its partner of smallest index); the rest wait for the next pass.
 constexpr int kImpulseRounds = 1;
 
-__device__ __forceinline__ CollisionBody<double> load(const BodyArrays& b, unsigned i) {
-  return {b.x[i], b.y[i], b.z[i], b.vx[i], b.vy[i], b.vz[i], b.m[i], b.r[i]};
-}
 
 // The bounce passes work on a packed copy of the bodies, (x, y, z, r) and (vx, vy, vz, m)
 // in 32 bytes each, so that a partner costs two 32-byte sectors rather than eight.
@@ -190,8 +188,7 @@ __global__ void pair_potential(BodyArrays b, unsigned n, const unsigned long lon
   for (unsigned e = offset[i]; e < offset[i + 1]; ++e) {
     const unsigned j = unsigned(partners[e] & 0xffffffffu);
     if (j <= i) continue;
-    const double dx = b.x[j] - b.x[i], dy = b.y[j] - b.y[i], dz = b.z[j] - b.z[i];
-    w -= G * b.m[i] * b.m[j] / sqrt(dx * dx + dy * dy + dz * dz + eps2);
+    w += pair_potential_energy(load(b, i), load(b, j), G, eps2);
   }
   w_by_body[i] = w;
 }
@@ -213,98 +210,6 @@ __global__ void max_overlap(BodyArrays b, unsigned n, const unsigned long long* 
   // Non-negative doubles order like their bit patterns.
   if (worst > 0)
     atomicMax(&stats[kMaxOverlap], static_cast<unsigned long long>(__double_as_longlong(worst)));
-}
-
-/// Merge round, part 1: each body's overlapping partner of smallest index (-1: none);
-/// counts the contacts (from the smaller index) on the first round.
-__global__ void choose_partner(BodyArrays b, unsigned n, const unsigned long long* partners,
-                               const unsigned* offset, bool first, int* choice,
-                               unsigned long long* stats) {
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const CollisionBody<double> me = load(b, i);
-  int best = -1;
-  unsigned contacts = 0;
-  for (unsigned e = offset[i]; e < offset[i + 1]; ++e) {
-    const unsigned j = unsigned(partners[e] & 0xffffffffu);
-    const CollisionBody<double> other = load(b, j);
-    const CollisionBody<double>& a = i < j ? me : other;
-    const CollisionBody<double>& c2 = i < j ? other : me;
-    if (!within_reach(a, c2, 1.0) || !resolvable_overlap(contact_between(a, c2), a, c2)) continue;
-    if (best < 0) best = int(j);
-    if (!first) break;
-    if (j > i) ++contacts;
-  }
-  choice[i] = best;
-  if (contacts) atomicAdd(&stats[kContacts], static_cast<unsigned long long>(contacts));
-}
-
-/// Merge round, part 2 under gravity (before the bodies change): for each merge of the
-/// round (mutual choices, from the smaller index), W_after - W_before of the merged body
-/// against every other body (merge_pass's third_body_change on the CPU, where merges are
-/// sequential). The merges of one round happen at once, so the terms between two merging
-/// pairs P and Q are those of the two merged bodies, half counted from each side. O(N) per
-/// merge.
-__device__ __forceinline__ bool merges_this_round(const int* choice, unsigned k) {
-  const int j = choice[k];
-  return j >= 0 && choice[j] == int(k);
-}
-
-__device__ __forceinline__ CollisionBody<double> merged_pair(const BodyArrays& b, unsigned i,
-                                                             unsigned j, int dim) {
-  const unsigned keep = b.id[i] <= b.id[j] ? i : j;
-  return merge_bodies(load(b, keep), load(b, keep == i ? j : i), dim);
-}
-
-__global__ void merge_third_body(BodyArrays b, unsigned n, const int* choice, int dim, double G,
-                                 double eps2, double* third) {
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  third[i] = 0;
-  const int j = choice[i];
-  if (j < 0 || unsigned(j) <= i || choice[j] != int(i)) return;
-  const CollisionBody<double> a = load(b, i), c = load(b, unsigned(j));
-  const CollisionBody<double> m = merged_pair(b, i, unsigned(j), dim);
-  double change = 0;
-  for (unsigned k = 0; k < n; ++k) {
-    if (k == i || k == unsigned(j)) continue;
-    const CollisionBody<double> o = load(b, k);
-    const double before =
-        pair_potential_energy(a, o, G, eps2) + pair_potential_energy(c, o, G, eps2);
-    if (!merges_this_round(choice, k)) {
-      change += pair_potential_energy(m, o, G, eps2) - before;
-    } else if (k < unsigned(choice[k])) {  // pair Q, once, from its smaller index
-      const unsigned l = unsigned(choice[k]);
-      const CollisionBody<double> o2 = load(b, l);
-      const double all_before =
-          before + pair_potential_energy(a, o2, G, eps2) + pair_potential_energy(c, o2, G, eps2);
-      change += 0.5 * (pair_potential_energy(m, merged_pair(b, k, l, dim), G, eps2) - all_before);
-    }
-  }
-  third[i] = change;
-}
-
-/// Merge round, part 3: mutual choices merge into the smaller id (a matching: every body
-/// is in at most one merge, so no two threads touch one body).
-__global__ void merge_pairs(BodyArrays b, unsigned n, const int* choice, int dim, double G,
-                            double eps2, const double* third, unsigned char* alive,
-                            double* loss_by_body, unsigned long long* stats) {
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  loss_by_body[i] = 0;
-  const int j = choice[i];
-  if (j < 0 || unsigned(j) <= i || choice[j] != int(i)) return;
-  const unsigned keep = b.id[i] <= b.id[j] ? i : unsigned(j);
-  const unsigned gone = keep == i ? unsigned(j) : i;
-  const CollisionBody<double> a = load(b, keep), c = load(b, gone);
-  const double w = pair_potential_energy(a, c, G, eps2);
-  const CollisionBody<double> m = merge_bodies(a, c, dim);
-  b.x[keep] = m.x, b.y[keep] = m.y, b.z[keep] = m.z;
-  b.vx[keep] = m.vx, b.vy[keep] = m.vy, b.vz[keep] = m.vz;
-  b.m[keep] = m.mass, b.r[keep] = m.radius;
-  alive[gone] = 0;
-  atomicAdd(&stats[kMerges], 1ULL);
-  loss_by_body[i] = merge_kinetic_loss(a, c) + w - (third ? third[i] : 0.0);
 }
 
 double as_double(unsigned long long bits) {

@@ -174,14 +174,6 @@ class DeviceStepper final : public Stepper {
     time_ += dt;
   }
 
-  void own_step(double, double, bool) override {  // refused by check_integrator_options()
-    throw Error("--integrator ias15: runs on the CPU only");
-  }
-  [[nodiscard]] IntegratorState integrator_state() const override { return {}; }
-  void set_integrator_state(const IntegratorState& s) override {
-    if (!s.empty()) throw Error("--restart: the checkpoint's integrator state needs the CPU");
-  }
-
   void evaluate(bool potential) override {
     if (n_ == 0) return;
     if (!accelerations_valid_) {

@@ -1,0 +1,84 @@
+#include "cli/run/restart.hpp"
+
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/run/run_files.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// `key = value` lines of a used-parameters file (comments and blank lines skipped).
+std::map<std::string, std::string> parameter_lines(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto eq = line.find(" = ");
+    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 3);
+  }
+  return out;
+}
+
+}  // namespace
+
+void warn_changed_parameters(const std::string& before, const std::string& now) {
+  static const char* kTrajectoryKeys[] = {"dt",
+                                          "gravity",
+                                          "kernel",
+                                          "precision",
+                                          "softening",
+                                          "G",
+                                          "theta",
+                                          "quadrupole",
+                                          "integrator",
+                                          "damping",
+                                          "timestep",
+                                          "eta",
+                                          "dt-min",
+                                          "collisions",
+                                          "restitution",
+                                          "collision-iterations",
+                                          "dim",
+                                          "device",
+                                          "deterministic",
+                                          "block-size",
+                                          "energy",
+                                          "ias15-epsilon",
+                                          "ias15-adaptive"};
+  const auto old_values = parameter_lines(before);
+  const auto new_values = parameter_lines(now);
+  for (const char* key : kTrajectoryKeys) {
+    const auto o = old_values.find(key);
+    const auto n = new_values.find(key);
+    if (o == old_values.end() || n == new_values.end() || o->second == n->second) continue;
+    fmt::print(stderr,
+               "nbody: warning: --restart: {} is {} now but was {} in the checkpoint's run; the "
+               "result will not "
+               "match an uninterrupted run\n",
+               key, n->second, o->second);
+  }
+}
+
+std::optional<fs::path> restart_file(const std::string& restart, const fs::path& output_dir) {
+  if (restart.empty()) return std::nullopt;
+  if (restart == "latest") return latest_checkpoint(output_dir);
+  if (fs::is_directory(restart)) {
+    auto found = latest_checkpoint(restart);
+    if (!found)
+      throw Error(fmt::format("--restart {}: no checkpoint_* file in this folder", restart));
+    return found;
+  }
+  if (!fs::exists(restart))
+    throw Error(fmt::format("--restart {}: no such file or folder", restart));
+  return fs::path(restart);
+}
+
+}  // namespace nbody::cli
