@@ -23,7 +23,6 @@ __device__ inline CollisionBody<double> load(const BodyArrays& b, unsigned i) {
   return {b.x[i], b.y[i], b.z[i], b.vx[i], b.vy[i], b.vz[i], b.m[i], b.r[i]};
 }
 
-
 /// Slots of the engine's device counters (stats_) and their pinned copies (host_).
 enum Stat { kContacts, kMerges, kMaxOverlap, kPairs, kStats };
 

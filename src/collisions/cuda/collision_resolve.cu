@@ -30,7 +30,6 @@ constexpr double kSkin = 0.25;  // candidates within 25% of touching (as the CPU
 // matching (the one with its partner of smallest index); the rest wait for the next pass.
 constexpr int kImpulseRounds = 1;
 
-
 // The bounce passes work on a packed copy of the bodies, (x, y, z, r) and (vx, vy, vz, m)
 // in 32 bytes each, so that a partner costs two 32-byte sectors rather than eight.
 using Packed = gpu::Vec4<double>;
