@@ -15,7 +15,7 @@ echo "== nbody_gpu_tests"
 grep -E "FAILED|tests ran|PASSED" "$out/gpu_tests.log" | tail -20
 ./build/cuda/tests/nbody_backend_tests --gtest_filter='*/gpu' >"$out/backend_gpu_tests.log" 2>&1 || status=1
 echo "== nbody_backend_tests, GPU instances"
-grep -E "measured \] gpu (elastic|merging|inelastic)|FAILED|tests ran|PASSED" "$out/backend_gpu_tests.log" | tail -30
+grep -E "measured \] (gpu (elastic|merging|inelastic)|.*block steps: GPU)|FAILED|tests ran|PASSED" "$out/backend_gpu_tests.log" | tail -30
 
 echo "== CPU and GPU on the same runs (G = 1)"
 printf -- '-0.3333333333333333 0 0 0 0 0 1 0.1\n0.6666666666666666 0.05 0 0 0 0 0.5 0.07\n' >"$out/pair.txt"
@@ -33,6 +33,11 @@ for dt in 0.001 0.0005; do
   row "merge pair dt $dt" -i "$out/pair.txt" --collisions merge --t-end 3 --dt $dt
 done
 "$new" gen uniform-sphere -n 2000 --seed 1 --radius 0.02 --size 1 -o "$out/cloud.txt" >/dev/null
+for step in "0.01 5e-4" "0.005 1.25e-4"; do
+  set -- $step
+  row "bounce pair, block steps dt $1 eta $2" -i "$out/pair.txt" --collisions bounce --t-end 10 \
+    --dt $1 --timestep adaptive --eta $2
+done
 row "merging cloud 2000 dt 0.0005" -i "$out/cloud.txt" --collisions merge --t-end 1.5 --dt 0.0005
 row "merging cloud 2000 adaptive" -i "$out/cloud.txt" --collisions merge --t-end 1.5 --dt 0.004 --timestep adaptive --softening 0.001
 

@@ -105,6 +105,16 @@ struct CollisionTotals {
   }
 };
 
+/// Hierarchical time steps: which bounces a stage may resolve (physics/timestep.hpp, the
+/// contacts). With `bins` set, a bouncing pair is resolved only when both bodies are in
+/// bin `ready_bin` (the bin whose step the stage is the middle of); every body found
+/// overlapping another, resolved or not, gets kContactFlag in its byte. Merges ignore the
+/// gate. Empty: all pairs.
+struct ContactGate {
+  std::uint8_t* bins = nullptr;  // one byte a body, in the bodies' order
+  int ready_bin = -1;
+};
+
 /// Finds and resolves contacts in a particle system.
 class CollisionHandler {
  public:
@@ -113,8 +123,9 @@ class CollisionHandler {
   [[nodiscard]] virtual std::string name() const = 0;
   /// One collision stage. May move bodies and change velocities; merges remove bodies
   /// from ps (survivors keep their order and ids). Marks accelerations stale when
-  /// anything moved.
-  virtual CollisionStats resolve(ParticleSystem& ps) = 0;
+  /// anything moved. `gate`: the contacts that may be resolved now (hierarchical steps).
+  virtual CollisionStats resolve(ParticleSystem& ps, const ContactGate& gate) = 0;
+  CollisionStats resolve(ParticleSystem& ps) { return resolve(ps, ContactGate{}); }
 };
 
 /// Builds the handler the options ask for (after validate()); nullptr for

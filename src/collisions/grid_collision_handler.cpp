@@ -15,6 +15,7 @@
 #include "collisions/parallel.hpp"
 #include "collisions/resolution_passes.hpp"
 #include "nbody/error.hpp"
+#include "nbody/physics/timestep.hpp"
 
 namespace nbody::collisions {
 namespace {
@@ -36,7 +37,7 @@ class GridCollisionHandler final : public CollisionHandler {
     return fmt::format("{}-grid-cpu", to_string(options_.model));
   }
 
-  CollisionStats resolve(ParticleSystem& ps) override {
+  CollisionStats resolve(ParticleSystem& ps, const ContactGate& gate) override {
     using Clock = std::chrono::steady_clock;
     if (ps.dim != options_.dim) {
       throw Error(
@@ -54,6 +55,8 @@ class GridCollisionHandler final : public CollisionHandler {
       for (std::uint32_t i : slot_index_) ids_.push_back(ps.id[i]);
     }
     removed_.clear();
+    // The gate holds bounces back (time symmetry); merges go at once (physics/timestep.hpp).
+    gate_ = merge ? ContactGate{} : gate;
     find_candidates();
     stats.detect_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
@@ -89,6 +92,7 @@ class GridCollisionHandler final : public CollisionHandler {
   /// radii the skin is measured from.
   void find_candidates() {
     grid_.find_pairs(bodies_.data(), pairs_);
+    if (gate_.bins) apply_gate();
     const std::size_t n = bodies_.size();
     reference_.resize(n);
     alias_.resize(n);
@@ -97,6 +101,24 @@ class GridCollisionHandler final : public CollisionHandler {
       reference_[s] = {bodies_[s].x, bodies_[s].y, bodies_[s].z, bodies_[s].radius};
       alias_[s] = static_cast<std::uint32_t>(s);
     }
+  }
+
+  /// Hierarchical steps (ContactGate): marks the bodies that overlap another and keeps
+  /// the pairs whose two bodies are both in the ready bin.
+  void apply_gate() {
+    std::size_t kept = 0;
+    for (const CandidatePair& pr : pairs_) {
+      std::uint8_t& a = gate_.bins[slot_index_[pr.a]];
+      std::uint8_t& b = gate_.bins[slot_index_[pr.b]];
+      const CollisionBody<double>& ba = bodies_[pr.a];
+      const CollisionBody<double>& bb = bodies_[pr.b];
+      if (within_reach(ba, bb, 1.0) && resolvable_overlap(contact_between(ba, bb), ba, bb)) {
+        a |= kContactFlag;
+        b |= kContactFlag;
+      }
+      if (bin_of(a) == gate_.ready_bin && bin_of(b) == gate_.ready_bin) pairs_[kept++] = pr;
+    }
+    pairs_.resize(kept);
   }
 
   /// True when some body moved (or grew) by more than kSkin times its radius since the
@@ -178,6 +200,7 @@ class GridCollisionHandler final : public CollisionHandler {
   }
 
   CollisionOptions options_;
+  ContactGate gate_;  // this stage's
   PairPotential potential_;
   ContactGrid grid_;
   // The bodies being resolved, in grid order ("slots"), and for each its index in ps.

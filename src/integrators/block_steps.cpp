@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
+#include "nbody/physics/collision_response.hpp"
 #include "nbody/physics/integration.hpp"
 #include "nbody/physics/timestep.hpp"
 
@@ -38,33 +40,84 @@ std::uint64_t BlockSteps::next_tick(std::uint64_t tick) const {
   return next;
 }
 
-void BlockSteps::collide(ParticleSystem& ps, const BlockStepStages& stages) {
-  if (!stages.collide) return;
-  ids_ = ps.id;
-  stages.collide(ps);
-  if (ps.size() == ids_.size()) return;
-  // Merges removed bodies; the others kept their order, so their ids are a subsequence.
-  std::size_t j = 0;
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    while (ids_[j] != ps.id[i]) --histogram_[bin_[j++]];
-    bin_[i] = bin_[j++];
+int BlockSteps::deepest_bin() const {
+  int deepest = 0;
+  for (int k = 0; k <= kMaxTimestepBin; ++k) {
+    if (histogram_[std::size_t(k)] > 0) deepest = k;
   }
-  for (; j < ids_.size(); ++j) --histogram_[bin_[j]];
-  bin_.resize(ps.size());
+  return deepest;
+}
+
+void BlockSteps::collide(ParticleSystem& ps, const BlockStepStages& stages, double dt,
+                         std::uint64_t tick, std::uint64_t next, int deepest) {
+  ids_ = ps.id;
+  if (stages.merges) {
+    move_velocities(ps, dt, tick, next, 1.0);
+    kept_[0] = ps.ax, kept_[1] = ps.ay, kept_[2] = ps.az, kept_[3] = ps.mass;
+  }
+  const CollisionStats stats = stages.collide(ps, ContactGate{bin_.data(), deepest});
+  if (ps.size() != ids_.size()) {
+    // Merges removed bodies; the others kept their order, so their ids are a subsequence.
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      while (ids_[j] != ps.id[i]) --histogram_[bin_of(bin_[j++])];
+      bin_[i] = bin_[j++];
+    }
+    for (; j < ids_.size(); ++j) --histogram_[bin_of(bin_[j])];
+    bin_.resize(ps.size());
+  }
+  if (stages.merges) {
+    if (!stats.merged.empty()) merged_accelerations(ps, stats.merged);
+    move_velocities(ps, dt, tick, next, -1.0);
+  }
+}
+
+void BlockSteps::move_velocities(ParticleSystem& ps, double dt, std::uint64_t tick,
+                                 std::uint64_t next, double sign) const {
+  const std::size_t n = ps.size();
+#pragma omp parallel for schedule(static) if (n > kParallelThreshold)
+  for (std::size_t i = 0; i < n; ++i) {
+    const double offset = stage_offset(bin_of(bin_[i]), tick, next, dt);
+    if (offset == 0) continue;  // the deepest bin: already at the stage's time
+    kick_body(ps, i, exact_mul(sign, offset));
+  }
+}
+
+void BlockSteps::merged_accelerations(ParticleSystem& ps, const std::vector<MergeEvent>& merged) {
+  std::unordered_map<std::uint64_t, std::size_t> before;  // id -> index before the stage
+  for (std::size_t j = 0; j < ids_.size(); ++j) before.emplace(ids_[j], j);
+  std::vector<double>& mass = kept_[3];
+  std::vector<char> changed(ids_.size(), 0);
+  for (const MergeEvent& e : merged) {  // in order: a body may merge again
+    const std::size_t k = before.at(e.kept), g = before.at(e.absorbed);
+    for (int c = 0; c < 3; ++c)
+      kept_[c][k] = merged_acceleration(kept_[c][k], kept_[c][g], mass[k], mass[g]);
+    mass[k] += mass[g];
+    changed[k] = 1;
+  }
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const std::size_t j = before.at(ps.id[i]);
+    if (!changed[j]) continue;
+    ps.ax[i] = kept_[0][j];
+    ps.ay[i] = kept_[1][j];
+    ps.az[i] = kept_[2][j];
+  }
 }
 
 void BlockSteps::kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, int k_limit,
-                             BlockStepCounts& counts) {
+                             int deepest, BlockStepCounts& counts) {
   const bool last = tick == kTicksPerStep;
   std::uint64_t floored = 0;
   for (const std::uint32_t i : active_) {
-    const int old_bin = bin_[i];
+    const std::uint8_t byte = bin_[i];
+    const int old_bin = bin_of(byte);
     kick_body(ps, i, bin_half_step(dt, old_bin));  // the closing kick, with the old step
     if (last) continue;                            // synchronised: the next step assigns bins
     bool fl = false;
     const double wanted =
         wanted_step(eta_, softening_, ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
-    const int k = next_bin(timestep_bin(wanted, dt, k_limit, &fl), old_bin, tick);
+    const int k =
+        contact_bin(next_bin(timestep_bin(wanted, dt, k_limit, &fl), old_bin, tick), byte, deepest);
     floored += fl ? 1 : 0;
     --histogram_[std::size_t(old_bin)];
     ++histogram_[std::size_t(k)];
@@ -119,11 +172,14 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
   while (tick < kTicksPerStep) {
     const std::uint64_t next = next_tick(tick);
     const double h = exact_mul(dt, std::ldexp(double(next - tick), -kMaxTimestepBin));
-    // With collisions the drift is split around them (time-symmetric, as the fixed
-    // leapfrog's: scheme_step.hpp); without, one drift (the same bits as before).
+    // The substep is the step of the deepest bin: the collision stage in the middle of the
+    // drift is the middle of those bodies' steps (time-symmetric, as in the fixed leapfrog:
+    // scheme_step.hpp), and only their contacts are resolved there. Without collisions one
+    // drift (the same bits as before).
+    const int deepest = deepest_bin();
     if (stages.collide) {
       drift_all(ps, 0.5 * h);
-      collide(ps, stages);
+      collide(ps, stages, dt, tick, next, deepest);
       drift_all(ps, 0.5 * h);
     } else {
       drift_all(ps, h);
@@ -132,11 +188,11 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
     ps.invalidate_potentials();  // the bodies moved
     active_.clear();
     for (std::size_t i = 0; i < ps.size(); ++i) {
-      if (bin_active_at(bin_[i], tick)) active_.push_back(std::uint32_t(i));
+      if (bin_active_at(bin_of(bin_[i]), tick)) active_.push_back(std::uint32_t(i));
     }
     const bool last = tick == kTicksPerStep;
     stages.active_forces(ps, needs_phi || (last && potential), active_);
-    kick_active(ps, dt, tick, k_limit, counts);
+    kick_active(ps, dt, tick, k_limit, deepest, counts);
     ++counts.substeps;
     counts.active_evaluations += active_.size();
   }
@@ -149,11 +205,7 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
     ps.invalidate_potentials();
   }
   ps.time += dt;
-  std::size_t deepest = 0;
-  for (std::size_t k = 0; k < histogram_.size(); ++k) {
-    if (histogram_[k] > 0) deepest = k;
-  }
-  counts.bins.assign(histogram_.begin(), histogram_.begin() + std::ptrdiff_t(deepest + 1));
+  counts.bins.assign(histogram_.begin(), histogram_.begin() + std::ptrdiff_t(deepest_bin() + 1));
 }
 
 }  // namespace nbody

@@ -6,11 +6,13 @@
 //
 //   at the start (all bodies synchronised): bins from the accelerations; every body's
 //     opening half kick v += a dt_i/2;
-//   each substep: every body drifts to the next tick at which some bin ends a step; the
-//     collision stage; the bodies whose steps end there (the active set) get new forces
-//     from all bodies; they take their closing half kick with the old step, choose a new
-//     bin (a smaller step at once, a larger one only where its steps are synchronised) and,
-//     unless the step of dt is over, take the opening half kick of their next step;
+//   each substep: every body drifts to the next tick at which some bin ends a step, with
+//     the collision stage in the middle of the drift (only for bodies of the deepest bin,
+//     whose step the substep is: physics/timestep.hpp, the contacts); the bodies whose steps end
+//     there (the active set) get new forces from all bodies; they take their closing half kick with
+//     the old step, choose a new bin (a smaller step at once, a larger one only where its steps are
+//     synchronised) and, unless the step of dt is over, take the opening half kick of their next
+//     step;
 //   at the end of dt every bin ends a step, so all bodies are active and synchronised.
 //
 // With every body in bin 0 this is the fixed-step leapfrog, bit for bit. Between bodies
@@ -22,6 +24,7 @@
 #include <functional>
 #include <vector>
 
+#include "nbody/collisions.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/particles.hpp"
 
@@ -37,8 +40,12 @@ struct BlockStepCounts {
 
 /// The stepper's stages, called by BlockSteps::step().
 struct BlockStepStages {
-  /// The collision stage at the current positions (may remove bodies; may be empty).
-  std::function<void(ParticleSystem&)> collide;
+  /// The collision stage at the current positions, through the gate (may remove bodies;
+  /// may be empty).
+  std::function<CollisionStats(ParticleSystem&, const ContactGate&)> collide;
+  /// The stage merges: velocities are moved to the stage's time around it
+  /// (physics/timestep.hpp, the contacts).
+  bool merges = false;
   /// Forces of every body (the collision stage has run), with the potentials if asked.
   std::function<void(ParticleSystem&, bool potential)> all_forces;
   /// Forces of the listed bodies alone (GravitySolver::compute_forces_active).
@@ -60,17 +67,30 @@ class BlockSteps {
  private:
   /// The bins' histogram and the next tick after `tick` at which some bin ends a step.
   [[nodiscard]] std::uint64_t next_tick(std::uint64_t tick) const;
-  void collide(ParticleSystem& ps, const BlockStepStages& stages);
-  void kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, int k_limit,
+  /// The deepest populated bin.
+  [[nodiscard]] int deepest_bin() const;
+  /// The collision stage in the middle of the substep [tick, next]: bounces only between
+  /// bodies of the deepest bin, merges with the velocities at the stage's time.
+  void collide(ParticleSystem& ps, const BlockStepStages& stages, double dt, std::uint64_t tick,
+               std::uint64_t next, int deepest);
+  /// v += sign a stage_offset() for every body (merges: to the stage's time and back).
+  void move_velocities(ParticleSystem& ps, double dt, std::uint64_t tick, std::uint64_t next,
+                       double sign) const;
+  /// The accelerations of the bodies that merged (merged_acceleration()), from the
+  /// accelerations and masses before the stage (kept_, ids_).
+  void merged_accelerations(ParticleSystem& ps, const std::vector<MergeEvent>& merged);
+  /// `deepest`: the deepest bin of the substep, where bodies marked in contact go.
+  void kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, int k_limit, int deepest,
                    BlockStepCounts& counts);
 
   double eta_;
   double dt_min_;
   double softening_;
-  std::vector<std::uint8_t> bin_;
+  std::vector<std::uint8_t> bin_;         // with kContactFlag (physics/timestep.hpp)
   std::vector<std::uint64_t> histogram_;  // bodies per bin
   std::vector<std::uint32_t> active_;
   std::vector<std::uint64_t> ids_;  // before a collision stage, to follow merges
+  std::vector<double> kept_[4];     // merges: ax, ay, az and mass before the stage
 };
 
 }  // namespace nbody

@@ -172,9 +172,12 @@ class HostStepper final : public Stepper {
   /// stepper's stages: the collision stage, the solver's forces of the active bodies.
   void block_step(double dt, bool potential) {
     const BlockStepStages stages{
-        .collide = collisions_ ? std::function<void(ParticleSystem&)>(
-                                     [this](ParticleSystem& ps) { collide(ps); })
+        .collide = collisions_ ? std::function<CollisionStats(ParticleSystem&, const ContactGate&)>(
+                                     [this](ParticleSystem& ps, const ContactGate& gate) {
+                                       return collide(ps, gate);
+                                     })
                                : nullptr,
+        .merges = options_.collisions.model == CollisionModel::Merge,
         .all_forces = [this](ParticleSystem& ps, bool phi) { timed_gravity(ps, phi); },
         .active_forces =
             [this](ParticleSystem& ps, bool phi, const std::vector<std::uint32_t>& active) {
@@ -193,10 +196,12 @@ class HostStepper final : public Stepper {
     add_stage_times();
   }
 
-  void collide(ParticleSystem& ps) {
+  CollisionStats collide(ParticleSystem& ps, const ContactGate& gate = {}) {
     const auto start = std::chrono::steady_clock::now();
-    times_.collisions.add(collisions_->resolve(ps));
+    CollisionStats stats = collisions_->resolve(ps, gate);
+    times_.collisions.add(stats);
     times_.collision_seconds += seconds_since(start);
+    return stats;
   }
 
   /// The solver for ps: the run's, or with IAS15 and few bodies the scalar one.

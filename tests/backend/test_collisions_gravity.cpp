@@ -116,6 +116,26 @@ TEST_P(CollisionsUnderGravity, MergingCloudClosesTheBooks) {
   EXPECT_LT(balance, 1e-3);
 }
 
+TEST_P(CollisionsUnderGravity, MergingCloudWithTheTreeClosesTheBooks) {
+  // The same cloud with the Barnes-Hut tree (theta 0.3, float64): the collision stage does
+  // not depend on the solver; the books then close to the tree's own force error.
+  ParticleSystem ps = test::cloud(300, 7, 3, [](auto&) { return 0.04; });
+  for (std::size_t i = 0; i < ps.size(); ++i) ps.vx[i] = ps.vy[i] = ps.vz[i] = 0;
+  Simulation sim(
+      ps, test::simulation_options(test::tree_options(device(), Precision::Double, 0.3),
+                                   IntegratorOptions{}, collision_options(CollisionModel::Merge)));
+  const double e0 = sim.diagnostics(EnergyMethod::Exact).total_energy;
+  for (int s = 0; s < 1000; ++s) sim.step(1e-3);
+  const double e1 = sim.diagnostics(EnergyMethod::Exact).total_energy;
+  const CollisionTotals& t = sim.collision_totals();
+  const double balance = std::abs((e1 + t.energy_lost - e0) / e0);
+  std::printf("[ measured ] %s merging cloud, tree: %llu merges, |d(E + lost)/E| %.3e\n",
+              std::string(to_string(device())).c_str(), static_cast<unsigned long long>(t.merges),
+              balance);
+  EXPECT_GT(t.merges, 50u);
+  EXPECT_LT(balance, 1e-5);
+}
+
 TEST_P(CollisionsUnderGravity, GranularGasWithoutGravityBooksItsLossExactly) {
   // 2000 bodies, G = 0, restitution 0.8: every joule the impulses take is booked.
   ParticleSystem ps = test::cloud(2000, 11, 3, [](auto&) { return 0.03; });

@@ -242,6 +242,14 @@ NBODY_HD Real merged_radius(Real ra, Real rb, int dim) {
   return dim == 2 ? std::sqrt(ra * ra + rb * rb) : std::cbrt(ra * ra * ra + rb * rb * rb);
 }
 
+/// One component of a merged body's acceleration (hierarchical steps need it before the
+/// next force evaluation): the mass-weighted mean of its parts', in which their mutual
+/// forces cancel, written as merge_bodies() writes the position.
+template <class Real>
+NBODY_HD Real merged_acceleration(Real a, Real b, Real mass_a, Real mass_b) {
+  return a + (mass_b / (mass_a + mass_b)) * (b - a);
+}
+
 /// Kinetic energy a perfectly inelastic merge removes: mu |v_a - v_b|^2 / 2.
 template <class Real>
 NBODY_HD Real merge_kinetic_loss(const CollisionBody<Real>& a, const CollisionBody<Real>& b) {

@@ -96,4 +96,46 @@ NBODY_HD int next_bin(int wanted_bin, int old_bin, std::uint64_t tick) {
   return k;
 }
 
+// Contacts (collisions with hierarchical steps). The leapfrog resolves a contact in the
+// middle of the step's drift, where the velocities are centred in time. Between substeps
+// only the bodies of the deepest populated bin are at the middle of their step (the
+// substep is their step); a body of a longer step is elsewhere in its drift, and its
+// velocity is off the true one by a (t - t_mid), first order in the step.
+//
+// Bounces keep their time symmetry through a gate (nbody::ContactGate): the collision
+// stage resolves only pairs of two bodies of the deepest bin. It marks every body it finds
+// overlapping another with kContactFlag in its bin byte; when the body's step ends, it
+// takes at least the deepest bin (contact_bin()), and the pair meets there: a contact
+// between bins waits at most one step of the longer bin.
+//
+// Merges do not wait (an overlap left to deepen brings two bodies close, where the forces
+// are large, and a merge has no time symmetry to keep): every body's velocity is moved to
+// the stage's time first, v += a (t_stage - t_mid) with the acceleration of its step's
+// start, and back after (stage_offset()). The books then count the kinetic energy at one
+// time, and a merged body keeps its parts' momentum at that time.
+inline constexpr std::uint8_t kContactFlag = 0x80;
+
+/// The bin in a bin byte (without kContactFlag).
+NBODY_HD int bin_of(std::uint8_t byte) {
+  return byte & 0x7f;
+}
+
+/// The next bin of a body whose bin byte is `byte`, given next_bin()'s `k` and the deepest
+/// populated bin: a body marked in contact goes at least as deep (a smaller step is always
+/// allowed).
+NBODY_HD int contact_bin(int k, std::uint8_t byte, int deepest) {
+  return (byte & kContactFlag) && deepest > k ? deepest : k;
+}
+
+/// t_stage - t_mid for a body of bin k at the collision stage of the substep [tick, next]
+/// (the middle of that substep) of a step dt: 0 for the deepest bin, whose step the substep
+/// is. Integer ticks, then one rounding: the same on every machine.
+NBODY_HD double stage_offset(int k, std::uint64_t tick, std::uint64_t next, double dt) {
+  const std::uint64_t len = bin_ticks(k);
+  const std::uint64_t start = tick / len * len;  // the body's step started there
+  const auto twice =
+      static_cast<std::int64_t>(tick + next) - static_cast<std::int64_t>(2 * start + len);
+  return exact_mul(dt, ldexp(double(twice), -kMaxTimestepBin - 1));
+}
+
 }  // namespace nbody

@@ -19,6 +19,7 @@
 #include "collisions/cuda/collision_engine_shared.cuh"
 #include "core/cuda/cuda_check.cuh"
 #include "nbody/error.hpp"
+#include "nbody/physics/timestep.hpp"
 
 namespace nbody::cuda_collisions {
 
@@ -114,8 +115,30 @@ __device__ __forceinline__ unsigned lower_bound(const unsigned long long* keys, 
   return lo;
 }
 
+/// Sets kContactFlag in the bin byte of body i (bytes of one word may be flagged by
+/// other threads at the same time: an atomic OR on the word).
+__device__ inline void flag_contact(std::uint8_t* bin, unsigned i) {
+  const auto address = reinterpret_cast<std::uintptr_t>(bin + i);
+  auto* word = reinterpret_cast<unsigned*>(address & ~std::uintptr_t(3));
+  atomicOr(word, unsigned(kContactFlag) << (8 * (address & 3)));
+}
+
+/// The gate of hierarchical steps (nbody::ContactGate, as the CPU handler's apply_gate):
+/// marks i and j when they overlap; whether both are in the ready bin.
+__device__ inline bool through_gate(const BodyArrays& b, unsigned i, unsigned j) {
+  const CollisionBody<double> bi = load(b, i), bj = load(b, j);
+  if (within_reach(bi, bj, 1.0) && resolvable_overlap(contact_between(bi, bj), bi, bj)) {
+    flag_contact(b.bin, i);
+    flag_contact(b.bin, j);
+  }
+  return bin_of(b.bin[i]) == b.ready_bin && bin_of(b.bin[j]) == b.ready_bin;
+}
+
 /// Candidate pairs: each body scans the cells around it on its level and every coarser
 /// one present; a pair on one level is taken from its earlier body in sorted order.
+/// kGated: through the gate of block steps (a separate instance, so that the plain search
+/// keeps its registers).
+template <bool kGated>
 __global__ void emit_pairs(BodyArrays b, unsigned n, const Grid* grid,
                            const unsigned long long* keys, const unsigned* index, double skin,
                            unsigned long long* pairs, unsigned capacity,
@@ -147,6 +170,7 @@ __global__ void emit_pairs(BodyArrays b, unsigned n, const Grid* grid,
           const double ddx = b.x[j] - xi, ddy = b.y[j] - yi, ddz = b.z[j] - zi;
           const double touch = (ri + b.r[j]) * reach;
           if (ddx * ddx + ddy * ddy + ddz * ddz >= touch * touch) continue;
+          if (kGated && !through_gate(b, i, j)) continue;
           const unsigned long long slot = atomicAdd(count, 1ULL);
           if (slot < capacity) {
             const unsigned a = i < j ? i : j, c = i < j ? j : i;
@@ -218,7 +242,8 @@ std::size_t CollisionEngine::detect(const BodyArrays& b, std::size_t n, double s
     pair_capacity_ = std::max(pair_capacity_, capacity);
     NBODY_CUDA_CHECK(
         cudaMemsetAsync(stats_.data() + kPairs, 0, sizeof(unsigned long long), stream));
-    emit_pairs<<<blocks_for(n), kThreads, 0, stream>>>(
+    auto* emit = b.ready_bin >= 0 ? emit_pairs<true> : emit_pairs<false>;
+    emit<<<blocks_for(n), kThreads, 0, stream>>>(
         b, un, grid, keys_sorted_.data(), index_sorted_.data(), skin, pairs_.data(),
         unsigned(std::min<std::size_t>(capacity, UINT32_MAX)), stats_.data() + kPairs);
     NBODY_CUDA_CHECK_LAUNCH("collisions emit_pairs");

@@ -38,7 +38,9 @@ using gpu::DeviceBuffer;
 
 /// The bodies as the engine sees them (device pointers, n entries each). Accelerations and
 /// the time-step bins of hierarchical steps are compacted along when bodies merge (may be
-/// null).
+/// null). With `ready_bin` >= 0 the bins are a gate (nbody::ContactGate): only pairs of two
+/// bodies of that bin are candidates, and every body found overlapping another gets
+/// kContactFlag in its bin byte.
 struct BodyArrays {
   double *x = nullptr, *y = nullptr, *z = nullptr;
   double *vx = nullptr, *vy = nullptr, *vz = nullptr;
@@ -46,6 +48,7 @@ struct BodyArrays {
   std::uint64_t* id = nullptr;
   double *ax = nullptr, *ay = nullptr, *az = nullptr;
   std::uint8_t* bin = nullptr;
+  int ready_bin = -1;
 };
 
 class CollisionEngine {
@@ -54,6 +57,8 @@ class CollisionEngine {
   ~CollisionEngine();
   CollisionEngine(const CollisionEngine&) = delete;
   CollisionEngine& operator=(const CollisionEngine&) = delete;
+
+  [[nodiscard]] CollisionModel model() const { return options_.model; }
 
   /// One collision stage on n bodies: detection, then options.iterations passes (bounce)
   /// or merge rounds. Merges compact `bodies` in place and lower n. Synchronises `stream`.

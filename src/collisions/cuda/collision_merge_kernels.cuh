@@ -98,6 +98,11 @@ __global__ void merge_pairs(BodyArrays b, unsigned n, const int* choice, int dim
   b.x[keep] = m.x, b.y[keep] = m.y, b.z[keep] = m.z;
   b.vx[keep] = m.vx, b.vy[keep] = m.vy, b.vz[keep] = m.vz;
   b.m[keep] = m.mass, b.r[keep] = m.radius;
+  if (b.ax) {  // hierarchical steps move the velocity back with it before new forces
+    b.ax[keep] = merged_acceleration(b.ax[keep], b.ax[gone], a.mass, c.mass);
+    b.ay[keep] = merged_acceleration(b.ay[keep], b.ay[gone], a.mass, c.mass);
+    b.az[keep] = merged_acceleration(b.az[keep], b.az[gone], a.mass, c.mass);
+  }
   alive[gone] = 0;
   atomicAdd(&stats[kMerges], 1ULL);
   loss_by_body[i] = merge_kinetic_loss(a, c) + w - (third ? third[i] : 0.0);

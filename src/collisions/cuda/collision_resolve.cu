@@ -225,6 +225,8 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
   stats.searches = 0;
   if (n < 2) return stats;
   const auto start = Clock::now();
+  // The gate holds bounces back (time symmetry); merges go at once (physics/timestep.hpp).
+  if (options_.model == CollisionModel::Merge) b.ready_bin = -1;
   NBODY_CUDA_CHECK(cudaMemsetAsync(stats_.data(), 0, kStats * sizeof(unsigned long long), stream));
   std::size_t pairs = detect(b, n, kSkin, stream);
   stats.searches = 1;

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "collisions/collisions_cuda.hpp"
 #include "collisions/cuda/collision_engine.cuh"
@@ -86,25 +88,51 @@ class GpuCollisionHandler final : public CollisionHandler {
     return fmt::format("{}-grid-gpu", to_string(options_.model));
   }
 
-  CollisionStats resolve(ParticleSystem& ps) override {
+  CollisionStats resolve(ParticleSystem& ps, const ContactGate& gate) override {
     if (ps.dim != options_.dim) {
       throw Error(
           fmt::format("collisions: the handler is set up for dim {} but the bodies have dim {}",
                       options_.dim, ps.dim));
     }
     std::size_t n = ps.size();
-    const cuda_collisions::BodyArrays b = copy_.upload(ps, stream_);
+    cuda_collisions::BodyArrays b = copy_.upload(ps, stream_);
+    if (gate.bins) {
+      ids_before_ = ps.id;
+      bins_.reserve(std::max<std::size_t>(n, 1), "collision gate");
+      NBODY_CUDA_CHECK(
+          cudaMemcpyAsync(bins_.data(), gate.bins, n, cudaMemcpyHostToDevice, stream_));
+      b.bin = bins_.data();
+      b.ready_bin = gate.ready_bin;
+    }
     const CollisionStats stats = engine_.resolve(b, n, stream_);
     copy_.download(ps, n, stream_);
+    if (gate.bins) return_gate(ps, gate);
     if (stats.contacts > 0 || stats.merges > 0) ps.invalidate_accelerations();
     return stats;
   }
 
  private:
+  /// The bins with their contact marks back into the gate, at the bodies' places before
+  /// the stage (merges removed bodies on the device; the survivors kept their order).
+  void return_gate(const ParticleSystem& ps, const ContactGate& gate) {
+    returned_.resize(ps.size());
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(returned_.data(), bins_.data(), ps.size(),
+                                     cudaMemcpyDeviceToHost, stream_));
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < ps.size(); ++i, ++j) {
+      while (ids_before_[j] != ps.id[i]) ++j;
+      gate.bins[j] = returned_[i];
+    }
+  }
+
   cudaStream_t stream_;
   CollisionOptions options_;
   cuda_collisions::CollisionEngine engine_;
   DeviceCopy copy_;
+  DeviceBuffer<std::uint8_t> bins_;  // the gate's bins (ContactGate)
+  std::vector<std::uint8_t> returned_;
+  std::vector<std::uint64_t> ids_before_;
 };
 
 }  // namespace

@@ -51,13 +51,27 @@ __global__ void assign_bins_kernel(State s, const double* __restrict__ phi,
   add_count(count, floored);
 }
 
+__global__ void move_velocities_kernel(State s, const std::uint8_t* __restrict__ bin, double dt,
+                                       unsigned long long tick, unsigned long long next,
+                                       double sign) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
+    const double offset = stage_offset(bin_of(bin[i]), tick, next, dt);
+    if (offset == 0) continue;  // the deepest bin: already at the stage's time
+    BodyMotion b{0.0, 0.0, 0.0, s.vx[i], s.vy[i], s.vz[i]};
+    kick(b, s.ax[i], s.ay[i], s.az[i], exact_mul(sign, offset));
+    s.vx[i] = b.vx;
+    s.vy[i] = b.vy;
+    s.vz[i] = b.vz;
+  }
+}
+
 __global__ void histogram_kernel(const std::uint8_t* __restrict__ bin, unsigned n,
                                  unsigned* __restrict__ bins) {
   __shared__ unsigned local[kMaxTimestepBin + 1];
   for (unsigned k = threadIdx.x; k <= unsigned(kMaxTimestepBin); k += blockDim.x) local[k] = 0;
   __syncthreads();
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    atomicAdd(&local[min(unsigned(bin[i]), unsigned(kMaxTimestepBin))], 1u);
+    atomicAdd(&local[min(unsigned(bin_of(bin[i])), unsigned(kMaxTimestepBin))], 1u);
   __syncthreads();
   for (unsigned k = threadIdx.x; k <= unsigned(kMaxTimestepBin); k += blockDim.x) {
     if (local[k] > 0) atomicAdd(&bins[k], local[k]);
@@ -72,7 +86,7 @@ __global__ void next_tick_kernel(SubstepCounts* counts, unsigned long long tick)
 struct ActiveAt {
   const std::uint8_t* bin;
   const unsigned long long* tick;
-  __device__ bool operator()(unsigned i) const { return bin_active_at(bin[i], *tick); }
+  __device__ bool operator()(unsigned i) const { return bin_active_at(bin_of(bin[i]), *tick); }
 };
 
 template <class Real>
@@ -81,7 +95,7 @@ __global__ void finish_substep_kernel(State s, const Vec4<Real>* __restrict__ ou
                                       double G, double acceleration_scale, double potential_scale,
                                       double* __restrict__ phi, std::uint8_t* __restrict__ bin,
                                       BlockStepParams p, unsigned long long tick, bool rebin,
-                                      unsigned long long* floored) {
+                                      int deepest, unsigned long long* floored) {
   unsigned long long count = 0;
   for (unsigned k = blockIdx.x * blockDim.x + threadIdx.x; k < n_active;
        k += gridDim.x * blockDim.x) {
@@ -99,14 +113,15 @@ __global__ void finish_substep_kernel(State s, const Vec4<Real>* __restrict__ ou
       phi[i] = potential;
     }
     BodyMotion b{0.0, 0.0, 0.0, s.vx[i], s.vy[i], s.vz[i]};
-    const int old_bin = bin[i];
+    const std::uint8_t byte = bin[i];
+    const int old_bin = bin_of(byte);
     half_kick(b, ax, ay, az, p.dt, old_bin);  // closes the step of the old bin
     if (rebin) {
       bool fl = false;
       const int wanted = timestep_bin(wanted_step(p.eta, p.softening, ax, ay, az, potential), p.dt,
                                       p.k_limit, &fl);
       count += fl ? 1 : 0;
-      const int k_new = next_bin(wanted, old_bin, tick);
+      const int k_new = contact_bin(next_bin(wanted, old_bin, tick), byte, deepest);
       bin[i] = std::uint8_t(k_new);
       half_kick(b, ax, ay, az, p.dt, k_new);  // opens the next one
     }
@@ -127,6 +142,13 @@ void launch_assign_bins(const State& s, const double* phi, std::uint8_t* bin,
 
 void launch_drift(const State& s, double h, SubstepCounts* counts, cudaStream_t stream) {
   launch_drift_extent(s, h, &counts->extent, stream);
+}
+
+void launch_move_velocities(const State& s, const std::uint8_t* bin, double dt, std::uint64_t tick,
+                            std::uint64_t next, double sign, cudaStream_t stream) {
+  if (s.n == 0) return;
+  move_velocities_kernel<<<blocks_for(s.n), kThreads, 0, stream>>>(s, bin, dt, tick, next, sign);
+  NBODY_CUDA_CHECK_LAUNCH("move_velocities_kernel");
 }
 
 void launch_histogram(const std::uint8_t* bin, unsigned n, std::uint64_t tick,
@@ -160,22 +182,22 @@ template <class Real>
 void launch_finish_substep(const State& s, const Vec4<Real>* out, const unsigned* active,
                            unsigned n_active, double G, double acceleration_scale,
                            double potential_scale, double* phi, std::uint8_t* bin,
-                           const BlockStepParams& p, std::uint64_t tick, bool rebin,
+                           const BlockStepParams& p, std::uint64_t tick, bool rebin, int deepest,
                            SubstepCounts* counts, cudaStream_t stream) {
   if (n_active == 0) return;
   finish_substep_kernel<Real><<<blocks_for(n_active), kThreads, 0, stream>>>(
       s, out, active, n_active, G, acceleration_scale, potential_scale, phi, bin, p,
-      static_cast<unsigned long long>(tick), rebin, &counts->floored);
+      static_cast<unsigned long long>(tick), rebin, deepest, &counts->floored);
   NBODY_CUDA_CHECK_LAUNCH("finish_substep_kernel");
 }
 
 template void launch_finish_substep<float>(const State&, const Vec4<float>*, const unsigned*,
                                            unsigned, double, double, double, double*, std::uint8_t*,
-                                           const BlockStepParams&, std::uint64_t, bool,
+                                           const BlockStepParams&, std::uint64_t, bool, int,
                                            SubstepCounts*, cudaStream_t);
 template void launch_finish_substep<double>(const State&, const Vec4<double>*, const unsigned*,
                                             unsigned, double, double, double, double*,
                                             std::uint8_t*, const BlockStepParams&, std::uint64_t,
-                                            bool, SubstepCounts*, cudaStream_t);
+                                            bool, int, SubstepCounts*, cudaStream_t);
 
 }  // namespace nbody::cuda_resident

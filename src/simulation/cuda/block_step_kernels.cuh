@@ -57,6 +57,11 @@ void launch_assign_bins(const State& s, const double* phi, std::uint8_t* bin,
 /// x += v h for every body; counts->extent set to the largest finite |x|, |y|, |z| after it.
 void launch_drift(const State& s, double h, SubstepCounts* counts, cudaStream_t stream);
 
+/// v += sign a stage_offset(bin, tick, next, dt) for every body: merges under block steps
+/// see the velocities at the collision stage's time (physics/timestep.hpp, the contacts).
+void launch_move_velocities(const State& s, const std::uint8_t* bin, double dt, std::uint64_t tick,
+                            std::uint64_t next, double sign, cudaStream_t stream);
+
 /// counts->bins = the histogram of the n bins, then counts->next_tick = next_tick(bins, tick).
 void launch_histogram(const std::uint8_t* bin, unsigned n, std::uint64_t tick,
                       SubstepCounts* counts, cudaStream_t stream);
@@ -73,12 +78,13 @@ void launch_select_active(const std::uint8_t* bin, unsigned n, SubstepCounts* co
 /// a = G * out[i] * acceleration_scale (the rounding of launch_finish_step), phi = G *
 /// out[i].w * potential_scale when phi != nullptr (stored), the closing half kick with its
 /// old bin; then, with `rebin` (tick < kTicksPerStep), its new bin (wanted_step,
-/// timestep_bin, next_bin; floored ones counted) and the opening half kick with it.
+/// timestep_bin, next_bin; floored ones counted; a body marked in contact at least
+/// `deepest`, the substep's deepest bin: contact_bin) and the opening half kick with it.
 template <class Real>
 void launch_finish_substep(const State& s, const gpu::Vec4<Real>* out, const unsigned* active,
                            unsigned n_active, double G, double acceleration_scale,
                            double potential_scale, double* phi, std::uint8_t* bin,
-                           const BlockStepParams& p, std::uint64_t tick, bool rebin,
+                           const BlockStepParams& p, std::uint64_t tick, bool rebin, int deepest,
                            SubstepCounts* counts, cudaStream_t stream);
 
 }  // namespace nbody::cuda_resident

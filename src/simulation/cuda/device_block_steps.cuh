@@ -79,12 +79,18 @@ class BlockSteps {
                     std::to_string(tick) + "): a bug");
       }
       const double h = exact_mul(dt, std::ldexp(double(next - tick), -kMaxTimestepBin));
-      // With collisions the drift is split around them (time-symmetric, as on the CPU:
-      // block_steps.cpp); merges compact the bins along (BodyArrays::bin).
+      // With collisions the drift is split around them: bounces only between bodies of the
+      // deepest bin, whose step the substep is, merges with the velocities at the stage's
+      // time (as on the CPU: block_steps.cpp); merges compact the bins along.
+      int deepest = kMaxTimestepBin;
+      while (deepest > 0 && c.bins[deepest] == 0) --deepest;
       const std::size_t before = s.n_;
       if (s.collisions_) {
         launch_drift(s.state(), 0.5 * h, counts, stream);
-        s.collide();
+        const bool merges = s.collisions_->model() == CollisionModel::Merge;
+        if (merges) launch_move_velocities(s.state(), bin_.data(), dt, tick, next, 1.0, stream);
+        s.collide(deepest);
+        if (merges) launch_move_velocities(s.state(), bin_.data(), dt, tick, next, -1.0, stream);
         launch_drift(s.state(), 0.5 * h, counts, stream);
       } else {
         launch_drift(s.state(), h, counts, stream);
@@ -100,7 +106,7 @@ class BlockSteps {
         launch_finish_substep<typename Stepper::RealType>(
             s.state(), s.forces_->out(), active_.data(), n_active, s.G_, s.acceleration_scale(),
             s.potential_scale(), potentials ? s.phi_.data() : nullptr, bin_.data(), p, tick,
-            tick < kTicksPerStep, counts, stream);
+            tick < kTicksPerStep, deepest, counts, stream);
       }
       finish_bookkeeping(s, tick);
       s.add_times_of_evaluations();

@@ -310,12 +310,13 @@ class DeviceStepper final : public Stepper {
     ++timed_pairs_;
   }
 
-  /// The collision stage on the resident state. The stage synchronises the stream.
-  void collide() {
+  /// The collision stage on the resident state (synchronises the stream); `ready_bin` >= 0:
+  /// the gate of block steps (nbody::ContactGate).
+  void collide(int ready_bin = -1) {
     if (!collisions_) return;
     const cuda_collisions::BodyArrays b{
-        x_.data(), y_.data(),  z_.data(),  vx_.data(), vy_.data(), vz_.data(),    m_.data(),
-        r_.data(), id_.data(), ax_.data(), ay_.data(), az_.data(), blocks_.bins()};
+        x_.data(), y_.data(),  z_.data(),  vx_.data(), vy_.data(), vz_.data(),     m_.data(),
+        r_.data(), id_.data(), ax_.data(), ay_.data(), az_.data(), blocks_.bins(), ready_bin};
     const CollisionStats st = collisions_->resolve(b, n_, stream_);
     times_.collisions.add(st);
     times_.collision_seconds += st.detect_seconds + st.resolve_seconds;
