@@ -23,6 +23,11 @@ enum class GravityAlgorithm { Direct, Tree, None };
 /// The direct-sum kernel. CPU: Fast (SIMD + OpenMP) or Scalar (the reference);
 /// GPU: Fast, Tiled or Naive. make_gravity_solver() refuses the others for a device.
 enum class ForceKernel { Fast, Scalar, Tiled, Naive };
+/// The tree's opening criterion (physics/opening_criterion.hpp): geometric (s/d < theta, s
+/// the cell's edge), bmax (b_max/d < theta, b_max the largest distance from the cell's
+/// centre of mass to a body in it: Barnes 1994) or relative (GADGET-4: a cell is used when
+/// G M/d^2 (s/d)^2 <= alpha |a_old|, with the body's acceleration of the last evaluation).
+enum class OpeningCriterion { Geometric, Bmax, Relative };
 
 [[nodiscard]] std::string_view to_string(Precision p);
 /// The precision Auto stands for with this algorithm.
@@ -46,6 +51,10 @@ enum class ForceKernel { Fast, Scalar, Tiled, Naive };
 [[nodiscard]] GravityAlgorithm parse_gravity_algorithm(std::string_view name);
 /// "fast", "scalar", "tiled" or "naive"; throws nbody::Error naming --kernel otherwise.
 [[nodiscard]] ForceKernel parse_force_kernel(std::string_view name);
+/// "geometric", "bmax" or "relative".
+[[nodiscard]] std::string_view to_string(OpeningCriterion c);
+/// "geometric", "bmax" or "relative"; throws nbody::Error naming --mac otherwise.
+[[nodiscard]] OpeningCriterion parse_opening_criterion(std::string_view name);
 /// The names parse_gravity_algorithm() takes: "direct", "tree", "none".
 [[nodiscard]] std::vector<std::string> gravity_algorithm_names();
 
@@ -56,10 +65,13 @@ struct GravityOptions {
   Device device = Device::Cpu;
   Precision precision = Precision::Auto;
   double G = 1.0;
-  double softening = 0.0;      // Plummer epsilon
-  int threads = 0;             // OpenMP threads; 0 = OpenMP's default
-  double theta = 0.5;          // tree: opening angle (cell accepted when size/distance < theta)
-  bool quadrupole = false;     // tree: add quadrupole moments to cell interactions
+  double softening = 0.0;   // Plummer epsilon
+  int threads = 0;          // OpenMP threads; 0 = OpenMP's default
+  double theta = 0.5;       // tree: opening angle (cell accepted when size/distance < theta)
+  bool quadrupole = false;  // tree: add quadrupole moments to cell interactions
+  OpeningCriterion mac = OpeningCriterion::Geometric;  // tree: when a cell is opened
+  double alpha = 0.001;        // tree, mac relative: the accepted force error per cell, relative to
+                               // |a| (GADGET-4's ErrTolForceAcc); the first evaluation uses theta
   int dim = 3;                 // 3: octree, 2: quadtree (tree solvers)
   int block_size = 0;          // GPU: threads per block; 0 = the kernel's default
   bool deterministic = false;  // GPU: bit-identical results run after run (no kernel whose

@@ -90,11 +90,17 @@ void accuracy(AccuracyArgs& a, const CLI::App& app) {
   if (a.steps > 0) drift = trajectory_errors(ps, options, a.steps, a.dt);
 
   const bool tree = options.algorithm == GravityAlgorithm::Tree;
-  fmt::print(
-      human, "nbody accuracy: {} bodies ({}D), solver {}, {}, {}, softening = {:g}, G = {:g}\n", n,
-      ps.dim, solver->name(), tree ? fmt::format("theta = {:g}", options.theta) : "theta unused",
-      tree ? (options.quadrupole ? "quadrupole" : "monopole") : "exact sum", options.softening,
-      options.G);
+  fmt::print(human,
+             "nbody accuracy: {} bodies ({}D), solver {}, {}, {}, softening = {:g}, G = {:g}\n", n,
+             ps.dim, solver->name(),
+             !tree ? std::string("theta unused")
+             : options.mac == OpeningCriterion::Relative
+                 ? fmt::format("mac relative, alpha = {:g} (first "
+                               "evaluation: theta = {:g})",
+                               options.alpha, options.theta)
+                 : fmt::format("mac {}, theta = {:g}", to_string(options.mac), options.theta),
+             tree ? (options.quadrupole ? "quadrupole" : "monopole") : "exact sum",
+             options.softening, options.G);
   fmt::print(human, "reference: float64 direct sum on {}\n",
              estimated
                  ? fmt::format("{} bodies sampled with seed {}", indices.size(), a.sample_seed)
@@ -134,6 +140,8 @@ void accuracy(AccuracyArgs& a, const CLI::App& app) {
   if (a.json) {
     nlohmann::ordered_json j = {{"n", n},
                                 {"theta", options.theta},
+                                {"mac", to_string(options.mac)},
+                                {"alpha", options.alpha},
                                 {"sample", s.sample},
                                 {"median", s.median},
                                 {"p90", s.p90},

@@ -35,6 +35,11 @@ constexpr std::array<NameTable<EnergyMethod>, 4> kEnergyMethods{{
     {EnergyMethod::Solver, "solver"},
     {EnergyMethod::Off, "off"},
 }};
+constexpr std::array<NameTable<OpeningCriterion>, 3> kCriteria{{
+    {OpeningCriterion::Geometric, "geometric"},
+    {OpeningCriterion::Bmax, "bmax"},
+    {OpeningCriterion::Relative, "relative"},
+}};
 constexpr std::array<NameTable<ForceKernel>, 4> kKernels{{
     {ForceKernel::Fast, "fast"},
     {ForceKernel::Scalar, "scalar"},
@@ -95,6 +100,13 @@ std::string_view to_string(ForceKernel k) {
 }
 std::string_view to_string(IntegratorScheme s) {
   return name_of(kSchemes, s);
+}
+
+std::string_view to_string(OpeningCriterion c) {
+  return name_of(kCriteria, c);
+}
+OpeningCriterion parse_opening_criterion(std::string_view name) {
+  return parse(kCriteria, name, "--mac", "opening criterion");
 }
 
 GravityAlgorithm parse_gravity_algorithm(std::string_view name) {

@@ -78,6 +78,13 @@ const std::vector<OptionSpec> kOptions = {
     NBODY_OPTION("quadrupole",
                  "Tree: add quadrupole moments (about 4x smaller errors at the same theta).",
                  o.gravity.quadrupole, to_bool, o.gravity.quadrupole = v),
+    NBODY_OPTION("mac",
+                 "Tree opening criterion: 'geometric' (s/d < theta), 'bmax' (b_max/d < theta) or "
+                 "'relative' (G M/d^2 (s/d)^2 <= alpha |a_old|, GADGET-4).",
+                 std::string(to_string(o.gravity.mac)), to_str,
+                 o.gravity.mac = parse_opening_criterion(v)),
+    NBODY_OPTION("alpha", "Tree, mac 'relative': force error accepted per cell, relative to |a|.",
+                 o.gravity.alpha, to_double, o.gravity.alpha = v),
     NBODY_OPTION(
         "kernel",
         "Direct-sum kernel. CPU: 'fast' (SIMD + OpenMP) or 'scalar' (reference); GPU: 'fast', "

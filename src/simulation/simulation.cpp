@@ -49,8 +49,9 @@ void check_integrator_options(const SimulationOptions& o) {
 bool same_forces(const GravityOptions& a, const GravityOptions& b) {
   return a.algorithm == b.algorithm && a.kernel == b.kernel && a.device == b.device &&
          a.precision == b.precision && a.G == b.G && a.softening == b.softening &&
-         a.theta == b.theta && a.quadrupole == b.quadrupole && a.dim == b.dim &&
-         a.block_size == b.block_size && a.deterministic == b.deterministic;
+         a.theta == b.theta && a.quadrupole == b.quadrupole && a.mac == b.mac &&
+         a.alpha == b.alpha && a.dim == b.dim && a.block_size == b.block_size &&
+         a.deterministic == b.deterministic;
 }
 
 /// The method Auto stands for in this run; without gravity (none, or G = 0) the

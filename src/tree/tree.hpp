@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/aligned_vector.hpp"
+#include "nbody/gravity.hpp"
 #include "nbody/particles.hpp"
 #include "nbody/physics/multipole.hpp"
 
@@ -50,6 +51,9 @@ struct Tree {
   // Moments (tree_moments.cpp).
   std::vector<double> mass, comx, comy, comz;
   std::vector<Quadrupole<double>> quad;  // about the COM; empty unless asked for
+  // Largest distance from the centre of mass to a body of the cell (an upper bound for
+  // inner cells: the children's, shifted), for the bmax opening criterion.
+  std::vector<double> bmax;
 
   /// What the force walk reads of a cell, packed in one 80-byte record (built by
   /// compute_moments): the walk visits thousands of cells per group, and reading them from
@@ -57,11 +61,14 @@ struct Tree {
   /// the evaluation with the arrays above and an explicit stack, against the kernel's 38%).
   /// `next` is the cell to visit after this one and its subtree (the next sibling, else
   /// the parent's next; -1 at the end): a stackless depth-first walk.
+  /// `open` is what the opening criterion compares (set_opening()): the squared size
+  /// (edge, or b_max) for the geometric and bmax criteria, M s^2 for the relative one.
   struct WalkNode {
     double comx, comy, comz, mass;
     double cx, cy, cz, half;
     std::int32_t first_child, next;  // first_child -1 for a leaf
     std::uint32_t begin, end;
+    double open;
   };
   std::vector<WalkNode> walk_nodes;
 
@@ -81,9 +88,12 @@ struct BuildScratch {
 void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int threads, Tree& t,
                 BuildScratch& scratch);
 
-/// Fills mass, centre of mass and (when quadrupole) the quadrupole tensor of every cell,
-/// bottom-up.
+/// Fills mass, centre of mass, b_max and (when quadrupole) the quadrupole tensor of every
+/// cell, bottom-up, and the walk's records (with the geometric criterion's `open`).
 void compute_moments(Tree& t, bool quadrupole);
+
+/// The walk records' `open` for the criterion `mac` (physics/opening_criterion.hpp).
+void set_opening(Tree& t, OpeningCriterion mac);
 
 /// A group of contiguous tree-ordered bodies that share one interaction list.
 struct Group {
@@ -109,6 +119,11 @@ struct WalkOptions {
   bool quadrupole = false;
   double softening = 0;
   int threads = 0;
+  /// Relative criterion: alpha and every body's |a| / G of the last evaluation, in tree
+  /// order (each group takes its smallest); null: the geometric criterion with theta.
+  OpeningCriterion mac = OpeningCriterion::Geometric;
+  double alpha = 0;
+  const double* a_old = nullptr;
 };
 
 /// The walk's results per unit G, in TREE order.

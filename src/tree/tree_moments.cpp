@@ -10,15 +10,54 @@
 // Serial on purpose: measured ~0.6 ms (monopole) / ~1 ms (quadrupole) at N = 100000 on
 // Zen 3, against ~50-100 ms for the walk. Parallelising by levels would need a barrier
 // per level (21 in 3D) for a pass that is already under 1% of the evaluation.
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 #include "tree/tree.hpp"
 
 namespace nbody::tree {
 
+namespace {
+
+double distance(double dx, double dy, double dz) {
+  return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+/// b_max of cell c, its centre of mass known: exact for a leaf; for an inner cell the
+/// bound max over children (|com_child - com| + b_max_child), which the walk may use as it
+/// opens at least the cells the exact value would.
+double body_reach(const Tree& t, std::size_t c) {
+  double reach = 0;
+  if (t.is_leaf(c)) {
+    for (std::uint32_t k = t.begin[c]; k < t.end[c]; ++k) {
+      reach = std::max(reach, distance(t.x[k] - t.comx[c], t.y[k] - t.comy[c], t.z[k] - t.comz[c]));
+    }
+    return reach;
+  }
+  const auto first = static_cast<std::size_t>(t.first_child[c]);
+  for (std::size_t ch = first; ch < first + t.child_count[c]; ++ch) {
+    reach = std::max(
+        reach, distance(t.comx[ch] - t.comx[c], t.comy[ch] - t.comy[c], t.comz[ch] - t.comz[c]) +
+                   t.bmax[ch]);
+  }
+  return reach;
+}
+
+}  // namespace
+
+void set_opening(Tree& t, OpeningCriterion mac) {
+  for (std::size_t c = 0; c < t.walk_nodes.size(); ++c) {
+    const double s = 2 * t.half[c];
+    t.walk_nodes[c].open = mac == OpeningCriterion::Bmax       ? t.bmax[c] * t.bmax[c]
+                           : mac == OpeningCriterion::Relative ? t.mass[c] * s * s
+                                                               : s * s;
+  }
+}
+
 void compute_moments(Tree& t, bool quadrupole) {
   const std::size_t cells = t.cells();
-  for (auto* v : {&t.mass, &t.comx, &t.comy, &t.comz}) v->assign(cells, 0.0);
+  for (auto* v : {&t.mass, &t.comx, &t.comy, &t.comz, &t.bmax}) v->assign(cells, 0.0);
   if (quadrupole) {
     t.quad.assign(cells, Quadrupole<double>{});
   } else {
@@ -51,6 +90,7 @@ void compute_moments(Tree& t, bool quadrupole) {
     t.comx[c] = gx;
     t.comy[c] = gy;
     t.comz[c] = t.dim == 2 ? 0.0 : gz;  // a planar system's cells stay exactly in z = 0
+    t.bmax[c] = body_reach(t, c);
     if (!quadrupole) continue;
     Quadrupole<double> q;
     if (t.is_leaf(c)) {
@@ -72,9 +112,19 @@ void compute_moments(Tree& t, bool quadrupole) {
   t.walk_nodes.resize(cells);
   for (std::size_t c = 0; c < cells; ++c) {
     auto& w = t.walk_nodes[c];
-    w = {t.comx[c],  t.comy[c], t.comz[c], t.mass[c],        t.cx[c],
-         t.cy[c],    t.cz[c],   t.half[c], t.first_child[c], c == 0 ? -1 : w.next,
-         t.begin[c], t.end[c]};
+    w = {t.comx[c],
+         t.comy[c],
+         t.comz[c],
+         t.mass[c],
+         t.cx[c],
+         t.cy[c],
+         t.cz[c],
+         t.half[c],
+         t.first_child[c],
+         c == 0 ? -1 : w.next,
+         t.begin[c],
+         t.end[c],
+         4 * t.half[c] * t.half[c]};
     if (t.is_leaf(c)) continue;
     const auto first = static_cast<std::size_t>(t.first_child[c]);
     const std::size_t last = first + t.child_count[c] - 1;

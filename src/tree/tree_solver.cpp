@@ -46,16 +46,19 @@ class TreeSolver final : public GravitySolver {
   explicit TreeSolver(const GravityOptions& o) : options_(o) {}
 
   [[nodiscard]] std::string name() const override {
-    return fmt::format("tree-{}-{}{}", options_.dim == 2 ? "quadtree" : "octree",
-                       std::is_same_v<Real, float> ? "float" : "double",
-                       options_.quadrupole ? "-quadrupole" : "");
+    return fmt::format(
+        "tree-{}-{}{}{}", options_.dim == 2 ? "quadtree" : "octree",
+        std::is_same_v<Real, float> ? "float" : "double", options_.quadrupole ? "-quadrupole" : "",
+        options_.mac == OpeningCriterion::Geometric ? ""
+                                                    : fmt::format("-{}", to_string(options_.mac)));
   }
 
   void compute_forces(ParticleSystem& ps, bool potential) override {
     const std::size_t n = ps.size();
+    const bool relative = take_old_accelerations(ps);
     for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
     if (potential) ps.potential.resize(n);
-    build(ps);
+    build(ps, relative);
 
     const auto t1 = std::chrono::steady_clock::now();
     // Several processes: every one builds the same tree and walks its groups, dealt like
@@ -76,6 +79,7 @@ class TreeSolver final : public GravitySolver {
 
     scatter(ps, potential);
     stats_.walk_seconds = seconds_since(t1);
+    evaluated_ = n;
     ps.set_accelerations_valid();
     if (potential) {
       ps.set_potentials_valid();
@@ -102,7 +106,8 @@ class TreeSolver final : public GravitySolver {
     }
     stats_ = {};
     if (active.empty()) return;
-    build(ps);
+    const bool relative = take_old_accelerations(ps);
+    build(ps, relative);
 
     const auto t1 = std::chrono::steady_clock::now();
     // The tree positions of the active bodies, ascending.
@@ -144,6 +149,7 @@ class TreeSolver final : public GravitySolver {
       if (potential) ps.potential[i] = G * w.phi[k];
     }
     stats_.walk_seconds = seconds_since(t1);
+    evaluated_ = n;
   }
 
   [[nodiscard]] SolverStats stats() const override { return stats_; }
@@ -154,17 +160,45 @@ class TreeSolver final : public GravitySolver {
   }
 
  private:
-  /// Tree, moments and walk groups of all the bodies (stats_.build_seconds).
-  void build(const ParticleSystem& ps) {
+  /// Tree, moments and walk groups of all the bodies (stats_.build_seconds); `relative`:
+  /// the relative criterion, with |a_old| / G in tree order.
+  void build(const ParticleSystem& ps, bool relative) {
     const auto t0 = std::chrono::steady_clock::now();
     tree::build_tree(ps, options_.dim, kLeafSize, options_.threads, tree_, scratch_);
     tree::compute_moments(tree_, options_.quadrupole);
+    const OpeningCriterion mac = relative || options_.mac != OpeningCriterion::Relative
+                                     ? options_.mac
+                                     : OpeningCriterion::Geometric;
+    if (mac != OpeningCriterion::Geometric) tree::set_opening(tree_, mac);
+    a_old_tree_.resize(relative ? ps.size() : 0);
+    for (std::size_t k = 0; k < a_old_tree_.size(); ++k) a_old_tree_[k] = a_old_[tree_.order[k]];
     tree::make_groups(tree_, kMaxGroup, groups_);
     stats_.build_seconds = seconds_since(t0);
   }
 
+  /// The relative criterion needs every body's acceleration of the last evaluation: those
+  /// in ps when this solver evaluated the same number of bodies last (the stepper keeps
+  /// them, summed over processes); |a| / G into a_old_. False otherwise (the first
+  /// evaluation, or bodies merged away since): then theta decides, as in GADGET-4.
+  bool take_old_accelerations(const ParticleSystem& ps) {
+    const std::size_t n = ps.size();
+    if (options_.mac != OpeningCriterion::Relative || evaluated_ != n || ps.ax.size() != n)
+      return false;
+    a_old_.resize(n);
+    const double inv_g = 1.0 / options_.G;
+    for (std::size_t i = 0; i < n; ++i) {
+      a_old_[i] = std::sqrt(ps.ax[i] * ps.ax[i] + ps.ay[i] * ps.ay[i] + ps.az[i] * ps.az[i]) *
+                  std::abs(inv_g);
+    }
+    return true;
+  }
+
   [[nodiscard]] tree::WalkOptions walk_options() const {
-    return {options_.theta, options_.quadrupole, options_.softening, options_.threads};
+    tree::WalkOptions w{options_.theta, options_.quadrupole, options_.softening, options_.threads};
+    w.mac = options_.mac;
+    w.alpha = options_.alpha;
+    w.a_old = a_old_tree_.empty() ? nullptr : a_old_tree_.data();
+    return w;
   }
 
   /// Whether this process walks group g (several processes).
@@ -191,6 +225,8 @@ class TreeSolver final : public GravitySolver {
   tree::Tree tree_;
   tree::BuildScratch scratch_;
   std::vector<tree::Group> groups_;
+  std::vector<double> a_old_, a_old_tree_;       // relative criterion: |a| / G, ps and tree order
+  std::size_t evaluated_ = 0;                    // bodies of the last evaluation
   std::vector<tree::Group> share_groups_;        // the groups walked, when not all of groups_
   std::vector<std::uint32_t> position_;          // body -> tree position (compute_forces_active)
   std::vector<std::uint32_t> active_positions_;  // the active bodies' tree positions, sorted
@@ -209,6 +245,11 @@ void check_tree_options(const GravityOptions& options) {
   }
   if (options.dim != 2 && options.dim != 3) {
     throw Error(fmt::format("--dim {}: the tree needs 2 (quadtree) or 3 (octree)", options.dim));
+  }
+  if (!(std::isfinite(options.alpha) && options.alpha > 0)) {
+    throw Error(fmt::format(
+        "--alpha {}: the relative opening criterion's tolerance must be a finite number > 0",
+        options.alpha));
   }
 }
 

@@ -120,6 +120,8 @@ struct WalkSetup {
   double sp, sm, back_acceleration, back_potential;
   Real eps2_scaled;
   double eps2, theta2, slack;
+  double alpha;         // relative criterion (a_old set)
+  const double* a_old;  // |a| / G of the last evaluation, tree order; null: theta
   bool quad, planar;
   KernelFn<Real> kernel;
 
@@ -132,6 +134,8 @@ struct WalkSetup {
         eps2(options.softening * options.softening),
         theta2(options.theta * options.theta),
         slack(t.root_half * 0x1p-40),  // a body on a cell face counts as inside
+        alpha(options.alpha),
+        a_old(options.mac == OpeningCriterion::Relative ? options.a_old : nullptr),
         quad(options.quadrupole && !t.quad.empty()),
         planar(t.dim == 2),
         kernel(best_kernel<Real>()) {}
@@ -168,9 +172,12 @@ struct ListInfo {
 /// the kernel leaves each body's own term out of its potential by where that run starts,
 /// which this finds when FindSelf (only then: one more value live in the walk's loop,
 /// which has no register to spare, made the float tree ~1.5% slower).
-template <bool FindSelf, class Real>
+/// Relative: the relative criterion, a cell opened when its M s^2 > alpha_a d^4 (alpha_a
+/// = alpha |a_old| / G, the group's smallest); otherwise open >= theta^2 d^2 (geometric or
+/// bmax, by what set_opening() stored).
+template <bool FindSelf, bool Relative, class Real>
 ListInfo collect_interactions(const Tree& t, const WalkSetup<Real>& w, std::uint32_t gb, Box g,
-                              Scratch<Real>& s) {
+                              double alpha_a, Scratch<Real>& s) {
   // Copies in registers: the stores into the list below could alias the setup's doubles
   // for all the compiler knows, and would then make it reload them every time.
   const double sp = w.sp, sm = w.sm, theta2 = w.theta2, slack = w.slack;
@@ -195,12 +202,17 @@ ListInfo collect_interactions(const Tree& t, const WalkSetup<Real>& w, std::uint
   for (std::int32_t c = 0; c >= 0;) {
     const Tree::WalkNode& nd = nodes[c];
     const double h = nd.half;
-    const double cell_size = 2 * h;
-    const bool open = boxes_overlap(nd.cx, nd.cy, nd.cz, h, h, planar ? 0.0 : h, g.x, g.y, g.z,
-                                    g.hx, g.hy, g.hz, slack) ||
-                      bh_must_open(cell_size * cell_size, theta2,
-                                   distance2_point_box(nd.comx, nd.comy, nd.comz, g.x, g.y, g.z,
-                                                       g.hx, g.hy, g.hz));
+    bool open = boxes_overlap(nd.cx, nd.cy, nd.cz, h, h, planar ? 0.0 : h, g.x, g.y, g.z, g.hx,
+                              g.hy, g.hz, slack);
+    if (!open) {
+      const double d2 =
+          distance2_point_box(nd.comx, nd.comy, nd.comz, g.x, g.y, g.z, g.hx, g.hy, g.hz);
+      if constexpr (Relative) {
+        open = relative_must_open(nd.open, alpha_a, d2);
+      } else {
+        open = bh_must_open(nd.open, theta2, d2);
+      }
+    }
     if (!open) {
       reserve(list + 1);
       append(nd.comx, nd.comy, nd.comz, nd.mass);
@@ -273,8 +285,19 @@ std::uint64_t walk_group(const Tree& t, const WalkSetup<Real>& w, Group group, b
                          Scratch<Real>& s, WalkOutput& out) {
   const Box g = group.box_end != 0 ? bounding_box(t, group.box_begin, group.box_end)
                                    : bounding_box(t, group.begin, group.end);
-  const ListInfo list = potential ? collect_interactions<true>(t, w, group.begin, g, s)
-                                  : collect_interactions<false>(t, w, group.begin, g, s);
+  ListInfo list;
+  if (w.a_old) {  // the relative criterion: the group's smallest |a|
+    double a_min = INFINITY;
+    const std::uint32_t b = group.box_end != 0 ? group.box_begin : group.begin;
+    const std::uint32_t e = group.box_end != 0 ? group.box_end : group.end;
+    for (std::uint32_t k = b; k < e; ++k) a_min = std::min(a_min, w.a_old[k]);
+    const double alpha_a = w.alpha * a_min;
+    list = potential ? collect_interactions<true, true>(t, w, group.begin, g, alpha_a, s)
+                     : collect_interactions<false, true>(t, w, group.begin, g, alpha_a, s);
+  } else {
+    list = potential ? collect_interactions<true, false>(t, w, group.begin, g, 0.0, s)
+                     : collect_interactions<false, false>(t, w, group.begin, g, 0.0, s);
+  }
   const std::size_t padded = pack_targets(t, w, group.begin, group.end, g, potential, s);
   const simd::KernelArgs<Real> args{.x = s.jx.data(),
                                     .y = s.jy.data(),

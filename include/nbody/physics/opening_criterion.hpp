@@ -20,10 +20,25 @@
 namespace nbody {
 
 /// True when a cell of squared edge length s2 must be opened for a target at squared
-/// distance d2 from its centre of mass, with theta2 = theta^2.
+/// distance d2 from its centre of mass, with theta2 = theta^2. Barnes' b_max variant (Barnes
+/// 1994, "A modified tree code: don't laugh; it runs"; Salmon & Warren 1994, "Skeletons from
+/// the treecode closet") passes b_max^2 as s2: the largest distance from the centre of mass
+/// to a body of the cell, which bounds the multipole error where the edge does not (a cell
+/// whose mass sits in one corner).
 template <class Real>
 NBODY_HD bool bh_must_open(Real s2, Real theta2, Real d2) {
   return s2 >= theta2 * d2;
+}
+
+/// The relative criterion (GADGET-4, Springel et al. 2021, "Simulating cosmic structure
+/// formation with the GADGET-4 code", sec. 2.3): a cell of mass M and edge s at distance d
+/// is used whole when G M / d^2 (s / d)^2 <= alpha |a_old|, the force error it may bring
+/// against the body's acceleration of the last evaluation; opened otherwise. With
+/// ms2 = M s^2 and alpha_a = alpha |a_old| / G: opened when ms2 > alpha_a d^4. A cell near a
+/// weakly accelerated body opens more, one far from a strongly accelerated body less.
+template <class Real>
+NBODY_HD bool relative_must_open(Real ms2, Real alpha_a, Real d2) {
+  return ms2 > alpha_a * d2 * d2;
 }
 
 /// Squared distance from point p to the axis-aligned box centre c, half-extents h

@@ -38,6 +38,8 @@ void warn_changed_parameters(const std::string& before, const std::string& now) 
                                           "G",
                                           "theta",
                                           "quadrupole",
+                                          "mac",
+                                          "alpha",
                                           "integrator",
                                           "damping",
                                           "timestep",

@@ -31,6 +31,7 @@ std::unique_ptr<GravitySolver> make_solver(const GravityOptions& o) {
 
 std::unique_ptr<GravitySolver> make_tree_cuda(const GravityOptions& o) {
   std::string reason;
+  check_gpu_tree_criterion(o);
   if (gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
   if (o.precision == Precision::Double) return cuda_tree::make_solver<double>(o);
   return cuda_tree::make_solver<float>(o);
