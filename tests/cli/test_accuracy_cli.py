@@ -90,6 +90,12 @@ class TestAccuracyErrors(unittest.TestCase):
         self.assert_fails("--gravity", "direct", "--model", "plummer", "-n", 100, "--theta", "abc", says="theta")
         self.assert_fails("--gravity", "direct", "--model", "plummer", "-n", 100, "--theta", "inf", says="theta")
 
+    def test_bad_opening_criterion(self):
+        self.assert_fails("--model", "plummer", "-n", 100, "--mac", "cubic", says="--mac cubic")
+        self.assert_fails("--model", "plummer", "-n", 100, "--mac", "relative", "--alpha", 0,
+                          says="--alpha")
+        self.assert_fails("--model", "plummer", "-n", 100, "--alpha", "nan", says="--alpha")
+
     def test_bad_bodies(self):
         self.assert_fails("--gravity", "direct", "--model", "no-such-model", "-n", 100, says="no-such-model")
         self.assert_fails("--gravity", "direct", "-i", "/no/such/file.txt", says="/no/such/file.txt")
@@ -107,6 +113,24 @@ class TestTree(unittest.TestCase):
         self.assertGreater(r["median"], 0)
         self.assertLess(r["median"], 5e-3)
         self.assertGreater(r["interactions_per_body"], 0)
+
+    def test_opening_criteria(self):
+        # Each criterion is written back in the JSON and the human header; the relative one
+        # (measured after its first, theta-driven, evaluation) tightens with alpha.
+        runs = {}
+        for args in (("--mac", "geometric"), ("--mac", "bmax"), ("--mac", "relative", "--alpha", 0.01),
+                     ("--mac", "relative", "--alpha", 0.001)):
+            r = accuracy_json("--model", "plummer", "-n", 5000, "--softening", 0.01, *args)
+            self.assertEqual(r["mac"], args[1])
+            self.assertLess(r["median"], 1e-2, args)
+            runs[args] = r
+        loose = runs[("--mac", "relative", "--alpha", 0.01)]
+        tight = runs[("--mac", "relative", "--alpha", 0.001)]
+        self.assertEqual(tight["alpha"], 0.001)
+        self.assertLess(tight["median"], 0.5 * loose["median"])
+        self.assertGreater(tight["interactions_per_body"], loose["interactions_per_body"])
+        human = nbody("accuracy", "--model", "plummer", "-n", 2000, "--mac", "relative").stdout
+        self.assertIn("mac relative, alpha = 0.001", human)
 
     def test_accuracy_tree_steps(self):
         r = accuracy_json("--model", "plummer", "-n", 500, "--theta", 0.7, "--steps", 5, "--softening", 0.01)

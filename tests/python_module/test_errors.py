@@ -17,6 +17,8 @@ def sim():
     ("dt", -1.0, "--dt -1: the time step must be positive and finite"),
     ("dt", 0.0, "--dt 0: the time step must be positive and finite"),
     ("theta", -0.5, "--theta -0.5: the opening angle must be a finite number >= 0"),
+    ("mac", "cubic", "--mac cubic: unknown opening criterion (available: geometric, bmax, relative)"),
+    ("alpha", 0.0, "--alpha 0: the relative opening criterion's tolerance must be a finite number > 0"),
     ("softening", -1.0, "--softening -1: must be a finite number >= 0"),
     ("G", float("nan"), "--G nan: the gravitational constant must be finite"),
     ("gravity", "fmm", "--gravity fmm: unknown gravity solver (available: direct, tree, none)"),

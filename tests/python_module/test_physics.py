@@ -69,6 +69,19 @@ def test_tree_forces_agree_with_the_direct_sum():
     np.testing.assert_allclose(tree.accelerations(), direct.accelerations(), rtol=1e-4, atol=1e-6)
 
 
+def test_tree_opening_criteria():
+    direct = nbody.generate("plummer", n=4000, seed=3, softening=0.01)
+    tree = direct.copy()
+    tree.gravity = "tree"
+    for mac in ("bmax", "relative"):
+        tree.mac = mac
+        tree.alpha = 0.002
+        assert tree.options["mac"] == mac
+        assert tree.solver.endswith(mac)
+        errors = relative_errors(tree.accelerations(), direct.accelerations())
+        assert np.median(errors) < 1e-2
+
+
 def test_direct_sum_conserves_momentum_to_round_off():
     sim = nbody.generate("uniform-cube", n=300, seed=5, velocity=0.2, softening=0.05, dt=1e-3)
     p0 = sim.momentum()
