@@ -16,24 +16,17 @@
 #include "nbody/diagnostics.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
+#include "unit/collision_test_helpers.hpp"
 
 namespace nbody {
 namespace {
 
 using test::collision_options;
+using test::falling_pair;
 using test::gravity_options;
 using test::simulation_options;
 
 NBODY_BACKEND_TEST_SUITE(CollisionsInBlockSteps);
-
-/// The falling pair of test_collisions_gravity.cpp: 1 and 0.5 in mass, so the two bodies
-/// want steps 1.4x apart and sit in different bins as they meet.
-ParticleSystem falling_pair() {
-  ParticleSystem ps;
-  ps.add({{-1.0 / 3, 0, 0}, {0, 0, 0}, 1.0, 0.1, 1});
-  ps.add({{2.0 / 3, 0.05, 0}, {0, 0, 0}, 0.5, 0.07, 2});
-  return ps;
-}
 
 struct PairRun {
   double drift = 0;    // |E1 - E0| / |E0|
@@ -67,6 +60,7 @@ TEST_P(CollisionsInBlockSteps, ElasticBounceIsSecondOrderInTheStep) {
   // 2.8e-2 here): the longer-step body was resolved a quarter into its step, where its
   // velocity is off by a dt / 2.
   std::vector<double> drifts;
+  // The two bodies want steps 1.4x apart (masses 1 and 0.5): they meet in different bins.
   for (const auto& [dt, eta] : kSteps) {
     const PairRun r = run_pair(device(), CollisionModel::Bounce, 1.0, 10.0, dt, eta);
     std::printf(

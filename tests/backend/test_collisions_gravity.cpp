@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend_test.hpp"
@@ -18,18 +19,10 @@ namespace nbody {
 namespace {
 
 using test::collision_options;
+using test::falling_pair;
 using test::gravity_options;
 
 NBODY_BACKEND_TEST_SUITE(CollisionsUnderGravity);
-
-/// An unequal pair at rest, 1 apart, slightly off-axis: it falls, bounces, rises, and falls
-/// again (G = 1, no softening).
-ParticleSystem falling_pair() {
-  ParticleSystem ps;
-  ps.add({{-1.0 / 3, 0, 0}, {0, 0, 0}, 1.0, 0.1, 1});
-  ps.add({{2.0 / 3, 0.05, 0}, {0, 0, 0}, 0.5, 0.07, 2});
-  return ps;
-}
 
 struct Books {
   double drift = 0;    // |E1 - E0| / |E0|
@@ -97,42 +90,36 @@ TEST_P(CollisionsUnderGravity, InelasticBounceBooksItsLoss) {
   EXPECT_GT(balances[0] / balances[1], 3.0);
 }
 
-TEST_P(CollisionsUnderGravity, MergingCloudClosesTheBooks) {
-  // A cold cloud of 300 bodies collapsing and merging under its own gravity: merges in a
-  // dense core change the others' potential too, which the books include.
+/// A cold cloud of 300 bodies collapsing and merging under its own gravity for t = 1 with
+/// `gravity`: returns the merges and |d(E + lost)/E|, printed as `label`.
+std::pair<std::uint64_t, double> merging_cloud(const GravityOptions& gravity, const char* label) {
   ParticleSystem ps = test::cloud(300, 7, 3, [](auto&) { return 0.04; });
   for (std::size_t i = 0; i < ps.size(); ++i) ps.vx[i] = ps.vy[i] = ps.vz[i] = 0;
-  Simulation sim(ps, gravity_options(device()), IntegratorOptions{},
-                 collision_options(CollisionModel::Merge));
+  Simulation sim(ps, gravity, IntegratorOptions{}, collision_options(CollisionModel::Merge));
   const double e0 = sim.diagnostics(EnergyMethod::Exact).total_energy;
   for (int s = 0; s < 1000; ++s) sim.step(1e-3);
   const double e1 = sim.diagnostics(EnergyMethod::Exact).total_energy;
   const CollisionTotals& t = sim.collision_totals();
   const double balance = std::abs((e1 + t.energy_lost - e0) / e0);
-  std::printf("[ measured ] %s merging cloud: %llu merges, |d(E + lost)/E| %.3e\n",
-              std::string(to_string(device())).c_str(), static_cast<unsigned long long>(t.merges),
-              balance);
-  EXPECT_GT(t.merges, 50u);
+  std::printf("[ measured ] %s %s: %llu merges, |d(E + lost)/E| %.3e\n",
+              std::string(to_string(gravity.device)).c_str(), label,
+              static_cast<unsigned long long>(t.merges), balance);
+  return {t.merges, balance};
+}
+
+TEST_P(CollisionsUnderGravity, MergingCloudClosesTheBooks) {
+  // Merges in a dense core change the others' potential too, which the books include.
+  const auto [merges, balance] = merging_cloud(gravity_options(device()), "merging cloud");
+  EXPECT_GT(merges, 50u);
   EXPECT_LT(balance, 1e-3);
 }
 
 TEST_P(CollisionsUnderGravity, MergingCloudWithTheTreeClosesTheBooks) {
-  // The same cloud with the Barnes-Hut tree (theta 0.3, float64): the collision stage does
-  // not depend on the solver; the books then close to the tree's own force error.
-  ParticleSystem ps = test::cloud(300, 7, 3, [](auto&) { return 0.04; });
-  for (std::size_t i = 0; i < ps.size(); ++i) ps.vx[i] = ps.vy[i] = ps.vz[i] = 0;
-  Simulation sim(
-      ps, test::simulation_options(test::tree_options(device(), Precision::Double, 0.3),
-                                   IntegratorOptions{}, collision_options(CollisionModel::Merge)));
-  const double e0 = sim.diagnostics(EnergyMethod::Exact).total_energy;
-  for (int s = 0; s < 1000; ++s) sim.step(1e-3);
-  const double e1 = sim.diagnostics(EnergyMethod::Exact).total_energy;
-  const CollisionTotals& t = sim.collision_totals();
-  const double balance = std::abs((e1 + t.energy_lost - e0) / e0);
-  std::printf("[ measured ] %s merging cloud, tree: %llu merges, |d(E + lost)/E| %.3e\n",
-              std::string(to_string(device())).c_str(), static_cast<unsigned long long>(t.merges),
-              balance);
-  EXPECT_GT(t.merges, 50u);
+  // The Barnes-Hut tree (theta 0.3, float64): the collision stage does not depend on the
+  // solver; the books then close to the tree's own force error.
+  const auto [merges, balance] =
+      merging_cloud(test::tree_options(device(), Precision::Double, 0.3), "merging cloud, tree");
+  EXPECT_GT(merges, 50u);
   EXPECT_LT(balance, 1e-5);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the collision tests (CPU, GPU and backend): the brute-force contact search,
-// seeded clouds with chosen radii, and momentum.
+// seeded clouds with chosen radii, the falling pair of the tests under gravity, and momentum.
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -27,6 +27,15 @@ inline std::vector<IndexPair> brute_force_pairs(const ParticleSystem& ps, double
     }
   }
   return pairs;
+}
+
+/// An unequal pair at rest, 1 apart, slightly off-axis (m 1 and 0.5, r 0.1 and 0.07): with
+/// G = 1 and no softening it falls, bounces, rises, and falls again.
+inline ParticleSystem falling_pair() {
+  ParticleSystem ps;
+  ps.add({{-1.0 / 3, 0, 0}, {0, 0, 0}, 1.0, 0.1, 1});
+  ps.add({{2.0 / 3, 0.05, 0}, {0, 0, 0}, 0.5, 0.07, 2});
+  return ps;
 }
 
 /// Radius for a volume (3D) or area (2D) fraction `phi` of N equal bodies in [-1, 1]^dim.
