@@ -43,10 +43,11 @@ Measured measure(const ParticleSystem& ps, const GravityOptions& o, int evaluati
   direct_accelerations_for(ps, idx, 1.0, o.softening, exact);
   const Measured m{summarize_errors(relative_force_errors(approx, exact, idx)),
                    solver->stats().interactions_per_body};
-  std::printf("[ measured ] %s theta %.2f alpha %.4f: median %.3e, p99 %.3e, %.0f "
-              "interactions per body\n",
-              std::string(to_string(o.mac)).c_str(), o.theta, o.alpha, m.errors.median,
-              m.errors.p99, m.interactions);
+  std::printf(
+      "[ measured ] %s theta %.2f alpha %.4f: median %.3e, p99 %.3e, %.0f "
+      "interactions per body\n",
+      std::string(to_string(o.mac)).c_str(), o.theta, o.alpha, m.errors.median, m.errors.p99,
+      m.interactions);
   return m;
 }
 
@@ -64,8 +65,8 @@ TEST(OpeningCriteria, BmaxBoundsEveryCellsBodies) {
   for (std::size_t c = 0; c < t.cells(); ++c) {
     double reach = 0;
     for (std::uint32_t k = t.begin[c]; k < t.end[c]; ++k) {
-      reach = std::max(reach,
-                       std::hypot(t.x[k] - t.comx[c], t.y[k] - t.comy[c], t.z[k] - t.comz[c]));
+      reach =
+          std::max(reach, std::hypot(t.x[k] - t.comx[c], t.y[k] - t.comy[c], t.z[k] - t.comz[c]));
     }
     EXPECT_GE(t.bmax[c], reach * (1 - 1e-12)) << "cell " << c;
     // No looser than the farthest corner of the cell from its centre of mass.
