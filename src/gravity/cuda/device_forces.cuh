@@ -33,6 +33,16 @@ class DeviceForces {
   /// The accelerations per unit G, in scaled units, in the order of bodies(); .w is the
   /// potential when the last launch() asked for it (see there), else unspecified.
   [[nodiscard]] virtual gpu::Vec4<Real>* out() const = 0;
+  /// The tree's relative opening criterion reads every body's acceleration of the last
+  /// evaluation: a device array of n entries for them, which the caller fills (on the
+  /// launch's stream, body order) with |a| / G in the scaled units of the coming launch's
+  /// out() (the physical |a| / (G 2^(q - 2p))), for the next launch() or launch_active()
+  /// alone. Null when the algorithm has no use for them. Call it only when the caller has
+  /// them (the same n as its last evaluation): without, the tree opens by theta.
+  [[nodiscard]] virtual Real* old_accelerations(std::size_t n) {
+    (void)n;
+    return nullptr;
+  }
   /// Evaluates the forces of n bodies on `stream` (eps: scaled softening). With
   /// `potential`, in the same pass out()[i].w = the potential of body i per unit G in the
   /// scaled units, -sum_{j != i} m_j / sqrt(r_ij^2 + eps^2) over scaled masses and positions

@@ -94,6 +94,8 @@ template <class Real>
 void DeviceForcesSolver<Real>::evaluate(ParticleSystem& ps, bool potential,
                                         const std::vector<std::uint32_t>* active) {
   const std::size_t n = ps.size();
+  const bool old_accelerations =
+      evaluated_ == n && ps.ax.size() == n && ps.ay.size() == n && ps.az.size() == n;
   for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
   if (potential) ps.potential.resize(n);
   stats_ = {};
@@ -101,6 +103,7 @@ void DeviceForcesSolver<Real>::evaluate(ParticleSystem& ps, bool potential,
   // Set valid again below only when this call computes them.
   if (!active) ps.invalidate_potentials();
   if (n == 0) {
+    evaluated_ = 0;
     if (potential) {
       ps.potential.clear();
       ps.set_potentials_valid();
@@ -125,6 +128,7 @@ void DeviceForcesSolver<Real>::evaluate(ParticleSystem& ps, bool potential,
 
   NBODY_CUDA_CHECK(cudaMemcpyAsync(forces_->bodies(), hb, padded * sizeof(Vec4<Real>),
                                    cudaMemcpyHostToDevice, stream_));
+  if (old_accelerations) offer_old_accelerations(ps, scale.acceleration);
   if (active) {
     active_.reserve(active->size(), "active bodies");
     NBODY_CUDA_CHECK(cudaMemcpyAsync(active_.data(), active->data(),
@@ -159,9 +163,27 @@ void DeviceForcesSolver<Real>::evaluate(ParticleSystem& ps, bool potential,
     (stage == "force" ? stats_.walk_seconds : stats_.build_seconds) += ms * 1e-3;
   }
   stats_.interactions_per_body = forces_->interactions_per_body();
+  evaluated_ = n;
   if (active) return;  // the flags stay as they were
   ps.set_accelerations_valid();
   if (potential) ps.set_potentials_valid();
+}
+
+template <class Real>
+void DeviceForcesSolver<Real>::offer_old_accelerations(const ParticleSystem& ps,
+                                                       double acceleration_scale) {
+  const std::size_t n = ps.size();
+  Real* device = forces_->old_accelerations(n);
+  if (!device) return;
+  host_a_old_.reserve(n);
+  Real* host = host_a_old_.data();
+  const double to_scaled = 1.0 / (std::abs(setup_.G) * acceleration_scale);
+  for (std::size_t i = 0; i < n; ++i) {
+    host[i] = Real(std::sqrt(ps.ax[i] * ps.ax[i] + ps.ay[i] * ps.ay[i] + ps.az[i] * ps.az[i]) *
+                   to_scaled);
+  }
+  NBODY_CUDA_CHECK(
+      cudaMemcpyAsync(device, host, n * sizeof(Real), cudaMemcpyHostToDevice, stream_));
 }
 
 template class DeviceForcesSolver<float>;

@@ -32,7 +32,9 @@ struct SolverSetup {
 /// forces' stage times (the "force" stage as walk_seconds, the others as build_seconds),
 /// or for a one-kernel algorithm (no stages) the launch timed with CUDA events as
 /// walk_seconds; interactions_per_body from the forces. Computes every body (the default
-/// set_share: no shares).
+/// set_share: no shares). Forces that read the last accelerations (the tree's relative
+/// criterion: DeviceForces::old_accelerations) get those in ps when this solver evaluated
+/// the same number of bodies last, as the CPU tree.
 template <class Real>
 class DeviceForcesSolver final : public GravitySolver {
  public:
@@ -58,12 +60,17 @@ class DeviceForcesSolver final : public GravitySolver {
  private:
   /// compute_forces() (active null) or compute_forces_active().
   void evaluate(ParticleSystem& ps, bool potential, const std::vector<std::uint32_t>* active);
+  /// |a| / G of ps's accelerations, in the kernels' scaled units (times 1 / acceleration
+  /// scale), into forces_->old_accelerations() when the forces want them.
+  void offer_old_accelerations(const ParticleSystem& ps, double acceleration_scale);
 
   std::unique_ptr<DeviceForces<Real>> forces_;
   SolverSetup setup_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   gpu::PinnedBuffer<gpu::Vec4<Real>> host_bodies_, host_out_;
+  gpu::PinnedBuffer<Real> host_a_old_;  // offer_old_accelerations
+  std::size_t evaluated_ = 0;           // bodies of the last evaluation
   gpu::DeviceBuffer<unsigned> active_;  // compute_forces_active's list
   SolverStats stats_;
 };

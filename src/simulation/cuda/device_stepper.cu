@@ -41,11 +41,10 @@
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
 #include "simulation/cuda/device_block_steps.cuh"
+#include "simulation/cuda/device_forces_choice.cuh"
 #include "simulation/cuda/diagnostics_kernels.cuh"
 #include "simulation/cuda/integration_kernels.cuh"
-#include "simulation/cuda/no_forces.cuh"
 #include "simulation/stepper.hpp"
-#include "tree/cuda/tree_gpu.cuh"
 
 namespace nbody {
 namespace cuda_resident {
@@ -299,6 +298,14 @@ class DeviceStepper final : public Stepper {
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
     launch_pack_bodies<Real>(state(), position_scale, mass_scale, unsigned(padded),
                              forces_->bodies(), stream_);
+    // The tree's relative criterion: a of the last evaluation when of these bodies (as the
+    // per-call solver: the same N), |a| / G in the scaled units of this one.
+    Real* a_old =
+        accelerations_valid_ && evaluated_ == n_ ? forces_->old_accelerations(n_) : nullptr;
+    if (a_old)
+      launch_acceleration_magnitudes(state(), 1 / (std::abs(G_) * acceleration_scale()), a_old,
+                                     stream_);
+    evaluated_ = n_;
     const Real eps = Real(softening_ * position_scale);
     if (active) {
       forces_->launch_active(n_, eps, stream_, potential, active, n_active);
@@ -355,6 +362,7 @@ class DeviceStepper final : public Stepper {
   BlockSteps<DeviceStepper> blocks_;  // adaptive steps: the bins
   StepTimes times_;
   std::size_t n_ = 0;
+  std::size_t evaluated_ = 0;  // bodies of the last force evaluation
   double time_ = 0;
   bool accelerations_valid_ = false;
   bool potentials_valid_ = false;  // phi_ holds the potentials at the current positions
@@ -377,20 +385,9 @@ std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options,
   validate(options.integrator);
   auto make = [&](auto real) -> std::unique_ptr<Stepper> {
     using Real = decltype(real);
-    std::unique_ptr<cuda_gravity::DeviceForces<Real>> forces;
     gpu::select_gpu();
-    if (o.algorithm == GravityAlgorithm::None || o.G == 0.0) {
-      forces = std::make_unique<cuda_resident::NoForces<Real>>();
-    } else if (o.algorithm == GravityAlgorithm::Tree) {
-      forces = std::make_unique<cuda_tree::TreeForces<Real>>(o.dim, o.theta, o.quadrupole);
-    } else {
-      const cuda_direct::KernelChoice k =
-          cuda_direct::choose_kernel(o.kernel, o.block_size, o.deterministic);
-      forces =
-          std::make_unique<cuda_direct::DirectForces<Real>>(k.kernel, k.block, k.each_pair_once);
-    }
-    return std::make_unique<cuda_resident::DeviceStepper<Real>>(std::move(forces), options,
-                                                                std::move(reducer));
+    return std::make_unique<cuda_resident::DeviceStepper<Real>>(
+        cuda_resident::make_device_forces<Real>(o), options, std::move(reducer));
   };
   if (o.precision == Precision::Float) return make(float{});
   return make(double{});

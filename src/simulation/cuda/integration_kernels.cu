@@ -95,6 +95,16 @@ __global__ void store_potentials_kernel(unsigned n, const Vec4<Real>* __restrict
   }
 }
 
+template <class Real>
+__global__ void acceleration_magnitudes_kernel(State s, double to_scaled, Real* __restrict__ out) {
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
+    // Unfused, in the host's order: the per-call solver's values, bit for bit.
+    const double a2 = exact_add(exact_add(exact_mul(s.ax[i], s.ax[i]), exact_mul(s.ay[i], s.ay[i])),
+                                exact_mul(s.az[i], s.az[i]));
+    out[i] = Real(exact_mul(sqrt(a2), to_scaled));
+  }
+}
+
 __global__ void positions_to_float_kernel(State s, float* __restrict__ xyz) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
     xyz[3 * std::size_t(i)] = float(s.x[i]);
@@ -163,6 +173,13 @@ void launch_store_potentials(unsigned n, const Vec4<Real>* out, double G, double
   NBODY_CUDA_CHECK_LAUNCH("store_potentials_kernel");
 }
 
+template <class Real>
+void launch_acceleration_magnitudes(const State& s, double to_scaled, Real* out,
+                                    cudaStream_t stream) {
+  acceleration_magnitudes_kernel<Real><<<blocks_for(s.n), kThreads, 0, stream>>>(s, to_scaled, out);
+  NBODY_CUDA_CHECK_LAUNCH("acceleration_magnitudes_kernel");
+}
+
 void launch_positions_to_float(const State& s, float* xyz, cudaStream_t stream) {
   positions_to_float_kernel<<<blocks_for(s.n), kThreads, 0, stream>>>(s, xyz);
   NBODY_CUDA_CHECK_LAUNCH("positions_to_float_kernel");
@@ -181,5 +198,7 @@ template void launch_store_potentials<float>(unsigned, const Vec4<float>*, doubl
                                              cudaStream_t);
 template void launch_store_potentials<double>(unsigned, const Vec4<double>*, double, double,
                                               double*, cudaStream_t);
+template void launch_acceleration_magnitudes<float>(const State&, double, float*, cudaStream_t);
+template void launch_acceleration_magnitudes<double>(const State&, double, double*, cudaStream_t);
 
 }  // namespace nbody::cuda_resident

@@ -40,6 +40,13 @@ template <class Real>
 void launch_store_potentials(unsigned n, const gpu::Vec4<Real>* out, double G,
                              double potential_scale, double* phi, cudaStream_t stream);
 
+/// The tree's relative opening criterion (DeviceForces::old_accelerations): each body's
+/// stored |a| times to_scaled (1 / (|G| acceleration_scale): |a| / G in the force kernels'
+/// scaled units) into out.
+template <class Real>
+void launch_acceleration_magnitudes(const State& s, double to_scaled, Real* out,
+                                    cudaStream_t stream);
+
 /// x y z as float, interleaved, into xyz (3 n floats).
 void launch_positions_to_float(const State& s, float* xyz, cudaStream_t stream);
 

@@ -10,8 +10,8 @@
 //   build      top-down, one kernel per level: a cell of more than kLeafSize bodies
 //              splits at the next key digit, its children's body ranges found by binary
 //              search on the sorted keys, their slots taken with one atomicAdd
-//   summarise  bottom-up, one kernel per level: mass, centre of mass (and quadrupole);
-//              then the walk groups (as the CPU tree's make_groups)
+//   summarise  bottom-up, one kernel per level: mass, centre of mass (and quadrupole,
+//              b_max for --mac bmax); then the walk groups (as the CPU tree's make_groups)
 //   force      one warp per group of <= 128 tree-ordered bodies (4 per lane): the warp
 //              tests 32 cells at a time against the group's box, collects accepted
 //              cells and opened leaves in shared memory, evaluates them when 32 are ready
@@ -38,6 +38,7 @@
 #include "core/cuda/device_buffer.cuh"
 #include "core/cuda/vec4.cuh"
 #include "gravity/cuda/device_forces.cuh"
+#include "nbody/gravity.hpp"
 
 namespace nbody::cuda_tree {
 
@@ -121,6 +122,12 @@ struct TreeView {
   // dense core).
   unsigned share_part = 0;
   unsigned share_parts = 1;
+  // Opening criteria other than the geometric one (the walk's Mac variant): bmax, each
+  // cell's b_max (filled by the moments when set); relative, every body's |a| / G of the
+  // last evaluation in the scaled units of the walk's output, body order, and alpha.
+  Real* bmax = nullptr;
+  const Real* a_old = nullptr;
+  Real alpha = 0;
 };
 
 // Stages (tree_gpu_build.cu, tree_gpu_walk.cu). Each launches on `stream` and checks.
@@ -145,6 +152,15 @@ struct WalkParams {
 /// Warps the walk runs at once (its grid is persistent): the stacks hold this many.
 template <class Real>
 unsigned walk_warps(bool quadrupole, int dim);
+/// The most blocks of the Mac variants (tree_gpu_walk_mac.cu), for walk_warps.
+template <class Real>
+unsigned mac_walk_blocks();
+/// The walk with t.bmax (the bmax criterion) or t.a_old (the relative one) set: the same
+/// kernel as launch_walk's (Active: launch_active_walk's) with the Mac test, compiled in
+/// tree_gpu_walk_mac.cu. launch_walk and launch_active_walk call it when one is set.
+template <class Real>
+void launch_mac_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
+                     Vec4<Real>* out, cudaStream_t stream, bool active);
 template <class Real>
 void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                  Vec4<Real>* out, cudaStream_t stream);
@@ -162,7 +178,10 @@ void launch_active_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2,
 template <class Real>
 class TreeForces final : public cuda_gravity::DeviceForces<Real> {
  public:
-  TreeForces(int dim, double theta, bool quadrupole);
+  /// mac: the opening criterion (physics/opening_criterion.hpp); the relative one (alpha)
+  /// opens by theta when the caller gave no old_accelerations() for the launch.
+  TreeForces(int dim, double theta, bool quadrupole,
+             OpeningCriterion mac = OpeningCriterion::Geometric, double alpha = 0.001);
   ~TreeForces() override;
   TreeForces(const TreeForces&) = delete;
   TreeForces& operator=(const TreeForces&) = delete;
@@ -173,6 +192,8 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   void reserve(std::size_t n) override;
   [[nodiscard]] Vec4<Real>* bodies() const override { return bodies_.data(); }
   [[nodiscard]] Vec4<Real>* out() const override { return out_.data(); }
+  /// The relative criterion: the buffer for the next launch's |a_old| / G (null otherwise).
+  [[nodiscard]] Real* old_accelerations(std::size_t n) override;
   void launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) override;
   /// The tree of all n bodies, built as launch() builds it, then the walk of the active
   /// bodies alone: their tree positions (flags over the tree order, compacted by
@@ -219,6 +240,9 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   void scratch(std::size_t bytes);
   void throw_if_failed() const;
   [[nodiscard]] TreeView<Real> view(std::size_t n) const;
+  /// The walk's parameters, and in t the criterion's arrays, for this launch (the relative
+  /// criterion uses the old accelerations once: the next launch needs them again).
+  [[nodiscard]] WalkParams walk_params(TreeView<Real>& t, bool potential);
   /// The walk's interaction count, copied back after each launch.
   [[nodiscard]] unsigned long long* host_interactions() const {
     return reinterpret_cast<unsigned long long*>(host_counters_ + 4);
@@ -228,7 +252,10 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   int part_ = 0, parts_ = 1;
   double theta_;
   bool quadrupole_;
-  bool potential_ = false;  // the last launch computed the potentials (exchange sends them)
+  OpeningCriterion mac_;
+  double alpha_;
+  bool a_old_given_ = false;  // old_accelerations() was called for the next launch
+  bool potential_ = false;    // the last launch computed the potentials (exchange sends them)
   std::size_t n_ = 0;
   std::size_t walked_ = 0;  // bodies the last walk computed (n, or the active ones)
   std::size_t body_capacity_ = 0;
@@ -240,6 +267,7 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   DeviceBuffer<Bounds> bounds_;
   DeviceBuffer<unsigned> counter_, levels_, level_done_;
   DeviceBuffer<Vec4<Real>> box_, com_, quad_;
+  DeviceBuffer<Real> bmax_, a_old_;  // mac bmax: per cell; relative: per body
   DeviceBuffer<CellLink> link_;
   DeviceBuffer<unsigned> group_count_, group_offset_;
   DeviceBuffer<Group> groups_;

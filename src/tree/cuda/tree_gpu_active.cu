@@ -75,7 +75,10 @@ void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t strea
   n_ = n;
   walked_ = n_active;
   potential_ = potential;
-  if (n == 0) return;
+  if (n == 0) {
+    a_old_given_ = false;
+    return;
+  }
   throw_if_failed();
   reserve(n);
   build(n, stream);
@@ -109,8 +112,8 @@ void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t strea
   t.active_groups = active_groups_.data();
   t.active_pos = active_pos_.data();
   NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
-  launch_active_walk(t, WalkParams{theta_, quadrupole_, potential}, eps * eps, stacks_.data(),
-                     out_.data(), stream);
+  const WalkParams p = walk_params(t, potential);
+  launch_active_walk(t, p, eps * eps, stacks_.data(), out_.data(), stream);
   copy_counters(stream);
 }
 

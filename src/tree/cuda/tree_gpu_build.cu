@@ -140,6 +140,27 @@ __global__ void build_level(TreeView<Real> t, int level) {
   }
 }
 
+/// b_max of a cell whose centre of mass (as stored) is (x, y, z): the largest distance from
+/// it to a body of the cell, exact for a leaf; for an inner cell the bound max over the
+/// children of |com_child - com| + b_max_child (the CPU tree's, tree_moments.cpp), which
+/// opens at least the cells the exact value would.
+template <class Real>
+__device__ double body_reach(const TreeView<Real>& t, const CellLink& lk, Real x, Real y, Real z) {
+  double reach = 0;
+  auto distance = [&](const Vec4<Real>& p) {
+    const double dx = double(p.x) - double(x), dy = double(p.y) - double(y),
+                 dz = double(p.z) - double(z);
+    return sqrt(dx * dx + dy * dy + dz * dz);
+  };
+  if (lk.first_child < 0) {
+    for (unsigned k = lk.begin; k < lk.end; ++k) reach = fmax(reach, distance(t.sorted[k]));
+  } else {
+    for (int ch = lk.first_child; ch < lk.first_child + lk.child_count; ++ch)
+      reach = fmax(reach, distance(t.com[ch]) + double(t.bmax[ch]));
+  }
+  return reach;
+}
+
 template <class Real>
 __global__ void moments_level(TreeView<Real> t, int level, bool quadrupole) {
   const unsigned lb = t.level_start[level], le = t.level_start[level + 1];
@@ -171,6 +192,7 @@ __global__ void moments_level(TreeView<Real> t, int level, bool quadrupole) {
     const double gy = m > 0 ? my / m : double(box.y);
     const double gz = planar ? 0.0 : (m > 0 ? mz / m : double(box.z));
     t.com[c] = {Real(gx), Real(gy), Real(gz), Real(m)};
+    if (t.bmax) t.bmax[c] = Real(body_reach(t, lk, Real(gx), Real(gy), Real(gz)));
     if (!quadrupole) continue;
     Quadrupole<double> q;
     if (lk.first_child < 0) {

@@ -12,6 +12,7 @@
 #include <cfloat>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
@@ -53,8 +54,9 @@ std::size_t initial_cells(std::size_t n) {
 }  // namespace
 
 template <class Real>
-TreeForces<Real>::TreeForces(int dim, double theta, bool quadrupole)
-    : dim_(dim), theta_(theta), quadrupole_(quadrupole) {
+TreeForces<Real>::TreeForces(int dim, double theta, bool quadrupole, OpeningCriterion mac,
+                             double alpha)
+    : dim_(dim), theta_(theta), quadrupole_(quadrupole), mac_(mac), alpha_(alpha) {
   for (auto& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
   counter_.reserve(6, "tree counters");
   levels_.reserve(34, "tree levels");
@@ -94,10 +96,12 @@ template <class Real>
 void TreeForces<Real>::reserve(std::size_t n) {
   if (n <= body_capacity_) return;
   // Say up front what n bodies need, rather than failing on whichever buffer comes last.
-  const std::size_t per_body =
-      3 * sizeof(Vec4<Real>) + 2 * sizeof(unsigned) + 2 * sizeof(unsigned long long);
+  const std::size_t per_body = 3 * sizeof(Vec4<Real>) + 2 * sizeof(unsigned) +
+                               2 * sizeof(unsigned long long) +
+                               (mac_ == OpeningCriterion::Relative ? sizeof(Real) : 0);
   const std::size_t per_cell = 2 * sizeof(Vec4<Real>) + (quadrupole_ ? 2 * sizeof(Vec4<Real>) : 0) +
-                               sizeof(CellLink) + 2 * sizeof(unsigned) + sizeof(Group);
+                               sizeof(CellLink) + 2 * sizeof(unsigned) + sizeof(Group) +
+                               (mac_ == OpeningCriterion::Bmax ? sizeof(Real) : 0);
   const std::size_t needed = n * per_body + initial_cells(n) * per_cell;
   std::size_t free = 0, total = 0;
   NBODY_CUDA_CHECK(cudaMemGetInfo(&free, &total));
@@ -113,6 +117,7 @@ void TreeForces<Real>::reserve(std::size_t n) {
   order_tmp_.reserve(n, "tree order (sort input)");
   keys_.reserve(n, "Morton keys");
   keys_tmp_.reserve(n, "Morton keys (sort input)");
+  if (mac_ == OpeningCriterion::Relative) a_old_.reserve(n, "tree old accelerations");
   body_capacity_ = n;
   reserve_cells(initial_cells(n));
 }
@@ -126,6 +131,7 @@ void TreeForces<Real>::reserve_cells(std::size_t cells) {
   box_.reserve(cells, "tree cell boxes");
   com_.reserve(cells, "tree cell moments");
   if (quadrupole_) quad_.reserve(2 * cells, "tree quadrupoles");
+  if (mac_ == OpeningCriterion::Bmax) bmax_.reserve(cells, "tree cell b_max");
   link_.reserve(cells, "tree cell links");
   group_count_.reserve(cells, "tree group counts");
   group_offset_.reserve(cells, "tree group offsets");
@@ -159,7 +165,26 @@ TreeView<Real> TreeForces<Real>::view(std::size_t n) const {
   v.interactions = interactions_.data();
   v.share_part = unsigned(part_);
   v.share_parts = unsigned(parts_);
+  v.bmax = mac_ == OpeningCriterion::Bmax ? bmax_.data() : nullptr;  // the moments fill it
   return v;
+}
+
+template <class Real>
+Real* TreeForces<Real>::old_accelerations(std::size_t n) {
+  if (mac_ != OpeningCriterion::Relative) return nullptr;
+  reserve(n);
+  a_old_given_ = true;
+  return a_old_.data();
+}
+
+template <class Real>
+WalkParams TreeForces<Real>::walk_params(TreeView<Real>& t, bool potential) {
+  WalkParams p{theta_, quadrupole_, potential};
+  if (std::exchange(a_old_given_, false)) {
+    t.a_old = a_old_.data();
+    t.alpha = Real(alpha_);
+  }
+  return p;
 }
 
 template <class Real>
@@ -311,15 +336,19 @@ void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream, bool
   n_ = n;
   walked_ = n;
   potential_ = potential;
-  if (n == 0) return;
+  if (n == 0) {
+    a_old_given_ = false;
+    return;
+  }
   throw_if_failed();
   reserve(n);
   build(n, stream);
 
   // force
   NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
-  launch_walk(view(n), WalkParams{theta_, quadrupole_, potential}, eps * eps, stacks_.data(),
-              out_.data(), stream);
+  TreeView<Real> t = view(n);
+  const WalkParams p = walk_params(t, potential);
+  launch_walk(t, p, eps * eps, stacks_.data(), out_.data(), stream);
   copy_counters(stream);
 }
 

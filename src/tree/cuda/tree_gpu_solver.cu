@@ -20,8 +20,11 @@ namespace {
 template <class Real>
 std::unique_ptr<GravitySolver> make_solver(const GravityOptions& o) {
   gpu::select_gpu();  // before TreeForces allocates
-  auto forces = std::make_unique<TreeForces<Real>>(o.dim, o.theta, o.quadrupole);
-  cuda_gravity::SolverSetup setup{o.G, o.softening, o.dim == 2, o.quadrupole ? "-quadrupole" : ""};
+  auto forces = std::make_unique<TreeForces<Real>>(o.dim, o.theta, o.quadrupole, o.mac, o.alpha);
+  // The name as the CPU tree's: "-quadrupole", then the criterion unless geometric.
+  std::string suffix = o.quadrupole ? "-quadrupole" : "";
+  if (o.mac != OpeningCriterion::Geometric) suffix += "-" + std::string(to_string(o.mac));
+  cuda_gravity::SolverSetup setup{o.G, o.softening, o.dim == 2, std::move(suffix)};
   return std::make_unique<cuda_gravity::DeviceForcesSolver<Real>>(std::move(forces),
                                                                   std::move(setup));
 }
@@ -31,7 +34,6 @@ std::unique_ptr<GravitySolver> make_solver(const GravityOptions& o) {
 
 std::unique_ptr<GravitySolver> make_tree_cuda(const GravityOptions& o) {
   std::string reason;
-  check_gpu_tree_criterion(o);
   if (gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
   if (o.precision == Precision::Double) return cuda_tree::make_solver<double>(o);
   return cuda_tree::make_solver<float>(o);

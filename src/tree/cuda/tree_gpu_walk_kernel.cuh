@@ -83,7 +83,12 @@ __device__ __forceinline__ int warp_exclusive_sum(int v, unsigned lane, int& sum
 /// t.active_pos, whose entries are the tree positions of the bodies walked (empty groups
 /// are skipped); the box tested is still the whole group's, so each active body gets the
 /// interaction list of the full walk, and the same forces.
-template <class Real, class Math, bool Quad, bool Single, bool Pot, bool Active = false>
+/// Mac: the bmax criterion (t.bmax: b_max^2 >= theta^2 d^2) or, with t.a_old set, the
+/// relative one (M s^2 > alpha a_min d^4, a_min the smallest |a_old| / G of the whole
+/// group's bodies, in pass 2 too); otherwise the geometric test (a kernel of its own, so
+/// that the default one keeps its registers).
+template <class Real, class Math, bool Quad, bool Single, bool Pot, bool Active = false,
+          bool Mac = false>
 __global__ void __launch_bounds__(kWalkThreads<Real>)
     tree_walk(TreeView<Real> t, Real theta2, Real eps2, unsigned long long budget, int* stacks,
               Vec4<Real>* out) {
@@ -93,6 +98,8 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
   const Vec4<Real>* __restrict__ quad = t.quad;
   const CellLink* __restrict__ link = t.link;
   const Vec4<Real>* __restrict__ sorted = t.sorted;
+  [[maybe_unused]] const Real* __restrict__ bmax = t.bmax;
+  [[maybe_unused]] const bool relative = Mac && t.a_old != nullptr;
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const unsigned below = (1u << lane) - 1u;
   int* stack = stacks + (std::size_t(blockIdx.x) * kWalkWarps<Real> + warp) * kStackCapacity;
@@ -170,6 +177,19 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
     const Real gx = Real(0.5) * (lx + hx), gy = Real(0.5) * (ly + hy), gz = Real(0.5) * (lz + hz);
     const Real ghx = Real(0.5) * (hx - lx), ghy = Real(0.5) * (hy - ly),
                ghz = Real(0.5) * (hz - lz);
+    [[maybe_unused]] Real alpha_a = Real(0);  // relative: alpha |a_old| / G, the group's smallest
+    if constexpr (Mac) {
+      if (relative) {
+        const Group whole_group = t.groups[g];  // tree positions, in every variant
+        Real a_min = Real(INFINITY);
+#pragma unroll
+        for (int k = 0; k < kPerLane; ++k) {
+          const unsigned j = whole_group.begin + lane + 32u * unsigned(k);
+          if (j < whole_group.end) a_min = min(a_min, t.a_old[t.order[j]]);
+        }
+        alpha_a = t.alpha * warp_min(a_min);
+      }
+    }
 
     auto flush_bodies = [&](int count) {
       if constexpr (Single) {
@@ -218,11 +238,18 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
         const Vec4<Real> b = box[c];
         m = com[c];
         const Real h = b.w, s = Real(2) * h;
-        const bool open =
-            boxes_overlap(b.x, b.y, b.z, h, h, planar ? Real(0) : h, gx, gy, gz, ghx, ghy, ghz,
-                          slack) ||
-            bh_must_open(s * s, theta2,
-                         distance2_point_box(m.x, m.y, m.z, gx, gy, gz, ghx, ghy, ghz));
+        bool open = boxes_overlap(b.x, b.y, b.z, h, h, planar ? Real(0) : h, gx, gy, gz, ghx, ghy,
+                                  ghz, slack);
+        if (!open) {
+          const Real d2 = distance2_point_box(m.x, m.y, m.z, gx, gy, gz, ghx, ghy, ghz);
+          if constexpr (Mac) {
+            const Real r = relative ? Real(0) : bmax[c];
+            open = relative ? relative_must_open(m.w * s * s, alpha_a, d2)
+                            : bh_must_open(r * r, theta2, d2);
+          } else {
+            open = bh_must_open(s * s, theta2, d2);
+          }
+        }
         if (!open) {
           accept = true;
         } else {
@@ -339,22 +366,23 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
 }
 
 template <class Real, bool Softened, bool Quad, bool Single = false, bool Pot = false,
-          bool Active = false>
+          bool Active = false, bool Mac = false>
 auto walk_kernel() {
   using Math = typename cuda_gravity::MathFor<Real, true, Softened>::type;
-  return tree_walk<Real, Math, Quad, Single, Pot, Active>;
+  return tree_walk<Real, Math, Quad, Single, Pot, Active, Mac>;
 }
 
 /// The persistent grid of a walk variant. Queried once (device 0 is the only one used):
 /// it was three runtime queries per launch, on every step.
-template <class Real, bool Softened, bool Quad, bool Pot = false>
+template <class Real, bool Softened, bool Quad, bool Pot = false, bool Mac = false>
 unsigned walk_blocks() {
   static const unsigned blocks = [] {
     int device = 0, sms = 1, per_sm = 0;
     NBODY_CUDA_CHECK(cudaGetDevice(&device));
     NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, walk_kernel<Real, Softened, Quad, false, Pot>(), kWalkThreads<Real>, 0));
+        &per_sm, walk_kernel<Real, Softened, Quad, false, Pot, false, Mac>(), kWalkThreads<Real>,
+        0));
     return unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
   }();
   return blocks;
