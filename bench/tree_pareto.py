@@ -71,6 +71,7 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         print("tree_pareto: matplotlib is missing: no plot", file=sys.stderr)
         return 0
@@ -84,6 +85,7 @@ def main():
                     "k*", markersize=12, label="ECL-BH 4.5 (H200)")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("ms per force evaluation (build + walk)")
         ax.set_ylabel(f"{key} relative force error")
         ax.grid(True, which="both", alpha=0.3)
