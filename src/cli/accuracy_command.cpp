@@ -4,7 +4,6 @@
 // run with theta = 0 (seed 003's metric).
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -14,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/force_accuracy.hpp"
 #include "cli/options.hpp"
 #include "cli/trajectory_errors.hpp"
 #include "nbody/error.hpp"
@@ -41,12 +41,6 @@ struct AccuracyArgs {
   AccuracyArgs() { gravity.algorithm = GravityAlgorithm::Tree; }
 };
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 void accuracy(AccuracyArgs& a, const CLI::App& app) {
   std::FILE* human = a.json ? stderr : stdout;
   // CLI11's NonNegativeNumber lets NaN and infinity through.
@@ -65,26 +59,22 @@ void accuracy(AccuracyArgs& a, const CLI::App& app) {
   options.dim = ps.dim;  // quadtree for planar systems
   const std::size_t n = ps.size();
 
-  // The solver under test: one warm-up evaluation (first-touch of scratch memory, thread
-  // start-up), then one timed evaluation, build included.
-  auto solver = make_gravity_solver(options);
-  ParticleSystem approx = ps;
-  solver->compute_accelerations(approx);
-  const auto solver_start = Clock::now();
-  solver->compute_accelerations(approx);
-  const double solver_seconds = seconds_since(solver_start);
-  const SolverStats stats = solver->stats();
+  auto solver = make_gravity_solver(options);  // before the reference: fails fast
 
   // The float64 reference on the sample only; its time scaled by N/K estimates a full sum.
-  const auto indices = sample_indices(n, a.sample, a.sample_seed);
-  ParticleSystem exact = ps;
-  const auto direct_start = Clock::now();
-  direct_accelerations_for(ps, indices, options.G, options.softening, exact, options.threads);
-  const double sample_seconds = seconds_since(direct_start);
+  const ForceReference reference = force_reference(ps, a.sample, a.sample_seed, options);
+  const std::vector<std::size_t>& indices = reference.indices;
+  const double sample_seconds = reference.seconds;
   const bool estimated = indices.size() < n;
   const double direct_seconds =
       indices.empty() ? 0.0 : sample_seconds * double(n) / double(indices.size());
-  const ForceErrorStats s = summarize_errors(relative_force_errors(approx, exact, indices));
+
+  // The solver under test: one warm-up evaluation (first-touch of scratch memory, thread
+  // start-up), then one timed evaluation, build included.
+  const SolverMeasurement measured = measure_solver(*solver, ps, reference);
+  const double solver_seconds = measured.seconds;
+  const SolverStats stats = measured.stats;
+  const ForceErrorStats s = measured.errors;
 
   std::pair<double, double> drift{0, 0};
   if (a.steps > 0) drift = trajectory_errors(ps, options, a.steps, a.dt);

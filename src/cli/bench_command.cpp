@@ -1,17 +1,24 @@
 // nbody bench SUITE: registers the options and dispatches to the suites in cli/bench/:
 // the console suites (direct on the CPU or GPU, tree, collisions) and the report suites of
-// issue 7, which write CSV, JSON, plots and report.md (suite_report.hpp), and timestep
-// (fixed against adaptive steps, bench_timestep.hpp: a report with -o, else a table).
+// issue 7, which write CSV, JSON, plots and report.md (suite_report.hpp), timestep (fixed
+// against adaptive steps, bench_timestep.hpp) and theta (without -o the Pareto fronts of the
+// opening criteria, theta_sweep.hpp; with -o the reports theta and theta-pareto): a report
+// with -o, else a table.
+#include <algorithm>
+#include <charconv>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/bench/bench_common.hpp"
 #include "cli/bench/bench_timestep.hpp"
 #include "cli/bench/suite_report.hpp"
+#include "cli/bench/theta_sweep.hpp"
 #include "cli/commands.hpp"
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
@@ -20,25 +27,79 @@ namespace nbody::cli {
 
 using namespace bench;
 
+namespace {
+
+const std::vector<std::string> kSuites{"direct",     "tree",    "collisions",  "scaling",
+                                       "block-size", "threads", "phases",      "theta",
+                                       "speedup",    "all",     "scaling-mpi", "timestep"};
+
+/// The options of bench theta beyond the common ones: the lists, as text (checked by
+/// resolve_theta_sweep, so that a bad value is named with its option).
+void add_theta_options(CLI::App* cmd, ThetaBenchArgs& t) {
+  using List = std::vector<std::string>;
+  auto list = [cmd](const char* name, List& values, bool& given, const char* help) {
+    cmd->add_option_function<List>(
+           name,
+           [&values, &given](const List& v) {
+             values = v;
+             given = true;
+           },
+           help)
+        ->delimiter(',');
+  };
+  list("--thetas", t.thetas, t.thetas_given,
+       "theta: the opening angles of the geometric and bmax criteria (comma-separated, > 0; "
+       "default 0.3,0.4,0.5,0.6,0.7; -o: 0.3,0.5,0.7; --quick: 0.4,0.7)");
+  list("--alphas", t.alphas, t.alphas_given,
+       "theta: the relative criterion's alpha (comma-separated, > 0; default "
+       "0.0005,0.001,0.002,0.004,0.008; -o: 0.0005,0.002,0.008; --quick: 0.001,0.004)");
+  list("--criteria", t.criteria, t.criteria_given,
+       "theta: the opening criteria (default geometric,bmax,relative)");
+  list("--orders", t.orders, t.orders_given,
+       "theta: the multipole orders (default monopole,quadrupole)");
+  cmd->add_option_function<std::size_t>(
+         "--sample", [&t](std::size_t k) { t.sample = k; },
+         "theta: bodies compared with the float64 direct sum (default 2000, GPU 4096, --quick "
+         "200; 0: all)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            std::size_t k = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
+            return ec == std::errc() && end == text.data() + text.size()
+                       ? std::string()
+                       : fmt::format("{}: must be a whole number >= 0 (0: every body)", text);
+          },
+          "K"));
+  cmd->add_option_function<std::uint64_t>(
+      "--seed", [&t](std::uint64_t s) { t.seed = s; }, "theta: the model's seed (default 42)");
+  cmd->add_option("--plot", t.plot,
+                  "theta: draw the median and p99 fronts into this PNG (bench/tree_pareto.py, "
+                  "matplotlib)")
+      ->type_name("FILE.png");
+}
+
+}  // namespace
+
 void add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   auto steps = std::make_shared<TimestepBenchArgs>();
+  auto sweep = std::make_shared<ThetaBenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Built-in benchmarks");
   cmd->add_option(
          "suite", args->suite,
          "Benchmark suite. Reports (CSV, JSON, PNG and report.md in -o DIR): scaling, block-size, "
-         "threads, phases, theta, collisions, speedup, or all of them; timestep (fixed against "
-         "adaptive steps; not in all; without -o a table). Console tables: direct (direct sum, "
+         "threads, phases, theta (with theta-pareto), collisions, speedup, or all of them; "
+         "timestep (fixed against adaptive steps; not in all; without -o a table); theta without "
+         "-o: median and p99 force error against time for every opening criterion and order "
+         "(--thetas, --alphas, --plot). Console tables: direct (direct sum, "
          "interactions per second), tree (Barnes-Hut against the direct sum), scaling-mpi (strong "
          "and weak "
          "scaling over the ranks of mpirun -np P); collisions without -o and --quick prints its "
          "table only")
-      ->required()
-      ->check(CLI::IsMember({"direct", "tree", "collisions", "scaling", "block-size", "threads",
-                             "phases", "theta", "speedup", "all", "scaling-mpi", "timestep"}));
+      ->check(CLI::IsMember(kSuites));
   auto* count = cmd->add_option("-n,--count", args->n,
                                 "Number of bodies (tree: default 100000; timestep: 20000, GPU "
-                                "65536, --quick 2000)")
+                                "65536, --quick 2000; theta: 100000, GPU 1048576, --quick 5000)")
                     ->check(CLI::PositiveNumber)
                     ->capture_default_str();
   cmd->add_option("--seconds", args->seconds, "Time spent on each configuration")
@@ -80,10 +141,11 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--deterministic", args->deterministic,
                 "direct --device gpu: bit-identical results run after run (no each-pair-once "
                 "kernel with atomics; as nbody run --deterministic)");
-  cmd->add_option("--theta", args->theta, "tree: opening angle")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_flag("--quadrupole", args->quadrupole, "tree: add quadrupole moments");
+  auto* theta = cmd->add_option("--theta", args->theta, "tree: opening angle")
+                    ->check(CLI::NonNegativeNumber)
+                    ->capture_default_str();
+  auto* quadrupole =
+      cmd->add_flag("--quadrupole", args->quadrupole, "tree: add quadrupole moments");
   cmd->add_option(
          "--precision", args->precision,
          "tree: force arithmetic, float, double or auto (float for the tree); gpu direct: float, "
@@ -115,7 +177,8 @@ void add_bench_command(CLI::App& app) {
       "--timings", args->timings,
       "scaling-mpi: milliseconds per step of each force stage (rank 0 and the slowest rank)");
   cmd->add_option("--model", steps->model,
-                  fmt::format("timestep: the model (default {})", default_timestep_model()))
+                  fmt::format("the model (timestep: default {}; theta: default plummer)",
+                              default_timestep_model()))
       ->check(CLI::IsMember(model_names()));
   cmd->add_option(
          "--t-end", steps->t_end,
@@ -131,8 +194,37 @@ void add_bench_command(CLI::App& app) {
                   "0.0125, 0.00625; --quick 0.1, 0.025)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  cmd->add_flag("--json", args->json, "Print one JSON object with the results on stdout");
-  cmd->callback([args, steps, count, kernels, output, gravity] {
+  add_theta_options(cmd, *sweep);
+  auto* json = cmd->add_option("--json", args->json_file,
+                               "Print one JSON object with the results on stdout (theta: --json "
+                               "FILE writes it to FILE, atomically)")
+                   ->expected(0, 1)
+                   ->type_name("[FILE]");
+  cmd->callback([args, steps, sweep, count, kernels, output, gravity, json, theta, quadrupole] {
+    args->json = json->count() > 0;
+    if (args->suite.empty()) {  // the suite is checked here: `bench --json SUITE` gave it to --json
+      if (std::find(kSuites.begin(), kSuites.end(), args->json_file) == kSuites.end())
+        throw Error(fmt::format("bench: the suite is required ({})", fmt::join(kSuites, ", ")));
+      args->suite = std::exchange(args->json_file, std::string());
+    }
+    if (!args->json_file.empty() && (args->suite != "theta" || output->count() > 0)) {
+      throw Error(
+          fmt::format("--json {}: only bench theta without -o writes its JSON to a file; "
+                      "--json alone prints it on stdout",
+                      args->json_file));
+    }
+    if (args->suite == "theta") {
+      sweep->model = steps->model;
+      if (theta->count() > 0)
+        throw Error("--theta: bench theta sweeps --thetas (and --alphas for --mac relative)");
+      if (quadrupole->count() > 0)
+        throw Error("--quadrupole: bench theta measures both orders; choose with --orders");
+      if (output->count() == 0) {
+        bench_theta(*args, *sweep, count->count() > 0);
+        return;
+      }
+      if (!sweep->plot.empty()) throw Error("--plot: bench theta without -o draws it");
+    }
     using Suite = std::function<SuiteResult(const BenchArgs&)>;
     const std::vector<std::pair<std::string, Suite>> reports = {
         {"scaling", scaling_suite},
@@ -140,6 +232,7 @@ void add_bench_command(CLI::App& app) {
         {"threads", threads_suite},
         {"phases", phases_suite},
         {"theta", theta_suite},
+        {"theta-pareto", [sweep](const BenchArgs& a) { return theta_pareto_suite(a, *sweep); }},
         {"collisions", collisions_suite},
         {"speedup", speedup_suite},
         {"timestep", [steps](const BenchArgs& a) { return timestep_suite(a, *steps, stderr); }}};
@@ -172,7 +265,10 @@ void add_bench_command(CLI::App& app) {
       }
       std::FILE* human = stdout;
       for (const auto& [name, suite] : reports) {
-        if (args->suite == "all" ? name == "timestep" : args->suite != name) continue;
+        const bool chosen = args->suite == "all"
+                                ? name != "timestep"
+                                : name == args->suite || name == args->suite + "-pareto";
+        if (!chosen) continue;
         fmt::print(human, "== bench {} (device {}{})\n", name, args->device,
                    args->quick ? ", quick" : "");
         std::fflush(human);

@@ -150,7 +150,8 @@ class TestBenchReports(CliTestCase):
     def test_every_quick_suite_writes_csv_json_plots_and_a_report(self):
         out = self.dir / "bench"
         proc = nbody("bench", "all", "--quick", "-o", out)
-        suites = ["scaling", "block-size", "threads", "phases", "theta", "collisions", "speedup"]
+        suites = ["scaling", "block-size", "threads", "phases", "theta", "theta-pareto", "collisions",
+                  "speedup"]
         plots_expected = "plots skipped" not in proc.stdout + proc.stderr
         report = (out / "report.md").read_text()
         for suite in suites:

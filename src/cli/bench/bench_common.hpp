@@ -18,6 +18,7 @@ struct BenchArgs {
   int threads = 0;        // 0: 1 thread and all threads
   std::vector<ForceKernel> kernels{ForceKernel::Fast, ForceKernel::Scalar};
   bool json = false;
+  std::string json_file;              // --json FILE (bench theta): the JSON there, not on stdout
   double theta = 0.5;                 // tree only
   bool quadrupole = false;            // tree only
   std::string precision = "auto";     // tree, gpu direct (auto: both); auto = float for the tree

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <memory>
 
+#include <sys/wait.h>
+
 #include <fmt/format.h>
 
 #include "nbody/build_info.hpp"
@@ -72,11 +74,44 @@ std::string csv_cell(const nlohmann::ordered_json& v) {
 }
 
 std::string report_script() {
-  if (const char* s = std::getenv("NBODY_REPORT_SCRIPT")) return s;
-  return std::string(NBODY_SOURCE_DIR) + "/python/nbody_bench_report.py";
+  return source_script("NBODY_REPORT_SCRIPT", "python/nbody_bench_report.py");
+}
+
+/// `text` as one word for the shell: in single quotes, each ' written '\''.
+std::string shell_quoted(const std::string& text) {
+  std::string q = "'";
+  for (const char c : text) {
+    if (c == '\'')
+      q += "'\\''";
+    else
+      q += c;
+  }
+  q += '\'';
+  return q;
 }
 
 }  // namespace
+
+std::string source_script(const char* env, const std::string& relative) {
+  if (const char* s = std::getenv(env)) return s;
+  return std::string(NBODY_SOURCE_DIR) + "/" + relative;
+}
+
+std::string run_python_script(const std::string& script, const std::vector<std::string>& args) {
+  if (!std::filesystem::exists(script)) return fmt::format("{} not found", script);
+  if (first_line_of("command -v python3").empty()) return "python3 is not installed";
+  std::string command = "python3 " + shell_quoted(script);
+  for (const std::string& arg : args) {
+    command += ' ';
+    command += shell_quoted(arg);
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int status = std::system((command + " 1>&2").c_str());
+  if (status == 0) return "";
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : status;
+  return fmt::format("{} exited with status {}", script, code);
+}
 
 nlohmann::ordered_json base_meta(const BenchArgs& a) {
   const BuildInfo info = build_info();

@@ -33,6 +33,15 @@ struct SuiteResult {
 /// usable). Throws nbody::Error for --device gpu without a usable GPU.
 [[nodiscard]] std::vector<std::string> bench_devices(const BenchArgs& a);
 
+/// A script of the source tree: the environment variable `env` when set, else
+/// NBODY_SOURCE_DIR/`relative` (python/nbody_bench_report.py, bench/tree_pareto.py).
+[[nodiscard]] std::string source_script(const char* env, const std::string& relative);
+
+/// Runs `python3 SCRIPT ARGS...` with its stdout sent to stderr. Returns "" when it ran and
+/// exited with status 0, otherwise why not (script missing, no python3, its exit status).
+[[nodiscard]] std::string run_python_script(const std::string& script,
+                                            const std::vector<std::string>& args);
+
 /// Prints the table to `human`, writes DIR/SUITE.csv and DIR/SUITE.json, then runs the
 /// report script (plots + report.md); says so when Python or matplotlib is missing.
 void write_suite(const SuiteResult& r, const BenchArgs& a, std::FILE* human);
