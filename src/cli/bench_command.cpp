@@ -146,6 +146,14 @@ void add_bench_command(CLI::App& app) {
                     ->capture_default_str();
   auto* quadrupole =
       cmd->add_flag("--quadrupole", args->quadrupole, "tree: add quadrupole moments");
+  auto* mac = cmd->add_option("--mac", args->mac,
+                              "tree: the opening criterion, geometric, bmax or relative (as nbody "
+                              "run --mac)")
+                  ->check(CLI::IsMember({"geometric", "bmax", "relative"}))
+                  ->capture_default_str();
+  auto* alpha = cmd->add_option("--alpha", args->alpha, "tree: the relative criterion's alpha")
+                    ->check(CLI::PositiveNumber)
+                    ->capture_default_str();
   cmd->add_option(
          "--precision", args->precision,
          "tree: force arithmetic, float, double or auto (float for the tree); gpu direct: float, "
@@ -200,7 +208,8 @@ void add_bench_command(CLI::App& app) {
                                "FILE writes it to FILE, atomically)")
                    ->expected(0, 1)
                    ->type_name("[FILE]");
-  cmd->callback([args, steps, sweep, count, kernels, output, gravity, json, theta, quadrupole] {
+  cmd->callback([args, steps, sweep, count, kernels, output, gravity, json, theta, quadrupole, mac,
+                 alpha] {
     args->json = json->count() > 0;
     if (args->suite.empty()) {  // the suite is checked here: `bench --json SUITE` gave it to --json
       if (std::find(kSuites.begin(), kSuites.end(), args->json_file) == kSuites.end())
@@ -219,6 +228,10 @@ void add_bench_command(CLI::App& app) {
         throw Error("--theta: bench theta sweeps --thetas (and --alphas for --mac relative)");
       if (quadrupole->count() > 0)
         throw Error("--quadrupole: bench theta measures both orders; choose with --orders");
+      if (mac->count() > 0 || alpha->count() > 0)
+        throw Error(
+            "--mac, --alpha: bench theta sweeps every criterion; choose with --criteria "
+            "and --alphas");
       if (output->count() == 0) {
         bench_theta(*args, *sweep, count->count() > 0);
         return;

@@ -48,4 +48,16 @@ ParticleSystem bench_bodies(std::size_t n) {
   return generate(model);
 }
 
+std::string criterion_label(const GravityOptions& g) {
+  switch (g.mac) {
+    case OpeningCriterion::Relative:
+      return fmt::format("mac relative, alpha = {:g} (first evaluation theta = {:g})", g.alpha,
+                         g.theta);
+    case OpeningCriterion::Bmax:
+      return fmt::format("mac bmax, theta = {:g}", g.theta);
+    default:
+      return fmt::format("theta = {:g}", g.theta);
+  }
+}
+
 }  // namespace nbody::cli::bench

@@ -21,6 +21,8 @@ struct BenchArgs {
   std::string json_file;              // --json FILE (bench theta): the JSON there, not on stdout
   double theta = 0.5;                 // tree only
   bool quadrupole = false;            // tree only
+  std::string mac = "geometric";      // tree only: the opening criterion
+  double alpha = 0.001;               // tree only: the relative criterion's alpha
   std::string precision = "auto";     // tree, gpu direct (auto: both); auto = float for the tree
   std::string device = "cpu";         // direct: cpu or gpu
   int block_size = 0;                 // gpu: threads per block (0 = kernel default)
@@ -57,6 +59,9 @@ constexpr std::size_t kDirectProbeN = 16384;
 /// Median seconds of one force evaluation, repeated for about `budget` seconds (after a
 /// warm-up evaluation).
 double time_evaluations(GravitySolver& solver, ParticleSystem& ps, double budget);
+/// The tree's opening criterion in a header line: "theta = 0.5", "mac bmax, theta = 0.5" or
+/// "mac relative, alpha = 0.001 (first evaluation theta = 0.5)".
+std::string criterion_label(const GravityOptions& g);
 double median_of(std::vector<double> values);
 /// The bodies the direct-sum suites time: a seeded uniform cube.
 ParticleSystem bench_bodies(std::size_t n);

@@ -23,6 +23,8 @@ void bench_tree(const BenchArgs& a) {
   g.algorithm = GravityAlgorithm::Tree;
   g.theta = a.theta;
   g.quadrupole = a.quadrupole;
+  g.mac = parse_opening_criterion(a.mac);
+  g.alpha = a.alpha;
   // Resolved once, so the direct sum it is compared with runs at the same precision.
   g.precision = resolve_precision(a.precision == "float"    ? Precision::Float
                                   : a.precision == "double" ? Precision::Double
@@ -37,10 +39,9 @@ void bench_tree(const BenchArgs& a) {
   model.seed = 42;
   ParticleSystem ps = generate(model);
   const int threads = a.threads > 0 ? a.threads : info.max_threads;
-  fmt::print(
-      human,
-      "tree (Barnes-Hut), Plummer N = {}, precision {}, theta = {:g}, {}, softening = {:g}\n", a.n,
-      precision, a.theta, a.quadrupole ? "quadrupole" : "monopole", g.softening);
+  fmt::print(human, "tree (Barnes-Hut), Plummer N = {}, precision {}, {}, {}, softening = {:g}\n",
+             a.n, precision, criterion_label(g), a.quadrupole ? "quadrupole" : "monopole",
+             g.softening);
   fmt::print(human, "device: cpu, CPU: {}, {} threads\n", info.cpu_model, threads);
   std::fflush(human);
 
@@ -97,6 +98,8 @@ void bench_tree(const BenchArgs& a) {
                                       {"threads", threads},
                                       {"precision", precision},
                                       {"theta", a.theta},
+                                      {"mac", a.mac},
+                                      {"alpha", a.alpha},
                                       {"quadrupole", a.quadrupole},
                                       {"softening", g.softening},
                                       {"solver", tree->name()},

@@ -40,16 +40,17 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
   g.device = Device::Gpu;
   g.theta = a.theta;
   g.quadrupole = a.quadrupole;
+  g.mac = parse_opening_criterion(a.mac);
+  g.alpha = a.alpha;
   g.precision = a.precision == "double" ? Precision::Double : Precision::Float;
   g.softening = softening_or(a, kGpuTreeSoftening);
   (void)make_gravity_solver(g);  // fails fast without a GPU
   const std::vector<GpuDevice> devices = gpu_devices();
   const std::string gpu = devices.empty() ? "?" : devices.front().name;
   fmt::print(human,
-             "GPU tree, Plummer (Henon units), precision {}, theta = {:g}, {}, softening = {:g}, "
-             "GPU: {}\n",
-             to_string(g.precision), a.theta, a.quadrupole ? "quadrupole" : "monopole", g.softening,
-             gpu);
+             "GPU tree, Plummer (Henon units), precision {}, {}, {}, softening = {:g}, GPU: {}\n",
+             to_string(g.precision), criterion_label(g), a.quadrupole ? "quadrupole" : "monopole",
+             g.softening, gpu);
   std::fflush(human);
 
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -87,6 +88,9 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
     auto solver = make_gravity_solver(g);
     ParticleSystem approx = bodies;
     solver->compute_accelerations(approx);
+    // The relative criterion's first evaluation opens by theta; its second by |a_old|, as
+    // every step of the simulation above after its first.
+    if (g.mac == OpeningCriterion::Relative) solver->compute_accelerations(approx);
     const double per_body = solver->stats().interactions_per_body;
     const std::vector<std::size_t> sample = sample_indices(n, accuracy_sample(n), 1);
     ParticleSystem exact = bodies;
@@ -131,6 +135,8 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
                                       {"gpu", gpu},
                                       {"precision", to_string(g.precision)},
                                       {"theta", a.theta},
+                                      {"mac", a.mac},
+                                      {"alpha", a.alpha},
                                       {"quadrupole", a.quadrupole},
                                       {"softening", g.softening},
                                       {"results", rows}};
