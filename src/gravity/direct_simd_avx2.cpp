@@ -28,6 +28,7 @@ typedef float vfloat8 __attribute__((vector_size(32)));
 typedef double vdouble4 __attribute__((vector_size(32)));
 }  // namespace nbody::simd::avx2
 
+#include "gravity/direct_simd_cells.hpp"
 #include "gravity/direct_simd_kernel.hpp"
 
 namespace nbody {
@@ -99,6 +100,28 @@ void accelerations(const KernelArgs<float>& args, std::size_t i_begin, std::size
 void accelerations(const KernelArgs<double>& args, std::size_t i_begin, std::size_t i_end) {
   forces<vdouble4, kKernelVectors, DividerRsqrt, kDoubleDividerVectors, kDoublePotentialVectors>(
       args, i_begin, i_end);
+}
+
+/// The tree's cell kernel (direct_simd_cells.hpp): i-vectors per broadcast cell, and of
+/// those how many take 1/sqrt through the divider. A cell costs ~36 multiply/FMA operations
+/// against a pair's ~13, so the FMA pipes rather than latency set its speed, and more
+/// i-vectors only add spills. Measured, one thread, 96 targets x 1000 cells, ns per
+/// interaction (the pair kernel: float 0.36, double 0.95): float 1 vector 0.83, 2 vectors
+/// 0.84, 1 vector through the divider 0.89, 4 vectors (2 divider) 1.11; double 1 vector
+/// 2.21, through the divider 1.95, 2 vectors (1 divider) 1.94, 4 (2 divider) 2.28; with
+/// potentials float 1 vector 0.87, 2 vectors 0.95; double 1 vector through the divider
+/// 1.97, 2 vectors (1 divider) 2.18 (before multipole.hpp's trace term, one FMA more). One
+/// vector also pads a group's targets only to 8 (4).
+inline constexpr int kCellVectors = 1;
+inline constexpr int kFloatCellDividerVectors = 0;
+inline constexpr int kDoubleCellDividerVectors = 1;
+
+void cell_accelerations(const CellArgs<float>& a, std::size_t i_begin, std::size_t i_end) {
+  cells<vfloat8, kCellVectors, DividerRsqrt, kFloatCellDividerVectors>(a, i_begin, i_end);
+}
+
+void cell_accelerations(const CellArgs<double>& a, std::size_t i_begin, std::size_t i_end) {
+  cells<vdouble4, kCellVectors, DividerRsqrt, kDoubleCellDividerVectors>(a, i_begin, i_end);
 }
 
 }  // namespace nbody::simd::avx2

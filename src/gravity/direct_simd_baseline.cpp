@@ -15,6 +15,7 @@ typedef float vfloat4 __attribute__((vector_size(16)));
 typedef double vdouble2 __attribute__((vector_size(16)));
 }  // namespace nbody::simd::baseline
 
+#include "gravity/direct_simd_cells.hpp"
 #include "gravity/direct_simd_kernel.hpp"
 
 namespace nbody {
@@ -75,6 +76,16 @@ void accelerations(const KernelArgs<float>& args, std::size_t i_begin, std::size
 
 void accelerations(const KernelArgs<double>& args, std::size_t i_begin, std::size_t i_end) {
   forces<vdouble2, kKernelVectors>(args, i_begin, i_end);
+}
+
+// The tree's cell kernel (direct_simd_cells.hpp), blocked as the pair kernel (not measured
+// separately: the CPUs here all have AVX2).
+void cell_accelerations(const CellArgs<float>& a, std::size_t i_begin, std::size_t i_end) {
+  cells<vfloat4, kKernelVectors>(a, i_begin, i_end);
+}
+
+void cell_accelerations(const CellArgs<double>& a, std::size_t i_begin, std::size_t i_end) {
+  cells<vdouble2, kKernelVectors>(a, i_begin, i_end);
 }
 
 }  // namespace nbody::simd::baseline

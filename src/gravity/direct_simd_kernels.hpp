@@ -49,17 +49,53 @@ struct KernelArgs {
   std::size_t self_first = 0;
 };
 
+/// One accepted cell of the tree's quadrupole list (tree_walk.cpp): centre of mass and
+/// mass, scaled as KernelArgs' sources are, and the components of its Quadrupole
+/// (multipole.hpp: the traceless tensor and the trace of the second moment, for the
+/// softening term), scaled by the masses' factor times the positions' factor squared, so
+/// that its accelerations and potentials scale back as the monopole's do. One record per
+/// cell (the kernel broadcasts a cell's values to all lanes, from any address).
+template <class Real>
+struct CellSource {
+  Real x, y, z, m;
+  Real xx, yy, zz, xy, xz, yz, tr;
+};
+
+/// The cell kernel's data: n cells, the targets and their sums, as in KernelArgs.
+template <class Real>
+struct CellArgs {
+  const CellSource<Real>* cells;
+  std::size_t n;
+  Real eps2;  // softening^2
+  Real* ax;   // accelerations per unit G, padded length: added to
+  Real* ay;
+  Real* az;
+  const Real* tx;  // target positions, padded length
+  const Real* ty;
+  const Real* tz;
+  Real* phi = nullptr;  // potentials per unit G, added to; nullptr for none
+};
+
 // Kernel entry points: accelerations (and potentials when args.phi is set) of i-bodies
 // [i_begin, i_end) from all n bodies. i_begin and i_end must be multiples of kStep.
 // Thread-safe for disjoint i-ranges.
+// cell_accelerations: ADDS to a.ax.. (and a.phi when set) the monopoles and quadrupoles of
+// a.cells for targets [i_begin, i_end) (after the body kernel filled them). i_begin must be
+// a multiple of kStep; i_end may be any count: it is rounded up to the kernel's own step
+// (a divisor of kStep), so the arrays must be padded to a multiple of kStep. No cell is a
+// target, so there is no self term.
 namespace baseline {  // any x86-64 (SSE2), or portable code elsewhere
 void accelerations(const KernelArgs<float>& args, std::size_t i_begin, std::size_t i_end);
 void accelerations(const KernelArgs<double>& args, std::size_t i_begin, std::size_t i_end);
+void cell_accelerations(const CellArgs<float>& a, std::size_t i_begin, std::size_t i_end);
+void cell_accelerations(const CellArgs<double>& a, std::size_t i_begin, std::size_t i_end);
 }  // namespace baseline
 #if defined(NBODY_HAVE_AVX2_KERNEL)
 namespace avx2 {  // x86-64 with AVX2 and FMA; call only when isa_supported(Isa::Avx2)
 void accelerations(const KernelArgs<float>& args, std::size_t i_begin, std::size_t i_end);
 void accelerations(const KernelArgs<double>& args, std::size_t i_begin, std::size_t i_end);
+void cell_accelerations(const CellArgs<float>& a, std::size_t i_begin, std::size_t i_end);
+void cell_accelerations(const CellArgs<double>& a, std::size_t i_begin, std::size_t i_end);
 }  // namespace avx2
 #endif
 
@@ -71,6 +107,14 @@ enum class Isa { Baseline, Avx2 };
 [[nodiscard]] bool isa_supported(Isa isa);
 /// The fastest supported kernel (what make_direct_simd uses).
 [[nodiscard]] Isa best_isa();
+
+/// The tree's cell kernel (cell_accelerations) compiled for isa: the tree walk takes
+/// best_isa()'s, the tests compare them. Throws nbody::Error when isa is not supported
+/// here.
+template <class Real>
+using CellKernel = void (*)(const CellArgs<Real>& a, std::size_t i_begin, std::size_t i_end);
+template <class Real>
+[[nodiscard]] CellKernel<Real> cell_kernel(Isa isa);
 
 /// make_direct_simd with the kernel chosen by the caller (tests compare the kernels);
 /// throws nbody::Error when isa is not supported here.

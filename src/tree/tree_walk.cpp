@@ -7,9 +7,11 @@
 // overlap the group's box always opened), collecting accepted cells as pseudo-bodies
 // (centre of mass, mass) and the bodies of opened leaves into per-thread aligned SoA
 // arrays; then all group bodies against the whole list in the SIMD kernel (targets in
-// the lanes, list entries broadcast), and for --quadrupole a second, scalar double loop
-// over the accepted cells adds the quadrupole terms (multipole.hpp). Potentials, when
-// asked for, come from the same kernel and loop (one more add per interaction).
+// the lanes, list entries broadcast). With --quadrupole the accepted cells go to a list
+// of their own (centre of mass, mass, quadrupole: simd::CellSource), which a second SIMD
+// kernel (direct_simd_cells.hpp) sweeps after the bodies' list, each cell's monopole and
+// quadrupole from one 1/sqrt, adding into the same accelerations. Potentials, when asked
+// for, come from the same kernels (one more add or two per interaction).
 //
 // Why groups: the walk itself (pointer-free but branchy) costs about as much per visited
 // cell as ~20 kernel interactions, so sharing one walk among ~30-60 bodies makes it
@@ -55,12 +57,13 @@ double power_of_two_scale(double v, int limit) {
   return std::ldexp(1.0, -std::clamp(e, -limit, limit));
 }
 
-/// One thread's scratch: the interaction list and the group's targets (SoA, aligned).
+/// One thread's scratch: the interaction list, with --quadrupole the accepted cells' list
+/// (centre of mass, mass, quadrupole), and the group's targets (SoA, aligned).
 template <class Real>
 struct Scratch {
   AlignedVector<Real> jx, jy, jz, jm;
+  AlignedVector<simd::CellSource<Real>> cells;
   AlignedVector<Real> tx, ty, tz, ax, ay, az, phi;
-  std::vector<std::int32_t> quad_cells;
 };
 
 }  // namespace
@@ -114,16 +117,19 @@ namespace {
 /// relative to the group's centre times 2^-p (|r| <= ~4), masses times 2^-q, so float
 /// never overflows and the double kernel's float rsqrt seed stays in range whatever the
 /// units; powers of two scale exactly. Accelerations scale back by 2^(q-2p) (m/r^2),
-/// potentials by 2^(q-p) (m/r).
+/// potentials by 2^(q-p) (m/r). Quadrupoles scale by 2^(-q-2p) (m r^2), so theirs scale
+/// back by the same factors (Q/r^4, Q/r^3); with --quadrupole every cell's scaled mass and
+/// quadrupole are converted once per walk (`moments`), which the cell list copies.
 template <class Real>
 struct WalkSetup {
   double sp, sm, back_acceleration, back_potential;
   Real eps2_scaled;
-  double eps2, theta2, slack;
+  double theta2, slack;
   double alpha;         // relative criterion (a_old set)
   const double* a_old;  // |a| / G of the last evaluation, tree order; null: theta
   bool quad, planar;
   KernelFn<Real> kernel;
+  simd::CellKernel<Real> cell_kernel;
 
   WalkSetup(const Tree& t, const WalkOptions& options)
       : sp(power_of_two_scale(t.root_half, 400)),
@@ -131,14 +137,25 @@ struct WalkSetup {
         back_acceleration(sp * sp / sm),
         back_potential(sp / sm),
         eps2_scaled(Real(options.softening * sp) * Real(options.softening * sp)),
-        eps2(options.softening * options.softening),
         theta2(options.theta * options.theta),
         slack(t.root_half * 0x1p-40),  // a body on a cell face counts as inside
         alpha(options.alpha),
         a_old(options.mac == OpeningCriterion::Relative ? options.a_old : nullptr),
         quad(options.quadrupole && !t.quad.empty()),
         planar(t.dim == 2),
-        kernel(best_kernel<Real>()) {}
+        kernel(best_kernel<Real>()),
+        cell_kernel(simd::cell_kernel<Real>(simd::best_isa())) {
+    if (!quad) return;
+    const double sq = sm * sp * sp;
+    moments.resize(t.quad.size());
+    for (std::size_t c = 0; c < moments.size(); ++c) {
+      const Quadrupole<double>& q = t.quad[c];
+      auto r = [sq](double v) { return Real(v * sq); };
+      const Real m = Real(t.mass[c] * sm);
+      moments[c] = {0, 0, 0, m, r(q.xx), r(q.yy), r(q.zz), r(q.xy), r(q.xz), r(q.yz), r(q.tr)};
+    }
+  }
+  std::vector<simd::CellSource<Real>> moments;  // quad: per cell, scaled (x, y, z unset)
 };
 
 /// A group's bounding box: centre and half extents.
@@ -160,29 +177,32 @@ Box bounding_box(const Tree& t, std::uint32_t gb, std::uint32_t ge) {
           0.5 * (hx - lx), 0.5 * (hy - ly), 0.5 * (hz - lz)};
 }
 
-/// A group's interaction list: its length, and where the group's own bodies start in it.
+/// A group's interaction list: its length, where the group's own bodies start in it, and
+/// the length of its cell list (Quad).
 struct ListInfo {
-  std::size_t length = 0, self_first = 0;
+  std::size_t length = 0, self_first = 0, cells = 0;
 };
 
 /// Walks the tree for the group whose first body is gb and whose box is g: fills s.jx..
-/// with the interaction list and s.quad_cells with the accepted cells. The group's own
-/// bodies form one run of the list, in order (every cell holding one of them overlaps
+/// with the interaction list; with Quad, s.jx.. with the opened bodies (and accepted cells
+/// of one body) only, and s.cells with the other accepted cells. The group's own bodies
+/// form one run of the list, in order (every cell holding one of them overlaps
 /// the group's box, so it is opened, and the depth-first walk visits them in tree order):
 /// the kernel leaves each body's own term out of its potential by where that run starts,
 /// which this finds when FindSelf (only then: one more value live in the walk's loop,
 /// which has no register to spare, made the float tree ~1.5% slower).
 /// Relative: the relative criterion, a cell opened when its M s^2 > alpha_a d^4 (alpha_a
 /// = alpha |a_old| / G, the group's smallest); otherwise open >= theta^2 d^2 (geometric or
-/// bmax, by what set_opening() stored).
-template <bool FindSelf, bool Relative, class Real>
-ListInfo collect_interactions(const Tree& t, const WalkSetup<Real>& w, std::uint32_t gb, Box g,
-                              double alpha_a, Scratch<Real>& s) {
+/// bmax, by what set_opening() stored). Flattened: with the Quad instances GCC stopped
+/// inlining distance2_point_box into some of them (12% more instructions in the walk).
+template <bool FindSelf, bool Relative, bool Quad, class Real>
+[[gnu::flatten]] ListInfo collect_interactions(const Tree& t, const WalkSetup<Real>& w,
+                                               std::uint32_t gb, Box g, double alpha_a,
+                                               Scratch<Real>& s) {
   // Copies in registers: the stores into the list below could alias the setup's doubles
   // for all the compiler knows, and would then make it reload them every time.
   const double sp = w.sp, sm = w.sm, theta2 = w.theta2, slack = w.slack;
-  const bool planar = w.planar, quad = w.quad;
-  s.quad_cells.clear();
+  const bool planar = w.planar;
   ListInfo info;
   std::size_t list = 0;  // entries so far
   auto reserve = [&s](std::size_t need) {
@@ -196,6 +216,8 @@ ListInfo collect_interactions(const Tree& t, const WalkSetup<Real>& w, std::uint
     s.jm[list] = Real(m * sm);
     ++list;
   };
+  std::size_t cells = 0;  // Quad: the cell list's entries so far
+  const simd::CellSource<Real>* const moments = w.moments.data();
   // Stackless depth-first walk over the packed records: a cell that is accepted, or
   // an opened leaf, continues at `next`; an opened inner cell at its first child.
   const Tree::WalkNode* const nodes = t.walk_nodes.data();
@@ -214,9 +236,22 @@ ListInfo collect_interactions(const Tree& t, const WalkSetup<Real>& w, std::uint
       }
     }
     if (!open) {
-      reserve(list + 1);
-      append(nd.comx, nd.comy, nd.comz, nd.mass);
-      if (quad) s.quad_cells.push_back(c);
+      if constexpr (Quad) {
+        if (nd.end - nd.begin == 1) {  // a lone body: its quadrupole is 0, the pair suffices
+          reserve(list + 1);
+          append(t.x[nd.begin], t.y[nd.begin], t.z[nd.begin], t.m[nd.begin]);
+        } else {
+          if (cells == s.cells.size()) s.cells.resize(std::max<std::size_t>(64, 2 * cells));
+          simd::CellSource<Real>& e = s.cells[cells++];
+          e = moments[c];
+          e.x = Real((nd.comx - g.x) * sp);
+          e.y = Real((nd.comy - g.y) * sp);
+          e.z = Real((nd.comz - g.z) * sp);
+        }
+      } else {
+        reserve(list + 1);
+        append(nd.comx, nd.comy, nd.comz, nd.mass);
+      }
       c = nd.next;
     } else if (nd.first_child < 0) {
       reserve(list + (nd.end - nd.begin));
@@ -230,6 +265,7 @@ ListInfo collect_interactions(const Tree& t, const WalkSetup<Real>& w, std::uint
     }
   }
   info.length = list;
+  info.cells = cells;
   return info;
 }
 
@@ -252,31 +288,27 @@ std::size_t pack_targets(const Tree& t, const WalkSetup<Real>& w, std::uint32_t 
   return padded;
 }
 
-/// The kernel's results of the group, scaled back, plus the quadrupole terms (in double,
-/// unscaled: a short list, the accepted cells only), into the tree-ordered outputs.
-template <bool WithPotential, class Real>
-void finish_group(const Tree& t, const WalkSetup<Real>& w, std::uint32_t gb, std::uint32_t ge,
+/// The kernels' results of the group, scaled back, into the tree-ordered outputs.
+template <class Real>
+void finish_group(const WalkSetup<Real>& w, std::uint32_t gb, std::uint32_t ge, bool potential,
                   const Scratch<Real>& s, WalkOutput& out) {
-  const double eps2 = w.eps2, back = w.back_acceleration, back_phi = w.back_potential;
+  const double back = w.back_acceleration, back_phi = w.back_potential;
   const bool planar = w.planar;
   for (std::size_t k = 0; k < ge - gb; ++k) {
     const std::size_t i = gb + k;
-    double qx = 0, qy = 0, qz = 0, qphi = 0;
-    for (const std::int32_t c : s.quad_cells) {
-      const auto u = static_cast<std::size_t>(c);
-      const double dx = t.comx[u] - t.x[i], dy = t.comy[u] - t.y[i], dz = t.comz[u] - t.z[i];
-      if constexpr (WithPotential) {
-        accumulate_quadrupole_acceleration_potential<double>(dx, dy, dz, t.quad[u], eps2, qx, qy,
-                                                             qz, qphi);
-      } else {
-        accumulate_quadrupole_acceleration<double>(dx, dy, dz, t.quad[u], eps2, qx, qy, qz);
-      }
-    }
-    out.ax[i] = double(s.ax[k]) * back + qx;
-    out.ay[i] = double(s.ay[k]) * back + qy;
-    out.az[i] = planar ? 0.0 : double(s.az[k]) * back + qz;
-    if constexpr (WithPotential) out.phi[i] = double(s.phi[k]) * back_phi + qphi;
+    out.ax[i] = double(s.ax[k]) * back;
+    out.ay[i] = double(s.ay[k]) * back;
+    out.az[i] = planar ? 0.0 : double(s.az[k]) * back;
+    if (potential) out.phi[i] = double(s.phi[k]) * back_phi;
   }
+}
+
+/// collect_interactions for the setup's --quadrupole.
+template <bool FindSelf, bool Relative, class Real>
+ListInfo collect_for(const Tree& t, const WalkSetup<Real>& w, std::uint32_t gb, Box g,
+                     double alpha_a, Scratch<Real>& s) {
+  return w.quad ? collect_interactions<FindSelf, Relative, true>(t, w, gb, g, alpha_a, s)
+                : collect_interactions<FindSelf, Relative, false>(t, w, gb, g, alpha_a, s);
 }
 
 /// One group's walk, kernel and results; returns its interactions.
@@ -292,11 +324,11 @@ std::uint64_t walk_group(const Tree& t, const WalkSetup<Real>& w, Group group, b
     const std::uint32_t e = group.box_end != 0 ? group.box_end : group.end;
     for (std::uint32_t k = b; k < e; ++k) a_min = std::min(a_min, w.a_old[k]);
     const double alpha_a = w.alpha * a_min;
-    list = potential ? collect_interactions<true, true>(t, w, group.begin, g, alpha_a, s)
-                     : collect_interactions<false, true>(t, w, group.begin, g, alpha_a, s);
+    list = potential ? collect_for<true, true>(t, w, group.begin, g, alpha_a, s)
+                     : collect_for<false, true>(t, w, group.begin, g, alpha_a, s);
   } else {
-    list = potential ? collect_interactions<true, false>(t, w, group.begin, g, 0.0, s)
-                     : collect_interactions<false, false>(t, w, group.begin, g, 0.0, s);
+    list = potential ? collect_for<true, false>(t, w, group.begin, g, 0.0, s)
+                     : collect_for<false, false>(t, w, group.begin, g, 0.0, s);
   }
   const std::size_t padded = pack_targets(t, w, group.begin, group.end, g, potential, s);
   const simd::KernelArgs<Real> args{.x = s.jx.data(),
@@ -314,12 +346,22 @@ std::uint64_t walk_group(const Tree& t, const WalkSetup<Real>& w, Group group, b
                                     .phi = potential ? s.phi.data() : nullptr,
                                     .self_first = list.self_first};
   w.kernel(args, 0, padded);
-  if (potential) {
-    finish_group<true>(t, w, group.begin, group.end, s, out);
-  } else {
-    finish_group<false>(t, w, group.begin, group.end, s, out);
+  if (list.cells != 0) {  // --quadrupole: the cells, added to the bodies' sums
+    const simd::CellArgs<Real> cells{.cells = s.cells.data(),
+                                     .n = list.cells,
+                                     .eps2 = w.eps2_scaled,
+                                     .ax = s.ax.data(),
+                                     .ay = s.ay.data(),
+                                     .az = s.az.data(),
+                                     .tx = s.tx.data(),
+                                     .ty = s.ty.data(),
+                                     .tz = s.tz.data(),
+                                     .phi = potential ? s.phi.data() : nullptr};
+    w.cell_kernel(cells, 0, group.end - group.begin);  // rounded up to its own step
   }
-  return std::uint64_t(group.counted != 0 ? group.counted : group.end - group.begin) * list.length;
+  finish_group(w, group.begin, group.end, potential, s, out);
+  return std::uint64_t(group.counted != 0 ? group.counted : group.end - group.begin) *
+         (list.length + list.cells);
 }
 
 }  // namespace

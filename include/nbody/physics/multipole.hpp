@@ -11,19 +11,25 @@
 // *_potential functions add it beside the acceleration), so the
 // acceleration's quadrupole part, written with the pair convention d = com - x = -r, is
 //   a_q = G [ -(Q.d)/r^5 + (5/2) (d.Q.d) d / r^7 ].
-// Softening: the standard formula with r^2 replaced by the softened r^2 + eps^2 (the
-// simple choice; not the exact expansion of the Plummer potential, which differs at
-// O(eps^2/r^2) in the quadrupole term, itself O((s/r)^2) of the monopole; accepted cells
-// are at least s/theta away, far outside eps in any sensible run).
+// Softening: the exact second-order expansion of the Plummer-softened potential. With
+// R^2 = r^2 + eps^2 and I_ab = sum_k m_k r_a r_b (so Q = 3 I - tr(I) delta), the bodies'
+// potential is -G [M/R + (d.Q.d - tr(I) eps^2) / (2 R^5)] + O((s/R)^3): the unsoftened
+// formula with r -> R and d.Q.d -> d.Q.d - tr(I) eps^2. The trace term matters where
+// eps is not small against the distance: without it (the formula with r -> R alone) the
+// quadrupole gained only 1.5x in the median force error over the monopole at eps = 0.05
+// (Plummer, N = 50,000, theta = 0.5), against 3.7x at eps = 0.01. So a Quadrupole also
+// carries tr = tr(I) = sum m |r|^2.
 #include "nbody/host_device.hpp"
 #include "nbody/physics/pair_force.hpp"
 
 namespace nbody {
 
-/// Traceless quadrupole tensor, 6 components.
+/// Traceless quadrupole tensor (6 components) and the trace of the second moment, sum m r^2
+/// (for the softening term).
 template <class Real>
 struct Quadrupole {
   Real xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
+  Real tr = 0;
 };
 
 /// Adds the quadrupole of mass m at offset (x, y, z) from the centre of mass.
@@ -36,6 +42,7 @@ NBODY_HD void add_point_quadrupole(Quadrupole<Real>& q, Real m, Real x, Real y, 
   q.xy += m * (Real(3) * x * y);
   q.xz += m * (Real(3) * x * z);
   q.yz += m * (Real(3) * y * z);
+  q.tr += m * r2;
 }
 
 /// Adds a child's quadrupole (about its own centre of mass) shifted to the parent's
@@ -50,6 +57,7 @@ NBODY_HD void add_shifted_quadrupole(Quadrupole<Real>& q, const Quadrupole<Real>
   q.xy += child.xy;
   q.xz += child.xz;
   q.yz += child.yz;
+  q.tr += child.tr;
   add_point_quadrupole(q, m, x, y, z);
 }
 
@@ -68,7 +76,7 @@ NBODY_HD void accumulate_quadrupole_acceleration_potential(Real dx, Real dy, Rea
   const Real qdx = q.xx * dx + q.xy * dy + q.xz * dz;  // (Q.d)
   const Real qdy = q.xy * dx + q.yy * dy + q.yz * dz;
   const Real qdz = q.xz * dx + q.yz * dy + q.zz * dz;
-  const Real dqd = dx * qdx + dy * qdy + dz * qdz;  // d.Q.d
+  const Real dqd = dx * qdx + dy * qdy + dz * qdz - q.tr * eps2;  // d.Q.d - tr(I) eps^2
   const Real radial = Real(2.5) * dqd * inv_r2;
   ax += inv_r5 * (radial * dx - qdx);
   ay += inv_r5 * (radial * dy - qdy);
@@ -87,6 +95,45 @@ NBODY_HD void accumulate_quadrupole_acceleration(Real dx, Real dy, Real dz,
   Real unused_phi{};  // {} zeroes scalars and SIMD vectors alike
   accumulate_quadrupole_acceleration_potential<Real, Math>(dx, dy, dz, q, eps2, ax, ay, az,
                                                            unused_phi);
+}
+
+/// A cell's whole pull (per unit G) on a target: the monopole (the softened pair force of
+/// its mass m, pair_force.hpp) plus the quadrupole term above, from one 1/sqrt and one
+/// combined radial factor,
+///   a += d (m / r^3 + (5/2) (d.Q.d) / r^7) - (Q.d) / r^5,
+///   phi -= m / r + (d.Q.d) / (2 r^5),
+/// the same sums as accumulate_pair_acceleration_potential followed by
+/// accumulate_quadrupole_acceleration_potential, in ~30 operations instead of ~45 (the
+/// tree walks' cost of a quadrupole entry). d = com - x_target (pair convention).
+template <class Real, class Math = PairMath<Real>>
+NBODY_HD void accumulate_cell_acceleration_potential(Real dx, Real dy, Real dz, Real m,
+                                                     const Quadrupole<Real>& q, Real eps2, Real& ax,
+                                                     Real& ay, Real& az, Real& phi) {
+  const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;
+  const Real inv_r = Math::safe_rsqrt(r2);
+  const Real inv_r2 = inv_r * inv_r;
+  const Real m_over_r = m * inv_r;
+  const Real inv_r5 = inv_r2 * inv_r2 * inv_r;
+  const Real qdx = q.xx * dx + q.xy * dy + q.xz * dz;  // (Q.d)
+  const Real qdy = q.xy * dx + q.yy * dy + q.yz * dz;
+  const Real qdz = q.xz * dx + q.yz * dy + q.zz * dz;
+  const Real dqd = dx * qdx + dy * qdy + dz * qdz - q.tr * eps2;  // d.Q.d - tr(I) eps^2
+  const Real quad_phi = Real(0.5) * dqd * inv_r5;                 // its potential / -1
+  const Real radial = (m_over_r + Real(5) * quad_phi) * inv_r2;
+  ax += radial * dx - inv_r5 * qdx;
+  ay += radial * dy - inv_r5 * qdy;
+  az += radial * dz - inv_r5 * qdz;
+  phi -= m_over_r + quad_phi;
+}
+
+/// accumulate_cell_acceleration_potential with the potential discarded.
+template <class Real, class Math = PairMath<Real>>
+NBODY_HD void accumulate_cell_acceleration(Real dx, Real dy, Real dz, Real m,
+                                           const Quadrupole<Real>& q, Real eps2, Real& ax, Real& ay,
+                                           Real& az) {
+  Real unused_phi{};
+  accumulate_cell_acceleration_potential<Real, Math>(dx, dy, dz, m, q, eps2, ax, ay, az,
+                                                     unused_phi);
 }
 
 }  // namespace nbody

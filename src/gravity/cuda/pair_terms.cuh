@@ -43,14 +43,15 @@ __device__ __forceinline__ void mutual_pair_term(Real dx, Real dy, Real dz, Real
   }
 }
 
+/// An accepted cell's monopole and quadrupole together (multipole.hpp: one 1/sqrt).
 template <bool Pot, class Real, class Math>
-__device__ __forceinline__ void quadrupole_term(Real dx, Real dy, Real dz,
-                                                const Quadrupole<Real>& q, Real eps2, Real& ax,
-                                                Real& ay, Real& az, Real& phi) {
+__device__ __forceinline__ void cell_term(Real dx, Real dy, Real dz, Real m,
+                                          const Quadrupole<Real>& q, Real eps2, Real& ax, Real& ay,
+                                          Real& az, Real& phi) {
   if constexpr (Pot) {
-    accumulate_quadrupole_acceleration_potential<Real, Math>(dx, dy, dz, q, eps2, ax, ay, az, phi);
+    accumulate_cell_acceleration_potential<Real, Math>(dx, dy, dz, m, q, eps2, ax, ay, az, phi);
   } else {
-    accumulate_quadrupole_acceleration<Real, Math>(dx, dy, dz, q, eps2, ax, ay, az);
+    accumulate_cell_acceleration<Real, Math>(dx, dy, dz, m, q, eps2, ax, ay, az);
   }
 }
 

@@ -105,7 +105,7 @@ struct TreeView {
   unsigned* level_done = nullptr;   // key_bits + 1 tickets
   Vec4<Real>* box = nullptr;        // cx, cy, cz, half
   Vec4<Real>* com = nullptr;        // com x, y, z, mass
-  Vec4<Real>* quad = nullptr;       // 2 per cell: (xx, yy, zz, xy), (xz, yz, 0, 0)
+  Vec4<Real>* quad = nullptr;       // 2 per cell: (xx, yy, zz, xy), (xz, yz, tr, 0)
   CellLink* link = nullptr;
   unsigned* group_count = nullptr;   // per cell
   unsigned* group_offset = nullptr;  // per cell (exclusive scan)

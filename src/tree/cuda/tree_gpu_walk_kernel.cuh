@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <type_traits>
 
@@ -31,6 +32,20 @@ __host__ __device__ inline unsigned long long entry_budget(double theta) {
   const double b = theta > 0 ? 3000.0 / (theta * theta) : 1e30;
   return b < 4096.0 ? 4096ULL : (b > 1e9 ? 1000000000ULL : (unsigned long long)b);
 }
+
+// The relative criterion's lists follow alpha instead: 1M Plummer, eps 0.05, mean 1840
+// entries at alpha 0.004 and 4340 at 0.0005 (~alpha^-0.41). Its best budget measured was
+// ~3.3x the mean (H100, alpha 0.004: walk 2.49 ms at 6000, 3.22 ms at the theta budget
+// 12000, 2.67 at 4000; 0.0005: 6.28 ms at 13000, 6.57 at 9000): a central group, whose
+// smallest |a_old| is tiny, is then walked body by body, where each body opens for its own.
+inline unsigned long long relative_entry_budget(double alpha) {
+  const double b = alpha > 0 ? 6000.0 * std::pow(alpha / 0.004, -0.41) : 1e30;
+  return b < 4096.0 ? 4096ULL : (b > 1e9 ? 1000000000ULL : (unsigned long long)b);
+}
+
+// With quadrupoles, an accepted leaf of at most this many bodies goes into the list as its
+// bodies: exact, and cheaper than its cell term (~34 operations against ~12 per body).
+constexpr unsigned kQuadLeafBodies = 2;
 
 template <class Real>
 __device__ __forceinline__ Real warp_min(Real v) {
@@ -85,8 +100,9 @@ __device__ __forceinline__ int warp_exclusive_sum(int v, unsigned lane, int& sum
 /// interaction list of the full walk, and the same forces.
 /// Mac: the bmax criterion (t.bmax: b_max^2 >= theta^2 d^2) or, with t.a_old set, the
 /// relative one (M s^2 > alpha a_min d^4, a_min the smallest |a_old| / G of the whole
-/// group's bodies, in pass 2 too); otherwise the geometric test (a kernel of its own, so
-/// that the default one keeps its registers).
+/// group's bodies; in pass 2 the body's own, GADGET-4's per-body test: a group's smallest
+/// is set by its body nearest the system's centre, where |a| -> 0); otherwise the geometric test (a
+/// kernel of its own, so that the default one keeps its registers).
 template <class Real, class Math, bool Quad, bool Single, bool Pot, bool Active = false,
           bool Mac = false>
 __global__ void __launch_bounds__(kWalkThreads<Real>)
@@ -179,7 +195,9 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
                ghz = Real(0.5) * (hz - lz);
     [[maybe_unused]] Real alpha_a = Real(0);  // relative: alpha |a_old| / G, the group's smallest
     if constexpr (Mac) {
-      if (relative) {
+      if (relative && Single) {  // pass 2: the body's own, as in GADGET-4's per-body walk
+        alpha_a = t.alpha * t.a_old[t.order[me.id[0]]];
+      } else if (relative) {
         const Group whole_group = t.groups[g];  // tree positions, in every variant
         Real a_min = Real(INFINITY);
 #pragma unroll
@@ -252,6 +270,14 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
         }
         if (!open) {
           accept = true;
+          if constexpr (Quad) {  // a tiny leaf: its bodies (kQuadLeafBodies)
+            const CellLink lk = link[c];
+            if (lk.first_child < 0 && lk.end - lk.begin <= kQuadLeafBodies) {
+              accept = false;
+              leaf_bodies = int(lk.end - lk.begin);
+              first = int(lk.begin);
+            }
+          }
         } else {
           const CellLink lk = link[c];
           if (lk.first_child >= 0) {

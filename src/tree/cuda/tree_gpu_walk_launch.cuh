@@ -23,7 +23,8 @@ template <bool Active, bool Mac, class Real>
 void launch_walk_variant(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                          Vec4<Real>* out, cudaStream_t stream) {
   const Real theta2 = Real(p.theta * p.theta);
-  unsigned long long budget = entry_budget(p.theta);
+  unsigned long long budget =
+      t.a_old != nullptr ? relative_entry_budget(double(t.alpha)) : entry_budget(p.theta);
   // Tests and tuning: NBODY_TREE_ENTRY_BUDGET=64 sends almost every group to pass 2.
   if (const char* e = std::getenv("NBODY_TREE_ENTRY_BUDGET"))
     budget = std::strtoull(e, nullptr, 10);

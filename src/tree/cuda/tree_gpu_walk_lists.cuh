@@ -24,8 +24,8 @@ inline constexpr int kListCapacity = kFlushAt + 32 + 32 * int(kLeafSize);
 inline constexpr int kQuadCapacity = kFlushAt + 32;  // accepted cells with their quadrupoles
 inline constexpr int kBigCapacity = 64;              // leaves above kLeafSize (maximum depth only)
 
+using cuda_gravity::cell_term;
 using cuda_gravity::pair_term;
-using cuda_gravity::quadrupole_term;
 
 /// The group's bodies a lane holds (slots k < kPerLane), their accelerations, and for Pot
 /// walks (elsewhere never touched, so the compiler drops them) their tree positions and
@@ -37,7 +37,7 @@ struct Target {
   unsigned id[kPerLane];
 };
 
-/// A cell accepted with its quadrupole: com + mass, then (xx, yy, zz, xy), (xz, yz, -, -).
+/// A cell accepted with its quadrupole: com + mass, then (xx, yy, zz, xy), (xz, yz, tr, -).
 template <class Real>
 struct QuadEntry {
   Vec4<Real> com, q0, q1;
@@ -91,14 +91,11 @@ __device__ __forceinline__ void evaluate_quad(const QuadEntry<Real>* list, int c
                                               Target<Real>& me) {
   for (int e = 0; e < count; ++e) {
     const QuadEntry<Real> c = list[e];
-    const Quadrupole<Real> q{c.q0.x, c.q0.y, c.q0.z, c.q0.w, c.q1.x, c.q1.y};
+    const Quadrupole<Real> q{c.q0.x, c.q0.y, c.q0.z, c.q0.w, c.q1.x, c.q1.y, c.q1.z};
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      const Real dx = c.com.x - me.x[k], dy = c.com.y - me.y[k], dz = c.com.z - me.z[k];
-      pair_term<Pot, Real, Math>(dx, dy, dz, c.com.w, eps2, me.ax[k], me.ay[k], me.az[k], me.phi[k],
-                                 false);
-      quadrupole_term<Pot, Real, Math>(dx, dy, dz, q, eps2, me.ax[k], me.ay[k], me.az[k],
-                                       me.phi[k]);
+      cell_term<Pot, Real, Math>(c.com.x - me.x[k], c.com.y - me.y[k], c.com.z - me.z[k], c.com.w,
+                                 q, eps2, me.ax[k], me.ay[k], me.az[k], me.phi[k]);
     }
   }
 }
@@ -136,12 +133,9 @@ __device__ __forceinline__ void evaluate_strided(const ListsFor<Real, Quad, Pot>
   if constexpr (Quad) {
     for (int e = int(lane); e < n_cells; e += 32) {
       const QuadEntry<Real> c = my.cells[e];
-      const Quadrupole<Real> q{c.q0.x, c.q0.y, c.q0.z, c.q0.w, c.q1.x, c.q1.y};
-      const Real dx = c.com.x - me.x[0], dy = c.com.y - me.y[0], dz = c.com.z - me.z[0];
-      pair_term<Pot, Real, Math>(dx, dy, dz, c.com.w, eps2, me.ax[0], me.ay[0], me.az[0], me.phi[0],
-                                 false);
-      quadrupole_term<Pot, Real, Math>(dx, dy, dz, q, eps2, me.ax[0], me.ay[0], me.az[0],
-                                       me.phi[0]);
+      const Quadrupole<Real> q{c.q0.x, c.q0.y, c.q0.z, c.q0.w, c.q1.x, c.q1.y, c.q1.z};
+      cell_term<Pot, Real, Math>(c.com.x - me.x[0], c.com.y - me.y[0], c.com.z - me.z[0], c.com.w,
+                                 q, eps2, me.ax[0], me.ay[0], me.az[0], me.phi[0]);
     }
   }
 }
