@@ -70,12 +70,15 @@ class BackendTest : public ::testing::TestWithParam<Device> {
 
 /// Gravity on `device` with the device's default kernel (Fast: SIMD + OpenMP on the CPU, the
 /// fast CUDA kernel on the GPU). Precision Auto is float64 for the direct sum and float32
-/// for the tree, on both devices.
+/// for the tree, on both devices. The tree opens by the geometric criterion: the same cells
+/// at every evaluation, where the default relative one opens by the last evaluation's
+/// accelerations (its own tests: test_opening_criteria.cpp, test_tree_cuda.cpp).
 inline GravityOptions gravity_options(Device device,
                                       GravityAlgorithm algorithm = GravityAlgorithm::Direct,
                                       Precision precision = Precision::Auto,
                                       double softening = 0.0) {
   GravityOptions g;
+  g.mac = OpeningCriterion::Geometric;
   g.device = device;
   g.algorithm = algorithm;
   g.precision = precision;
@@ -83,7 +86,8 @@ inline GravityOptions gravity_options(Device device,
   return g;
 }
 
-/// The Barnes-Hut tree on `device` (dim 2: the quadtree; Simulation sets dim from the system).
+/// The Barnes-Hut tree on `device` (dim 2: the quadtree; Simulation sets dim from the system),
+/// geometric at `theta`.
 inline GravityOptions tree_options(Device device, Precision precision, double theta, int dim = 3,
                                    bool quadrupole = false, double softening = 0.0) {
   GravityOptions g = gravity_options(device, GravityAlgorithm::Tree, precision, softening);

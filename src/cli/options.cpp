@@ -123,11 +123,13 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
       ->capture_default_str();
   app->add_flag("--quadrupole", g.quadrupole,
                 "tree: add quadrupole moments (more accurate at the same theta)");
-  add_enum_option(app, "--mac", g.mac, parse_opening_criterion,
-                  "tree: opening criterion: geometric (cell edge s / distance d < theta), bmax "
-                  "(largest distance from the cell's centre of mass to its bodies / d < theta) or "
-                  "relative (GADGET-4: G M / d^2 (s / d)^2 <= alpha |a| with the last "
-                  "acceleration; the first evaluation uses theta)");
+  add_enum_option(
+      app, "--mac", g.mac, parse_opening_criterion,
+      "tree: opening criterion: geometric (cell edge s / distance d < theta), bmax "
+      "(largest distance from the cell's centre of mass to its bodies / d < theta) or "
+      "relative (GADGET-4: G M / d^2 (s / d)^2 <= alpha |a| with the last "
+      "acceleration; the first evaluation uses theta, and theta 0 is the direct sum with "
+      "every criterion)");
   app->add_option("--alpha", g.alpha,
                   "tree, --mac relative: force error accepted per cell, relative to |a|")
       ->check(field_check(&GravityOptions::alpha))

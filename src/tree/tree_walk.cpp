@@ -230,7 +230,7 @@ template <bool FindSelf, bool Relative, bool Quad, class Real>
       const double d2 =
           distance2_point_box(nd.comx, nd.comy, nd.comz, g.x, g.y, g.z, g.hx, g.hy, g.hz);
       if constexpr (Relative) {
-        open = relative_must_open(nd.open, alpha_a, d2);
+        open = relative_must_open(nd.open, alpha_a, d2, 4 * h * h);
       } else {
         open = bh_must_open(nd.open, theta2, d2);
       }

@@ -365,6 +365,7 @@ class ActiveTree : public ::testing::TestWithParam<TreeCase> {
     o.precision = Precision::Float;
     o.G = kG;
     o.softening = kSoftening;
+    o.mac = OpeningCriterion::Geometric;  // the same opening at every evaluation
     o.theta = 0.5;
     o.dim = GetParam().dim;
     o.quadrupole = GetParam().quadrupole;

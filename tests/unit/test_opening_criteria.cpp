@@ -14,6 +14,7 @@
 #include "nbody/force_error.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
+#include "nbody/physics/opening_criterion.hpp"
 #include "tree/tree.hpp"
 #include "tree/tree_solver.hpp"
 
@@ -118,6 +119,25 @@ TEST(OpeningCriteria, RelativeStartsWithThetaThenUsesTheLastAccelerations) {
   make_tree_solver(criterion(OpeningCriterion::Geometric, 0.5))
       ->compute_accelerations(fewer_geometric);
   EXPECT_EQ(fewer.ax, fewer_geometric.ax);
+}
+
+TEST(OpeningCriteria, RelativeWithZeroAccelerationsStopsAtThetaMin) {
+  // |a_old| = 0 asks every cell to be opened; the floor (opening_criterion.hpp) uses a cell
+  // whole below kRelativeThetaMin all the same, so the walk is the geometric one at that
+  // angle, bit for bit, and not a direct sum.
+  const ParticleSystem& ps = plummer();
+  auto solver = make_tree_solver(criterion(OpeningCriterion::Relative, 0.5, 0.002));
+  ParticleSystem relative = ps;
+  solver->compute_accelerations(relative);  // the first evaluation, by theta
+  for (auto* a : {&relative.ax, &relative.ay, &relative.az}) a->assign(ps.size(), 0.0);
+  solver->compute_accelerations(relative);
+  ParticleSystem geometric = ps;
+  auto at_floor = make_tree_solver(criterion(OpeningCriterion::Geometric, kRelativeThetaMin));
+  at_floor->compute_accelerations(geometric);
+  EXPECT_EQ(relative.ax, geometric.ax);
+  EXPECT_EQ(solver->stats().interactions_per_body, at_floor->stats().interactions_per_body);
+  // Not the direct sum (N - 1 per body); at N = 20000 theta 0.1 saves little (16841).
+  EXPECT_LT(solver->stats().interactions_per_body, 0.9 * double(ps.size() - 1));
 }
 
 TEST(OpeningCriteria, RelativeHasTheLighterTailAtTheSameCost) {

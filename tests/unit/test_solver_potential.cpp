@@ -70,6 +70,7 @@ GravityOptions tree_options(Precision precision, double theta, int dim, bool qua
   o.precision = precision;
   o.G = kG;
   o.softening = softening;
+  o.mac = OpeningCriterion::Geometric;  // the same opening at every evaluation
   o.theta = theta;
   o.dim = dim;
   o.quadrupole = quadrupole;

@@ -21,8 +21,8 @@ struct BenchArgs {
   std::string json_file;              // --json FILE (bench theta): the JSON there, not on stdout
   double theta = 0.5;                 // tree only
   bool quadrupole = false;            // tree only
-  std::string mac = "geometric";      // tree only: the opening criterion
-  double alpha = 0.001;               // tree only: the relative criterion's alpha
+  std::string mac = "relative";       // tree only: the opening criterion (GravityOptions')
+  double alpha = 0.002;               // tree only: the relative criterion's alpha
   std::string precision = "auto";     // tree, gpu direct (auto: both); auto = float for the tree
   std::string device = "cpu";         // direct: cpu or gpu
   int block_size = 0;                 // gpu: threads per block (0 = kernel default)

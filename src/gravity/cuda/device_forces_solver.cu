@@ -94,8 +94,10 @@ template <class Real>
 void DeviceForcesSolver<Real>::evaluate(ParticleSystem& ps, bool potential,
                                         const std::vector<std::uint32_t>* active) {
   const std::size_t n = ps.size();
-  const bool old_accelerations =
-      evaluated_ == n && ps.ax.size() == n && ps.ay.size() == n && ps.az.size() == n;
+  // The tree's relative criterion: as the CPU tree (tree_solver.cpp), ps's accelerations
+  // when this solver evaluated these bodies last or ps says they are theirs (a checkpoint).
+  const bool old_accelerations = (evaluated_ == n || ps.accelerations_valid()) &&
+                                 ps.ax.size() == n && ps.ay.size() == n && ps.az.size() == n;
   for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
   if (potential) ps.potential.resize(n);
   stats_ = {};

@@ -114,6 +114,9 @@ class DeviceStepper final : public Stepper {
                                      cudaMemcpyHostToDevice, stream_));
     accelerations_valid_ =
         ps.accelerations_valid() && ps.ax.size() == n && ps.ay.size() == n && ps.az.size() == n;
+    // Uploaded accelerations are an evaluation of these bodies (a checkpoint's: the tree's
+    // relative criterion opens after a restart as in the uninterrupted run).
+    if (accelerations_valid_) evaluated_ = n;
     potentials_valid_ = false;  // evaluated again when asked for (never uploaded)
     if (accelerations_valid_) {
       NBODY_CUDA_CHECK(

@@ -171,7 +171,8 @@ TreeView<Real> TreeForces<Real>::view(std::size_t n) const {
 
 template <class Real>
 Real* TreeForces<Real>::old_accelerations(std::size_t n) {
-  if (mac_ != OpeningCriterion::Relative) return nullptr;
+  // theta 0 is the direct sum with every criterion (tree_solver.cpp says why).
+  if (mac_ != OpeningCriterion::Relative || theta_ == 0) return nullptr;
   reserve(n);
   a_old_given_ = true;
   return a_old_.data();

@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
           const Real d2 = distance2_point_box(m.x, m.y, m.z, gx, gy, gz, ghx, ghy, ghz);
           if constexpr (Mac) {
             const Real r = relative ? Real(0) : bmax[c];
-            open = relative ? relative_must_open(m.w * s * s, alpha_a, d2)
+            open = relative ? relative_must_open(m.w * s * s, alpha_a, d2, s * s)
                             : bh_must_open(r * r, theta2, d2);
           } else {
             open = bh_must_open(s * s, theta2, d2);
