@@ -121,7 +121,10 @@ def plot(doc: dict, out: Path) -> None:
         ax.set_xlabel("ms per force evaluation (build + walk)")
         ax.set_ylabel(f"{key} relative force error")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].legend(fontsize=7)
+    # One legend under both panels, clear of every point.
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=7,
+               bbox_to_anchor=(0.5, 0.035 + 0.025 * len(doc.get("references") and [1] or [])))
     fig.suptitle(title_of(doc) + "; bold: the Pareto front of each criterion and order",
                  fontsize=10)
     notes = [f"errors against the float64 direct sum on {doc.get('sample', '?')} sampled bodies"]
@@ -130,7 +133,7 @@ def plot(doc: dict, out: Path) -> None:
     sources = sorted({r["source"] for r in doc.get("references") or [] if r.get("source")})
     text = " · ".join(notes) + "".join(f"\n{s}" for s in sources)
     fig.text(0.5, 0.01, text, ha="center", va="bottom", fontsize=7, color="0.3")
-    fig.tight_layout(rect=(0, 0.04 + 0.03 * len(sources), 1, 0.97))
+    fig.tight_layout(rect=(0, 0.14 + 0.03 * len(sources), 1, 0.97))
     out = Path(out)
     tmp = out.with_name(f".{out.name}.tmp")
     fig.savefig(tmp, dpi=120, format="png")

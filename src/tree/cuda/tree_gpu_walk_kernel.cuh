@@ -34,12 +34,14 @@ __host__ __device__ inline unsigned long long entry_budget(double theta) {
 }
 
 // The relative criterion's lists follow alpha instead: 1M Plummer, eps 0.05, mean 1840
-// entries at alpha 0.004 and 4340 at 0.0005 (~alpha^-0.41). Its best budget measured was
-// ~3.3x the mean (H100, alpha 0.004: walk 2.49 ms at 6000, 3.22 ms at the theta budget
-// 12000, 2.67 at 4000; 0.0005: 6.28 ms at 13000, 6.57 at 9000): a central group, whose
-// smallest |a_old| is tiny, is then walked body by body, where each body opens for its own.
+// entries at alpha 0.004 and 4340 at 0.0005 (~alpha^-0.41). Its best budgets measured
+// (H200, full steps, nbody bench tree): alpha 0.005 ~4500 (2.95 ms per step; 4000 3.01,
+// 5470 3.01-3.05, 6500 3.14, 3000 3.42), 0.002 ~6500 (3.91 ms; 5000 4.17, 8000 4.01),
+// 0.0005 ~14000 (6.77 ms; 10000 7.06, 8000 8.37): ~alpha^-0.49, 2.6-3.2x the mean list. A
+// central group, whose smallest |a_old| is tiny, is then walked body by body, where each
+// body opens for its own.
 inline unsigned long long relative_entry_budget(double alpha) {
-  const double b = alpha > 0 ? 6000.0 * std::pow(alpha / 0.004, -0.41) : 1e30;
+  const double b = alpha > 0 ? 4500.0 * std::pow(alpha / 0.005, -0.49) : 1e30;
   return b < 4096.0 ? 4096ULL : (b > 1e9 ? 1000000000ULL : (unsigned long long)b);
 }
 
