@@ -115,10 +115,10 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
                   "Gravity solver: direct (exact O(N^2) sum), tree (Barnes-Hut, O(N log N)) or "
                   "none (no gravity: ballistic and granular runs, collisions only; --G 0 is the "
                   "same)");
-  app->add_option(
-         "--theta", g.theta,
-         "tree: opening angle; a cell of size s at distance d is used whole when s/d < theta "
-         "(0 = exact direct sum)")
+  app->add_option("--theta", g.theta,
+                  "tree: opening angle of --mac geometric and bmax (relative: the first evaluation "
+                  "only); a cell of size s at distance d is used whole when s/d < theta (0 = exact "
+                  "direct sum, with every criterion)")
       ->check(field_check(&GravityOptions::theta))
       ->capture_default_str();
   app->add_flag("--quadrupole", g.quadrupole,
