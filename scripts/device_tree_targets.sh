@@ -6,8 +6,10 @@
 # bench tree --device gpu: its softening is 0.05 too), Plummer N = 1,048,576, eps = 0.05,
 # float. Usage, from the repo root:
 #   scripts/device_tree_targets.sh OLD_SOURCE_DIR
-# OLD_ROWS and NEW_ROWS (';'-separated option lists) override the configurations; the old
-# build predates --mac, so its rows use theta alone. A short table is printed last.
+# OLD_SOURCE_DIR: e.g. mkdir -p .snap/old && git archive REV | tar -x -C .snap/old (.snap is
+# ignored; name it in the device call's carry). OLD_ROWS and NEW_ROWS (';'-separated option
+# lists) override the configurations; the default old rows use theta alone (builds before
+# --mac). A short table is printed last.
 set -uo pipefail
 out=${OUT:-/tmp/nbody-out}
 mkdir -p "$out"

@@ -29,6 +29,13 @@ enum class ForceKernel { Fast, Scalar, Tiled, Naive };
 /// G M/d^2 (s/d)^2 <= alpha |a_old|, with the body's acceleration of the last evaluation).
 enum class OpeningCriterion { Geometric, Bmax, Relative };
 
+/// Whether the tree opens by the last evaluation's accelerations when it has them (the
+/// relative criterion), on the CPU and the GPU alike. Not at theta 0, which stays the direct
+/// sum with every criterion, as users of the geometric one expect.
+[[nodiscard]] inline bool opens_by_old_accelerations(OpeningCriterion mac, double theta) {
+  return mac == OpeningCriterion::Relative && theta != 0;
+}
+
 [[nodiscard]] std::string_view to_string(Precision p);
 /// The precision Auto stands for with this algorithm.
 [[nodiscard]] Precision resolve_precision(Precision p, GravityAlgorithm a);

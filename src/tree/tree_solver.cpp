@@ -181,11 +181,10 @@ class TreeSolver final : public GravitySolver {
   /// them, summed over processes), or when ps says they are an evaluation of these bodies
   /// (a checkpoint's: a restarted run opens as the uninterrupted one); |a| / G into
   /// a_old_. False otherwise (the first evaluation, or bodies merged away since): then
-  /// theta decides, as in GADGET-4. Also false at theta 0, so that theta 0 is the direct
-  /// sum with every criterion, as users of the geometric one expect.
+  /// theta decides, as in GADGET-4. Also false at theta 0 (opens_by_old_accelerations).
   bool take_old_accelerations(const ParticleSystem& ps) {
     const std::size_t n = ps.size();
-    if (options_.mac != OpeningCriterion::Relative || options_.theta == 0 || ps.ax.size() != n ||
+    if (!opens_by_old_accelerations(options_.mac, options_.theta) || ps.ax.size() != n ||
         (evaluated_ != n && !ps.accelerations_valid()))
       return false;
     a_old_.resize(n);

@@ -347,16 +347,9 @@ std::uint64_t walk_group(const Tree& t, const WalkSetup<Real>& w, Group group, b
                                     .self_first = list.self_first};
   w.kernel(args, 0, padded);
   if (list.cells != 0) {  // --quadrupole: the cells, added to the bodies' sums
-    const simd::CellArgs<Real> cells{.cells = s.cells.data(),
-                                     .n = list.cells,
-                                     .eps2 = w.eps2_scaled,
-                                     .ax = s.ax.data(),
-                                     .ay = s.ay.data(),
-                                     .az = s.az.data(),
-                                     .tx = s.tx.data(),
-                                     .ty = s.ty.data(),
-                                     .tz = s.tz.data(),
-                                     .phi = potential ? s.phi.data() : nullptr};
+    // The same targets and sums as the bodies' kernel.
+    const simd::CellArgs<Real> cells{s.cells.data(), list.cells, args.eps2, args.ax, args.ay,
+                                     args.az,        args.tx,    args.ty,   args.tz, args.phi};
     w.cell_kernel(cells, 0, group.end - group.begin);  // rounded up to its own step
   }
   finish_group(w, group.begin, group.end, potential, s, out);

@@ -61,6 +61,20 @@ NBODY_HD void add_shifted_quadrupole(Quadrupole<Real>& q, const Quadrupole<Real>
   add_point_quadrupole(q, m, x, y, z);
 }
 
+/// What every quadrupole term needs: Q.d and the softened d.Q.d - tr(I) eps^2 (above).
+template <class Real>
+struct QuadrupoleProducts {
+  Real qdx, qdy, qdz, dqd;
+};
+template <class Real>
+NBODY_HD QuadrupoleProducts<Real> quadrupole_products(Real dx, Real dy, Real dz,
+                                                      const Quadrupole<Real>& q, Real eps2) {
+  const Real qdx = q.xx * dx + q.xy * dy + q.xz * dz;  // (Q.d)
+  const Real qdy = q.xy * dx + q.yy * dy + q.yz * dz;
+  const Real qdz = q.xz * dx + q.yz * dy + q.zz * dz;
+  return {qdx, qdy, qdz, dx * qdx + dy * qdy + dz * qdz - q.tr * eps2};
+}
+
 /// The quadrupole part of a cell's pull (per unit G) added to (ax, ay, az), and of its
 /// potential, phi -= (d.Q.d) / (2 r^5) (softened r as for the acceleration).
 /// d = com - x_target (pair convention), eps2 = softening^2. 0 for d = 0 with eps = 0.
@@ -73,15 +87,12 @@ NBODY_HD void accumulate_quadrupole_acceleration_potential(Real dx, Real dy, Rea
   const Real inv_r = Math::safe_rsqrt(r2);
   const Real inv_r2 = inv_r * inv_r;
   const Real inv_r5 = inv_r2 * inv_r2 * inv_r;
-  const Real qdx = q.xx * dx + q.xy * dy + q.xz * dz;  // (Q.d)
-  const Real qdy = q.xy * dx + q.yy * dy + q.yz * dz;
-  const Real qdz = q.xz * dx + q.yz * dy + q.zz * dz;
-  const Real dqd = dx * qdx + dy * qdy + dz * qdz - q.tr * eps2;  // d.Q.d - tr(I) eps^2
-  const Real radial = Real(2.5) * dqd * inv_r2;
-  ax += inv_r5 * (radial * dx - qdx);
-  ay += inv_r5 * (radial * dy - qdy);
-  az += inv_r5 * (radial * dz - qdz);
-  phi -= Real(0.5) * dqd * inv_r5;
+  const QuadrupoleProducts<Real> p = quadrupole_products(dx, dy, dz, q, eps2);
+  const Real radial = Real(2.5) * p.dqd * inv_r2;
+  ax += inv_r5 * (radial * dx - p.qdx);
+  ay += inv_r5 * (radial * dy - p.qdy);
+  az += inv_r5 * (radial * dz - p.qdz);
+  phi -= Real(0.5) * p.dqd * inv_r5;
 }
 
 /// Adds the quadrupole part of a cell's pull (per unit G) to (ax, ay, az): the function
@@ -114,15 +125,12 @@ NBODY_HD void accumulate_cell_acceleration_potential(Real dx, Real dy, Real dz, 
   const Real inv_r2 = inv_r * inv_r;
   const Real m_over_r = m * inv_r;
   const Real inv_r5 = inv_r2 * inv_r2 * inv_r;
-  const Real qdx = q.xx * dx + q.xy * dy + q.xz * dz;  // (Q.d)
-  const Real qdy = q.xy * dx + q.yy * dy + q.yz * dz;
-  const Real qdz = q.xz * dx + q.yz * dy + q.zz * dz;
-  const Real dqd = dx * qdx + dy * qdy + dz * qdz - q.tr * eps2;  // d.Q.d - tr(I) eps^2
-  const Real quad_phi = Real(0.5) * dqd * inv_r5;                 // its potential / -1
+  const QuadrupoleProducts<Real> p = quadrupole_products(dx, dy, dz, q, eps2);
+  const Real quad_phi = Real(0.5) * p.dqd * inv_r5;  // its potential / -1
   const Real radial = (m_over_r + Real(5) * quad_phi) * inv_r2;
-  ax += radial * dx - inv_r5 * qdx;
-  ay += radial * dy - inv_r5 * qdy;
-  az += radial * dz - inv_r5 * qdz;
+  ax += radial * dx - inv_r5 * p.qdx;
+  ay += radial * dy - inv_r5 * p.qdy;
+  az += radial * dz - inv_r5 * p.qdz;
   phi -= m_over_r + quad_phi;
 }
 

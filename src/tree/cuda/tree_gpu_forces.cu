@@ -171,8 +171,7 @@ TreeView<Real> TreeForces<Real>::view(std::size_t n) const {
 
 template <class Real>
 Real* TreeForces<Real>::old_accelerations(std::size_t n) {
-  // theta 0 is the direct sum with every criterion (tree_solver.cpp says why).
-  if (mac_ != OpeningCriterion::Relative || theta_ == 0) return nullptr;
+  if (!opens_by_old_accelerations(mac_, theta_)) return nullptr;
   reserve(n);
   a_old_given_ = true;
   return a_old_.data();

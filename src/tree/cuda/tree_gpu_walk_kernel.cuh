@@ -13,6 +13,7 @@
 #include "nbody/physics/opening_criterion.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 #include "tree/cuda/tree_gpu_walk_lists.cuh"
+#include "tree/cuda/tree_gpu_walk_warp.cuh"
 
 namespace nbody::cuda_tree {
 
@@ -23,44 +24,9 @@ template <class Real>
 constexpr int kWalkWarps = sizeof(Real) == 4 ? 4 : 2;
 template <class Real>
 constexpr int kWalkThreads = 32 * kWalkWarps<Real>;
-constexpr unsigned kFull = 0xffffffffu;
-// A group whose list passes entry_budget(theta) entries goes to pass 2, body by body:
-// ~3x the mean list of a 1M-16M Plummer sphere (4300 entries at theta = 0.5, 1950 at 0.7;
-// the mean scales as theta^-2 there). At 8x the mean the budget-sized groups still made
-// the tail (1M, theta 0.5: walk 4.9 ms, against 2.5 ms of average work).
-__host__ __device__ inline unsigned long long entry_budget(double theta) {
-  const double b = theta > 0 ? 3000.0 / (theta * theta) : 1e30;
-  return b < 4096.0 ? 4096ULL : (b > 1e9 ? 1000000000ULL : (unsigned long long)b);
-}
-
-// The relative criterion's lists follow alpha instead: 1M Plummer, eps 0.05, mean 1840
-// entries at alpha 0.004 and 4340 at 0.0005 (~alpha^-0.41). Its best budgets measured
-// (H200, full steps, nbody bench tree): alpha 0.005 ~4500 (2.95 ms per step; 4000 3.01,
-// 5470 3.01-3.05, 6500 3.14, 3000 3.42), 0.002 ~6500 (3.91 ms; 5000 4.17, 8000 4.01),
-// 0.0005 ~14000 (6.77 ms; 10000 7.06, 8000 8.37): ~alpha^-0.49, 2.6-3.2x the mean list. A
-// central group, whose smallest |a_old| is tiny, is then walked body by body, where each
-// body opens for its own.
-inline unsigned long long relative_entry_budget(double alpha) {
-  const double b = alpha > 0 ? 4500.0 * std::pow(alpha / 0.005, -0.49) : 1e30;
-  return b < 4096.0 ? 4096ULL : (b > 1e9 ? 1000000000ULL : (unsigned long long)b);
-}
-
 // With quadrupoles, an accepted leaf of at most this many bodies goes into the list as its
 // bodies: exact, and cheaper than its cell term (~34 operations against ~12 per body).
 constexpr unsigned kQuadLeafBodies = 2;
-
-template <class Real>
-__device__ __forceinline__ Real warp_min(Real v) {
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v = min(v, __shfl_xor_sync(kFull, v, off));
-  return v;
-}
-template <class Real>
-__device__ __forceinline__ Real warp_max(Real v) {
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v = max(v, __shfl_xor_sync(kFull, v, off));
-  return v;
-}
 
 /// The tree position of the walk's i-th body: i itself, or in the active walk the i-th
 /// entry of the list of active tree positions.
@@ -72,18 +38,6 @@ __device__ __forceinline__ unsigned tree_position(const unsigned* active_pos, un
     (void)active_pos;
     return i;
   }
-}
-
-/// Exclusive prefix sum over the warp; total in `sum`.
-__device__ __forceinline__ int warp_exclusive_sum(int v, unsigned lane, int& sum) {
-  int upto = v;
-#pragma unroll
-  for (int off = 1; off < 32; off <<= 1) {
-    const int u = __shfl_up_sync(kFull, upto, off);
-    if (int(lane) >= off) upto += u;
-  }
-  sum = __shfl_sync(kFull, upto, 31);
-  return upto - v;
 }
 
 /// Pass 1 (Single false): one warp per group, abandoning a group whose list passes

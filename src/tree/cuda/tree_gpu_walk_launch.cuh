@@ -4,6 +4,7 @@
 // tree_gpu_walk_mac.cu (bmax and relative), each compiling its own kernels.
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <type_traits>
 
@@ -14,6 +15,30 @@
 namespace nbody::cuda_tree {
 
 namespace {
+
+// A budget of list entries, at least 4096 and at most 10^9 (b = 1e30: none).
+inline unsigned long long clamp_budget(double b) {
+  return b < 4096.0 ? 4096ULL : (b > 1e9 ? 1000000000ULL : (unsigned long long)b);
+}
+
+// A group whose list passes entry_budget(theta) entries goes to pass 2, body by body:
+// ~3x the mean list of a 1M-16M Plummer sphere (4300 entries at theta = 0.5, 1950 at 0.7;
+// the mean scales as theta^-2 there). At 8x the mean the budget-sized groups still made
+// the tail (1M, theta 0.5: walk 4.9 ms, against 2.5 ms of average work).
+inline unsigned long long entry_budget(double theta) {
+  return clamp_budget(theta > 0 ? 3000.0 / (theta * theta) : 1e30);
+}
+
+// The relative criterion's lists follow alpha instead: 1M Plummer, eps 0.05, mean 1840
+// entries at alpha 0.004 and 4340 at 0.0005 (~alpha^-0.41). Its best budgets measured
+// (H200, full steps, nbody bench tree): alpha 0.005 ~4500 (2.95 ms per step; 4000 3.01,
+// 5470 3.01-3.05, 6500 3.14, 3000 3.42), 0.002 ~6500 (3.91 ms; 5000 4.17, 8000 4.01),
+// 0.0005 ~14000 (6.77 ms; 10000 7.06, 8000 8.37): ~alpha^-0.49, 2.6-3.2x the mean list. A
+// central group, whose smallest |a_old| is tiny, is then walked body by body, where each
+// body opens for its own.
+inline unsigned long long relative_entry_budget(double alpha) {
+  return clamp_budget(alpha > 0 ? 4500.0 * std::pow(alpha / 0.005, -0.49) : 1e30);
+}
 
 /// launch_walk (Active false) and launch_active_walk: one variant's pass 1 and pass 2 (for
 /// the abandoned groups) on its persistent grid. The active walk runs on the full walk's
