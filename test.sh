@@ -1,45 +1,65 @@
 #!/usr/bin/env bash
 # Fresh machine to every test: install what is missing, check the formatting, build, run ctest.
+# What each stage checks and what it costs: docs/testing.md.
 #   ./test.sh              The format check (scripts/check_format.sh, clang-format 14), then
-#                          the Release build (all tests), the Python module (pip install . into
-#                          .venv, pytest tests/python_module), then a Debug build with
-#                          AddressSanitizer + UndefinedBehaviorSanitizer (all tests again),
-#                          then, when nvcc is installed, the CUDA build (its GPU tests run
-#                          on a machine with a GPU and report themselves skipped elsewhere)
+#                          the Release build with every CPU test, the Python module (pip
+#                          install . into .venv, pytest tests/python_module), then a Debug
+#                          build with AddressSanitizer + UndefinedBehaviorSanitizer running
+#                          every test but the long physics scenarios (label `sanitize`), then,
+#                          when nvcc is installed, the CUDA build with the GPU tests (label
+#                          `gpu`: they report themselves skipped without a GPU) and the CUDA
+#                          build's host paths (label `cuda`). ccache, when installed, serves
+#                          every object compiled before with the same flags.
 #   NBODY_TEST_QUICK=1 ./test.sh   the format check, Release and the Python module only
+#   scripts/quick_test.sh          after a change: rebuild, run the tests of the touched areas
 set -euo pipefail
 cd "$(dirname "$0")"
-scripts/setup.sh
 jobs=$(nproc)
+t_start=$SECONDS
+stage_times=()
 
-run_preset() {
-  local preset=$1
-  echo "== $preset build"
-  cmake --preset "$preset" >/dev/null
-  cmake --build --preset "$preset" -j "$jobs"
-  echo "== $preset tests"
-  ctest --preset "$preset" -j "$jobs"
+# Runs a stage and records its wall time for the table at the end.
+stage() {
+  local name=$1
+  shift
+  local t0=$SECONDS
+  echo "== $name"
+  "$@"
+  stage_times+=("$(printf '%-34s %4d s' "$name" $((SECONDS - t0)))")
 }
+
+build_preset() {
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j "$jobs"
+}
+test_preset() { ctest --preset "$1" -j "$jobs"; }
 
 # The Python module (pyproject.toml): pip install . into .venv, then its pytest suite. CPU
 # only (CI has no GPU; the CUDA module is the same code, checked on a GPU machine), in a
 # kept build folder so that a second run rebuilds only what changed.
-run_python_module() {
-  echo "== python module: pip install . (CPU) into .venv, pytest tests/python_module"
+python_module() {
   .venv/bin/python -m pip install --quiet --no-build-isolation -C build-dir=build/python-cpu \
     -C cmake.define.NBODY_CUDA=OFF .
   NBODY_EXE=build/release/src/nbody .venv/bin/python -m pytest -q tests/python_module
 }
 
-echo "== format: scripts/check_format.sh"
-scripts/check_format.sh
-run_preset release
-run_python_module
+stage "setup: scripts/setup.sh" scripts/setup.sh
+if command -v ccache >/dev/null; then ccache --zero-stats >/dev/null; fi
+stage "format: scripts/check_format.sh" scripts/check_format.sh
+stage "release build" build_preset release
+stage "release tests (every CPU test)" test_preset release
+stage "python module (pip install ., pytest)" python_module
 if [[ "${NBODY_TEST_QUICK:-0}" != 1 ]]; then
-  run_preset debug
+  stage "debug build (ASan + UBSan)" build_preset debug
+  stage "debug tests (label sanitize)" test_preset debug
   if command -v nvcc >/dev/null; then
-    run_preset cuda
+    stage "cuda build" build_preset cuda
+    stage "cuda tests (labels gpu, cuda)" test_preset cuda
   else
     echo "== cuda: nvcc not found, CUDA build not checked"
   fi
 fi
+echo "== done: every stage passed"
+printf '%s\n' "${stage_times[@]}"
+printf '%-34s %4d s\n' "total" $((SECONDS - t_start))
+if command -v ccache >/dev/null; then ccache --show-stats | grep -iE "hits|misses" | head -4 || true; fi

@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config  # build
+  ccache  # compiler cache shared by the presets and re-runs (cmake/NbodyCompilerCache.cmake)
   libcli11-dev libfmt-dev nlohmann-json3-dev  # command line, formatting, JSON
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and benchmarks
   python3 python3-venv  # command-line tests; the project's virtual environment (.venv)

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/bench/bench_common.hpp"
 #include "cli/bench/bench_timestep.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // The nbody subcommands. Each add_*_command registers its options on the app and a
 // callback that runs it; errors are thrown as nbody::Error and reported by main().
-#include <CLI/CLI.hpp>
+#include "cli/cli11_fwd.hpp"
 
 namespace nbody::cli {
 

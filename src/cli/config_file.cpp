@@ -1,6 +1,8 @@
 // nbody run --config FILE: TOML values applied to a subcommand's options through CLI11. The
 // only file that includes toml++ (header-only and slow to compile). The writer of the options
 // a run used is used_parameters.cpp.
+#include <CLI/CLI.hpp>
+
 #include "cli/config_file.hpp"
 
 #include <algorithm>

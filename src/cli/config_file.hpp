@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11_fwd.hpp"
 
 namespace nbody::cli {
 

@@ -1,5 +1,7 @@
 // The option names, value kinds and TOML text shared by the config-file reader
 // (config_file.cpp) and the used-parameters writer (used_parameters.cpp).
+#include <CLI/CLI.hpp>
+
 #include "cli/config_options.hpp"
 
 #include <algorithm>

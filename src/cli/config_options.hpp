@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11_fwd.hpp"
 
 namespace nbody::cli::config_detail {
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/json_output.hpp"

@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+
 #include "cli/options.hpp"
 
 #include <fmt/format.h>

@@ -3,7 +3,7 @@
 // `render` and `view` spell and check them the same way.
 #include <string>
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11_fwd.hpp"
 
 #include "nbody/collisions.hpp"
 #include "nbody/diagnostics.hpp"

@@ -1,4 +1,5 @@
 // nbody run: the options. The run itself is in run/run_loop.cpp.
+#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "cli/commands.hpp"

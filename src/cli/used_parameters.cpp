@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/config_file.hpp"
 #include "cli/config_options.hpp"

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "gravity/direct_scalar.hpp"
+#include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
 #include "nbody/physics/multipole.hpp"
 #include "nbody/physics/pair_force.hpp"
@@ -165,10 +166,10 @@ TEST(GravityFactory, RejectsUnknownChoicesWithTheOptionName) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), "--kernel scalar: CPU only; GPU kernels: naive, tiled, fast");
   }
-#ifndef NBODY_HAVE_CUDA
-  o.kernel = ForceKernel::Fast;  // a build without CUDA refuses every GPU solver
-  EXPECT_THROW((void)make_gravity_solver(o), Error);
-#endif
+  if (!build_info().cuda) {
+    o.kernel = ForceKernel::Fast;  // a build without CUDA refuses every GPU solver
+    EXPECT_THROW((void)make_gravity_solver(o), Error);
+  }
 }
 
 }  // namespace

@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+
 #include "cli/run/output_options.hpp"
 
 namespace nbody::cli {

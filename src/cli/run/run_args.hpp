@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11_fwd.hpp"
 
 #include "cli/run/output_options.hpp"
 #include "nbody/collisions.hpp"

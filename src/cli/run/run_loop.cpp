@@ -11,6 +11,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"

@@ -1,0 +1,26 @@
+# ccache (Debian's ccache, installed by scripts/setup.sh) in front of every compiler when it
+# is installed: the presets, the Python module's build (pip install .) and a re-run share one
+# cache outside the build folders (ccache's own, ~/.cache/ccache; CCACHE_DIR moves it), so an
+# object compiled once with the same flags is not compiled again, e.g. the host C++ of the
+# `cuda` preset after the `release` preset, or CI after a developer's build of the same commit
+# in another clone (CCACHE_BASEDIR: paths below the source folder are hashed relative to it).
+# -DNBODY_CCACHE=OFF, or a CMAKE_<LANG>_COMPILER_LAUNCHER of one's own, turns it off.
+option(NBODY_CCACHE "Compile through ccache when it is installed" ON)
+if(NBODY_CCACHE)
+  find_program(NBODY_CCACHE_PROGRAM ccache)
+  if(NBODY_CCACHE_PROGRAM)
+    # pch_defines,time_macros: what ccache needs to cache objects built with a precompiled
+    # header (the command line's PCH, src/CMakeLists.txt), which CMake passes with -include.
+    set(_nbody_ccache ${CMAKE_COMMAND} -E env "CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}"
+        "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime"
+        ${NBODY_CCACHE_PROGRAM})
+    foreach(lang C CXX CUDA)
+      if(NOT CMAKE_${lang}_COMPILER_LAUNCHER)
+        set(CMAKE_${lang}_COMPILER_LAUNCHER ${_nbody_ccache})
+      endif()
+    endforeach()
+    message(STATUS "nbody: ccache ${NBODY_CCACHE_PROGRAM}")
+  else()
+    message(STATUS "nbody: ccache OFF (not installed: apt install ccache)")
+  endif()
+endif()
