@@ -126,6 +126,30 @@ class TestBenchTheta(CliTestCase):
         else:
             self.check_fails(args, f"--plot {png}")
 
+    def test_suite_before_json_still_parses(self):
+        # --json takes an optional FILE: a suite named right after it is still the suite.
+        proc = nbody("bench", "--json", "theta", *SMALL, "--criteria", "bmax", "--orders",
+                     "monopole")
+        self.assertEqual(len(json.loads(proc.stdout)["points"]), 2)
+
+    def test_report_suite(self):
+        out = self.dir / "report"
+        nbody("bench", "theta", "--quick", "--thetas", "0.5", "--alphas", "0.002", "-o", out)
+        doc = json.loads((out / "theta-pareto.json").read_text())
+        self.assertEqual(doc["suite"], "theta-pareto")
+        rows = [dict(zip(doc["columns"], r)) for r in doc["rows"]]
+        self.assertEqual([r["series"] for r in rows], SERIES)
+        self.assertTrue(all(r["device"] == "cpu" and r["n"] == 5000 for r in rows))
+        self.assertTrue(all(r["front_median"] and r["front_p99"] for r in rows))  # one per series
+        self.assertTrue((out / "theta.json").exists())  # the theta suite runs beside it
+        self.assertIn("<!-- suite: theta-pareto -->", (out / "report.md").read_text())
+
+
+
+class TestBenchThetaEdges(CliTestCase):
+    """Bad input and the GPU path, without TestBenchTheta's sweep (setUpClass): the sanitizer
+    pass and the cuda preset run only these."""
+
     def test_bad_input_names_the_option(self):
         cases = [(["--thetas", "0"], "--thetas 0: must be a finite number > 0"),
                  (["--thetas", "0.5,-0.1"], "--thetas -0.1"),
@@ -163,24 +187,6 @@ class TestBenchTheta(CliTestCase):
         self.assertEqual(len(doc["points"]), 6)
         self.assertEqual([r["ms"] for r in doc["references"]], [9.97, 46.0])
         self.assertTrue(all("Burtscher" in r["source"] for r in doc["references"]))
-
-    def test_suite_before_json_still_parses(self):
-        # --json takes an optional FILE: a suite named right after it is still the suite.
-        proc = nbody("bench", "--json", "theta", *SMALL, "--criteria", "bmax", "--orders",
-                     "monopole")
-        self.assertEqual(len(json.loads(proc.stdout)["points"]), 2)
-
-    def test_report_suite(self):
-        out = self.dir / "report"
-        nbody("bench", "theta", "--quick", "--thetas", "0.5", "--alphas", "0.002", "-o", out)
-        doc = json.loads((out / "theta-pareto.json").read_text())
-        self.assertEqual(doc["suite"], "theta-pareto")
-        rows = [dict(zip(doc["columns"], r)) for r in doc["rows"]]
-        self.assertEqual([r["series"] for r in rows], SERIES)
-        self.assertTrue(all(r["device"] == "cpu" and r["n"] == 5000 for r in rows))
-        self.assertTrue(all(r["front_median"] and r["front_p99"] for r in rows))  # one per series
-        self.assertTrue((out / "theta.json").exists())  # the theta suite runs beside it
-        self.assertIn("<!-- suite: theta-pareto -->", (out / "report.md").read_text())
 
 
 if __name__ == "__main__":
