@@ -12,24 +12,25 @@ cd "$(dirname "$0")/.."
 preset=${PRESET:-release}
 jobs=$(nproc)
 
-# The ctest label of one changed path ("" when none fits).
+# The ctest labels of one changed path ("" when none fits): its area, and the backend suite
+# (every physics test through Simulation) for the solvers, integrators and collisions.
 area_of() {
   case $1 in
     src/tree/* | include/nbody/physics/opening_criterion.hpp | include/nbody/physics/multipole.hpp | \
       include/nbody/physics/moments.hpp | tests/unit/test_tree*.cpp | tests/unit/test_opening_criteria.cpp | \
-      tests/unit/test_force_error.cpp | src/diagnostics/force_error.cpp) echo tree ;;
+      tests/unit/test_force_error.cpp | src/diagnostics/force_error.cpp) echo tree backend ;;
     src/gravity/* | include/nbody/physics/pair_force.hpp | include/nbody/gravity.hpp | \
       tests/unit/test_pair_force.cpp | tests/unit/test_direct_sum.cpp | tests/unit/test_shared_forces.cpp | \
-      tests/unit/test_solver_potential.cpp | tests/unit/test_active_forces.cpp) echo gravity ;;
+      tests/unit/test_solver_potential.cpp | tests/unit/test_active_forces.cpp) echo gravity backend ;;
     src/integrators/* | include/nbody/physics/integration.hpp | include/nbody/physics/timestep.hpp | \
-      include/nbody/integrator.hpp | tests/unit/test_ias15*.cpp | tests/unit/test_integrators.cpp) echo integrators ;;
+      include/nbody/integrator.hpp | tests/unit/test_ias15*.cpp | tests/unit/test_integrators.cpp) echo integrators backend ;;
     src/io/* | include/nbody/io.hpp | include/nbody/snapshot.hpp | tests/unit/test_io.cpp | \
       tests/unit/test_snapshot*.cpp | tests/unit/test_run_options.cpp | tests/unit/test_config_file.cpp) echo io ;;
     src/ic/* | src/diagnostics/* | src/core/* | include/nbody/initial_conditions.hpp | \
       include/nbody/diagnostics.hpp | include/nbody/particles.hpp | tests/unit/test_initial_conditions.cpp | \
       tests/unit/test_diagnostics.cpp | tests/unit/test_particles.cpp) echo ic ;;
     src/collisions/* | include/nbody/collisions.hpp | include/nbody/physics/collision_response.hpp | \
-      tests/unit/test_collisions.cpp | tests/unit/collision_test_helpers.hpp) echo collisions ;;
+      tests/unit/test_collisions.cpp | tests/unit/collision_test_helpers.hpp) echo collisions backend ;;
     src/render/* | tests/unit/test_render.cpp) echo render ;;
     src/simulation/* | include/nbody/simulation.hpp | tests/backend/* | tests/backend_test.hpp) echo backend ;;
     src/cli/* | src/viewer/* | tests/cli/* | python/*) echo cli ;;
@@ -45,8 +46,7 @@ else
   if ((${#labels[@]} == 0)); then
     mapfile -t changed < <({ git diff --name-only HEAD; git ls-files --others --exclude-standard; } | sort -u)
     for f in "${changed[@]}"; do
-      a=$(area_of "$f")
-      [[ -n $a ]] && labels+=("$a")
+      for a in $(area_of "$f"); do labels+=("$a"); done
     done
     mapfile -t labels < <(printf '%s\n' "${labels[@]}" | grep -v '^$' | sort -u)
     if ((${#labels[@]} == 0)); then
