@@ -3,7 +3,9 @@
 # cache outside the build folders (ccache's own, ~/.cache/ccache; CCACHE_DIR moves it), so an
 # object compiled once with the same flags is not compiled again, e.g. the host C++ of the
 # `cuda` preset after the `release` preset, or CI after a developer's build of the same commit
-# in another clone (CCACHE_BASEDIR: paths below the source folder are hashed relative to it).
+# in another clone (CCACHE_BASEDIR: paths below the source folder are hashed relative to it;
+# CCACHE_NOHASHDIR: the build folder is not hashed either, so the debug preset's objects, built
+# with -g, serve another clone too, their debug information naming the first clone's folder).
 # -DNBODY_CCACHE=OFF, or a CMAKE_<LANG>_COMPILER_LAUNCHER of one's own, turns it off.
 option(NBODY_CCACHE "Compile through ccache when it is installed" ON)
 if(NBODY_CCACHE)
@@ -11,7 +13,7 @@ if(NBODY_CCACHE)
   if(NBODY_CCACHE_PROGRAM)
     # pch_defines,time_macros: what ccache needs to cache objects built with a precompiled
     # header (the command line's PCH, src/CMakeLists.txt), which CMake passes with -include.
-    set(_nbody_ccache ${CMAKE_COMMAND} -E env "CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}"
+    set(_nbody_ccache ${CMAKE_COMMAND} -E env "CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}" CCACHE_NOHASHDIR=1
         "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime"
         ${NBODY_CCACHE_PROGRAM})
     foreach(lang C CXX CUDA)
