@@ -1,6 +1,9 @@
 // nbody::generate(): looks the model up by name, checks the options it uses, runs it,
 // then applies what every model shares (ids 1..N, body radius, planar projection).
+#include <unistd.h>
+
 #include <cmath>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -138,6 +141,7 @@ ParticleSystem generate(const ModelOptions& options) {
   }
   require_non_negative("radius", options.radius, "body radius");
   model.check(options);
+  ic::check_memory_for(options.n);
 
   ParticleSystem ps = model.make(options);
 
@@ -160,6 +164,20 @@ ParticleSystem generate(const ModelOptions& options) {
 
 namespace ic {
 
+void check_memory_for(std::size_t n) {
+  // 12 doubles and an id a body; the run needs more (trees, copies), this is a floor.
+  constexpr double kBytesPerBody = 13 * 8;
+  const double needed = double(n) * kBytesPerBody;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const double machine = pages > 0 && page > 0 ? double(pages) * double(page) : 0;
+  if (machine > 0 && needed > machine) {
+    throw Error(fmt::format(
+        "-n {}: the bodies alone need {:.3g} GB of memory ({} bytes each), more than this "
+        "machine's {:.3g} GB",
+        n, needed / 1e9, kBytesPerBody, machine / 1e9));
+  }
+}
+
 ParticleSystem allocate(std::size_t n, int threads) {
   ParticleSystem ps;
   // std::vector zero-fills on one thread; 13 arrays of n values on up to 13 threads at
@@ -169,13 +187,25 @@ ParticleSystem allocate(std::size_t n, int threads) {
                                    &ps.ax, &ps.ay, &ps.az, &ps.potential, &ps.mass, &ps.radius};
   constexpr int kArrays = 13;  // the 12 above and the ids
   [[maybe_unused]] const int team = team_size(threads);
+  // An exception must not leave an OpenMP region (std::terminate): a failed allocation is
+  // kept and reported on the calling thread.
+  bool out_of_memory = false;
 #pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (n >= kParallelMin)
   for (int a = 0; a < kArrays; ++a) {
-    if (a < kArrays - 1) {
-      arrays[a]->resize(n);
-    } else {
-      ps.id.resize(n);
+    try {
+      if (a < kArrays - 1) {
+        arrays[a]->resize(n);
+      } else {
+        ps.id.resize(n);
+      }
+    } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+      out_of_memory = true;
     }
+  }
+  if (out_of_memory) {
+    throw Error(fmt::format("-n {}: not enough memory for the bodies ({:.3g} GB)", n,
+                            double(n) * kArrays * 8 / 1e9));
   }
   ps.resize(n);
   return ps;

@@ -41,6 +41,10 @@ namespace nbody::ic {
 
 // ---- Building blocks shared between models (and reachable from tests). ------------
 
+/// Throws nbody::Error naming -n and the bytes needed when n bodies' arrays alone would
+/// exceed the machine's physical memory (before anything is allocated).
+void check_memory_for(std::size_t n);
+
 /// n bodies with every array zero. The arrays are allocated (and their pages first
 /// written) on several threads at once, one array each, which at 10^8 bodies takes a
 /// fraction of the time of ParticleSystem::resize alone.

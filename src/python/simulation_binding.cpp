@@ -303,11 +303,11 @@ change bodies there.
       "energy",
       [](PySimulation& sim, std::optional<std::string> method) {
         PySimulation::Busy busy(sim);
-        const EnergyMethod m = method ? parse_energy_method(*method) : EnergyMethod::Auto;
+        const EnergyMethod chosen = method ? parse_energy_method(*method) : EnergyMethod::Auto;
         Diagnostics d;
         {
           nb::gil_scoped_release release;
-          d = sim.diagnostics(m);
+          d = sim.diagnostics(chosen);
         }
         return Energy{d.kinetic, d.potential, d.total_energy};
       },
@@ -320,11 +320,11 @@ change bodies there.
       "diagnostics",
       [](PySimulation& sim, std::optional<std::string> method) {
         PySimulation::Busy busy(sim);
-        const EnergyMethod m = method ? parse_energy_method(*method) : EnergyMethod::Auto;
+        const EnergyMethod chosen = method ? parse_energy_method(*method) : EnergyMethod::Auto;
         Diagnostics d;
         {
           nb::gil_scoped_release release;
-          d = sim.diagnostics(m);
+          d = sim.diagnostics(chosen);
         }
         return diagnostics_dict(d);
       },

@@ -236,6 +236,15 @@ class TestBadInput(CliTestCase):
             self.check_fails(tree, "--device gpu")
         self.check_fails([*tree, "--theta", "-1"], "--theta")
 
+    def test_huge_n_is_refused_with_the_memory_needed(self):
+        # 2^32 + 1 bodies: 447 GB of arrays. Refused before anything is allocated, with the
+        # bytes needed (it used to abort: std::bad_alloc thrown inside an OpenMP region).
+        for args in (["run", "--model", "plummer", "-n", 4294967297, "--steps", 1],
+                     ["gen", "plummer", "-n", 4294967297, "-o", self.dir / "huge.txt"]):
+            proc = self.check_fails(args, "-n 4294967297", "GB of memory", "104 bytes each")
+            self.assertGreater(proc.returncode, 0)  # an exit status, not a signal (abort)
+            self.assertFalse((self.dir / "huge.txt").exists())
+
     def test_unwritable_output_is_reported(self):
         self.check_fails(["gen", "plummer", "-n", 10, "-o", self.dir / "no" / "such" / "dir.txt"], "dir.txt")
 

@@ -67,6 +67,12 @@ def test_unknown_model():
         nbody.generate("bogus")
 
 
+def test_huge_n_is_refused_with_the_memory_needed():
+    # 10^12 bodies: refused before anything is allocated (the interpreter used to die).
+    with pytest.raises(nbody.Error, match=re.escape("-n 1000000000000: the bodies alone need 1.04e+05 GB")):
+        nbody.generate("plummer", n=10**12)
+
+
 def test_gpu_without_a_gpu_is_a_clear_error():
     if nbody.build_info()["gpus"]:
         pytest.skip("this machine has a GPU")
