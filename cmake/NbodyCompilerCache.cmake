@@ -11,10 +11,7 @@ option(NBODY_CCACHE "Compile through ccache when it is installed" ON)
 if(NBODY_CCACHE)
   find_program(NBODY_CCACHE_PROGRAM ccache)
   if(NBODY_CCACHE_PROGRAM)
-    # pch_defines,time_macros: what ccache needs to cache objects built with a precompiled
-    # header (the command line's PCH, src/CMakeLists.txt), which CMake passes with -include.
     set(_nbody_ccache ${CMAKE_COMMAND} -E env "CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}" CCACHE_NOHASHDIR=1
-        "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime"
         ${NBODY_CCACHE_PROGRAM})
     foreach(lang C CXX CUDA)
       if(NOT CMAKE_${lang}_COMPILER_LAUNCHER)

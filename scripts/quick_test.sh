@@ -54,6 +54,15 @@ else
       labels=(sanitize)
     fi
   fi
+  # A label no test has would select nothing and pass: refuse it, naming the known ones.
+  [[ -f build/$preset/CTestTestfile.cmake ]] || cmake --preset "$preset" >/dev/null
+  known=$(ctest --preset "$preset" --print-labels 2>/dev/null | sed -n 's/^  //p' | tr '\n' ' ')
+  for l in "${labels[@]}"; do
+    if [[ " $known " != *" $l "* ]]; then
+      echo "quick_test: error: label '$l': no test has it (labels: ${known% })" >&2
+      exit 2
+    fi
+  done
   # ctest -L is a regular expression: anchored, so `ic` is not a part of `physics`.
   select=(-L "^($(IFS='|'; echo "${labels[*]}"))\$")
 fi

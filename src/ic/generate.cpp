@@ -164,9 +164,14 @@ ParticleSystem generate(const ModelOptions& options) {
 
 namespace ic {
 
+namespace {
+// The arrays of a body that allocate() sizes: 12 doubles and the id, 8 bytes each.
+constexpr int kArrays = 13;
+constexpr double kBytesPerBody = kArrays * 8;
+}  // namespace
+
 void check_memory_for(std::size_t n) {
-  // 12 doubles and an id a body; the run needs more (trees, copies), this is a floor.
-  constexpr double kBytesPerBody = 13 * 8;
+  // The run needs more (trees, copies): this is a floor.
   const double needed = double(n) * kBytesPerBody;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   const double machine = pages > 0 && page > 0 ? double(pages) * double(page) : 0;
@@ -183,9 +188,9 @@ ParticleSystem allocate(std::size_t n, int threads) {
   // std::vector zero-fills on one thread; 13 arrays of n values on up to 13 threads at
   // once. ps.resize() then only sets what is not listed here (it leaves arrays of the
   // right size alone), so an array added to ParticleSystem later is still sized.
-  std::vector<double>* arrays[] = {&ps.x,  &ps.y,  &ps.z,  &ps.vx,        &ps.vy,   &ps.vz,
-                                   &ps.ax, &ps.ay, &ps.az, &ps.potential, &ps.mass, &ps.radius};
-  constexpr int kArrays = 13;  // the 12 above and the ids
+  std::vector<double>* arrays[kArrays - 1] = {&ps.x,  &ps.y,         &ps.z,    &ps.vx,
+                                              &ps.vy, &ps.vz,        &ps.ax,   &ps.ay,
+                                              &ps.az, &ps.potential, &ps.mass, &ps.radius};
   [[maybe_unused]] const int team = team_size(threads);
   // An exception must not leave an OpenMP region (std::terminate): a failed allocation is
   // kept and reported on the calling thread.
@@ -205,7 +210,7 @@ ParticleSystem allocate(std::size_t n, int threads) {
   }
   if (out_of_memory) {
     throw Error(fmt::format("-n {}: not enough memory for the bodies ({:.3g} GB)", n,
-                            double(n) * kArrays * 8 / 1e9));
+                            double(n) * kBytesPerBody / 1e9));
   }
   ps.resize(n);
   return ps;
