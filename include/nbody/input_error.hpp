@@ -26,14 +26,24 @@ std::string printable(std::string_view text, std::size_t max_chars = kMessageVal
 std::string printable(double value);
 std::string printable(std::int64_t value);
 std::string printable(std::uint64_t value);
-inline std::string printable(int value) { return printable(static_cast<std::int64_t>(value)); }
-inline std::string printable(unsigned value) { return printable(static_cast<std::uint64_t>(value)); }
-inline std::string printable(long long value) { return printable(static_cast<std::int64_t>(value)); }
+inline std::string printable(int value) {
+  return printable(static_cast<std::int64_t>(value));
+}
+inline std::string printable(unsigned value) {
+  return printable(static_cast<std::uint64_t>(value));
+}
+inline std::string printable(long long value) {
+  return printable(static_cast<std::int64_t>(value));
+}
 inline std::string printable(unsigned long long value) {
   return printable(static_cast<std::uint64_t>(value));
 }
-inline std::string printable(const char* text) { return printable(std::string_view(text)); }
-inline std::string printable(const std::string& text) { return printable(std::string_view(text)); }
+inline std::string printable(const char* text) {
+  return printable(std::string_view(text));
+}
+inline std::string printable(const std::string& text) {
+  return printable(std::string_view(text));
+}
 
 /// "WHERE: WHAT (got VALUE)", with WHERE and VALUE made printable. WHERE names the option
 /// (`--dt`), the config key with its file and line (`run.toml:3: dt`), the file and field

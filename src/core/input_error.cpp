@@ -26,8 +26,14 @@ std::string printable(std::string_view text, std::size_t max_chars) {
 }
 
 // fmt's "{}" is the shortest representation that reads back to the same double.
-std::string printable(double value) { return fmt::format("{}", value); }
-std::string printable(std::int64_t value) { return fmt::format("{}", value); }
-std::string printable(std::uint64_t value) { return fmt::format("{}", value); }
+std::string printable(double value) {
+  return fmt::format("{}", value);
+}
+std::string printable(std::int64_t value) {
+  return fmt::format("{}", value);
+}
+std::string printable(std::uint64_t value) {
+  return fmt::format("{}", value);
+}
 
 }  // namespace nbody
