@@ -1,4 +1,5 @@
 // nbody: the command-line entry point. Subcommands live in one file each.
+#include <csignal>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -62,6 +63,9 @@ static void check_distributed_command(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
+  // A file size limit (ulimit -f) must fail the write with EFBIG, reported with the file's
+  // name and its temporary removed, not kill nbody and leave a hidden half-written file.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     (void)nbody::init_distributed(&argc, &argv);
     check_distributed_command(argc, argv);
