@@ -10,6 +10,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -75,7 +76,8 @@ EnergyLog::EnergyLog(const std::filesystem::path& path, std::uint64_t every, boo
     : path_(path) {
   const bool exists = std::filesystem::exists(path);
   if (resume && exists) drop_rows_after(path, every, resume_step);
-  if (!resume || !exists || std::filesystem::is_empty(path)) {
+  std::error_code ec;
+  if (!resume || !exists || std::filesystem::file_size(path, ec) == 0) {
     write_file_atomically(path, [](std::ostream& out) { out << kHeader; });
   }
   fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
