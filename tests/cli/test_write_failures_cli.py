@@ -110,6 +110,18 @@ class TestFullDisk(WriteFailureCase):
         self.assertTrue(stat.S_ISCHR(os.stat(device).st_mode), "the device node was replaced")
 
 
+    def test_unwritable_standard_output_is_reported(self):
+        device = self.real_full_device()
+        if device is None:
+            self.skipTest("no character device with ENOSPC available")
+        bodies = self.dir / "b.txt"
+        nbody("gen", "plummer", "-n", 10, "-o", bodies, "-q")
+        with open(device, "wb") as full:
+            proc = subprocess.run([EXE, "info", str(bodies), "--json"], stdout=full, stderr=subprocess.PIPE,
+                                  text=True, timeout=60)
+        self.assert_failed_cleanly(proc, "nbody: error: standard output: cannot write (No space left on device)")
+
+
 class TestSpecialTargets(WriteFailureCase):
     def test_a_symlink_keeps_pointing_at_the_rewritten_file(self):
         target = self.write("data.txt", "old\n")
