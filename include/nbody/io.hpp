@@ -38,8 +38,14 @@ void write_csv(const std::filesystem::path& path, const ParticleSystem& ps);
 
 /// Writes what `write` puts on the stream to path atomically: a temporary file beside
 /// it, flushed and closed, then renamed over the target, so a crash never leaves a
-/// half-written file. Throws nbody::Error naming the path on failure.
+/// half-written file. Throws nbody::Error naming the path and the system's reason on
+/// failure ("out.txt: cannot write file (No space left on device)"); the temporary is then
+/// removed. A writer may stop early once the stream is bad: nothing more will be written.
 void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(std::ostream&)>& write);
+
+/// Removes the temporary files of the atomic writes in progress (this one and
+/// write_path_atomically's). Async-signal-safe: for a signal handler that ends the process.
+void remove_temporaries_in_progress() noexcept;
 
 }  // namespace nbody

@@ -1,5 +1,6 @@
 // nbody gen MODEL: write initial conditions to a file.
 #include <chrono>
+#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/run/interrupt.hpp"
 #include "core/omp_team.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/io.hpp"
@@ -45,11 +47,18 @@ void add_gen_command(CLI::App& app) {
   cmd->add_flag("-q,--quiet", args->quiet, "Print nothing on success");
   cmd->callback([args] {
     using Clock = std::chrono::steady_clock;
+    // Ctrl-C or SIGTERM while generating or writing: no half-written hidden temporary is
+    // left, the old file stays, and the exit status says so (130 for Ctrl-C).
+    auto interrupts = std::make_unique<ExitOnInterrupt>(
+        std::filesystem::exists(args->output)
+            ? fmt::format("{} was not written (the file there is unchanged)", args->output)
+            : fmt::format("{} was not written", args->output));
     const auto t0 = Clock::now();
     const ParticleSystem ps = generate(args->model);
     const auto t1 = Clock::now();
     write_particles(args->output, ps, resolve_format(args->output, args->format));
     const auto t2 = Clock::now();
+    interrupts.reset();  // written: from here on a signal has its default effect
     if (!args->quiet) {
       const auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
       fmt::print(

@@ -1,5 +1,8 @@
 // nbody: the command-line entry point. Subcommands live in one file each.
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -62,6 +65,9 @@ static void check_distributed_command(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
+  // A file size limit (ulimit -f) must fail the write with EFBIG, reported with the file's
+  // name and its temporary removed, not kill nbody and leave a hidden half-written file.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     (void)nbody::init_distributed(&argc, &argv);
     check_distributed_command(argc, argv);
@@ -69,7 +75,15 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "nbody: error: {}\n", e.what());
     return 1;
   }
-  const int status = run_command_line(argc, argv);
+  int status = run_command_line(argc, argv);
+  // Output redirected to a full disk (`nbody info f --json > out.json`) must not exit 0 with
+  // the output lost: the last of stdout is flushed here, where the reason can be reported.
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    fmt::print(stderr, "nbody: error: standard output: cannot write ({})\n",
+               errno != 0 ? std::strerror(errno) : "an earlier write failed");
+    status = status != 0 ? status : 1;
+  }
   nbody::finalize_distributed();
   return status;
 }

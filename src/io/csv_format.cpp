@@ -72,14 +72,14 @@ Header parse_header(const io_detail::LineReader& in, const std::vector<std::stri
     if (spec == kColumns.end()) {
       // Also what a file without a header gets: its first row is read as names.
       in.fail(fmt::format(
-          "column {}: unknown column '{}' (the first line must be a header naming the columns "
+          "column {}: unknown column {} (the first line must be a header naming the columns "
           "x,y,z,vx,vy,vz,m and optionally r,id)",
-          i + 1, name));
+          i + 1, io_detail::quoted(name)));
     }
     auto& seen = seen_at[static_cast<std::size_t>(spec - kColumns.begin())];
     if (seen != 0) {
-      in.fail(
-          fmt::format("column {}: column '{}' appears twice (also column {})", i + 1, name, seen));
+      in.fail(fmt::format("column {}: column {} appears twice (also column {})", i + 1,
+                          io_detail::quoted(name), seen));
     }
     seen = i + 1;
     h.columns.push_back(spec->column);
@@ -210,6 +210,7 @@ void write_csv(const std::filesystem::path& path, const ParticleSystem& ps) {
       if (buf.size() >= kFlushBytes) {
         out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
         buf.clear();
+        if (!out) return;  // the write failed (disk full): the caller reports why
       }
     }
     out.write(buf.data(), static_cast<std::streamsize>(buf.size()));

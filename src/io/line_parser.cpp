@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody::io_detail {
 
@@ -30,19 +31,18 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// The offending text as shown in a message: quoted, and cut short so a garbage line
-// does not flood the terminal.
-std::string quoted(std::string_view text) {
-  constexpr std::size_t kShown = 40;
-  if (text.size() <= kShown) return fmt::format("'{}'", text);
-  return fmt::format("'{}...'", text.substr(0, kShown));
-}
-
 [[noreturn]] void fail_field(const LineReader& in, const Field& f, std::string_view problem) {
   in.fail(fmt::format("column {} ({}): {}", f.column, f.name, problem));
 }
 
 }  // namespace
+
+// The offending text as shown in a message: quoted, control bytes escaped (a line holding
+// terminal escapes must not drive the terminal) and cut short (a garbage line must not
+// flood it).
+std::string quoted(std::string_view text) {
+  return fmt::format("'{}'", printable(text));
+}
 
 // ---- LineReader ------------------------------------------------------------------
 

@@ -92,6 +92,9 @@ inline void append_exact(fmt::memory_buffer& buf, double v) {
   buf.append(text, result.ptr);
 }
 
+/// Text from the file as messages show it: 'TEXT', escaped and cut (nbody::printable).
+[[nodiscard]] std::string quoted(std::string_view text);
+
 /// The error for a file that held no bodies.
 [[noreturn]] void fail_no_particles(const LineReader& in, std::string_view why);
 

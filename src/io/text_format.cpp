@@ -66,6 +66,7 @@ void write_text(const std::filesystem::path& path, const ParticleSystem& ps) {
       if (buf.size() >= kFlushBytes) {
         out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
         buf.clear();
+        if (!out) return;  // the write failed (disk full): the caller reports why
       }
     }
     out.write(buf.data(), static_cast<std::streamsize>(buf.size()));

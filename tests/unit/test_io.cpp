@@ -2,8 +2,12 @@
 // "FILE:LINE: problem" errors for what they refuse, and the atomic replacement.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <csignal>
+
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -258,6 +262,11 @@ TEST_F(IoTest, TextErrorsNameFileLineAndColumn) {
       {good + "0 0 0 0 0 0 1 -0.5\n",
        "particles.txt:2:", "column 8 (r): radius must be >= 0, got -0.5"},
       {"0 0 0 0 0 0 1 nan\n", "particles.txt:1:", "column 8 (r): value is NaN"},
+      // File content is shown escaped (a line cannot drive the terminal) and cut.
+      {"\x1b[31mRED 0 0 0 0 0 1\n",
+       "particles.txt:1:", "column 1 (x): '\\x1b[31mRED' is not a number"},
+      {std::string(5000, '7') + "x 0 0 0 0 0 1\n", "particles.txt:1:",
+       "column 1 (x): '" + std::string(60, '7') + "... (5001 bytes)' is not a number"},
   };
   for (const Case& c : cases) {
     const std::string msg = read_error("particles.txt", c.content);
@@ -296,6 +305,9 @@ TEST_F(IoTest, CsvErrorsNameFileLineAndColumn) {
       {"x,y,z,vx,vy,vz,m,id\n0,0,0,0,0,0,1,5\n0,0,0,0,0,0,1,2\n# c\n0,0,0,0,0,0,1,9\n"
        "0,0,0,0,0,0,1,2\n0,0,0,0,0,0,1,5\n",
        "p.csv:6:", "duplicate id 2 (first used on line 3)"},
+      {"x,y,z,vx,vy,vz,m,\x1b]0;t\x07\n", "p.csv:1:", "column 8: unknown column '\\x1b]0;t\\x07'"},
+      {std::string(100000, 'q') + ",x,y,z,vx,vy,vz,m\n", "p.csv:1:",
+       "column 1: unknown column '" + std::string(60, 'q') + "... (100000 bytes)' (the first"},
   };
   for (const Case& c : cases) {
     const std::string msg = read_error("p.csv", c.content);
@@ -388,6 +400,80 @@ TEST_F(IoTest, WritingIntoAMissingDirectoryNamesIt) {
     EXPECT_THAT(e.what(), HasSubstr("no_such_dir' does not exist"));
   }
   EXPECT_FALSE(fs::exists(file("no_such_dir")));  // not created behind the user's back
+}
+
+/// While it lives, files of this process may grow to `bytes`; a write() past that fails
+/// with EFBIG (SIGXFSZ is ignored meanwhile): a full disk that needs no root.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &old_limit_);
+    old_handler_ = std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{bytes, old_limit_.rlim_max};  // the hard limit stays: restorable
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &old_limit_);
+    std::signal(SIGXFSZ, old_handler_);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+ private:
+  rlimit old_limit_{};
+  void (*old_handler_)(int) = SIG_DFL;
+};
+
+TEST_F(IoTest, UnwritableFileGivesTheSystemsReasonAndKeepsTheOldOne) {
+  const fs::path txt = write_raw("old.txt", "old text\n");
+  const fs::path csv = write_raw("old.csv", "old csv\n");
+  const ParticleSystem ps = test::random_system(5000, 3);  // about 700 kB of text
+  for (const fs::path& p : {txt, csv}) {
+    try {
+      const FileSizeLimit limit(64 * 1024);
+      write_particles(p, ps, resolve_format(p, ""));
+      ADD_FAILURE() << "no error for " << p;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(p.string() + ": cannot write file (File too large)"));
+    }
+  }
+  EXPECT_EQ(slurp(txt), "old text\n");
+  EXPECT_EQ(slurp(csv), "old csv\n");
+  std::vector<std::string> left = dir_entries();
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"old.csv", "old.txt"}));  // no temporary
+}
+
+TEST_F(IoTest, RemoveTemporariesInProgressRemovesTheOneBeingWritten) {
+  const fs::path p = write_raw("keep.txt", "old\n");
+  try {
+    write_file_atomically(p, [&](std::ostream& out) {
+      out << "new" << std::flush;
+      EXPECT_EQ(dir_entries().size(), 2u);  // keep.txt and its temporary
+      remove_temporaries_in_progress();     // what nbody gen's signal handler calls
+      EXPECT_EQ(dir_entries(), std::vector<std::string>{"keep.txt"});
+    });
+    ADD_FAILURE() << "the rename of a removed temporary succeeded";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("keep.txt: cannot write file (No such file or directory)"));
+  }
+  EXPECT_EQ(slurp(p), "old\n");
+  remove_temporaries_in_progress();  // none registered now: a no-op
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"keep.txt"});
+}
+
+TEST_F(IoTest, WritingThroughASymlinkRewritesItsTargetAndKeepsTheLink) {
+  const fs::path target = write_raw("data.txt", "old\n");
+  fs::create_symlink("data.txt", file("link.txt"));
+  write_file_atomically(file("link.txt"), [](std::ostream& out) { out << "new\n"; });
+  EXPECT_TRUE(fs::is_symlink(file("link.txt")));
+  EXPECT_EQ(slurp(target), "new\n");
+}
+
+TEST_F(IoTest, WritingToADeviceWritesThroughIt) {
+  if (!fs::is_character_file("/dev/null")) GTEST_SKIP() << "no /dev/null";
+  write_file_atomically("/dev/null", [](std::ostream& out) { out << "gone\n"; });
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));  // not replaced by a regular file
 }
 
 TEST_F(IoTest, WritingOverADirectoryFailsCleanly) {

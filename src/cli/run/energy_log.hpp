@@ -1,9 +1,9 @@
 #pragma once
 // DIR/energy.csv: one row per --stats-every steps with the time, the energies, the
-// relative energy error and the momenta, as GADGET's energy.txt. Rows are appended and
-// flushed one at a time, so a run that dies keeps every row it logged.
+// relative energy error and the momenta, as GADGET's energy.txt. Rows are appended one
+// write() at a time, so a run that dies keeps every row it logged, and a row that fails to
+// write (disk full) is cut off again: the log never ends in a partial line.
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 
 #include "nbody/diagnostics.hpp"
@@ -29,7 +29,7 @@ class EnergyLog {
 
  private:
   std::filesystem::path path_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
 };
 
 }  // namespace nbody::cli
