@@ -3,12 +3,18 @@
 // (integrator.hpp, src/integrators/run_length.cpp); a step that shrinks below the time's
 // resolution while the run goes stops it (IAS15, block steps); Simulation::step refuses a
 // step that would leave the time where it was.
+// And the other half of the same promise (nothing aborts): an exception thrown inside an
+// OpenMP team is carried out and thrown on the calling thread (core/omp_team.hpp).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <string>
 
+#include "core/omp_team.hpp"
+#include "ic/parallel.hpp"
 #include "nbody/error.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/simulation.hpp"
@@ -168,6 +174,36 @@ TEST(RunLength, BlockStepsBelowTheTimesResolutionStopTheRun) {
   // At t = 0 the same bodies step on.
   Simulation early(pair(1e-8, 0), o);
   EXPECT_NO_THROW(early.step(1e-12));  // bin 3: eight substeps
+}
+
+TEST(RegionErrors, AnExceptionInATeamIsThrownOnTheCallingThread) {
+  constexpr std::size_t n = 4 * ic::kParallelMin;  // a team of threads
+  std::atomic<std::size_t> visited{0};
+  EXPECT_EQ(message_of([&] {
+              ic::for_each_body(4, 0, n, [&](std::size_t i) {
+                ++visited;
+                if (i == n / 2 + 1) throw Error("body " + std::to_string(i));
+              });
+            }),
+            "body " + std::to_string(n / 2 + 1));
+  EXPECT_EQ(visited.load(), n);  // the others went on
+  EXPECT_THROW(ic::for_each_body(4, 0, n,
+                                 [&](std::size_t i) {
+                                   if (i % 1000 == 999) throw std::bad_alloc();
+                                 }),
+               std::bad_alloc);
+  EXPECT_THROW((void)ic::ordered_sum<1>(4, 0, n,
+                                        [](std::size_t i, auto& sum) {
+                                          if (i == 5) throw Error("sum");
+                                          sum[0] += 1;
+                                        }),
+               Error);
+  // Nothing thrown: nothing kept.
+  RegionErrors errors;
+  errors.run([] {});
+  EXPECT_FALSE(errors.failed());
+  EXPECT_NO_THROW(errors.rethrow());
+  EXPECT_EQ(ic::ordered_sum<1>(4, 0, n, [](std::size_t, auto& sum) { sum[0] += 1; })[0], double(n));
 }
 
 }  // namespace
