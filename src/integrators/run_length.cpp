@@ -87,7 +87,8 @@ std::uint64_t steps_to_reach(double t_start, double t_end, double dt) {
 }
 
 void check_run_until(const IntegratorOptions& o, double t_start, double t_end, double dt) {
-  if (o.scheme == IntegratorScheme::Ias15) {
+  // IAS15 with --ias15-epsilon 0 takes steps of dt, counted as the others'.
+  if (o.scheme == IntegratorScheme::Ias15 && o.ias15_epsilon > 0) {
     // Its own steps: how many is not known ahead; the first (dt) must advance the time,
     // and a later one that shrinks below the resolution stops the run (Ias15::step).
     check_time_step(dt);
@@ -104,7 +105,7 @@ void check_run_steps(const IntegratorOptions& o, double t_start, std::uint64_t s
   if (steps > kMaxRunSteps) {
     throw input_error("--steps", "more than a run may take (2^53 = 9007199254740992)", steps);
   }
-  if (o.scheme == IntegratorScheme::Ias15) {  // its own steps: the first must advance
+  if (o.scheme == IntegratorScheme::Ias15 && o.ias15_epsilon > 0) {  // the first must advance
     check_step_advances(t_start, t_start, dt);
     return;
   }

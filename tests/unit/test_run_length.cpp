@@ -125,6 +125,8 @@ TEST(RunLength, RefusesBadIas15AndBlockStepRuns) {
   // Its own steps: the first one's guess need not divide the span into <= 2^53 steps.
   const double dt = 0.6 * time_resolution(1.0);
   EXPECT_NO_THROW(check_run_until(ias15, -1, 1, dt));
+  ias15.ias15_epsilon = 0;  // fixed steps of dt: counted
+  EXPECT_NE(message_of([&] { check_run_until(ias15, -1, 1, dt); }), "");
   EXPECT_NE(message_of([&] { check_run_until(IntegratorOptions{}, -1, 1, dt); }), "");
 
   IntegratorOptions adaptive;
