@@ -104,10 +104,42 @@ void validate(const IntegratorOptions& options);
 
 /// Throws nbody::Error naming --dt unless dt is positive and finite.
 void check_time_step(double dt);
+
+// The length of a run. Every run must end: a step that does not advance the time (t + dt
+// == t in double, e.g. steps of 0.5 at t = 1e16, where doubles are 2 apart) would repeat
+// forever, and a count beyond 2^53 is neither exact in a double nor ever finished. So a
+// run is refused before it starts unless every step advances the time up to the largest
+// time it reaches and it takes at most kMaxRunSteps steps; the message gives the smallest
+// workable step. The command line (`nbody run`) and Python (Simulation.evolve) call these.
+
+/// The most steps one run may take: 2^53 (every count exact as a double).
+inline constexpr std::uint64_t kMaxRunSteps = std::uint64_t(1) << 53;
+/// The time's resolution at t: the gap from |t| to the next larger double (2 at 1e16).
+/// A step of at least this advances every time of magnitude <= |t|.
+[[nodiscard]] double time_resolution(double t);
+/// Throws nbody::Error naming --dt unless a step of dt advances the time everywhere
+/// between t_first and t_last (checked at the larger magnitude, where doubles are coarsest).
+void check_step_advances(double t_first, double t_last, double dt);
 /// The number of steps of size dt (the last one shortened) that take the time from t_start
 /// to exactly t_end, as `nbody run --t-end` counts them. Throws nbody::Error naming --dt
-/// or --t-end (t_end must be after t_start).
+/// or --t-end (t_end must be after t_start and finite; every step must advance the time;
+/// at most kMaxRunSteps steps). Never overflows: the count is taken in long double and
+/// checked before it is converted.
 [[nodiscard]] std::uint64_t steps_to_reach(double t_start, double t_end, double dt);
+/// The checks of a run until t_end from t_start with the step dt and the integrator `o`
+/// (before the run starts): steps_to_reach()'s for steps of a given size; for IAS15, whose
+/// steps are its own (dt: the first one's guess), that the guess advances the time; for
+/// block steps, also that their smallest step (--dt-min's bin, when set) does. Throws
+/// nbody::Error naming the option.
+void check_run_until(const IntegratorOptions& o, double t_start, double t_end, double dt);
+/// The same for a run of `steps` more steps of dt from t_start (--steps): at most
+/// kMaxRunSteps, and every step advances the time up to t_start + steps dt.
+void check_run_steps(const IntegratorOptions& o, double t_start, std::uint64_t steps, double dt);
+/// Throws nbody::Error when a step of h at time t does not advance it: what a run checks
+/// while it goes (a step that shrank below the time's resolution stops the run, rather
+/// than repeating without end). `where` names the option ("--integrator ias15"), `remedy`
+/// says what to change.
+void check_step_during_run(double t, double h, std::string_view where, std::string_view remedy);
 /// The next step from `time` toward t_end: dt, or the remaining time when that is within
 /// dt (the last step lands on t_end), or 0 once t_end is reached. Decided from the time
 /// alone, so a run continued from a checkpoint takes the steps an uninterrupted run takes

@@ -68,9 +68,11 @@ void ProgressLine::update(std::uint64_t step, double sim_time,
                        sim_time, t_end_, 100 * done, rate, format_duration(eta));
   } else {
     const double eta = rate > 0 && total_ > step ? double(total_ - step) / rate : 0.0;
+    // The count is checked before the run (integrator.hpp, the length of a run); the share
+    // is capped all the same, so a last step more than counted never shows "679.1%".
+    const double done = std::min(1.0, double(step) / double(total_ ? total_ : 1));
     line = fmt::format("step {}/{} ({:.1f}%)  t = {:.6g}  {:.3g} steps/s  ETA {}", step, total_,
-                       100.0 * double(step) / double(total_ ? total_ : 1), sim_time, rate,
-                       format_duration(eta));
+                       100.0 * done, sim_time, rate, format_duration(eta));
   }
   if (drift_ >= 0) line += fmt::format("  |dE/E| = {:.3e}", drift_);
   if (tty_) {

@@ -219,12 +219,19 @@ void ContactGrid::find_pairs(const CollisionBody<double>* bodies,
   chunk_pairs_.resize(chunks);
   const auto schunks = static_cast<std::ptrdiff_t>(chunks);
   const bool parallel = order_.size() >= kParallelSearchMin && chunks > 1;
+  // The pair lists grow as they are found: a failed allocation is carried out of the team
+  // (core/omp_team.hpp) and thrown here.
+  RegionErrors errors;
 #pragma omp parallel for num_threads(team_size(threads_)) schedule(dynamic, 1) if (parallel)
   for (std::ptrdiff_t k = 0; k < schunks; ++k) {
     const auto u = static_cast<std::size_t>(k);
-    chunk_pairs_[u].clear();
-    search_chunk(u * kChunkCells, std::min(cells, (u + 1) * kChunkCells), bodies, chunk_pairs_[u]);
+    errors.run([&] {
+      chunk_pairs_[u].clear();
+      search_chunk(u * kChunkCells, std::min(cells, (u + 1) * kChunkCells), bodies,
+                   chunk_pairs_[u]);
+    });
   }
+  errors.rethrow();
   std::size_t total = 0;
   for (const auto& c : chunk_pairs_) total += c.size();
   pairs.reserve(total);

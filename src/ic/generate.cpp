@@ -192,23 +192,22 @@ ParticleSystem allocate(std::size_t n, int threads) {
                                               &ps.vy, &ps.vz,        &ps.ax,   &ps.ay,
                                               &ps.az, &ps.potential, &ps.mass, &ps.radius};
   [[maybe_unused]] const int team = team_size(threads);
-  // An exception must not leave an OpenMP region (std::terminate): a failed allocation is
-  // kept and reported on the calling thread.
-  bool out_of_memory = false;
+  // An exception must not leave an OpenMP region (std::terminate): it is carried out
+  // (core/omp_team.hpp) and thrown on the calling thread, a failed allocation as an Error.
+  RegionErrors errors;
 #pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (n >= kParallelMin)
   for (int a = 0; a < kArrays; ++a) {
-    try {
+    errors.run([&] {
       if (a < kArrays - 1) {
         arrays[a]->resize(n);
       } else {
         ps.id.resize(n);
       }
-    } catch (const std::bad_alloc&) {
-#pragma omp atomic write
-      out_of_memory = true;
-    }
+    });
   }
-  if (out_of_memory) {
+  try {
+    errors.rethrow();
+  } catch (const std::bad_alloc&) {
     throw Error(fmt::format("-n {}: not enough memory for the bodies ({:.3g} GB)", n,
                             double(n) * kBytesPerBody / 1e9));
   }

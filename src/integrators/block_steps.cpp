@@ -177,6 +177,10 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
     // scheme_step.hpp), and only their contacts are resolved there. Without collisions one
     // drift (the same bits as before).
     const int deepest = deepest_bin();
+    // A body whose step shrank below the time's resolution (at the step's end, where the
+    // doubles are coarsest) stops the run: its substeps would not be times at all.
+    check_step_during_run(ps.time + dt, std::ldexp(dt, -deepest), "--timestep adaptive",
+                          "a --dt-min of at least that resolution keeps the steps above it");
     if (stages.collide) {
       drift_all(ps, 0.5 * h);
       collide(ps, stages, dt, tick, next, deepest);

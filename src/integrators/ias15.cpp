@@ -314,6 +314,13 @@ double Ias15::step(ParticleSystem& ps, const ForceEvaluation& forces, double dt_
   for (;;) {
     const bool lands = ps.time + dt >= t_limit;
     const double dt_try = lands ? t_limit - ps.time : dt;
+    // A step that no longer advances the time would be taken again and again (or shrink
+    // without end): the run stops instead, the bodies at the step's start.
+    if (!lands) {
+      check_step_during_run(ps.time, dt_try, "--integrator ias15",
+                            "its steps follow the bodies' shortest time scale: soften close "
+                            "encounters (--softening) or start from a smaller time");
+    }
     const double dt_new = attempt(ps, forces, dt_try);
     if (dt_new < kSafety * dt_try && !(options_.min_dt > 0 && dt_try <= options_.min_dt)) {
       // Too large: back to the start, the polynomial scaled to the smaller step.

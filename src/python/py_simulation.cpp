@@ -110,7 +110,9 @@ std::uint64_t PySimulation::step(std::uint64_t count, const std::function<bool()
 
 std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& keep_going) {
   if (t_end == time()) return 0;
-  (void)steps_to_reach(time(), t_end, options_.dt);  // the CLI's checks and messages
+  // The CLI's checks and messages: t_end after now, every step advancing the time up to
+  // t_end, at most 2^53 of them (IAS15: its first step advancing it).
+  check_run_until(options_.integrator, time(), t_end, options_.dt);
   check_view_edits();
   std::uint64_t done = 0;
   if (sim_->own_steps()) {  // IAS15: its own steps, the last one landing on t_end

@@ -151,6 +151,9 @@ std::size_t Simulation::size() const {
 }
 
 void Simulation::step(double dt) {
+  // A step that does not advance the time would be repeated without end by a loop until a
+  // time (integrator.hpp, the length of a run): refused, whoever drives the simulation.
+  check_step_advances(time(), time(), dt);
   const auto start = std::chrono::steady_clock::now();
   upload_if_edited();
   stepper_->step(dt, std::exchange(potentials_requested_, false));

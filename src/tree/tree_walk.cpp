@@ -25,10 +25,7 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
+#include "core/omp_team.hpp"
 #include "gravity/direct_simd_kernels.hpp"
 #include "nbody/physics/multipole.hpp"
 #include "nbody/physics/opening_criterion.hpp"
@@ -370,17 +367,24 @@ std::uint64_t walk_forces(const Tree& t, const std::vector<Group>& groups,
 
   const auto ngroups = static_cast<std::ptrdiff_t>(groups.size());
   std::uint64_t interactions = 0;
-#if defined(_OPENMP)
-  const int team = options.threads > 0 ? options.threads : omp_get_max_threads();
-#endif
+  [[maybe_unused]] const int team = team_size(options.threads);
+  // The scratch buffers grow as the walks need: a failed allocation is carried out of
+  // the team (core/omp_team.hpp) and thrown here; the other threads skip their groups.
+  RegionErrors errors;
 #pragma omp parallel num_threads(team)
   {
     Scratch<Real> s;
 #pragma omp for schedule(dynamic, 1) reduction(+ : interactions)
     for (std::ptrdiff_t g = 0; g < ngroups; ++g) {
-      interactions += walk_group(t, setup, groups[static_cast<std::size_t>(g)], potential, s, out);
+      if (errors.failed()) continue;
+      std::uint64_t walked = 0;  // the reduction's variable stays out of the lambda
+      errors.run([&] {
+        walked = walk_group(t, setup, groups[static_cast<std::size_t>(g)], potential, s, out);
+      });
+      interactions += walked;
     }
   }
+  errors.rethrow();
   return interactions;
 }
 

@@ -149,7 +149,15 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   // IAS15 chooses its own steps (--dt is the first one's guess) and lands exactly on
   // --t-end and on the times of --snapshot-dt: how many steps that takes is not known ahead.
   const bool own_steps = sim.own_steps();
-  if (own_steps) check_time_step(a.dt);
+  // No run without an end (the library's checks, as Python's evolve): every step must
+  // advance the time up to the run's end and the count stay within 2^53, refused here,
+  // before anything is written.
+  check_time_step(a.dt);
+  if (until_time && a.t_end > sim.time()) {
+    check_run_until(a.integrator, sim.time(), a.t_end, a.dt);
+  } else if (!until_time && a.steps > first_step) {
+    check_run_steps(a.integrator, sim.time(), a.steps - first_step, a.dt);
+  }
   auto more_steps = [&] {
     if (own_steps) return until_time ? sim.time() < a.t_end : sim.steps_done() < a.steps;
     return until_time ? step_toward(sim.time(), a.t_end, a.dt) > 0 : sim.steps_done() < a.steps;

@@ -32,6 +32,7 @@
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/device_buffer.cuh"
 #include "nbody/error.hpp"
+#include "nbody/integrator.hpp"
 #include "nbody/physics/timestep.hpp"
 #include "simulation/cuda/block_step_kernels.cuh"
 
@@ -84,6 +85,9 @@ class BlockSteps {
       // time (as on the CPU: block_steps.cpp); merges compact the bins along.
       int deepest = kMaxTimestepBin;
       while (deepest > 0 && c.bins[deepest] == 0) --deepest;
+      // As on the CPU (block_steps.cpp): a step below the time's resolution stops the run.
+      check_step_during_run(s.time() + dt, std::ldexp(dt, -deepest), "--timestep adaptive",
+                            "a --dt-min of at least that resolution keeps the steps above it");
       const std::size_t before = s.n_;
       if (s.collisions_) {
         launch_drift(s.state(), 0.5 * h, counts, stream);
