@@ -184,7 +184,7 @@ std::vector<std::uint64_t> PySimulation::add(const std::vector<Body>& bodies) {
   for (Body b : bodies) {
     if (b.id == 0) {
       if (largest == std::numeric_limits<std::uint64_t>::max())
-        throw input_error("id", "no free id is left (the largest id is 2^64 - 1)", largest);
+        throw input_error("id", "0 asks for the next free id, and none is left above 2^64 - 1");
       b.id = ++largest;
     } else if (const auto it = used.find(b.id); it != used.end()) {
       throw Error(fmt::format("add: id {} is already used by body {}", b.id, it->second));
