@@ -1,6 +1,8 @@
 #include "python/checks.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <unordered_map>
 
@@ -50,6 +52,12 @@ void check_span(const double* data, std::size_t n, std::size_t columns, const ch
 }
 
 void check_id_span(const std::uint64_t* ids, std::size_t n, const char* name, bool zero_allowed) {
+  // The usual case (1..N, or any increasing ids: generated, read from a file) is unique
+  // without a hash table.
+  if (std::adjacent_find(ids, ids + n, std::greater_equal<>()) == ids + n &&
+      (n == 0 || ids[0] > 0 || zero_allowed)) {
+    return;
+  }
   std::unordered_map<std::uint64_t, std::size_t> first;
   first.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {

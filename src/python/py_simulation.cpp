@@ -19,18 +19,22 @@ namespace nbody::python {
 
 namespace {
 
-/// A 64-bit FNV-1a hash of some arrays of the state.
+/// A 64-bit FNV-1a style hash of some arrays of the state, in four interleaved lanes (four
+/// independent multiply chains run about four times as fast as one).
 template <class... Vectors>
 std::uint64_t hash_of(std::size_t n, const Vectors&... vectors) {
-  std::uint64_t h = 0xcbf29ce484222325ull ^ n;
-  auto add = [&h](const auto& v) {
-    for (auto d : v) {
-      h ^= std::bit_cast<std::uint64_t>(d);
-      h *= 0x100000001b3ull;
+  constexpr std::uint64_t kPrime = 0x100000001b3ull;
+  std::uint64_t lane[4] = {0xcbf29ce484222325ull ^ n, 1, 2, 3};
+  auto add = [&lane](const auto& v) {
+    std::size_t i = 0;
+    for (; i + 4 <= v.size(); i += 4) {
+      for (int k = 0; k < 4; ++k)
+        lane[k] = (lane[k] ^ std::bit_cast<std::uint64_t>(v[i + k])) * kPrime;
     }
+    for (; i < v.size(); ++i) lane[0] = (lane[0] ^ std::bit_cast<std::uint64_t>(v[i])) * kPrime;
   };
   (add(vectors), ...);
-  return h;
+  return ((lane[0] * kPrime ^ lane[1]) * kPrime ^ lane[2]) * kPrime ^ lane[3];
 }
 
 }  // namespace
