@@ -134,7 +134,7 @@ nb::object generate_model(const std::string& model, nb::handle n_value, nb::hand
             fmt::format(
                 "generate() got an unexpected keyword argument '{}' (model options: {}; run "
                 "options: {})",
-                name, models, option_names())
+                printable(name), models, option_names())
                 .c_str());
       }
       run_kwargs[key] = value;

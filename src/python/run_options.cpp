@@ -215,8 +215,8 @@ void apply_keywords(RunOptions& options, const nb::dict& kwargs, const char* cal
     const OptionSpec* spec = find_option(name);
     if (!spec) {
       throw nb::type_error(
-          fmt::format("{} got an unexpected keyword argument '{}' (run options: {})", caller, name,
-                      option_names())
+          fmt::format("{} got an unexpected keyword argument '{}' (run options: {})", caller,
+                      printable(name), option_names())
               .c_str());
     }
     spec->set(options, value);

@@ -232,3 +232,12 @@ def test_no_cpp_exception_reaches_python_by_its_type_name():
         assert str(caught.value), i
     assert sim.n == 2  # nothing refused changed the bodies
     sim.step()
+
+
+def test_unknown_keywords_are_escaped_and_cut_in_messages():
+    with pytest.raises(TypeError) as caught:
+        nbody.generate("kepler", **{"\x1b[31mred": 1})
+    assert "argument '\\x1b[31mred'" in str(caught.value) and "\x1b" not in str(caught.value)
+    with pytest.raises(TypeError) as caught:
+        nbody.generate("kepler").set(**{"k" * 100000: 1})
+    assert "... (100000 bytes)" in str(caught.value) and len(str(caught.value)) < 1000
