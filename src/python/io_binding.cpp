@@ -149,7 +149,8 @@ nb::object generate_model(const std::string& model, nb::handle n_value, nb::hand
     check_state(ps);
   } catch (const Error& e) {
     // Bodies the model made but the simulation refuses (a massless disk): say which model.
-    throw Error(fmt::format("generate('{}'): the model's bodies are refused: {}", model, e.what()));
+    throw Error(fmt::format("generate('{}'): the model's bodies are refused: {}", printable(model),
+                            e.what()));
   }
   return make_simulation(std::move(ps), run_kwargs, "generate()");
 }
