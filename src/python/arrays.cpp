@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "nbody/input_error.hpp"
+
 namespace nbody::python {
 
 using namespace nb::literals;
@@ -29,8 +31,33 @@ std::string expected_text(std::initializer_list<long> shape) {
 
 }  // namespace
 
+nb::object numeric_array(nb::handle obj, const char* name, bool integers) {
+  nb::object array;
+  try {
+    array = numpy().attr("asarray")(obj);
+  } catch (nb::python_error& e) {  // a ragged list, a type numpy cannot read
+    nb::object why = nb::steal(PyObject_Str(e.value().ptr()));
+    throw nb::value_error(fmt::format("{}: cannot be read as an array ({})", name,
+                                      why ? printable(nb::cast<std::string>(why)) : "?")
+                              .c_str());
+  }
+  const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
+  const bool ok = kind == "i" || kind == "u" || (!integers && kind == "f");
+  if (!ok) {
+    const std::string dtype = nb::cast<std::string>(array.attr("dtype").attr("name"));
+    // An object array of integers is what numpy makes of ints beyond 64 bits.
+    const char* wanted = !integers     ? "real numbers"
+                         : kind == "O" ? "integers below 2^64"
+                                       : "integers";
+    throw nb::type_error(
+        fmt::format("{}: expected {}, got an array of dtype {}", name, wanted, dtype).c_str());
+  }
+  return array;
+}
+
 InputArray as_float64(nb::handle obj, const char* name, std::initializer_list<long> shape) {
-  nb::object array = numpy().attr("ascontiguousarray")(obj, "dtype"_a = "float64");
+  nb::object array =
+      numpy().attr("ascontiguousarray")(numeric_array(obj, name, false), "dtype"_a = "float64");
   auto in = nb::cast<nb::ndarray<const double, nb::c_contig, nb::device::cpu>>(array);
   std::vector<std::size_t> got(in.ndim());
   for (std::size_t d = 0; d < in.ndim(); ++d) got[d] = in.shape(d);
@@ -48,26 +75,29 @@ InputArray as_float64(nb::handle obj, const char* name, std::initializer_list<lo
   return InputArray(std::move(in));
 }
 
-InputIds as_ids(nb::handle obj, const char* name) {
+InputIds as_ids(nb::handle obj, const char* name, bool zero_allowed) {
   nb::module_ np = numpy();
-  nb::object array = np.attr("asarray")(obj);
-  const std::string kind = nb::cast<std::string>(array.attr("dtype").attr("kind"));
-  if (kind != "i" && kind != "u") {
-    throw nb::type_error(fmt::format("{}: expected integers, got dtype {}", name,
-                                     nb::cast<std::string>(nb::str(array.attr("dtype"))))
-                             .c_str());
+  nb::object array = numeric_array(obj, name, true);
+  const auto ndim = nb::cast<std::size_t>(array.attr("ndim"));
+  if (ndim != 1) {
+    throw nb::value_error(
+        fmt::format("{}: expected a one-dimensional array, got {} dimensions", name, ndim).c_str());
   }
-  if (kind == "i" && PyObject_IsTrue(np.attr("any")(np.attr("less")(array, 0)).ptr()) == 1) {
-    throw nb::value_error(fmt::format("{}: must be >= 0", name).c_str());
+  const char* rule = zero_allowed ? "must be >= 1, or 0 for the next free id" : "must be >= 1";
+  if (nb::cast<std::string>(array.attr("dtype").attr("kind")) == "i") {
+    auto signed_ids = nb::cast<nb::ndarray<const std::int64_t, nb::c_contig, nb::device::cpu>>(
+        np.attr("ascontiguousarray")(array, "dtype"_a = "int64"));
+    for (std::size_t i = 0; i < signed_ids.size(); ++i) {
+      if (signed_ids.data()[i] < 0)
+        throw input_error(fmt::format("{}[{}]", name, i), rule, signed_ids.data()[i]);
+    }
   }
   nb::object ids = np.attr("ascontiguousarray")(array, "dtype"_a = "uint64");
-  auto in = nb::cast<nb::ndarray<const std::uint64_t, nb::c_contig, nb::device::cpu>>(ids);
-  if (in.ndim() != 1) {
-    throw nb::value_error(
-        fmt::format("{}: expected a one-dimensional array, got {} dimensions", name, in.ndim())
-            .c_str());
+  InputIds in(nb::cast<nb::ndarray<const std::uint64_t, nb::c_contig, nb::device::cpu>>(ids));
+  for (std::size_t i = 0; i < in.size() && !zero_allowed; ++i) {
+    if (in(i) == 0) throw input_error(fmt::format("{}[{}]", name, i), rule, in(i));
   }
-  return InputIds(std::move(in));
+  return in;
 }
 
 nb::object stacked_copy(const std::vector<double>& a, const std::vector<double>& b,

@@ -1,7 +1,9 @@
 #pragma once
 // numpy in and out. Views (alias_view) share memory with the simulation; everything else
 // here is a copy. Inputs go through numpy.ascontiguousarray, so lists, tuples, integer and
-// non-contiguous arrays are all accepted.
+// non-contiguous arrays are all accepted; arrays of anything but integers and reals
+// (bool, complex, strings, objects) are a TypeError naming the argument, never a silent
+// conversion (numpy would read "1" as 1.0 and drop the imaginary part of 1+2j).
 #include <cstdint>
 #include <initializer_list>
 #include <utility>
@@ -28,6 +30,7 @@ class Input {
   [[nodiscard]] T operator()(std::size_t row, std::size_t column = 0) const {
     return array_.data()[row * columns_ + column];
   }
+  [[nodiscard]] std::size_t columns() const { return columns_; }
   [[nodiscard]] const T* begin() const { return array_.data(); }
   [[nodiscard]] const T* end() const { return array_.data() + array_.size(); }
 
@@ -38,12 +41,18 @@ class Input {
 using InputArray = Input<double>;
 using InputIds = Input<std::uint64_t>;
 
+/// numpy.asarray(obj), refused unless it holds integers (or, integers false, reals too):
+/// TypeError naming the argument for bool, complex, string and object arrays; ValueError
+/// for what numpy cannot read as an array (a ragged list).
+[[nodiscard]] nb::object numeric_array(nb::handle obj, const char* name, bool integers = false);
 /// obj as a C-contiguous float64 array with this shape (-1: any length); otherwise
 /// ValueError("NAME: expected an array of shape (N, 3), got shape (4, 2)").
 [[nodiscard]] InputArray as_float64(nb::handle obj, const char* name,
                                     std::initializer_list<long> shape);
-/// obj as uint64 ids (negative values refused), one dimension.
-[[nodiscard]] InputIds as_ids(nb::handle obj, const char* name);
+/// obj as uint64 ids, one dimension: integers only (TypeError otherwise), each >= 1 (or 0
+/// too, where 0 asks for a fresh id) and below 2^64 (nbody.Error naming name[i]).
+/// Uniqueness is the caller's (checks.hpp).
+[[nodiscard]] InputIds as_ids(nb::handle obj, const char* name, bool zero_allowed = false);
 
 /// A writable 1-D numpy view of v (no copy). The array's owner keeps the Python
 /// Simulation `self` alive and counts as a live view (PySimulation::view_created).

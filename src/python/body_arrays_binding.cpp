@@ -6,8 +6,11 @@
 #include <fmt/format.h>
 #include <nanobind/stl/vector.h>
 
+#include "nbody/input_error.hpp"
+
 #include "python/arrays.hpp"
 #include "python/bindings.hpp"
+#include "python/checks.hpp"
 
 namespace nbody::python {
 
@@ -19,23 +22,26 @@ struct Component {
   const char* name;
   std::vector<double> ParticleSystem::*member;
   bool moves_bodies;  // positions and masses: the stored accelerations go stale
+  Bound bound;
   const char* doc;
 };
 
 const Component kComponents[] = {
-    {"x", &ParticleSystem::x, true, "x positions"},
-    {"y", &ParticleSystem::y, true, "y positions"},
-    {"z", &ParticleSystem::z, true, "z positions (0 in a planar system)"},
-    {"vx", &ParticleSystem::vx, false, "x velocities"},
-    {"vy", &ParticleSystem::vy, false, "y velocities"},
-    {"vz", &ParticleSystem::vz, false, "z velocities (0 in a planar system)"},
-    {"masses", &ParticleSystem::mass, true, "masses (> 0)"},
-    {"radii", &ParticleSystem::radius, false, "radii (>= 0; collisions use them)"},
+    {"x", &ParticleSystem::x, true, Bound::Finite, "x positions"},
+    {"y", &ParticleSystem::y, true, Bound::Finite, "y positions"},
+    {"z", &ParticleSystem::z, true, Bound::Finite, "z positions (0 in a planar system)"},
+    {"vx", &ParticleSystem::vx, false, Bound::Finite, "x velocities"},
+    {"vy", &ParticleSystem::vy, false, Bound::Finite, "y velocities"},
+    {"vz", &ParticleSystem::vz, false, Bound::Finite, "z velocities (0 in a planar system)"},
+    {"masses", &ParticleSystem::mass, true, Bound::Positive, "masses (finite, > 0)"},
+    {"radii", &ParticleSystem::radius, false, Bound::NonNegative,
+     "radii (finite, >= 0; collisions use them)"},
 };
 
 constexpr const char* kViewNote =
     ", float64, length N. CPU: a view of the simulation's memory (no copy; writes edit the "
-    "bodies, and are noticed before the next step). It stays attached across steps and option "
+    "bodies, and are checked before the next step: a NaN or a mass <= 0 written there raises "
+    "nbody.Error from step()). It stays attached across steps and option "
     "changes; after add(), remove() or merging collisions take it again. GPU: a read-only copy. "
     "Assigning an array (sim.x = a) copies a in after checking it.";
 
@@ -48,6 +54,7 @@ nb::object component(PySimulation& sim, nb::handle self, std::vector<T> Particle
 void set_component(PySimulation& sim, const Component& c, nb::handle value) {
   PySimulation::Busy busy(sim);
   const InputArray a = as_float64(value, c.name, {static_cast<long>(sim.size())});
+  check_values(a, c.name, c.bound);
   sim.edit_state([&](ParticleSystem& ps) { std::copy(a.begin(), a.end(), (ps.*c.member).begin()); },
                  c.moves_bodies);
 }
@@ -55,6 +62,7 @@ void set_component(PySimulation& sim, const Component& c, nb::handle value) {
 void set_triplet(PySimulation& sim, nb::handle value, const char* name, bool positions) {
   PySimulation::Busy busy(sim);
   const InputArray a = as_float64(value, name, {static_cast<long>(sim.size()), 3});
+  check_values(a, name, Bound::Finite);
   sim.edit_state(
       [&](ParticleSystem& ps) {
         auto& u = positions ? ps.x : ps.vx;
@@ -72,7 +80,7 @@ InputArray broadcast(nb::handle value, const char* name, std::size_t count, bool
       vectors ? nb::object(nb::make_tuple(count, 3)) : nb::object(nb::make_tuple(count));
   nb::object array;
   try {
-    array = np.attr("broadcast_to")(np.attr("asarray")(value, "dtype"_a = "float64"), shape);
+    array = np.attr("broadcast_to")(numeric_array(value, name), shape);
   } catch (const nb::python_error&) {
     throw nb::value_error(
         fmt::format("{}: cannot be broadcast to shape ({}{})", name, count, vectors ? ", 3" : ",")
@@ -88,13 +96,24 @@ nb::object add_bodies(PySimulation& sim, nb::handle position, nb::handle velocit
   PySimulation::Busy busy(sim);
   nb::module_ np = nb::module_::import_("numpy");
   const bool one = nb::cast<std::size_t>(np.attr("ndim")(position)) == 1;
-  const InputArray x = as_float64(np.attr("atleast_2d")(position), "position", {-1, 3});
+  const InputArray x =
+      as_float64(np.attr("atleast_2d")(numeric_array(position, "position")), "position", {-1, 3});
   const std::size_t k = x.size();
   const InputArray v = broadcast(velocity, "velocity", k, true);
   const InputArray m = broadcast(mass, "mass", k, false);
   const InputArray r = broadcast(radius, "radius", k, false);
-  nb::object id_array = np.attr("broadcast_to")(id, nb::make_tuple(k));
-  const InputIds ids = as_ids(id_array, "id");
+  check_values(x, "position", Bound::Finite);
+  check_values(v, "velocity", Bound::Finite);
+  check_values(m, "mass", Bound::Positive);
+  check_values(r, "radius", Bound::NonNegative);
+  nb::object id_array;
+  try {
+    id_array = np.attr("broadcast_to")(numeric_array(id, "id", true), nb::make_tuple(k));
+  } catch (const nb::python_error&) {
+    throw nb::value_error(fmt::format("id: cannot be broadcast to shape ({},)", k).c_str());
+  }
+  const InputIds ids = as_ids(id_array, "id", true);
+  check_ids(ids, "id", true);
   std::vector<Body> bodies(k);
   for (std::size_t i = 0; i < k; ++i) {
     bodies[i] = Body{{x(i, 0), x(i, 1), x(i, 2)}, {v(i, 0), v(i, 1), v(i, 2)}, m(i), r(i), ids(i)};
@@ -127,16 +146,19 @@ void remove_bodies(PySimulation& sim, nb::handle indices, nb::handle ids) {
     if (kind != "i" && kind != "u" && nb::cast<std::size_t>(a.attr("size")) > 0) {
       throw nb::type_error("remove(): indices must be integers or a boolean mask");
     }
-    for (long long i : nb::cast<std::vector<long long>>(a.attr("ravel")().attr("tolist")())) {
-      const long long j = i < 0 ? i + n : i;  // Python's negative indices
-      if (j < 0 || j >= n) {
-        throw nb::index_error(
-            fmt::format("remove: index {} is out of range ({} bodies)", i, n).c_str());
+    for (nb::handle item : a.attr("ravel")().attr("tolist")()) {
+      long long i = 0;
+      const bool fits = nb::try_cast(item, i);  // beyond 64 bits: out of range too
+      const long long j = i < 0 ? i + n : i;    // Python's negative indices
+      if (!fits || j < 0 || j >= n) {
+        throw nb::index_error(fmt::format("remove: index {} is out of range ({} bodies)",
+                                          printable(nb::cast<std::string>(nb::repr(item))), n)
+                                  .c_str());
       }
       which.push_back(std::size_t(j));
     }
   } else {
-    const InputIds wanted = as_ids(np.attr("atleast_1d")(ids), "ids");
+    const InputIds wanted = as_ids(np.attr("atleast_1d")(numeric_array(ids, "ids", true)), "ids");
     const ParticleSystem& s = sim.state();
     std::unordered_map<std::uint64_t, std::size_t> index;
     for (std::size_t i = 0; i < s.size(); ++i) index.emplace(s.id[i], i);
@@ -174,6 +196,7 @@ void bind_body_arrays(SimulationClass& cls) {
       [](PySimulation& sim, nb::handle value) {
         PySimulation::Busy busy(sim);
         const InputIds a = as_ids(value, "ids");
+        check_ids(a, "ids", false);
         if (a.size() != sim.size()) {
           throw nb::value_error(
               fmt::format("ids: expected {} ids, got {}", sim.size(), a.size()).c_str());
@@ -181,7 +204,8 @@ void bind_body_arrays(SimulationClass& cls) {
         sim.edit_state([&](ParticleSystem& ps) { std::copy(a.begin(), a.end(), ps.id.begin()); },
                        false);
       },
-      "Body ids, uint64, length N (unique; kept through steps, merges keep the smaller). A view on "
+      "Body ids, uint64, length N (>= 1 and unique, the files' rule; kept through steps, merges "
+      "keep the smaller). A view on "
       "the CPU, a "
       "read-only copy on the GPU.");
   cls.def_prop_rw(

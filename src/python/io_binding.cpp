@@ -1,7 +1,9 @@
 // Files and generated models: nbody.load(), sim.save(), nbody.generate(), and the names
 // they accept (formats(), models()).
+#include <cmath>
 #include <filesystem>
 #include <string>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <nanobind/stl/filesystem.h>
@@ -9,8 +11,10 @@
 #include <nanobind/stl/vector.h>
 
 #include "nbody/initial_conditions.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/io.hpp"
 #include "python/bindings.hpp"
+#include "python/checks.hpp"
 #include "python/errors.hpp"
 #include "python/run_options.hpp"
 
@@ -31,11 +35,48 @@ template <class T>
 T model_value(nb::handle value, const char* name) {
   T v{};
   if (nb::isinstance<nb::bool_>(value) || !nb::try_cast(value, v)) {
+    if (PyLong_Check(value.ptr())) {  // an int, but too large for T
+      throw input_error(name,
+                        std::is_floating_point_v<T> ? "is beyond the range of a float64"
+                                                    : "is beyond the range of a 32-bit integer",
+                        nb::cast<std::string>(nb::repr(value)));
+    }
     throw nb::type_error(fmt::format("generate(): {} expects a number, got {}", name,
                                      nb::type_name(value.type()).c_str())
                              .c_str());
   }
+  // Every model option is a finite number; a model that does not use one would otherwise
+  // take nan or inf without a word. (G is a run option too: its checks give the CLI's
+  // messages.)
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(v) && std::string_view(name) != "G")
+      throw input_error(name, "must be finite", v);
+  }
   return v;
+}
+
+/// A Python int (not a bool) from `least` to 2^64 - 1: n and seed of generate().
+std::uint64_t count_value(nb::handle value, const char* name, std::uint64_t least) {
+  if (nb::isinstance<nb::bool_>(value) || !PyIndex_Check(value.ptr())) {
+    throw nb::type_error(fmt::format("generate(): {} expects an integer, got {}", name,
+                                     nb::type_name(value.type()).c_str())
+                             .c_str());
+  }
+  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index) throw nb::python_error();
+  std::uint64_t v = 0;
+  if (!nb::try_cast(index, v) || v < least) {
+    throw input_error(name, fmt::format("must be an integer from {} to 2^64 - 1", least),
+                      nb::cast<std::string>(nb::repr(index)));
+  }
+  return v;
+}
+
+/// An empty path would be read as the current folder ("cannot open file ''").
+void check_path(const std::filesystem::path& path, const std::string& format) {
+  if (path.empty()) throw input_error("path", "is empty: name a file");
+  if (format.empty())
+    throw input_error("format", "is empty: give 'auto' or one of nbody.formats()");
 }
 
 #define NBODY_MODEL_FIELD(NAME, MEMBER, TYPE)                                          \
@@ -68,13 +109,17 @@ std::vector<std::string> model_field_names() {
   return names;
 }
 
-nb::object generate_model(const std::string& model, long long n, std::uint64_t seed,
+nb::object generate_model(const std::string& model, nb::handle n_value, nb::handle seed_value,
                           const nb::kwargs& kwargs) {
-  if (n < 1) throw Error(fmt::format("-n {}: the number of bodies must be positive", n));
+  if (PyLong_Check(n_value.ptr()) && !nb::isinstance<nb::bool_>(n_value)) {
+    long long n = 1;
+    if (nb::try_cast(n_value, n) && n < 1)  // the command line's message
+      throw Error(fmt::format("-n {}: the number of bodies must be positive", n));
+  }
   ModelOptions options;
   options.model = model;
-  options.n = std::size_t(n);
-  options.seed = seed;
+  options.n = count_value(n_value, "n", 1);
+  options.seed = count_value(seed_value, "seed", 0);
   nb::dict run_kwargs;
   for (auto [key, value] : kwargs) {
     const std::string name = nb::cast<std::string>(key);
@@ -89,7 +134,7 @@ nb::object generate_model(const std::string& model, long long n, std::uint64_t s
             fmt::format(
                 "generate() got an unexpected keyword argument '{}' (model options: {}; run "
                 "options: {})",
-                name, models, option_names())
+                printable(name), models, option_names())
                 .c_str());
       }
       run_kwargs[key] = value;
@@ -99,6 +144,13 @@ nb::object generate_model(const std::string& model, long long n, std::uint64_t s
   {
     nb::gil_scoped_release release;
     ps = generate(options);
+  }
+  try {
+    check_state(ps);
+  } catch (const Error& e) {
+    // Bodies the model made but the simulation refuses (a massless disk): say which model.
+    throw Error(fmt::format("generate('{}'): the model's bodies are refused: {}", printable(model),
+                            e.what()));
   }
   return make_simulation(std::move(ps), run_kwargs, "generate()");
 }
@@ -114,10 +166,20 @@ void bind_io(nb::module_& m, SimulationClass& cls) {
   m.def(
       "load",
       [](const std::filesystem::path& path, const std::string& format, nb::kwargs options) {
+        check_path(path, format);
         const FileFormat f = resolve_format(path, format);  // a bad name is an nbody.Error
         ParticleSystem ps = with_file_errors([&] {
           nb::gil_scoped_release release;
           return read_particles(path, f);
+        });
+        // The readers check what they read; what they let through (a reader's gap) is still
+        // refused here, naming the file.
+        with_file_errors([&] {
+          try {
+            check_state(ps);
+          } catch (const Error& e) {
+            throw Error(fmt::format("{}: {}", printable(path.string()), e.what()));
+          }
         });
         return make_simulation(std::move(ps), options, "load()");
       },
@@ -132,7 +194,16 @@ void bind_io(nb::module_& m, SimulationClass& cls) {
       "save",
       [](PySimulation& sim, const std::filesystem::path& path, const std::string& format) {
         PySimulation::Busy busy(sim);
+        check_path(path, format);
         const FileFormat f = resolve_format(path, format);
+        // Nothing is written that load() would refuse: no empty file, no value edited
+        // through a view into NaN or a mass <= 0 (an O(N) scan, beside O(N) of writing).
+        if (sim.size() == 0) {
+          throw input_error(path.string(),
+                            "not written: the simulation has no bodies (the "
+                            "readers refuse a file without any)");
+        }
+        sim.check_bodies();
         const ParticleSystem& state = sim.state();
         with_file_errors([&] {
           nb::gil_scoped_release release;

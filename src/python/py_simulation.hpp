@@ -14,8 +14,9 @@
 //    current buffers (kept alive until the last view is gone) and continues on a copy:
 //    old views stay readable but no longer alias the simulation;
 //  - writes through a view cannot be seen as they happen, so while views exist a
-//    fingerprint of the positions and masses is kept; when it changed, the stored
-//    accelerations are marked stale before the next step.
+//    fingerprint of the state is kept; when it changed, the bodies are checked (finite,
+//    masses > 0, ids >= 1 and unique: checks.hpp) and, when positions or masses changed,
+//    the stored accelerations are marked stale, before the next step.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -31,7 +32,7 @@ namespace nbody::python {
 
 class PySimulation {
  public:
-  /// Throws nbody::Error (the CLI's messages) for bad bodies or options.
+  /// Throws nbody::Error for bad bodies (checks.hpp) or options (the CLI's messages).
   PySimulation(ParticleSystem particles, const RunOptions& options);
 
   // ---- State ----------------------------------------------------------------------
@@ -45,8 +46,12 @@ class PySimulation {
   [[nodiscard]] std::size_t size() const { return sim_->size(); }
   [[nodiscard]] int dim() const { return state().dim; }
   /// Copies values into the state's existing buffers (views stay attached) after
-  /// checking the edited copy with validate_bodies(); `edit` writes into that copy.
+  /// checking the edited copy with check_state(); `edit` writes into that copy.
   void edit_state(const std::function<void(ParticleSystem&)>& edit, bool moves_bodies);
+
+  /// Throws nbody::Error for the first bad body (check_state): writes through the views
+  /// are not seen as they happen.
+  void check_bodies() const;
 
   // ---- Options --------------------------------------------------------------------
   [[nodiscard]] const RunOptions& options() const { return options_; }
@@ -103,6 +108,8 @@ class PySimulation {
   void retire_viewed_buffers();
   /// With live views: moves the buffers to retired_ and goes on with a copy.
   void detach_views();
+  /// With views out: when the state changed since remember_fingerprint(), checks it
+  /// (nbody::Error) and marks the accelerations stale if positions or masses changed.
   void check_view_edits();
   void remember_fingerprint();
 
@@ -111,8 +118,14 @@ class PySimulation {
   std::unique_ptr<GravitySolver> probe_solver_;  // accelerations() on stale state
   std::atomic<int> live_views_{0};               // released by numpy, maybe while a step runs
   std::vector<std::unique_ptr<ParticleSystem>> retired_;
+  struct Fingerprint {
+    std::uint64_t forces = 0;  // positions and masses
+    std::uint64_t others = 0;  // velocities and radii
+    std::uint64_t ids = 0;
+  };
+  static Fingerprint fingerprint(const ParticleSystem& ps);
   bool fingerprint_set_ = false;
-  std::uint64_t fingerprint_ = 0;
+  Fingerprint fingerprint_;
   std::atomic<bool> busy_{false};
 };
 

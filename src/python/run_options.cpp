@@ -3,14 +3,24 @@
 #include <fmt/format.h>
 
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody::python {
 
 namespace {
 
+/// A Python int the C++ type cannot hold: a ValueError naming the option, not a TypeError
+/// that says "expected an integer, got int".
+void refuse_out_of_range(nb::handle value, const char* name, const char* range) {
+  if (PyLong_Check(value.ptr()) && !nb::isinstance<nb::bool_>(value)) {
+    throw input_error(name, range, nb::cast<std::string>(nb::repr(value)));
+  }
+}
+
 double to_double(nb::handle value, const char* name) {
   double v = 0;
   if (nb::isinstance<nb::bool_>(value) || !nb::try_cast(value, v)) {
+    refuse_out_of_range(value, name, "is beyond the range of a float64");
     throw nb::type_error(
         fmt::format("{}: expected a number, got {}", name, nb::type_name(value.type()).c_str())
             .c_str());
@@ -21,6 +31,7 @@ double to_double(nb::handle value, const char* name) {
 int to_int(nb::handle value, const char* name) {
   int v = 0;
   if (nb::isinstance<nb::bool_>(value) || !nb::try_cast(value, v)) {
+    refuse_out_of_range(value, name, "is beyond the range of a 32-bit integer");
     throw nb::type_error(
         fmt::format("{}: expected an integer, got {}", name, nb::type_name(value.type()).c_str())
             .c_str());
@@ -204,8 +215,8 @@ void apply_keywords(RunOptions& options, const nb::dict& kwargs, const char* cal
     const OptionSpec* spec = find_option(name);
     if (!spec) {
       throw nb::type_error(
-          fmt::format("{} got an unexpected keyword argument '{}' (run options: {})", caller, name,
-                      option_names())
+          fmt::format("{} got an unexpected keyword argument '{}' (run options: {})", caller,
+                      printable(name), option_names())
               .c_str());
     }
     spec->set(options, value);

@@ -1,6 +1,7 @@
 // nbody.Simulation: construction from numpy arrays, run options as properties, stepping
 // with the GIL released, and the conserved quantities.
 #include <chrono>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -10,9 +11,11 @@
 #include <nanobind/stl/vector.h>
 
 #include "nbody/diagnostics.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/integrator.hpp"
 #include "python/arrays.hpp"
 #include "python/bindings.hpp"
+#include "python/checks.hpp"
 #include "python/errors.hpp"
 #include "python/run_options.hpp"
 
@@ -59,8 +62,14 @@ ParticleSystem from_arrays(nb::handle positions, nb::handle velocities, nb::hand
   const auto count = static_cast<long>(n);
   const InputArray v = as_float64(velocities, "velocities", {count, 3});
   const InputArray m = as_float64(masses, "masses", {count});
+  // Each argument checked under its own name (positions[3, 0]); what only the whole set
+  // shows (a repeated id) is checked by PySimulation.
+  check_values(x, "positions", Bound::Finite);
+  check_values(v, "velocities", Bound::Finite);
+  check_values(m, "masses", Bound::Positive);
   ParticleSystem ps;
-  if (dim != 2 && dim != 3) throw Error(fmt::format("--dim {}: dimension must be 2 or 3", dim));
+  if (dim != 2 && dim != 3) throw input_error("dim", "must be 2 or 3", dim);
+  if (!std::isfinite(time)) throw input_error("time", "must be finite", time);
   ps.dim = dim;
   ps.time = time;
   ps.resize(n);
@@ -71,6 +80,7 @@ ParticleSystem from_arrays(nb::handle positions, nb::handle velocities, nb::hand
   }
   if (!radii.is_none()) {
     const InputArray r = as_float64(radii, "radii", {count});
+    check_values(r, "radii", Bound::NonNegative);
     for (std::size_t i = 0; i < n; ++i) ps.radius[i] = r(i);
   }
   if (ids.is_none()) {
@@ -80,10 +90,30 @@ ParticleSystem from_arrays(nb::handle positions, nb::handle velocities, nb::hand
     if (id.size() != n) {
       throw nb::value_error(fmt::format("ids: expected {} ids, got {}", n, id.size()).c_str());
     }
+    check_ids(id, "ids", false);
     for (std::size_t i = 0; i < n; ++i) ps.id[i] = id(i);
   }
-  if (!std::isfinite(time)) throw Error(fmt::format("time {}: must be finite", time));
   return ps;
+}
+
+/// step()'s count: an int (not a bool, not a float) from 0 to 2^64 - 1.
+std::uint64_t step_count(nb::handle value) {
+  if (nb::isinstance<nb::bool_>(value) || !PyIndex_Check(value.ptr())) {
+    throw nb::type_error(
+        fmt::format("step(): count expects an integer, got {}", nb::type_name(value.type()).c_str())
+            .c_str());
+  }
+  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index) throw nb::python_error();
+  std::uint64_t count = 0;
+  if (!nb::try_cast(index, count)) {
+    const std::string text = printable(nb::cast<std::string>(nb::repr(index)));
+    throw nb::value_error(
+        (text[0] == '-' ? fmt::format("step({}): the number of steps must be >= 0", text)
+                        : fmt::format("step({}): the number of steps must be below 2^64", text))
+            .c_str());
+  }
+  return count;
 }
 
 nb::dict diagnostics_dict(const Diagnostics& d) {
@@ -179,9 +209,10 @@ change bodies there.
       },
       "positions"_a, "velocities"_a, "masses"_a, "radii"_a = nb::none(), "ids"_a = nb::none(),
       nb::kw_only(), "time"_a = 0.0, "dim"_a = 3, "options"_a,
-      "Bodies from arrays: positions and velocities (N, 3), masses (N), optional radii (N) and ids "
-      "(N, "
-      "positive integers); dim=2 makes the system planar (z = vz = 0). Keyword options: see "
+      "Bodies from arrays: positions and velocities (N, 3, finite), masses (N, finite and > 0), "
+      "optional radii (N, finite and >= 0) and ids (N, integers >= 1, unique: what the files "
+      "hold); a bad value raises nbody.Error naming it, e.g. 'masses[3]: must be finite and > 0 "
+      "(got -1)'; dim=2 makes the system planar (z = vz = 0). Keyword options: see "
       "sim.options.");
 
   // ---- Run options ---------------------------------------------------------------------
@@ -266,15 +297,13 @@ change bodies there.
   // ---- Stepping (GIL released) -------------------------------------------------------
   cls.def(
       "step",
-      [](PySimulation& sim, long long count) {
-        if (count < 0)
-          throw nb::value_error(
-              fmt::format("step({}): the number of steps must be >= 0", count).c_str());
+      [](PySimulation& sim, nb::handle count_value) {
+        const std::uint64_t count = step_count(count_value);
         PySimulation::Busy busy(sim);
         InterruptPoll poll;
         {
           nb::gil_scoped_release release;
-          sim.step(std::uint64_t(count), [&poll] { return poll(); });
+          sim.step(count, [&poll] { return poll(); });
         }
         poll.raise_if_interrupted();
       },

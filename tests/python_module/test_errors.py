@@ -120,11 +120,11 @@ def test_bad_arrays():
         nbody.Simulation(np.zeros((4, 2)), np.zeros((4, 2)), np.ones(4))
     with pytest.raises(ValueError, match=r"masses: expected an array of shape \(4,\), got shape \(3,\)"):
         nbody.Simulation(np.zeros((4, 3)), np.zeros((4, 3)), np.ones(3))
-    with pytest.raises(nbody.Error, match=r"body 1 \(id 2\): duplicate id 2 \(first used by body 0\)"):
+    with pytest.raises(nbody.Error, match=r"^ids\[1\]: must be unique, as ids\[0\] is the same \(got 2\)$"):
         nbody.Simulation(np.zeros((2, 3)), np.zeros((2, 3)), np.ones(2), ids=[2, 2])
-    with pytest.raises(ValueError, match="ids: must be >= 0"):
+    with pytest.raises(nbody.Error, match=r"^ids\[1\]: must be >= 1 \(got -2\)$"):
         nbody.Simulation(np.zeros((2, 3)), np.zeros((2, 3)), np.ones(2), ids=[1, -2])
-    with pytest.raises(nbody.Error, match=r"body 0 \(id 1\): x must be finite, got inf"):
+    with pytest.raises(nbody.Error, match=r"^positions\[0, 0\]: must be finite \(got inf\)$"):
         nbody.Simulation([[np.inf, 0, 0]], [[0, 0, 0]], [1.0])
 
 
@@ -135,3 +135,109 @@ def test_evolve_and_step_arguments(sim):
     assert sim.steps_done == 0
     with pytest.raises(ValueError, match="number of steps must be >= 0"):
         sim.step(-3)
+
+
+# ---- Every other argument: wrong types, out of range, empty ------------------------------
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: nbody.generate("plummer", n=10**30), nbody.Error,
+     "n: must be an integer from 1 to 2^64 - 1 (got 1000000000000000000000000000000)"),
+    (lambda: nbody.generate("plummer", n=-1), nbody.Error, "-n -1: the number of bodies must be positive"),
+    (lambda: nbody.generate("plummer", n=1.5), TypeError, "generate(): n expects an integer, got float"),
+    (lambda: nbody.generate("plummer", n=True), TypeError, "generate(): n expects an integer, got bool"),
+    (lambda: nbody.generate("plummer", seed=-1), nbody.Error, "seed: must be an integer from 0 to 2^64 - 1 (got -1)"),
+    (lambda: nbody.generate("plummer", seed=2**64), nbody.Error,
+     "seed: must be an integer from 0 to 2^64 - 1 (got 18446744073709551616)"),
+    (lambda: nbody.generate("plummer", seed="1"), TypeError, "generate(): seed expects an integer, got str"),
+    (lambda: nbody.generate("plummer", n=10, mass=float("inf")), nbody.Error, "mass: must be finite (got inf)"),
+    (lambda: nbody.generate("plummer", n=10, rmax=float("nan")), nbody.Error, "rmax: must be finite (got nan)"),
+    (lambda: nbody.generate("plummer", n=10, dim=2**40), nbody.Error,
+     "dim: is beyond the range of a 32-bit integer (got 1099511627776)"),
+    (lambda: nbody.generate("plummer", n=10, size=10**400), nbody.Error,
+     "size: is beyond the range of a float64 (got 1" + "0" * 59 + "... (401 bytes))"),
+    (lambda: nbody.generate("disk", n=10, disk_mass=0), nbody.Error,
+     "generate('disk'): the model's bodies are refused: masses[1]: must be finite and > 0 (got 0)"),
+    (lambda: nbody.generate("kepler", threads=2**40), nbody.Error,
+     "threads: is beyond the range of a 32-bit integer (got 1099511627776)"),
+    (lambda: nbody.generate("kepler", dt=10**400), nbody.Error,
+     "dt: is beyond the range of a float64 (got 1" + "0" * 59 + "... (401 bytes))"),
+    (lambda: nbody.generate("kepler").step(-1), ValueError, "step(-1): the number of steps must be >= 0"),
+    (lambda: nbody.generate("kepler").step(2**64), ValueError,
+     "step(18446744073709551616): the number of steps must be below 2^64"),
+    (lambda: nbody.generate("kepler").step(1.5), TypeError, "step(): count expects an integer, got float"),
+    (lambda: nbody.generate("kepler").step("1"), TypeError, "step(): count expects an integer, got str"),
+    (lambda: nbody.Simulation([[0, 0, 0]], [[0, 0, 0]], [1.0], time=float("nan")), nbody.Error,
+     "time: must be finite (got nan)"),
+    (lambda: nbody.Simulation([[0, 0, 0]], [[0, 0, 0]], [1.0], dim=4), nbody.Error, "dim: must be 2 or 3 (got 4)"),
+    (lambda: setattr(nbody.generate("kepler"), "time", float("inf")), nbody.Error, "time: must be finite (got inf)"),
+    (lambda: nbody.load(""), nbody.Error, "path: is empty: name a file"),
+    (lambda: nbody.load("x.csv", format=""), nbody.Error, "format: is empty: give 'auto' or one of nbody.formats()"),
+    (lambda: nbody.generate("kepler").save(""), nbody.Error, "path: is empty: name a file"),
+])
+def test_bad_arguments_are_refused_with_clear_messages(call, error, message):
+    with pytest.raises(error) as caught:
+        call()
+    assert str(caught.value) == message
+
+
+def test_save_refuses_what_load_would_refuse(tmp_path):
+    empty = nbody.Simulation(np.zeros((0, 3)), np.zeros((0, 3)), [])
+    path = tmp_path / "empty.csv"
+    with pytest.raises(nbody.Error) as caught:
+        empty.save(path)
+    assert str(caught.value) == f"{path}: not written: the simulation has no bodies (the readers refuse a file without any)"
+    assert not path.exists()
+
+
+def test_no_cpp_exception_reaches_python_by_its_type_name():
+    """A sweep of bad calls: each raises TypeError, ValueError, IndexError or OSError whose
+    message says what was wrong, never RuntimeError('std::bad_cast') or the like."""
+    sim = nbody.generate("kepler")
+    calls = [
+        lambda: nbody.Simulation(np.zeros((2, 3)), np.zeros((2, 3)), [1.0, 1.0], ids=[1.5, 2]),
+        lambda: nbody.Simulation(np.zeros((2, 3)), np.zeros((2, 3)), [1.0, 1.0], ids=["a", "b"]),
+        lambda: nbody.Simulation(np.zeros((2, 3)), np.zeros((2, 3)), [1.0, 1.0], ids=[2**70, 1]),
+        lambda: nbody.Simulation(np.zeros((2, 3)), np.zeros((2, 3)), [1.0, 1.0], ids=[{}, 1]),
+        lambda: nbody.Simulation(np.zeros((2, 3)), np.zeros((2, 3)), [{}, 1.0]),
+        lambda: nbody.Simulation("abc", np.zeros((2, 3)), [1.0, 1.0]),
+        lambda: nbody.Simulation(None, None, None),
+        lambda: setattr(sim, "ids", [1.5, 2.5]),
+        lambda: setattr(sim, "ids", None),
+        lambda: setattr(sim, "x", object()),
+        lambda: setattr(sim, "positions", "xyz"),
+        lambda: setattr(sim, "threads", 2**70),
+        lambda: setattr(sim, "gravity", 3),
+        lambda: setattr(sim, "quadrupole", "yes"),
+        lambda: sim.add(position=[1, 2, 3], mass=1.0, id=1.5),
+        lambda: sim.add(position=[1, 2, 3], mass=1.0, id=2**64),
+        lambda: sim.add(position=[1, 2, 3], mass=1.0, id=-(2**70)),
+        lambda: sim.add(position=[[1, 2, 3]], mass=[1.0, 2.0, 3.0]),
+        lambda: sim.add(position=None, mass=1.0),
+        lambda: sim.remove(ids=1.5),
+        lambda: sim.remove(ids=[2**70]),
+        lambda: sim.remove(ids=[[1]]),
+        lambda: sim.remove([None]),
+        lambda: sim.remove(np.array([2**64 - 1], dtype=np.uint64)),
+        lambda: sim.energy(method=""),
+        lambda: nbody.generate("plummer", n=10, dim="3"),
+        lambda: nbody.generate("plummer", n="10"),
+        lambda: nbody.generate(None),
+        lambda: nbody.load(None),
+        lambda: nbody.load("/nonexistent/x.h5"),
+    ]
+    for i, call in enumerate(calls):
+        with pytest.raises((TypeError, ValueError, IndexError, OSError)) as caught:
+            call()
+        assert "std::" not in str(caught.value), (i, caught.value)
+        assert str(caught.value), i
+    assert sim.n == 2  # nothing refused changed the bodies
+    sim.step()
+
+
+def test_unknown_keywords_are_escaped_and_cut_in_messages():
+    with pytest.raises(TypeError) as caught:
+        nbody.generate("kepler", **{"\x1b[31mred": 1})
+    assert "argument '\\x1b[31mred'" in str(caught.value) and "\x1b" not in str(caught.value)
+    with pytest.raises(TypeError) as caught:
+        nbody.generate("kepler").set(**{"k" * 100000: 1})
+    assert "... (100000 bytes)" in str(caught.value) and len(str(caught.value)) < 1000

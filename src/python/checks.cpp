@@ -1,0 +1,100 @@
+#include "python/checks.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "nbody/input_error.hpp"
+
+namespace nbody::python {
+
+namespace {
+
+bool within(double v, Bound bound) {
+  switch (bound) {
+    case Bound::Positive:
+      return std::isfinite(v) && v > 0;
+    case Bound::NonNegative:
+      return std::isfinite(v) && v >= 0;
+    case Bound::Finite:
+      break;
+  }
+  return std::isfinite(v);
+}
+
+const char* rule_text(Bound bound) {
+  switch (bound) {
+    case Bound::Positive:
+      return "must be finite and > 0";
+    case Bound::NonNegative:
+      return "must be finite and >= 0";
+    case Bound::Finite:
+      break;
+  }
+  return "must be finite";
+}
+
+/// n values (rows of `columns`) of the argument `name`. A plain loop the compiler can
+/// vectorise: at N = 1e6 about a millisecond, against a force evaluation of seconds.
+void check_span(const double* data, std::size_t n, std::size_t columns, const char* name,
+                Bound bound) {
+  for (std::size_t j = 0; j < n; ++j) {
+    if (within(data[j], bound)) continue;
+    const std::string where = columns == 1
+                                  ? fmt::format("{}[{}]", name, j)
+                                  : fmt::format("{}[{}, {}]", name, j / columns, j % columns);
+    throw input_error(where, rule_text(bound), data[j]);
+  }
+}
+
+void check_id_span(const std::uint64_t* ids, std::size_t n, const char* name, bool zero_allowed) {
+  // The usual case (1..N, or any increasing ids: generated, read from a file) is unique
+  // without a hash table.
+  if (std::adjacent_find(ids, ids + n, std::greater_equal<>()) == ids + n &&
+      (n == 0 || ids[0] > 0 || zero_allowed)) {
+    return;
+  }
+  std::unordered_map<std::uint64_t, std::size_t> first;
+  first.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ids[i] == 0) {
+      if (zero_allowed) continue;
+      throw input_error(fmt::format("{}[{}]", name, i), "must be >= 1", ids[i]);
+    }
+    const auto [it, inserted] = first.emplace(ids[i], i);
+    if (!inserted) {
+      throw input_error(fmt::format("{}[{}]", name, i),
+                        fmt::format("must be unique, as {}[{}] is the same", name, it->second),
+                        ids[i]);
+    }
+  }
+}
+
+}  // namespace
+
+void check_values(const InputArray& a, const char* name, Bound bound) {
+  check_span(a.begin(), std::size_t(a.end() - a.begin()), a.columns(), name, bound);
+}
+
+void check_ids(const InputIds& ids, const char* name, bool zero_allowed) {
+  check_id_span(ids.begin(), ids.size(), name, zero_allowed);
+}
+
+void check_state(const ParticleSystem& ps, bool ids) {
+  const std::size_t n = ps.size();
+  check_span(ps.x.data(), n, 1, "x", Bound::Finite);
+  check_span(ps.y.data(), n, 1, "y", Bound::Finite);
+  check_span(ps.z.data(), n, 1, "z", Bound::Finite);
+  check_span(ps.vx.data(), n, 1, "vx", Bound::Finite);
+  check_span(ps.vy.data(), n, 1, "vy", Bound::Finite);
+  check_span(ps.vz.data(), n, 1, "vz", Bound::Finite);
+  check_span(ps.mass.data(), n, 1, "masses", Bound::Positive);
+  check_span(ps.radius.data(), n, 1, "radii", Bound::NonNegative);
+  if (ids) check_id_span(ps.id.data(), n, "ids", false);
+}
+
+}  // namespace nbody::python
