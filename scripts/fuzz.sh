@@ -59,10 +59,11 @@ failed=()
 # A regression that fails again is a finding too; fuzzing goes on (it may find others).
 ctest --preset fuzz || failed+=("replay")
 
-# Leaks are findings (not libhdf5's own: fuzz/lsan.supp); UBSan stops at its first report (the build has no recovery).
+# Leaks are findings (not libhdf5's own: fuzz/lsan.supp); UBSan stops at its first report
+# (the build has no recovery).
 export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:${UBSAN_OPTIONS:-}"
-export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp:${LSAN_OPTIONS:-}"  # libhdf5's own leaks
+export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan.supp:${LSAN_OPTIONS:-}"
 keep_going=()
 if [[ ${FUZZ_KEEP_GOING:-0} == 1 ]]; then
   keep_going=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
