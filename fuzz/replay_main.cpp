@@ -2,10 +2,16 @@
 // (folders: every file in them, sorted) to the target's LLVMFuzzerTestOneInput once. The
 // release and debug builds run it over fuzz/corpus/T and fuzz/regressions/T as a ctest, so
 // a crash the fuzzer once found fails the ordinary tests too (under ASan + UBSan in debug).
+// An input that takes more than 10 s (libFuzzer's -timeout in scripts/fuzz.sh) is a hang:
+// the replay stops there, naming it, with exit status 1.
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -17,18 +23,31 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr unsigned kTimeoutSeconds = 10;
+const char* current = "";  // the input being replayed, for the timeout's message
+
+extern "C" void on_timeout(int /*signal*/) {
+  const char* what[] = {"replay: ", current, ": more than 10 s (a hang)\n"};
+  for (const char* w : what) (void)!write(STDERR_FILENO, w, std::strlen(w));
+  _exit(1);
+}
+
 void replay(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   const std::vector<char> bytes{std::istreambuf_iterator<char>(in),
                                 std::istreambuf_iterator<char>()};
   std::printf("replay %s (%zu bytes)\n", file.c_str(), bytes.size());
   std::fflush(stdout);  // the name is out before a crash
+  current = file.c_str();
+  alarm(kTimeoutSeconds);
   (void)LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  alarm(0);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::signal(SIGALRM, on_timeout);
   std::size_t count = 0;
   for (int i = 1; i < argc; ++i) {
     const fs::path arg = argv[i];
