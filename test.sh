@@ -8,8 +8,10 @@
 #                          every test but the long physics scenarios (label `sanitize`), then,
 #                          when nvcc is installed, the CUDA build with the GPU tests (label
 #                          `gpu`: they report themselves skipped without a GPU) and the CUDA
-#                          build's host paths (label `cuda`). ccache, when installed, serves
-#                          every object compiled before with the same flags.
+#                          build's host paths (label `cuda`), then each fuzz target for 30 s
+#                          (scripts/fuzz.sh: clang + libFuzzer, skipped when they are not
+#                          installed; NBODY_FUZZ_SECONDS sets the time). ccache, when
+#                          installed, serves every object compiled before with the same flags.
 #   NBODY_TEST_QUICK=1 ./test.sh   the format check, Release and the Python module only
 #   scripts/quick_test.sh          after a change: rebuild, run the tests of the touched areas
 set -euo pipefail
@@ -57,6 +59,11 @@ if [[ "${NBODY_TEST_QUICK:-0}" != 1 ]]; then
     stage "cuda tests (labels gpu, cuda)" test_preset cuda
   else
     echo "== cuda: nvcc not found, CUDA build not checked"
+  fi
+  if scripts/fuzz.sh --available; then
+    stage "fuzz (3 targets, ${NBODY_FUZZ_SECONDS:-30} s each)" scripts/fuzz.sh "${NBODY_FUZZ_SECONDS:-30}"
+  else
+    echo "== fuzz: clang with libFuzzer not found, fuzz targets not run"
   fi
 fi
 echo "== done: every stage passed"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks that the project's C++ and CUDA files (tracked by git under src/, include/, tests/
-# and bench/) are formatted as .clang-format says; ./test.sh runs it before the builds.
+# Checks that the project's C++ and CUDA files (tracked by git under src/, include/, tests/,
+# bench/ and fuzz/) are formatted as .clang-format says; ./test.sh runs it before the builds.
 #   scripts/check_format.sh         list the files that are off; exit 1 when there are any
 #   scripts/check_format.sh --fix   rewrite those files in place (clang-format -i)
 # clang-format's output changes between major versions, so the check is pinned to 14, the
@@ -47,6 +47,7 @@ mapfile -t files < <(git ls-files -- \
   'include/*.cpp' 'include/*.hpp' 'include/*.cu' 'include/*.cuh' 'include/*.h' \
   'tests/*.cpp' 'tests/*.hpp' 'tests/*.cu' 'tests/*.cuh' 'tests/*.h' \
   'bench/*.cpp' 'bench/*.hpp' 'bench/*.cu' 'bench/*.cuh' 'bench/*.h' \
+  'fuzz/*.cpp' 'fuzz/*.hpp' \
   "${excluded[@]}")
 if ((${#files[@]} == 0)); then
   echo "check_format: no C++/CUDA files found" >&2

@@ -15,6 +15,7 @@ packages=(
   libstb-dev ffmpeg  # nbody render: PNG writer, MP4 encoding
   libglfw3-dev libimgui-dev libgl-dev  # nbody view (optional in the build)
   xvfb xauth libgl1-mesa-dri  # viewer tests without a display (Mesa's software OpenGL)
+  clang libclang-rt-dev  # fuzz targets (scripts/fuzz.sh): clang, libFuzzer and clang's sanitizers
 )
 
 missing=()
