@@ -21,6 +21,7 @@
 
 #include "cli/config_options.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 #if NBODY_HAVE_TOML
 #include <toml++/toml.h>
@@ -81,6 +82,73 @@ std::string read_config_text(const std::filesystem::path& path) {
                             errno != 0 ? std::strerror(errno) : "read error"));
   }
   return text;
+}
+
+/// Refuses a byte outside printable ASCII where TOML allows none (keys, values, the space
+/// between them): toml++ 3.3 reaches undefined behaviour ("unreachable program point" under
+/// UBSan) on a non-ASCII bare key. Strings and comments may hold any UTF-8 (a path
+/// "résultats/run.h5"), so they are skipped: basic and literal strings, one-line or
+/// multi-line, and # comments.
+void check_ascii_outside_strings(const std::string& text, const std::string& file) {
+  enum class State { Normal, Comment, Basic, Literal, MultiBasic, MultiLiteral };
+  State state = State::Normal;
+  std::uint32_t line = 1;
+  const auto starts = [&](std::size_t i, const char* s) { return text.compare(i, 3, s) == 0; };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      ++line;
+      if (state == State::Comment || state == State::Basic || state == State::Literal)
+        state = State::Normal;  // a one-line string cut by the line end: toml++ says so
+      continue;
+    }
+    switch (state) {
+      case State::Normal:
+        if (byte >= 0x80) {
+          throw Error(fmt::format(
+              "{}:{}: a non-ASCII byte outside a string or comment (keys are option names, "
+              "in ASCII) (got {})",
+              file, line, printable(std::string_view(text).substr(i, 1))));
+        }
+        if (c == '#') {
+          state = State::Comment;
+        } else if (starts(i, "\"\"\"")) {
+          state = State::MultiBasic;
+          i += 2;
+        } else if (starts(i, "'''")) {
+          state = State::MultiLiteral;
+          i += 2;
+        } else if (c == '"') {
+          state = State::Basic;
+        } else if (c == '\'') {
+          state = State::Literal;
+        }
+        break;
+      case State::Comment:
+        break;
+      case State::Basic:
+      case State::MultiBasic:
+        if (c == '\\') {
+          if (i + 1 < text.size() && text[i + 1] != '\n') ++i;  // an escaped character
+        } else if (state == State::Basic && c == '"') {
+          state = State::Normal;
+        } else if (state == State::MultiBasic && starts(i, "\"\"\"")) {
+          state = State::Normal;
+          i += 2;
+        }
+        break;
+      case State::Literal:
+        if (c == '\'') state = State::Normal;
+        break;
+      case State::MultiLiteral:
+        if (starts(i, "'''")) {
+          state = State::Normal;
+          i += 2;
+        }
+        break;
+    }
+  }
 }
 
 /// A value as it is written in the file, for messages: `steps = 0.5`.
@@ -201,12 +269,12 @@ std::string suggestion(CLI::App& cmd, const std::string& key,
 }
 
 /// The strings CLI11 receives for an entry; a type error names the option and what it takes.
-std::vector<std::string> option_strings(const Entry& e, const std::string& what) {
+/// `where` is "FILE:LINE: KEY", `value` the value as written.
+std::vector<std::string> option_strings(const Entry& e, const std::string& where,
+                                        const std::string& value) {
   const CLI::Option& opt = *e.option;
   const Kind kind = kind_of(opt);
-  auto wrong = [&] {
-    return Error(fmt::format("{}: {} expects {}", what, long_name(opt), expectation(opt)));
-  };
+  auto wrong = [&] { return input_error(where, "expects " + expectation(opt), value); };
   std::vector<std::string> out;
   if (const toml::array* items = e.value->as_array()) {
     if (!takes_several(opt)) throw wrong();
@@ -224,38 +292,41 @@ std::vector<std::string> option_strings(const Entry& e, const std::string& what)
   // add_result skips: check here.
   const auto n = static_cast<int>(out.size());
   if (takes_several(opt) && n < opt.get_items_expected_min()) {
-    throw Error(fmt::format("{}: {} expects at least {} value(s)", what, long_name(opt),
-                            opt.get_items_expected_min()));
+    throw input_error(
+        where, fmt::format("expects at least {} value(s)", opt.get_items_expected_min()), value);
   }
   if (takes_several(opt) && n > opt.get_items_expected_max()) {
-    throw Error(fmt::format("{}: {} expects at most {} value(s)", what, long_name(opt),
-                            opt.get_items_expected_max()));
+    throw input_error(
+        where, fmt::format("expects at most {} value(s)", opt.get_items_expected_max()), value);
   }
   return out;
 }
 
 /// Gives the value to CLI11 as if typed after the option: its validators and conversion
-/// run, the callback stores the value, and count() becomes non-zero.
-void apply_entry(const Entry& e, const std::string& file) {
+/// run, the callback stores the value, and count() becomes non-zero. Every error reads
+/// "FILE:LINE: KEY: WHAT (got VALUE)".
+bool apply_entry(const Entry& e, const std::string& file) {
   CLI::Option& opt = *e.option;
-  const std::string what = fmt::format("{}:{}: {} = {}", file, e.line, e.key, shown(*e.value));
-  std::vector<std::string> values = option_strings(e, what);
+  const std::string where = fmt::format("{}:{}: {}", file, e.line, e.key);
+  const std::string value = shown(*e.value);
+  std::vector<std::string> values = option_strings(e, where, value);
   // A value equal to the default changes nothing and leaves the option not given: so the
   // used-parameters file, which lists every default, reads back without tripping checks
   // on given options (--restitution without --collisions bounce), and defaults keep the
   // digits that CLI11's 6-digit rendering of them drops.
-  if (equals_default(opt, values)) return;
+  if (equals_default(opt, values)) return false;
+  const std::string text = values.size() == 1 ? values.front() : value;
   try {
     opt.add_result(std::move(values));
     opt.run_callback();
   } catch (const CLI::ConversionError& err) {
-    throw Error(
-        fmt::format("{}: {} expects {} ({})", what, long_name(opt), expectation(opt), err.what()));
-  } catch (const CLI::Error& err) {
-    throw Error(fmt::format("{}: {}", what, err.what()));
+    throw input_error(where, "expects " + expectation(opt), value);
+  } catch (const CLI::Error& err) {  // nbody's checks (option_checks.cpp) and CLI11's own
+    throw Error(restyled(err.what(), opt, where, text));
   } catch (const Error& err) {  // the library's own check (options.cpp library_check)
-    throw Error(fmt::format("{}:{}: {}", file, e.line, err.what()));
+    throw Error(restyled(err.what(), opt, where, text));
   }
+  return true;
 }
 
 /// Every top-level key in file order, each checked and matched to its option.
@@ -263,7 +334,8 @@ std::vector<Entry> read_entries(CLI::App& cmd, const toml::table& root, const st
                                 const std::set<std::string>& refused) {
   std::vector<Entry> entries;
   for (const auto& [key, value] : root) {
-    entries.push_back({std::string(key.str()), key.source().begin.line, &value, nullptr});
+    // Shown in messages: a quoted key may hold any byte.
+    entries.push_back({printable(key.str()), key.source().begin.line, &value, nullptr});
   }
   std::stable_sort(entries.begin(), entries.end(),
                    [](const Entry& a, const Entry& b) { return a.line < b.line; });
@@ -320,6 +392,44 @@ std::vector<Entry> read_entries(CLI::App& cmd, const toml::table& root, const st
 
 }  // namespace
 
+static std::optional<std::string> restyled_if_named(const std::string& message,
+                                                    const CLI::Option& opt,
+                                                    const std::string& where,
+                                                    const std::string& value) {
+  std::vector<std::string> names;
+  for (const std::string& l : opt.get_lnames()) names.push_back("--" + l);
+  for (const std::string& s : opt.get_snames()) names.push_back("-" + s);
+  for (const std::string& name : names) {
+    if (message.compare(0, name.size(), name) != 0) continue;
+    const std::string rest = message.substr(name.size());
+    if (rest.compare(0, 2, ": ") == 0) return where + rest;  // "--dt: WHAT (got VALUE)"
+    // The older "--dt VALUE: WHAT" of some library checks.
+    const std::string old = " " + value + ": ";
+    if (!value.empty() && rest.compare(0, old.size(), old) == 0) {
+      return where + ": " + rest.substr(old.size()) + " (got " + printable(value) + ")";
+    }
+  }
+  return std::nullopt;
+}
+
+std::string restyled(const std::string& message, const CLI::Option& opt, const std::string& where,
+                     const std::string& value) {
+  return restyled_if_named(message, opt, where, value).value_or(where + ": " + message);
+}
+
+Error blamed_on_config(const Error& error, const std::vector<ConfigSetting>& settings,
+                       const std::string& file) {
+  for (const ConfigSetting& s : settings) {
+    const auto& results = s.option->results();
+    const std::string value = results.size() == 1 ? results.front() : std::string();
+    if (auto message = restyled_if_named(error.what(), *s.option,
+                                         fmt::format("{}:{}: {}", file, s.line, s.key), value)) {
+      return Error(*message);
+    }
+  }
+  return error;
+}
+
 void add_config_option(CLI::App* cmd, std::string& path) {
   cmd->add_option(
          "--config", path,
@@ -329,11 +439,12 @@ void add_config_option(CLI::App* cmd, std::string& path) {
       ->type_name("FILE");
 }
 
-void apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
-                       const std::vector<std::string>& refused) {
+std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
+                                             const std::vector<std::string>& refused) {
 #if NBODY_HAVE_TOML
   const std::string file = path.string();
   const std::string text = read_config_text(path);
+  check_ascii_outside_strings(text, file);
   toml::table root;
   try {
     root = toml::parse(text, file);
@@ -346,6 +457,7 @@ void apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
 
   // The command line wins: an option it gave keeps its value, and an option excluded by
   // one it gave (steps by --t-end, --model by -i) is left out.
+  std::vector<ConfigSetting> settings;
   std::vector<const CLI::Option*> given;
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->count() > 0) given.push_back(opt);
@@ -354,8 +466,9 @@ void apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
     const bool overridden = std::any_of(given.begin(), given.end(), [&](const CLI::Option* g) {
       return g == e.option || exclude_each_other(*g, *e.option);
     });
-    if (!overridden) apply_entry(e, file);
+    if (!overridden && apply_entry(e, file)) settings.push_back({e.option, e.key, e.line});
   }
+  return settings;
 #else
   (void)cmd;
   (void)path;
