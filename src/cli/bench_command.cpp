@@ -98,7 +98,7 @@ void add_bench_command(CLI::App& app) {
          "and weak "
          "scaling over the ranks of mpirun -np P); collisions without -o and --quick prints its "
          "table only")
-      ->check(CLI::IsMember(kSuites));
+      ->check(one_of(kSuites));
   auto* count = cmd->add_option("-n,--count", args->n,
                                 "Number of bodies (tree: default 100000; timestep: 20000, GPU "
                                 "65536, --quick 2000; theta: 100000, GPU 1048576, --quick 5000)")
@@ -119,10 +119,10 @@ void add_bench_command(CLI::App& app) {
                              args->kernels.push_back(parse_force_kernel(name));
                          },
                          "Kernels to time (CPU: fast, scalar; GPU: naive, tiled, fast)")
-                      ->check(CLI::IsMember({"fast", "scalar", "naive", "tiled"}));
+                      ->check(one_of({"fast", "scalar", "naive", "tiled"}));
   cmd->add_option("--device", args->device,
                   "cpu or gpu (CUDA); reports also all (the GPU when one is usable)")
-      ->check(CLI::IsMember({"cpu", "gpu", "all"}))
+      ->check(one_of({"cpu", "gpu", "all"}))
       ->capture_default_str();
   cmd->add_flag("--quick", args->quick,
                 "Reports: small sizes and short timings (well under a minute)");
@@ -151,7 +151,7 @@ void add_bench_command(CLI::App& app) {
   auto* mac = cmd->add_option("--mac", args->mac,
                               "tree: the opening criterion, geometric, bmax or relative (as nbody "
                               "run --mac)")
-                  ->check(CLI::IsMember({"geometric", "bmax", "relative"}))
+                  ->check(one_of({"geometric", "bmax", "relative"}))
                   ->capture_default_str();
   auto* alpha = cmd->add_option("--alpha", args->alpha, "tree: the relative criterion's alpha")
                     ->check(positive_number())
@@ -160,10 +160,10 @@ void add_bench_command(CLI::App& app) {
          "--precision", args->precision,
          "tree: force arithmetic, float, double or auto (float for the tree); gpu direct: float, "
          "double or auto (both)")
-      ->check(CLI::IsMember({"auto", "float", "double"}))
+      ->check(one_of({"auto", "float", "double"}))
       ->capture_default_str();
   cmd->add_option("--collisions", args->collisions, "collisions: the model to time")
-      ->check(CLI::IsMember({"bounce", "merge"}))
+      ->check(one_of({"bounce", "merge"}))
       ->capture_default_str();
   cmd->add_option("--restitution", args->restitution, "collisions: bounce restitution")
       ->check(number_in(0.0, 1.0))
@@ -173,7 +173,7 @@ void add_bench_command(CLI::App& app) {
       ->check(whole_in(0, 1000))
       ->capture_default_str();
   cmd->add_option("--dim", args->dim, "collisions: 3, or 2 (discs in a square)")
-      ->check(CLI::IsMember({2, 3}))
+      ->check(one_of({"2", "3"}))
       ->capture_default_str();
   cmd->add_option("--volume-fraction", args->volume_fraction,
                   "collisions: total body volume (2D: area) over the box's, 0 < f < 1")
@@ -181,7 +181,7 @@ void add_bench_command(CLI::App& app) {
   auto* gravity = cmd->add_option("--gravity", args->gravity,
                                   "scaling-mpi: direct, tree or both; timestep: "
                                   "direct or tree (default tree)")
-                      ->check(CLI::IsMember({"direct", "tree", "both"}))
+                      ->check(one_of({"direct", "tree", "both"}))
                       ->capture_default_str();
   cmd->add_flag(
       "--timings", args->timings,
@@ -189,7 +189,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--model", steps->model,
                   fmt::format("the model (timestep: default {}; theta: default plummer)",
                               default_timestep_model()))
-      ->check(CLI::IsMember(model_names()));
+      ->check(one_of(model_names()));
   cmd->add_option(
          "--t-end", steps->t_end,
          fmt::format("timestep: the end time, model units (default {:g})", kTimestepDefaultTEnd))

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "cli/config_options.hpp"
+#include "cli/option_checks.hpp"
 #include "nbody/error.hpp"
 #include "nbody/input_error.hpp"
 
@@ -392,29 +393,9 @@ std::vector<Entry> read_entries(CLI::App& cmd, const toml::table& root, const st
 
 }  // namespace
 
-static std::optional<std::string> restyled_if_named(const std::string& message,
-                                                    const CLI::Option& opt,
-                                                    const std::string& where,
-                                                    const std::string& value) {
-  std::vector<std::string> names;
-  for (const std::string& l : opt.get_lnames()) names.push_back("--" + l);
-  for (const std::string& s : opt.get_snames()) names.push_back("-" + s);
-  for (const std::string& name : names) {
-    if (message.compare(0, name.size(), name) != 0) continue;
-    const std::string rest = message.substr(name.size());
-    if (rest.compare(0, 2, ": ") == 0) return where + rest;  // "--dt: WHAT (got VALUE)"
-    // The older "--dt VALUE: WHAT" of some library checks.
-    const std::string old = " " + value + ": ";
-    if (!value.empty() && rest.compare(0, old.size(), old) == 0) {
-      return where + ": " + rest.substr(old.size()) + " (got " + printable(value) + ")";
-    }
-  }
-  return std::nullopt;
-}
-
 std::string restyled(const std::string& message, const CLI::Option& opt, const std::string& where,
                      const std::string& value) {
-  return restyled_if_named(message, opt, where, value).value_or(where + ": " + message);
+  return restyled_message(message, opt, where, value).value_or(where + ": " + message);
 }
 
 Error blamed_on_config(const Error& error, const std::vector<ConfigSetting>& settings,
@@ -422,8 +403,8 @@ Error blamed_on_config(const Error& error, const std::vector<ConfigSetting>& set
   for (const ConfigSetting& s : settings) {
     const auto& results = s.option->results();
     const std::string value = results.size() == 1 ? results.front() : std::string();
-    if (auto message = restyled_if_named(error.what(), *s.option,
-                                         fmt::format("{}:{}: {}", file, s.line, s.key), value)) {
+    if (auto message = restyled_message(error.what(), *s.option,
+                                        fmt::format("{}:{}: {}", file, s.line, s.key), value)) {
       return Error(*message);
     }
   }

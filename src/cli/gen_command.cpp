@@ -31,7 +31,7 @@ void add_gen_command(CLI::App& app) {
   cmd->add_option("model", args->model.model,
                   fmt::format("Model: {}", fmt::join(model_names(), ", ")))
       ->required()
-      ->check(CLI::IsMember(model_names()));
+      ->check(one_of(model_names()));
   add_model_options(cmd, args->model);
   cmd->add_option("--G", args->model.G, "Gravitational constant the velocities are set up for")
       ->check(non_negative_number())

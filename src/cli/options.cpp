@@ -268,7 +268,7 @@ void add_format_option(CLI::App* app, std::string& format) {
                   "File format: " + joined(format_names()) +
                       ", or auto (from the extension: .csv is CSV, "
                       ".hdf5/.h5/.hdf HDF5, anything else text)")
-      ->check(CLI::IsMember([] {
+      ->check(one_of([] {
         auto names = format_names();
         names.emplace_back("auto");
         return names;
@@ -278,7 +278,7 @@ void add_format_option(CLI::App* app, std::string& format) {
 
 void add_dim_option(CLI::App* app, int& dim) {
   app->add_option("--dim", dim, "Dimensions: 3, or 2 for a planar system (z = vz = 0 exactly)")
-      ->check(CLI::IsMember({2, 3}))
+      ->check(one_of({"2", "3"}))
       ->capture_default_str();
 }
 
@@ -303,7 +303,7 @@ SourceOptions add_source_options(CLI::App* app, std::string& input, std::string&
   auto* m = app->add_option("--model", model,
                             "Generate the initial conditions: " +
                                 fmt::format("{}", fmt::join(model_names(), ", ")))
-                ->check(CLI::IsMember(model_names()));
+                ->check(one_of(model_names()));
   in->excludes(m);
   return {in, m};
 }

@@ -303,7 +303,7 @@ void add_render_command(CLI::App& app) {
                     ->capture_default_str();
   snapshots->excludes(frames)->excludes(every);
   cmd->add_option("--color", args->color, "Colour bodies by speed or mass")
-      ->check(CLI::IsMember({"speed", "mass"}))
+      ->check(one_of({"speed", "mass"}))
       ->capture_default_str();
   cmd->add_option("--azimuth", args->azimuth,
                   "Turn the view about the vertical screen axis (degrees)")

@@ -93,12 +93,12 @@ void add_view_command(CLI::App& app) {
       ->check(positive_number())
       ->capture_default_str();
   cmd->add_option("--color", v.color_by, "Colour bodies by speed or mass")
-      ->check(CLI::IsMember({"speed", "mass"}))
+      ->check(one_of({"speed", "mass"}))
       ->capture_default_str();
   cmd->add_flag("--discs", v.discs, "Draw bodies as discs sized by their radius (else points)");
   cmd->add_flag("--hide-ui", v.hide_ui, "Start with the panels hidden (H shows them)");
   cmd->add_option("--panel", v.panel, "The panel tab shown first")
-      ->check(CLI::IsMember({"settings", "performance", "spawn", "debug"}))
+      ->check(one_of({"settings", "performance", "spawn", "debug"}))
       ->capture_default_str();
   cmd->add_flag("--show-tree", v.show_tree, "Start with the Barnes-Hut cells drawn (Debug panel)");
   cmd->add_option("--screenshot", v.screenshot,

@@ -22,11 +22,11 @@ void add_output_options(CLI::App* app, OutputOptions& o) {
   every->excludes(dt);
   app->add_option("--snapshot-precision", o.snapshot_precision,
                   "Snapshot arithmetic: float (float32) or double")
-      ->check(CLI::IsMember({"float", "double"}))
+      ->check(one_of({"float", "double"}))
       ->capture_default_str();
   app->add_option("--snapshot-fields", o.snapshot_fields,
                   "Extra snapshot datasets: radius, acceleration, potential (O(N^2) on the CPU)")
-      ->check(CLI::IsMember({"radius", "acceleration", "potential"}))
+      ->check(one_of({"radius", "acceleration", "potential"}))
       ->delimiter(',');
   app->add_option("--stats-every", o.stats_every,
                   "Append time, energies, |dE/E|, momentum and angular momentum to DIR/energy.csv "
