@@ -177,6 +177,7 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--volume-fraction", args->volume_fraction,
                   "collisions: total body volume (2D: area) over the box's, 0 < f < 1")
+      ->check(number_between(0.0, 1.0))
       ->capture_default_str();
   auto* gravity = cmd->add_option("--gravity", args->gravity,
                                   "scaling-mpi: direct, tree or both; timestep: "

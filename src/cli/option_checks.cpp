@@ -225,6 +225,18 @@ CLI::Validator number_in(double lo, double hi) {
       "", "range");
 }
 
+CLI::Validator number_between(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) {
+        const auto d = finite_number(text);
+        return d && *d > lo && *d < hi
+                   ? std::string()
+                   : refusal(fmt::format("must be a number > {} and < {}", shown(lo), shown(hi)),
+                             text);
+      },
+      "", "range");
+}
+
 CLI::Validator whole_in(std::int64_t lo, std::int64_t hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) {

@@ -21,6 +21,8 @@ namespace nbody::cli {
 [[nodiscard]] CLI::Validator non_negative_number();
 /// A finite number in [lo, hi].
 [[nodiscard]] CLI::Validator number_in(double lo, double hi);
+/// A finite number in (lo, hi), both ends left out.
+[[nodiscard]] CLI::Validator number_between(double lo, double hi);
 /// A whole number in [lo, hi] (a count, a size in pixels, ...).
 [[nodiscard]] CLI::Validator whole_in(std::int64_t lo, std::int64_t hi);
 /// A whole number >= lo (an unsigned count with a lower bound: -n >= 1).

@@ -100,6 +100,8 @@ class TestBadNumbers(BadOptionsTestCase):
         self.refused(["bench", "collisions", "--collision-iterations", "-1"],
                      "--collision-iterations", "-1")
         self.refused(["bench", "direct", "-n", "0"], "--count", "0")
+        self.refused(["bench", "collisions", "--quick", "--volume-fraction", "2"], "--volume-fraction",
+                     "2", "must be a number > 0 and < 1")
         self.refused(["accuracy", "-i", self.bodies, "--theta", "nan"], "--theta", "nan")
 
     def test_leading_zeros_are_decimal_not_octal(self):
@@ -149,6 +151,11 @@ class TestBadConfigValues(BadOptionsTestCase):
         self.refused(self.config("steps = 1\ne = 1.5\n"), "run.toml:2: e", "1.5")
         self.refused(self.config("steps = 0.5\n"), "run.toml:1: steps", "0.5",
                      "expects a non-negative integer")
+
+    def test_refused_huge_count_in_a_config_names_the_line_and_the_memory(self):
+        path = self.dir / "huge.toml"
+        path.write_text("model = \"plummer\"\nn = \"4294967297\"\nsteps = 1\n")
+        self.refused(["run", "--config", path], "huge.toml:2: n", "4294967297", "GB of memory")
 
     def test_non_ascii_config_key_is_refused_with_its_line(self):
         self.refused(self.config("steps = 1\n\u00e9t\u00e9 = 2\n"), "run.toml:2", "\\xc3",
