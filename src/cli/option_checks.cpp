@@ -37,8 +37,8 @@ std::optional<double> finite_number(const std::string& text) {
   return d;
 }
 
-/// A whole number as sign and magnitude. Digits with an optional sign, or a number that is
-/// exactly whole ("1e6", "2.0", up to 2^53); `too_big` when its magnitude exceeds 2^64 - 1.
+/// A whole number as sign and magnitude. Digits with an optional sign, or a number whose
+/// double is whole ("1e6", "2.0"); `too_big` when its magnitude exceeds 2^64 - 1.
 struct Whole {
   bool negative = false;
   std::uint64_t magnitude = 0;
@@ -61,9 +61,9 @@ std::optional<Whole> whole_number(const std::string& text) {
   }
   const auto d = finite_number(text);
   if (!d || std::trunc(*d) != *d) return std::nullopt;
-  constexpr double kExact = 9007199254740992.0;  // 2^53: every whole double below is exact
+  constexpr double kTwoTo64 = 18446744073709551616.0;  // a whole double below converts exactly
   w.negative = *d < 0;
-  w.too_big = std::fabs(*d) > kExact;
+  w.too_big = std::fabs(*d) >= kTwoTo64;
   if (!w.too_big) w.magnitude = static_cast<std::uint64_t>(std::fabs(*d));
   return w;
 }
