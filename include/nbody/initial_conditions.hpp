@@ -39,6 +39,9 @@ struct ModelOptions {
 
 /// Generates the model. Throws nbody::Error for an unknown model or bad option values.
 [[nodiscard]] ParticleSystem generate(const ModelOptions& options);
+/// Checks every parameter's range, whatever the model (not n, whose minimum depends on the
+/// model): what generate() checks first, and the command line on each option it parses.
+void validate(const ModelOptions& options);
 [[nodiscard]] std::vector<std::string> model_names();
 
 }  // namespace nbody

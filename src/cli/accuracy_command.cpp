@@ -44,10 +44,6 @@ struct AccuracyArgs {
 
 void accuracy(AccuracyArgs& a, const CLI::App& app) {
   std::FILE* human = a.json ? stderr : stdout;
-  // CLI11's NonNegativeNumber lets NaN and infinity through.
-  if (!std::isfinite(a.gravity.theta)) {
-    throw Error(fmt::format("--theta {}: must be a finite number >= 0", a.gravity.theta));
-  }
   const auto names = model_names();
   if (app.count("--model") && std::ranges::find(names, a.model.model) == names.end()) {
     throw Error(fmt::format("--model {}: unknown model (available: {})", a.model.model,

@@ -21,6 +21,7 @@
 #include "cli/bench/suite_report.hpp"
 #include "cli/bench/theta_sweep.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
 
@@ -97,18 +98,18 @@ void add_bench_command(CLI::App& app) {
          "and weak "
          "scaling over the ranks of mpirun -np P); collisions without -o and --quick prints its "
          "table only")
-      ->check(CLI::IsMember(kSuites));
+      ->check(one_of(kSuites));
   auto* count = cmd->add_option("-n,--count", args->n,
                                 "Number of bodies (tree: default 100000; timestep: 20000, GPU "
                                 "65536, --quick 2000; theta: 100000, GPU 1048576, --quick 5000)")
-                    ->check(CLI::PositiveNumber)
+                    ->check(whole_at_least(1))
                     ->capture_default_str();
   cmd->add_option("--seconds", args->seconds, "Time spent on each configuration")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   cmd->add_option("--threads", args->threads,
                   "Threads (direct: 0 = one thread, then all; tree: 0 = all)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_at_least(0))
       ->capture_default_str();
   auto* kernels = cmd->add_option_function<std::vector<std::string>>(
                          "--kernel",
@@ -118,10 +119,10 @@ void add_bench_command(CLI::App& app) {
                              args->kernels.push_back(parse_force_kernel(name));
                          },
                          "Kernels to time (CPU: fast, scalar; GPU: naive, tiled, fast)")
-                      ->check(CLI::IsMember({"fast", "scalar", "naive", "tiled"}));
+                      ->check(one_of({"fast", "scalar", "naive", "tiled"}));
   cmd->add_option("--device", args->device,
                   "cpu or gpu (CUDA); reports also all (the GPU when one is usable)")
-      ->check(CLI::IsMember({"cpu", "gpu", "all"}))
+      ->check(one_of({"cpu", "gpu", "all"}))
       ->capture_default_str();
   cmd->add_flag("--quick", args->quick,
                 "Reports: small sizes and short timings (well under a minute)");
@@ -130,7 +131,7 @@ void add_bench_command(CLI::App& app) {
                      ->capture_default_str();
   cmd->add_option("--block-size", args->block_size,
                   "gpu: threads per block (0 = each kernel's default)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_in(0, 1024))
       ->capture_default_str();
   cmd->add_flag(
       "--sweep-block-size", args->sweep_block_size,
@@ -138,49 +139,50 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--softening,--eps", args->softening,
                   "Plummer softening length (default: 0.01; tree --device gpu: 0.05; collisions "
                   "have no gravity)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd->add_flag("--deterministic", args->deterministic,
                 "direct --device gpu: bit-identical results run after run (no each-pair-once "
                 "kernel with atomics; as nbody run --deterministic)");
   auto* theta = cmd->add_option("--theta", args->theta, "tree: opening angle")
-                    ->check(CLI::NonNegativeNumber)
+                    ->check(non_negative_number())
                     ->capture_default_str();
   auto* quadrupole =
       cmd->add_flag("--quadrupole", args->quadrupole, "tree: add quadrupole moments");
   auto* mac = cmd->add_option("--mac", args->mac,
                               "tree: the opening criterion, geometric, bmax or relative (as nbody "
                               "run --mac)")
-                  ->check(CLI::IsMember({"geometric", "bmax", "relative"}))
+                  ->check(one_of({"geometric", "bmax", "relative"}))
                   ->capture_default_str();
   auto* alpha = cmd->add_option("--alpha", args->alpha, "tree: the relative criterion's alpha")
-                    ->check(CLI::PositiveNumber)
+                    ->check(positive_number())
                     ->capture_default_str();
   cmd->add_option(
          "--precision", args->precision,
          "tree: force arithmetic, float, double or auto (float for the tree); gpu direct: float, "
          "double or auto (both)")
-      ->check(CLI::IsMember({"auto", "float", "double"}))
+      ->check(one_of({"auto", "float", "double"}))
       ->capture_default_str();
   cmd->add_option("--collisions", args->collisions, "collisions: the model to time")
-      ->check(CLI::IsMember({"bounce", "merge"}))
+      ->check(one_of({"bounce", "merge"}))
       ->capture_default_str();
   cmd->add_option("--restitution", args->restitution, "collisions: bounce restitution")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(number_in(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--collision-iterations", args->iterations,
                   "collisions: passes per step (0: 1 pass against N, then 1, 2, 4, 8 passes at -n)")
-      ->check(CLI::Range(0, 1000))
+      ->check(whole_in(0, 1000))
       ->capture_default_str();
   cmd->add_option("--dim", args->dim, "collisions: 3, or 2 (discs in a square)")
-      ->check(CLI::IsMember({2, 3}))
+      ->check(one_of({"2", "3"}))
       ->capture_default_str();
   cmd->add_option("--volume-fraction", args->volume_fraction,
                   "collisions: total body volume (2D: area) over the box's, 0 < f < 1")
+      ->check(number_between(0.0, 1.0))
       ->capture_default_str();
   auto* gravity = cmd->add_option("--gravity", args->gravity,
                                   "scaling-mpi: direct, tree or both; timestep: "
                                   "direct or tree (default tree)")
-                      ->check(CLI::IsMember({"direct", "tree", "both"}))
+                      ->check(one_of({"direct", "tree", "both"}))
                       ->capture_default_str();
   cmd->add_flag(
       "--timings", args->timings,
@@ -188,21 +190,21 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--model", steps->model,
                   fmt::format("the model (timestep: default {}; theta: default plummer)",
                               default_timestep_model()))
-      ->check(CLI::IsMember(model_names()));
+      ->check(one_of(model_names()));
   cmd->add_option(
          "--t-end", steps->t_end,
          fmt::format("timestep: the end time, model units (default {:g})", kTimestepDefaultTEnd))
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--dts", steps->dts,
                   "timestep: the fixed steps (comma-separated; default t_end/16 ... t_end/512, "
                   "--quick t_end/16, t_end/128); adaptive runs take the largest")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--etas", steps->etas,
                   "timestep: the adaptive runs' eta (comma-separated; default 0.1, 0.05, 0.025, "
                   "0.0125, 0.00625; --quick 0.1, 0.025)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   add_theta_options(cmd, *sweep);
   auto* json = cmd->add_option("--json", args->json_file,
                                "Print one JSON object with the results on stdout (theta: --json "

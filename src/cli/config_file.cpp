@@ -20,7 +20,9 @@
 #include <fmt/format.h>
 
 #include "cli/config_options.hpp"
+#include "cli/option_checks.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 #if NBODY_HAVE_TOML
 #include <toml++/toml.h>
@@ -201,12 +203,12 @@ std::string suggestion(CLI::App& cmd, const std::string& key,
 }
 
 /// The strings CLI11 receives for an entry; a type error names the option and what it takes.
-std::vector<std::string> option_strings(const Entry& e, const std::string& what) {
+/// `where` is "FILE:LINE: KEY", `value` the value as written.
+std::vector<std::string> option_strings(const Entry& e, const std::string& where,
+                                        const std::string& value) {
   const CLI::Option& opt = *e.option;
   const Kind kind = kind_of(opt);
-  auto wrong = [&] {
-    return Error(fmt::format("{}: {} expects {}", what, long_name(opt), expectation(opt)));
-  };
+  auto wrong = [&] { return input_error(where, "expects " + expectation(opt), value); };
   std::vector<std::string> out;
   if (const toml::array* items = e.value->as_array()) {
     if (!takes_several(opt)) throw wrong();
@@ -224,38 +226,41 @@ std::vector<std::string> option_strings(const Entry& e, const std::string& what)
   // add_result skips: check here.
   const auto n = static_cast<int>(out.size());
   if (takes_several(opt) && n < opt.get_items_expected_min()) {
-    throw Error(fmt::format("{}: {} expects at least {} value(s)", what, long_name(opt),
-                            opt.get_items_expected_min()));
+    throw input_error(
+        where, fmt::format("expects at least {} value(s)", opt.get_items_expected_min()), value);
   }
   if (takes_several(opt) && n > opt.get_items_expected_max()) {
-    throw Error(fmt::format("{}: {} expects at most {} value(s)", what, long_name(opt),
-                            opt.get_items_expected_max()));
+    throw input_error(
+        where, fmt::format("expects at most {} value(s)", opt.get_items_expected_max()), value);
   }
   return out;
 }
 
 /// Gives the value to CLI11 as if typed after the option: its validators and conversion
-/// run, the callback stores the value, and count() becomes non-zero.
-void apply_entry(const Entry& e, const std::string& file) {
+/// run, the callback stores the value, and count() becomes non-zero. Every error reads
+/// "FILE:LINE: KEY: WHAT (got VALUE)".
+bool apply_entry(const Entry& e, const std::string& file) {
   CLI::Option& opt = *e.option;
-  const std::string what = fmt::format("{}:{}: {} = {}", file, e.line, e.key, shown(*e.value));
-  std::vector<std::string> values = option_strings(e, what);
+  const std::string where = fmt::format("{}:{}: {}", file, e.line, e.key);
+  const std::string value = shown(*e.value);
+  std::vector<std::string> values = option_strings(e, where, value);
   // A value equal to the default changes nothing and leaves the option not given: so the
   // used-parameters file, which lists every default, reads back without tripping checks
   // on given options (--restitution without --collisions bounce), and defaults keep the
   // digits that CLI11's 6-digit rendering of them drops.
-  if (equals_default(opt, values)) return;
+  if (equals_default(opt, values)) return false;
+  const std::string text = values.size() == 1 ? values.front() : value;
   try {
     opt.add_result(std::move(values));
     opt.run_callback();
   } catch (const CLI::ConversionError& err) {
-    throw Error(
-        fmt::format("{}: {} expects {} ({})", what, long_name(opt), expectation(opt), err.what()));
-  } catch (const CLI::Error& err) {
-    throw Error(fmt::format("{}: {}", what, err.what()));
+    throw input_error(where, "expects " + expectation(opt), value);
+  } catch (const CLI::Error& err) {  // nbody's checks (option_checks.cpp) and CLI11's own
+    throw Error(restyled(err.what(), opt, where, text));
   } catch (const Error& err) {  // the library's own check (options.cpp library_check)
-    throw Error(fmt::format("{}:{}: {}", file, e.line, err.what()));
+    throw Error(restyled(err.what(), opt, where, text));
   }
+  return true;
 }
 
 /// Every top-level key in file order, each checked and matched to its option.
@@ -263,7 +268,8 @@ std::vector<Entry> read_entries(CLI::App& cmd, const toml::table& root, const st
                                 const std::set<std::string>& refused) {
   std::vector<Entry> entries;
   for (const auto& [key, value] : root) {
-    entries.push_back({std::string(key.str()), key.source().begin.line, &value, nullptr});
+    // Shown in messages: a quoted key may hold any byte.
+    entries.push_back({printable(key.str()), key.source().begin.line, &value, nullptr});
   }
   std::stable_sort(entries.begin(), entries.end(),
                    [](const Entry& a, const Entry& b) { return a.line < b.line; });
@@ -320,6 +326,24 @@ std::vector<Entry> read_entries(CLI::App& cmd, const toml::table& root, const st
 
 }  // namespace
 
+std::string restyled(const std::string& message, const CLI::Option& opt, const std::string& where,
+                     const std::string& value) {
+  return restyled_message(message, opt, where, value).value_or(where + ": " + message);
+}
+
+Error blamed_on_config(const Error& error, const std::vector<ConfigSetting>& settings,
+                       const std::string& file) {
+  for (const ConfigSetting& s : settings) {
+    const auto& results = s.option->results();
+    const std::string value = results.size() == 1 ? results.front() : std::string();
+    if (auto message = restyled_message(error.what(), *s.option,
+                                        fmt::format("{}:{}: {}", file, s.line, s.key), value)) {
+      return Error(*message);
+    }
+  }
+  return error;
+}
+
 void add_config_option(CLI::App* cmd, std::string& path) {
   cmd->add_option(
          "--config", path,
@@ -329,11 +353,12 @@ void add_config_option(CLI::App* cmd, std::string& path) {
       ->type_name("FILE");
 }
 
-void apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
-                       const std::vector<std::string>& refused) {
+std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
+                                             const std::vector<std::string>& refused) {
 #if NBODY_HAVE_TOML
   const std::string file = path.string();
   const std::string text = read_config_text(path);
+  check_ascii_outside_strings(text, file);
   toml::table root;
   try {
     root = toml::parse(text, file);
@@ -346,6 +371,7 @@ void apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
 
   // The command line wins: an option it gave keeps its value, and an option excluded by
   // one it gave (steps by --t-end, --model by -i) is left out.
+  std::vector<ConfigSetting> settings;
   std::vector<const CLI::Option*> given;
   for (const CLI::Option* opt : cmd.get_options()) {
     if (opt->count() > 0) given.push_back(opt);
@@ -354,8 +380,9 @@ void apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
     const bool overridden = std::any_of(given.begin(), given.end(), [&](const CLI::Option* g) {
       return g == e.option || exclude_each_other(*g, *e.option);
     });
-    if (!overridden) apply_entry(e, file);
+    if (!overridden && apply_entry(e, file)) settings.push_back({e.option, e.key, e.line});
   }
+  return settings;
 #else
   (void)cmd;
   (void)path;

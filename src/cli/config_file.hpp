@@ -7,11 +7,13 @@
 // ("t-end" and "t_end" are both --t-end; a one-letter short name such as "n" works too),
 // the value a TOML number, string, boolean (flags) or array (options of several values).
 // Values go through CLI11 exactly as if typed on the command line, so the same checks apply.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "cli/cli11_fwd.hpp"
+#include "nbody/error.hpp"
 
 namespace nbody::cli {
 
@@ -29,8 +31,26 @@ void add_config_option(CLI::App* cmd, std::string& path);
 /// type or one CLI11 rejects, a key given twice, two keys that exclude each other, and the keys
 /// `help`, `config` and those in `refused` (options that a config file may not set). Built without
 /// toml++, it throws an error saying so.
-void apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
-                       const std::vector<std::string>& refused = {});
+/// Returns the options the file set (not those the command line overrode, nor values equal
+/// to the default). Every value error reads "FILE:LINE: KEY: WHAT (got VALUE)".
+struct ConfigSetting {
+  const CLI::Option* option;
+  std::string key;  // as written in the file
+  std::uint32_t line;
+};
+std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
+                                             const std::vector<std::string>& refused = {});
+
+/// A message about `opt` ("--dt: WHAT (got VALUE)", or the older "--dt VALUE: WHAT") as
+/// "WHERE: WHAT (got VALUE)"; any other message as "WHERE: MESSAGE".
+[[nodiscard]] std::string restyled(const std::string& message, const CLI::Option& opt,
+                                   const std::string& where, const std::string& value);
+
+/// An error of a run that names an option the config file set, restyled to name the file,
+/// line and key (block-size = 1 on the CPU: a check that needs --device too, so it comes
+/// when the run starts, after the file was read); any other error as it is.
+[[nodiscard]] Error blamed_on_config(const Error& error, const std::vector<ConfigSetting>& settings,
+                                     const std::string& file);
 
 /// A TOML document with every long option of cmd (except `help` and those named in `skip`)
 /// and the value in effect: given on the command line or in the config file, else the

@@ -14,6 +14,9 @@
 
 #include <fmt/format.h>
 
+#include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
+
 namespace nbody::cli::config_detail {
 
 // ---- Option names and value kinds (shared by the reader and the writer) -------------
@@ -179,6 +182,73 @@ std::optional<std::vector<std::string>> values_in_effect(const CLI::Option& opt)
     return values;
   }
   return default_values(opt);
+}
+
+/// Refuses a byte outside printable ASCII where TOML allows none (keys, values, the space
+/// between them): toml++ 3.3 reaches undefined behaviour ("unreachable program point" under
+/// UBSan) on a non-ASCII bare key. Strings and comments may hold any UTF-8 (a path
+/// "résultats/run.h5"), so they are skipped: basic and literal strings, one-line or
+/// multi-line, and # comments.
+void check_ascii_outside_strings(const std::string& text, const std::string& file) {
+  enum class State { Normal, Comment, Basic, Literal, MultiBasic, MultiLiteral };
+  State state = State::Normal;
+  std::uint32_t line = 1;
+  const auto starts = [&](std::size_t i, const char* s) { return text.compare(i, 3, s) == 0; };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      ++line;
+      if (state == State::Comment || state == State::Basic || state == State::Literal)
+        state = State::Normal;  // a one-line string cut by the line end: toml++ says so
+      continue;
+    }
+    switch (state) {
+      case State::Normal:
+        if (byte >= 0x80) {
+          throw Error(fmt::format(
+              "{}:{}: a non-ASCII byte outside a string or comment (keys are option names, "
+              "in ASCII) (got {})",
+              file, line, printable(std::string_view(text).substr(i, 1))));
+        }
+        if (c == '#') {
+          state = State::Comment;
+        } else if (starts(i, "\"\"\"")) {
+          state = State::MultiBasic;
+          i += 2;
+        } else if (starts(i, "'''")) {
+          state = State::MultiLiteral;
+          i += 2;
+        } else if (c == '"') {
+          state = State::Basic;
+        } else if (c == '\'') {
+          state = State::Literal;
+        }
+        break;
+      case State::Comment:
+        break;
+      case State::Basic:
+      case State::MultiBasic:
+        if (c == '\\') {
+          if (i + 1 < text.size() && text[i + 1] != '\n') ++i;  // an escaped character
+        } else if (state == State::Basic && c == '"') {
+          state = State::Normal;
+        } else if (state == State::MultiBasic && starts(i, "\"\"\"")) {
+          state = State::Normal;
+          i += 2;
+        }
+        break;
+      case State::Literal:
+        if (c == '\'') state = State::Normal;
+        break;
+      case State::MultiLiteral:
+        if (starts(i, "'''")) {
+          state = State::Normal;
+          i += 2;
+        }
+        break;
+    }
+  }
 }
 
 }  // namespace nbody::cli::config_detail

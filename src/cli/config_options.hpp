@@ -39,4 +39,8 @@ std::string command_path(const CLI::App& cmd);
 std::optional<std::vector<std::string>> default_values(const CLI::Option& opt);
 std::optional<std::vector<std::string>> values_in_effect(const CLI::Option& opt);
 
+/// Throws nbody::Error "FILE:LINE: a non-ASCII byte outside a string or comment" for such a
+/// byte in a config file's text, before toml++ reads it (see config_options.cpp).
+void check_ascii_outside_strings(const std::string& text, const std::string& file);
+
 }  // namespace nbody::cli::config_detail

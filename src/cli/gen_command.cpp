@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/options.hpp"
 #include "cli/run/interrupt.hpp"
 #include "core/omp_team.hpp"
@@ -32,15 +33,16 @@ void add_gen_command(CLI::App& app) {
   cmd->add_option("model", args->model.model,
                   fmt::format("Model: {}", fmt::join(model_names(), ", ")))
       ->required()
-      ->check(CLI::IsMember(model_names()));
+      ->check(one_of(model_names()));
   add_model_options(cmd, args->model);
   cmd->add_option("--G", args->model.G, "Gravitational constant the velocities are set up for")
+      ->check(non_negative_number())
       ->capture_default_str();
   add_dim_option(cmd, args->model.dim);
   cmd->add_option("--threads", args->model.threads,
                   "CPU threads that draw the bodies (0 = all available; the same bodies for any "
                   "count)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_at_least(0))
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Output file")->required();
   add_format_option(cmd, args->format);

@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/json_output.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/options.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/gravity.hpp"
@@ -57,14 +58,14 @@ void add_info_command(CLI::App& app) {
   cmd->add_option("--G", args->G, "Gravitational constant")->capture_default_str();
   cmd->add_option("--softening,--eps", args->softening,
                   "Plummer softening for the potential energy")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_number())
       ->capture_default_str();
   cmd->add_flag("--exact", args->exact,
                 fmt::format("The exact O(N^2) potential energy also above {} bodies (else the "
                             "tree's, theta 0.5 with quadrupoles)",
                             kExactEnergyMaxBodies));
   cmd->add_option("--threads", args->threads, "CPU threads (0 = all available)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_at_least(0))
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print one JSON object (see docs/json.md)");
   cmd->callback([args] {

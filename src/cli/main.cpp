@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
@@ -107,6 +108,7 @@ int run_command_line(int argc, char** argv) {
   nbody::cli::add_accuracy_command(app);
   nbody::cli::add_render_command(app);
   nbody::cli::add_view_command(app);
+  nbody::cli::check_every_option(app);  // after every option exists: none is forgotten
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

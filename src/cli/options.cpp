@@ -1,5 +1,6 @@
 #include <CLI/CLI.hpp>
 
+#include "cli/option_checks.hpp"
 #include "cli/options.hpp"
 
 #include <fmt/format.h>
@@ -20,47 +21,6 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 }  // namespace
-
-void add_model_options(CLI::App* app, ModelOptions& m) {
-  app->add_option("-n,--count", m.n, "Number of bodies")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app->add_option("--seed", m.seed, "Random seed (same seed, same bodies)")->capture_default_str();
-  app->add_option("--radius", m.radius,
-                  "Radius given to every body (run -i FILE: replaces the radii of the file)")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--mass", m.mass, "Total mass (uniform-cube, uniform-sphere, cold-sphere)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app->add_option("--size", m.size, "Cube half-edge or sphere radius (uniform-*, cold-sphere)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app->add_option("--velocity", m.velocity, "uniform-*: velocity components uniform in [-v, v]")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app->add_option("--e", m.e, "kepler: eccentricity, 0 <= e < 1")->capture_default_str();
-  app->add_option("--a", m.a, "kepler: semi-major axis")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app->add_option("--separation", m.separation, "two-clusters: distance between the centres")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app->add_option("--impact", m.impact, "two-clusters: impact parameter")->capture_default_str();
-  app->add_option("--disk-mass", m.disk_mass, "disk: total mass of the disk (central mass 1)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app->add_option("--scale-length", m.scale_length, "disk: exponential scale length")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  // Checked by the model (generate()), which names the option and the value given.
-  app->add_option("--rmax", m.rmax,
-                  "hernquist: truncation radius in units of the scale length a, > 0 (100: the "
-                  "outer 2 % of the mass left out)")
-      ->capture_default_str();
-  app->add_option("--concentration", m.concentration,
-                  "nfw: concentration c = r_200 / r_s, > 0 (the halo is truncated at r_200)")
-      ->capture_default_str();
-}
 
 namespace {
 
@@ -107,6 +67,55 @@ CLI::Option* add_enum_option(CLI::App* app, const std::string& name, Enum& field
 }
 
 }  // namespace
+
+void add_model_options(CLI::App* app, ModelOptions& m) {
+  // The parameters are checked by the library's validate(ModelOptions), whatever the model:
+  // the same message as Python's generate() and a --config file.
+  app->add_option("-n,--count", m.n, "Number of bodies")
+      ->check(whole_at_least(1))
+      ->capture_default_str();
+  app->add_option("--seed", m.seed, "Random seed (same seed, same bodies)")->capture_default_str();
+  app->add_option("--radius", m.radius,
+                  "Radius given to every body (run -i FILE: replaces the radii of the file)")
+      ->check(field_check(&ModelOptions::radius));
+  app->add_option("--mass", m.mass, "Total mass (uniform-cube, uniform-sphere, cold-sphere)")
+      ->check(field_check(&ModelOptions::mass))
+      ->capture_default_str();
+  app->add_option("--size", m.size, "Cube half-edge or sphere radius (uniform-*, cold-sphere)")
+      ->check(field_check(&ModelOptions::size))
+      ->capture_default_str();
+  app->add_option("--velocity", m.velocity, "uniform-*: velocity components uniform in [-v, v]")
+      ->check(field_check(&ModelOptions::velocity))
+      ->capture_default_str();
+  app->add_option("--e", m.e, "kepler: eccentricity, 0 <= e < 1")
+      ->check(field_check(&ModelOptions::e))
+      ->capture_default_str();
+  app->add_option("--a", m.a, "kepler: semi-major axis")
+      ->check(field_check(&ModelOptions::a))
+      ->capture_default_str();
+  app->add_option("--separation", m.separation, "two-clusters: distance between the centres")
+      ->check(field_check(&ModelOptions::separation))
+      ->capture_default_str();
+  app->add_option("--impact", m.impact, "two-clusters: impact parameter, >= 0")
+      ->check(field_check(&ModelOptions::impact))
+      ->capture_default_str();
+  app->add_option("--disk-mass", m.disk_mass,
+                  "disk: total mass of the disk (central mass 1; 0: test particles)")
+      ->check(field_check(&ModelOptions::disk_mass))
+      ->capture_default_str();
+  app->add_option("--scale-length", m.scale_length, "disk: exponential scale length")
+      ->check(field_check(&ModelOptions::scale_length))
+      ->capture_default_str();
+  app->add_option("--rmax", m.rmax,
+                  "hernquist: truncation radius in units of the scale length a, > 0 (100: the "
+                  "outer 2 % of the mass left out)")
+      ->check(field_check(&ModelOptions::rmax))
+      ->capture_default_str();
+  app->add_option("--concentration", m.concentration,
+                  "nfw: concentration c = r_200 / r_s, > 0 (the halo is truncated at r_200)")
+      ->check(field_check(&ModelOptions::concentration))
+      ->capture_default_str();
+}
 
 CLI::Validator time_step_check() {
   return library_check<double>([](double dt) { check_time_step(dt); });
@@ -259,7 +268,7 @@ void add_format_option(CLI::App* app, std::string& format) {
                   "File format: " + joined(format_names()) +
                       ", or auto (from the extension: .csv is CSV, "
                       ".hdf5/.h5/.hdf HDF5, anything else text)")
-      ->check(CLI::IsMember([] {
+      ->check(one_of([] {
         auto names = format_names();
         names.emplace_back("auto");
         return names;
@@ -269,7 +278,7 @@ void add_format_option(CLI::App* app, std::string& format) {
 
 void add_dim_option(CLI::App* app, int& dim) {
   app->add_option("--dim", dim, "Dimensions: 3, or 2 for a planar system (z = vz = 0 exactly)")
-      ->check(CLI::IsMember({2, 3}))
+      ->check(one_of({"2", "3"}))
       ->capture_default_str();
 }
 
@@ -294,7 +303,7 @@ SourceOptions add_source_options(CLI::App* app, std::string& input, std::string&
   auto* m = app->add_option("--model", model,
                             "Generate the initial conditions: " +
                                 fmt::format("{}", fmt::join(model_names(), ", ")))
-                ->check(CLI::IsMember(model_names()));
+                ->check(one_of(model_names()));
   in->excludes(m);
   return {in, m};
 }

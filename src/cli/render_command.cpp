@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
 #include "nbody/error.hpp"
@@ -288,35 +289,35 @@ void add_render_command(CLI::App& app) {
                   "one picture of the last frame ending in .png")
       ->required();
   cmd->add_option("--width", args->width, "Image width in pixels (even for .mp4)")
-      ->check(CLI::Range(16, 16384))
+      ->check(whole_in(16, 16384))
       ->capture_default_str();
   cmd->add_option("--height", args->height, "Image height in pixels (even for .mp4)")
-      ->check(CLI::Range(16, 16384))
+      ->check(whole_in(16, 16384))
       ->capture_default_str();
   auto* frames =
       cmd->add_option("--frames", args->frames, "Number of frames (frame 0 is the start)")
-          ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000}))
+          ->check(whole_in(1, 1000000))
           ->capture_default_str();
   auto* every = cmd->add_option("--every", args->every, "Steps between frames")
-                    ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000000}))
+                    ->check(whole_in(1, 1000000000))
                     ->capture_default_str();
   snapshots->excludes(frames)->excludes(every);
   cmd->add_option("--color", args->color, "Colour bodies by speed or mass")
-      ->check(CLI::IsMember({"speed", "mass"}))
+      ->check(one_of({"speed", "mass"}))
       ->capture_default_str();
   cmd->add_option("--azimuth", args->azimuth,
                   "Turn the view about the vertical screen axis (degrees)")
-      ->check(CLI::Range(-360.0, 360.0));
+      ->check(number_in(-360.0, 360.0));
   cmd->add_option("--elevation", args->elevation,
                   "Tilt the view about the horizontal screen axis (degrees)")
-      ->check(CLI::Range(-90.0, 90.0));
+      ->check(number_in(-90.0, 90.0));
   cmd->add_option("--zoom", args->zoom,
                   "Magnify the fitted view (2 shows half the width; the camera is fitted to the "
                   "first frame, then fixed)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   cmd->add_option("--fps", args->fps, "Frames per second of the movie")
-      ->check(CLI::Range(1.0, 240.0))
+      ->check(number_in(1.0, 240.0))
       ->capture_default_str();
   cmd->add_flag("--no-legend", args->no_legend, "Leave out the colour scale");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress line or summary");

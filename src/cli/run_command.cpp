@@ -1,11 +1,13 @@
 // nbody run: the options. The run itself is in run/run_loop.cpp.
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
 #include "cli/run/run_args.hpp"
+#include "nbody/error.hpp"
 
 namespace nbody::cli {
 
@@ -38,8 +40,15 @@ void add_run_command(CLI::App& app) {
       "Print milliseconds per step of each force stage (tree: bbox, sort, build, summarise, force) "
       "and of integration, with their shares of the step");
   cmd->callback([args, cmd] {
-    if (!args->config.empty()) apply_config_file(*cmd, args->config);
-    if (const int status = run_simulation(*args, *cmd); status != 0) throw CommandExit{status};
+    std::vector<ConfigSetting> from_file;
+    if (!args->config.empty()) from_file = apply_config_file(*cmd, args->config);
+    int status = 0;
+    try {
+      status = run_simulation(*args, *cmd);
+    } catch (const Error& e) {
+      throw blamed_on_config(e, from_file, args->config);
+    }
+    if (status != 0) throw CommandExit{status};
   });
 }
 

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/options.hpp"
 #include "nbody/error.hpp"
 #include "render/colormap.hpp"
@@ -73,36 +74,36 @@ void add_view_command(CLI::App& app) {
   add_energy_option(cmd, v.energy);
   add_dim_option(cmd, args->dim);
   cmd->add_option("--steps-per-frame", v.steps_per_frame, "Simulation steps per drawn frame")
-      ->check(CLI::Range(1, 100000))
+      ->check(whole_in(1, 100000))
       ->capture_default_str();
   cmd->add_flag("--paused", v.paused, "Start paused (Space resumes, N steps)");
   cmd->add_option("--width", v.width, "Window width")
-      ->check(CLI::Range(64, 16384))
+      ->check(whole_in(64, 16384))
       ->capture_default_str();
   cmd->add_option("--height", v.height, "Window height")
-      ->check(CLI::Range(64, 16384))
+      ->check(whole_in(64, 16384))
       ->capture_default_str();
   cmd->add_option("--azimuth", v.azimuth_degrees,
                   "Start turned about the vertical screen axis (degrees)")
-      ->check(CLI::Range(-360.0, 360.0));
+      ->check(number_in(-360.0, 360.0));
   cmd->add_option("--elevation", v.elevation_degrees,
                   "Start tilted about the horizontal screen axis (degrees)")
-      ->check(CLI::Range(-90.0, 90.0));
+      ->check(number_in(-90.0, 90.0));
   cmd->add_option("--zoom", v.zoom, "Magnify the fitted view (2 shows half the width)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   cmd->add_option("--color", v.color_by, "Colour bodies by speed or mass")
-      ->check(CLI::IsMember({"speed", "mass"}))
+      ->check(one_of({"speed", "mass"}))
       ->capture_default_str();
   cmd->add_flag("--discs", v.discs, "Draw bodies as discs sized by their radius (else points)");
   cmd->add_flag("--hide-ui", v.hide_ui, "Start with the panels hidden (H shows them)");
   cmd->add_option("--panel", v.panel, "The panel tab shown first")
-      ->check(CLI::IsMember({"settings", "performance", "spawn", "debug"}))
+      ->check(one_of({"settings", "performance", "spawn", "debug"}))
       ->capture_default_str();
   cmd->add_flag("--show-tree", v.show_tree, "Start with the Barnes-Hut cells drawn (Debug panel)");
   cmd->add_option("--screenshot", v.screenshot,
                   "Save the last frame as PNG and exit (after --frames frames; 1 if not given)");
-  cmd->add_option("--frames", v.frames, "Exit after this many frames")->check(CLI::PositiveNumber);
+  cmd->add_option("--frames", v.frames, "Exit after this many frames")->check(whole_at_least(1));
   cmd->add_option("--script", v.script,
                   "Scripted inputs, one per line: 'frame N click X Y', 'frame N disc X Y', "
                   "'frame N pick X Y', 'frame N scroll X Y NOTCHES', 'frame N "

@@ -15,75 +15,51 @@
 #include "ic/parallel.hpp"
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody {
 
 namespace {
 
-// ---- Option checks. Messages name the command-line option and the value given, so a
-// ---- user can fix the call without reading the source. --------------------------
+// ---- Option checks. Messages name the command-line option and the value given
+// ---- ("--e: eccentricity must be in [0, 1) (got 1)"), so a user can fix the call without
+// ---- reading the source; the CLI runs the same checks on each option as it is parsed.
 
 void require_positive(std::string_view option, double value, std::string_view what) {
   if (!(std::isfinite(value) && value > 0)) {
-    throw Error(fmt::format("--{} {}: {} must be positive and finite", option, value, what));
+    throw input_error(fmt::format("--{}", option),
+                      fmt::format("{} must be positive and finite", what), value);
   }
 }
 
 void require_non_negative(std::string_view option, double value, std::string_view what) {
   if (!(std::isfinite(value) && value >= 0)) {
-    throw Error(fmt::format("--{} {}: {} must be non-negative and finite", option, value, what));
+    throw input_error(fmt::format("--{}", option),
+                      fmt::format("{} must be non-negative and finite", what), value);
   }
 }
 
 void require_bodies(const ModelOptions& o, std::size_t minimum, std::string_view why) {
   if (o.n < minimum) {
-    throw Error(fmt::format("-n {}: model '{}' needs at least {} {}{}", o.n, o.model, minimum,
-                            minimum == 1 ? "body" : "bodies", why));
+    throw input_error("-n",
+                      fmt::format("model '{}' needs at least {} {}{}", o.model, minimum,
+                                  minimum == 1 ? "body" : "bodies", why),
+                      std::uint64_t{o.n});
   }
-}
-
-void check_uniform(const ModelOptions& o) {
-  require_bodies(o, 1, "");
-  require_positive("mass", o.mass, "total mass");
-  require_positive("size", o.size, "cube half-edge / sphere radius");
-  require_non_negative("velocity", o.velocity, "velocity range");
-}
-
-void check_plummer(const ModelOptions& o) {
-  require_bodies(o, 1, "");
-}
-
-void check_hernquist(const ModelOptions& o) {
-  require_bodies(o, 1, "");
-  require_positive("rmax", o.rmax, "truncation radius (in units of the scale length a)");
-}
-
-void check_nfw(const ModelOptions& o) {
-  require_bodies(o, 1, "");
-  require_positive("concentration", o.concentration, "concentration c = r_200 / r_s");
-}
-
-void check_kepler(const ModelOptions& o) {
-  // !(a <= e < b) also rejects NaN.
-  if (!(o.e >= 0 && o.e < 1)) {
-    throw Error(fmt::format("--e {}: eccentricity must be in [0, 1)", o.e));
-  }
-  require_positive("a", o.a, "semi-major axis");
 }
 
 void check_nothing(const ModelOptions&) {}
 
+void check_one_body(const ModelOptions& o) {
+  require_bodies(o, 1, "");
+}
+
 void check_two_clusters(const ModelOptions& o) {
   require_bodies(o, 2, " (one per cluster)");
-  require_positive("separation", o.separation, "distance between the cluster centres");
-  require_non_negative("impact", o.impact, "impact parameter");
 }
 
 void check_disk(const ModelOptions& o) {
   require_bodies(o, 2, " (the central mass and at least one disk body)");
-  // A massless disk is allowed: test particles around a point mass.
-  require_non_negative("disk-mass", o.disk_mass, "disk mass");
-  require_positive("scale-length", o.scale_length, "disk scale length");
 }
 
 struct Model {
@@ -95,13 +71,13 @@ struct Model {
 
 // The order here is the order model_names() (and so the CLI help) lists them in.
 constexpr Model kModels[] = {
-    {"uniform-cube", check_uniform, ic::uniform_cube, false},
-    {"uniform-sphere", check_uniform, ic::uniform_sphere, false},
-    {"cold-sphere", check_uniform, ic::cold_sphere, false},
-    {"plummer", check_plummer, ic::plummer, true},
-    {"hernquist", check_hernquist, ic::hernquist, true},
-    {"nfw", check_nfw, ic::nfw, true},
-    {"kepler", check_kepler, ic::kepler, true},
+    {"uniform-cube", check_one_body, ic::uniform_cube, false},
+    {"uniform-sphere", check_one_body, ic::uniform_sphere, false},
+    {"cold-sphere", check_one_body, ic::cold_sphere, false},
+    {"plummer", check_one_body, ic::plummer, true},
+    {"hernquist", check_one_body, ic::hernquist, true},
+    {"nfw", check_one_body, ic::nfw, true},
+    {"kepler", check_nothing, ic::kepler, true},
     {"figure-eight", check_nothing, ic::figure_eight, true},
     {"two-clusters", check_two_clusters, ic::two_clusters, true},
     {"disk", check_disk, ic::exponential_disk, true},
@@ -123,15 +99,30 @@ std::vector<std::string> model_names() {
   return names;
 }
 
+void validate(const ModelOptions& o) {
+  if (o.threads < 0) throw input_error("--threads", "must be >= 0", o.threads);
+  if (o.dim != 2 && o.dim != 3) throw input_error("--dim", "dimension must be 2 or 3", o.dim);
+  // Every parameter, whatever the model: a value no model could use is refused even where
+  // this model leaves it unused, so the command line can check each option as it is parsed.
+  if (!std::isfinite(o.G)) throw input_error("--G", "gravitational constant must be finite", o.G);
+  require_non_negative("radius", o.radius, "body radius");
+  require_positive("mass", o.mass, "total mass");
+  require_positive("size", o.size, "cube half-edge / sphere radius");
+  require_non_negative("velocity", o.velocity, "velocity range");
+  // !(a <= e < b) also rejects NaN.
+  if (!(o.e >= 0 && o.e < 1)) throw input_error("--e", "eccentricity must be in [0, 1)", o.e);
+  require_positive("a", o.a, "semi-major axis");
+  require_positive("separation", o.separation, "distance between the cluster centres");
+  require_non_negative("impact", o.impact, "impact parameter");
+  // A massless disk is allowed: test particles around a point mass.
+  require_non_negative("disk-mass", o.disk_mass, "disk mass");
+  require_positive("scale-length", o.scale_length, "disk scale length");
+  require_positive("rmax", o.rmax, "truncation radius (in units of the scale length a)");
+  require_positive("concentration", o.concentration, "concentration c = r_200 / r_s");
+}
+
 ParticleSystem generate(const ModelOptions& options) {
   const Model& model = find_model(options.model);
-  // Options every model uses.
-  if (options.threads < 0) {
-    throw Error(fmt::format("--threads {}: must be >= 0", options.threads));
-  }
-  if (options.dim != 2 && options.dim != 3) {
-    throw Error(fmt::format("--dim {}: dimension must be 2 or 3", options.dim));
-  }
   // The uniform models' velocities do not depend on G, so they also serve runs without
   // gravity (--G 0, --gravity none: granular and ballistic runs).
   if (model.uses_G) {
@@ -139,7 +130,7 @@ ParticleSystem generate(const ModelOptions& options) {
   } else {
     require_non_negative("G", options.G, "gravitational constant");
   }
-  require_non_negative("radius", options.radius, "body radius");
+  validate(options);
   model.check(options);
   ic::check_memory_for(options.n);
 

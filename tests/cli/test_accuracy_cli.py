@@ -91,7 +91,7 @@ class TestAccuracyErrors(unittest.TestCase):
         self.assert_fails("--gravity", "direct", "--model", "plummer", "-n", 100, "--theta", "inf", says="theta")
 
     def test_bad_opening_criterion(self):
-        self.assert_fails("--model", "plummer", "-n", 100, "--mac", "cubic", says="--mac cubic")
+        self.assert_fails("--model", "plummer", "-n", 100, "--mac", "cubic", says="--mac: unknown opening criterion (available: geometric, bmax, relative) (got cubic)")
         self.assert_fails("--model", "plummer", "-n", 100, "--mac", "relative", "--alpha", 0,
                           says="--alpha")
         self.assert_fails("--model", "plummer", "-n", 100, "--alpha", "nan", says="--alpha")

@@ -98,16 +98,17 @@ class TestConfigFile(CliTestCase):
 
     def test_wrong_type(self):
         config = self.write("run.toml", "model = \"plummer\"\n\nsteps = 0.5\n")
-        self.check_fails(["run", "--config", config], "run.toml:3: steps = 0.5: --steps expects a non-negative integer")
+        self.check_fails(["run", "--config", config], "run.toml:3: steps: expects a non-negative integer (got 0.5)")
         config = self.write("run.toml", "quadrupole = \"yes\"\n")
-        self.check_fails(["run", "--config", config], "run.toml:1:", "--quadrupole expects true or false")
+        self.check_fails(["run", "--config", config], "run.toml:1: quadrupole: expects true or false (got \"yes\")")
 
     def test_bad_value(self):
         config = self.write("run.toml", "model = \"plummer\"\nsteps = 3\ngravity = \"fast\"\n")
-        # The library's message, as on the command line and in Python, after the file and line.
-        self.check_fails(["run", "--config", config], "run.toml:3: --gravity fast: unknown gravity solver")
+        # The library's message, as on the command line and in Python, with the file, line and key.
+        self.check_fails(["run", "--config", config],
+                         "run.toml:3: gravity: unknown gravity solver (available: direct, tree, none) (got fast)")
         config = self.write("run.toml", "model = \"nosuchmodel\"\nsteps = 3\n")
-        self.check_fails(["run", "--config", config], "run.toml:1: model = \"nosuchmodel\"", "--model")
+        self.check_fails(["run", "--config", config], "run.toml:1: model: ", "nosuchmodel")
 
     def test_bad_syntax(self):
         config = self.write("run.toml", "model = \"plummer\"\nsteps = = 3\n")

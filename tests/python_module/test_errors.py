@@ -40,7 +40,7 @@ def test_bad_option_values_raise_value_errors_naming_the_option(sim, option, val
     assert sim.options == before  # nothing changed
     # generate() checks G for the model first, as `nbody run --model` does.
     if option == "G":
-        message = "--G nan: gravitational constant must be positive and finite"
+        message = "--G: gravitational constant must be positive and finite (got nan)"
     with pytest.raises(nbody.Error, match=re.escape(message)):
         nbody.generate("kepler", **{option: value})
 

@@ -410,34 +410,51 @@ TEST(InitialConditions, BadOptionsThrowNamingTheOption) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   expect_error({.model = "nope"}, "unknown model 'nope' (available: uniform-cube,");
-  expect_error({.model = "plummer", .n = 0}, "-n 0");
-  expect_error({.model = "two-clusters", .n = 1}, "-n 1");
-  expect_error({.model = "disk", .n = 1}, "-n 1");
-  expect_error({.model = "kepler", .e = 1.2}, "--e 1.2: eccentricity must be in [0, 1)");
-  expect_error({.model = "kepler", .e = 1.0}, "--e 1:");
-  expect_error({.model = "kepler", .e = -0.1}, "--e -0.1");
-  expect_error({.model = "kepler", .e = nan}, "--e nan");
-  expect_error({.model = "kepler", .a = 0}, "--a 0");
-  expect_error({.model = "uniform-cube", .size = -1}, "--size -1");
-  expect_error({.model = "cold-sphere", .mass = inf}, "--mass inf");
-  expect_error({.model = "uniform-sphere", .velocity = -1}, "--velocity -1");
-  expect_error({.model = "two-clusters", .separation = 0}, "--separation 0");
-  expect_error({.model = "two-clusters", .impact = -1}, "--impact -1");
-  expect_error({.model = "disk", .disk_mass = -1}, "--disk-mass -1");
-  expect_error({.model = "disk", .scale_length = 0}, "--scale-length 0");
-  expect_error({.model = "hernquist", .rmax = 0}, "--rmax 0: truncation radius");
-  expect_error({.model = "hernquist", .rmax = nan}, "--rmax nan");
-  expect_error({.model = "hernquist", .rmax = inf}, "--rmax inf");
-  expect_error({.model = "nfw", .concentration = -1}, "--concentration -1: concentration");
-  expect_error({.model = "nfw", .concentration = inf}, "--concentration inf");
-  expect_error({.model = "nfw", .n = 0}, "-n 0");
-  expect_error({.model = "hernquist", .G = 0}, "--G 0");
-  expect_error({.model = "plummer", .dim = 4}, "--dim 4");
-  expect_error({.model = "plummer", .G = 0}, "--G 0");
-  expect_error({.model = "uniform-cube", .G = -1}, "--G -1");
+  expect_error({.model = "plummer", .n = 0}, "-n: model 'plummer' needs at least 1 body (got 0)");
+  expect_error({.model = "two-clusters", .n = 1}, "-n: model 'two-clusters' needs at least 2");
+  expect_error({.model = "disk", .n = 1}, "(got 1)");
+  expect_error({.model = "kepler", .e = 1.2}, "--e: eccentricity must be in [0, 1) (got 1.2)");
+  expect_error({.model = "kepler", .e = 1.0}, "--e: eccentricity must be in [0, 1) (got 1)");
+  expect_error({.model = "kepler", .e = -0.1}, "(got -0.1)");
+  expect_error({.model = "kepler", .e = nan}, "--e: eccentricity must be in [0, 1) (got nan)");
+  expect_error({.model = "kepler", .a = 0},
+               "--a: semi-major axis must be positive and finite (got 0)");
+  expect_error({.model = "uniform-cube", .size = -1}, "--size: ");
+  expect_error({.model = "cold-sphere", .mass = inf},
+               "--mass: total mass must be positive and finite (got inf)");
+  expect_error({.model = "uniform-sphere", .velocity = -1},
+               "--velocity: velocity range must be non-negative and finite (got -1)");
+  expect_error({.model = "two-clusters", .separation = 0}, "--separation: ");
+  expect_error({.model = "two-clusters", .impact = -1},
+               "--impact: impact parameter must be non-negative and finite (got -1)");
+  expect_error({.model = "disk", .disk_mass = -1},
+               "--disk-mass: disk mass must be non-negative and finite (got -1)");
+  expect_error({.model = "disk", .scale_length = 0},
+               "--scale-length: disk scale length must be positive and finite (got 0)");
+  expect_error({.model = "hernquist", .rmax = 0}, "--rmax: truncation radius");
+  expect_error({.model = "hernquist", .rmax = nan}, "(got nan)");
+  expect_error({.model = "hernquist", .rmax = inf}, "(got inf)");
+  expect_error(
+      {.model = "nfw", .concentration = -1},
+      "--concentration: concentration c = r_200 / r_s must be positive and finite (got -1)");
+  expect_error({.model = "nfw", .concentration = inf}, "--concentration: ");
+  expect_error({.model = "nfw", .n = 0}, "-n: ");
+  expect_error({.model = "hernquist", .G = 0},
+               "--G: gravitational constant must be positive and finite (got 0)");
+  expect_error({.model = "plummer", .dim = 4}, "--dim: dimension must be 2 or 3 (got 4)");
+  expect_error({.model = "plummer", .G = 0}, "--G: ");
+  expect_error({.model = "uniform-cube", .G = -1},
+               "--G: gravitational constant must be non-negative and finite (got -1)");
+  expect_error({.model = "plummer", .threads = -1}, "--threads: must be >= 0 (got -1)");
   // Runs without gravity (--G 0) take the models whose velocities do not use G.
   EXPECT_EQ(generate({.model = "uniform-cube", .n = 10, .G = 0, .velocity = 1}).size(), 10u);
-  expect_error({.model = "plummer", .radius = -1}, "--radius -1");
+  expect_error({.model = "plummer", .radius = -1},
+               "--radius: body radius must be non-negative and finite (got -1)");
+  // Every parameter is checked whatever the model (the command line checks each option as it
+  // is parsed, before the model is known): a value no model could use is an error.
+  expect_error({.model = "plummer", .e = 1.5}, "--e: eccentricity must be in [0, 1) (got 1.5)");
+  expect_error({.model = "kepler", .rmax = nan}, "--rmax: ");
+  EXPECT_NO_THROW(validate(ModelOptions{}));
   // Models with a fixed body count ignore n.
   EXPECT_EQ(generate({.model = "kepler", .n = 0}).size(), 2u);
   EXPECT_EQ(generate({.model = "figure-eight", .n = 0}).size(), 3u);

@@ -1,12 +1,19 @@
 // The option checks the command line and the Python module share (validate(), parse_*(),
-// check_time_step, steps_to_reach): each bad value throws nbody::Error naming the option.
+// check_time_step, steps_to_reach): each bad value throws nbody::Error naming the option; and
+// the command line's own checks of every option (cli/option_checks.hpp).
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numbers>
 #include <string>
+#include <vector>
 
+#include "cli/option_checks.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
@@ -135,6 +142,122 @@ TEST(RunOptions, CollisionModelNames) {
     EXPECT_EQ(to_string(parse_collision_model(name)), name);
   EXPECT_EQ(message_of([] { (void)parse_collision_model("stick"); }),
             "--collisions stick: unknown collision model (available: none, bounce, merge)");
+}
+
+// ---- The command line's own checks (cli/option_checks.hpp): one type check per option,
+// ---- attached to every option of every subcommand, and nbody's range checks. -----------
+
+struct MiniCommand {
+  CLI::App app{"option checks", "nbody"};
+  CLI::App* cmd = app.add_subcommand("run", "Run");
+  CLI::App* nested = cmd->add_subcommand("deeper", "A subcommand of a subcommand");
+  std::uint64_t steps = 0;
+  int threads = 0;
+  double t_end = 0;
+  std::string output;
+  std::uint64_t deep = 0;
+
+  MiniCommand() {
+    cmd->add_option("--steps", steps);
+    cmd->add_option("--threads", threads)->check(cli::whole_at_least(0));
+    cmd->add_option("--t-end", t_end)->check(cli::non_negative_number());
+    cmd->add_option("-o,--output", output);
+    nested->add_option("--deep", deep);
+    cli::check_every_option(app);
+  }
+
+  /// The message of the error parsing `line` throws, as nbody prints it ("" when none).
+  std::string error_of(const std::string& line) {
+    try {
+      app.parse(line);
+    } catch (const CLI::Error& e) {
+      return cli::failure_message(&app, e);
+    }
+    return "";
+  }
+  /// The same for arguments as given (an empty one stays: a line cannot hold it).
+  std::string error_of(std::vector<std::string> args) {
+    std::reverse(args.begin(), args.end());  // CLI11 takes the last argument first
+    try {
+      app.parse(args);
+    } catch (const CLI::Error& e) {
+      return cli::failure_message(&app, e);
+    }
+    return "";
+  }
+};
+
+TEST(CommandLineChecks, InvalidCountsAreRefusedNotWrapped) {
+  EXPECT_EQ(MiniCommand().error_of("run --steps -1"),
+            "nbody: error: --steps: must be a whole number >= 0 (got -1)\n");
+  EXPECT_EQ(MiniCommand().error_of("run --steps 1.5"),
+            "nbody: error: --steps: must be a whole number >= 0 (got 1.5)\n");
+  EXPECT_EQ(MiniCommand().error_of("run --steps 18446744073709551616"),
+            "nbody: error: --steps: must be a whole number from 0 to 18446744073709551615 (got "
+            "18446744073709551616)\n");
+  EXPECT_EQ(MiniCommand().error_of("run --threads 2147483648"),
+            "nbody: error: --threads: must be a whole number from -2147483648 to 2147483647 (got "
+            "2147483648)\n");
+  EXPECT_EQ(MiniCommand().error_of("run --threads -2"),
+            "nbody: error: --threads: must be a whole number >= 0 (got -2)\n");
+  EXPECT_EQ(MiniCommand().error_of("run deeper --deep -1"),
+            "nbody: error: --deep: must be a whole number >= 0 (got -1)\n");
+}
+
+TEST(CommandLineChecks, WholeNumbersAreReadAsDecimal) {
+  MiniCommand c;
+  c.app.parse("run --steps 010 --threads +3");
+  EXPECT_EQ(c.steps, 10u);  // CLI11 alone reads 010 as octal 8
+  EXPECT_EQ(c.threads, 3);
+  MiniCommand d;
+  d.app.parse("run --steps 1e6 --t-end 0");
+  EXPECT_EQ(d.steps, 1000000u);
+  MiniCommand e;
+  e.app.parse("run --steps 18446744073709551615");
+  EXPECT_EQ(e.steps, std::numeric_limits<std::uint64_t>::max());
+}
+
+TEST(CommandLineChecks, InvalidNumbersAndEmptyTextAreRefused) {
+  EXPECT_EQ(MiniCommand().error_of("run --t-end inf"),
+            "nbody: error: --t-end: must be a finite number (got inf)\n");
+  EXPECT_EQ(MiniCommand().error_of("run --t-end 1e400"),
+            "nbody: error: --t-end: must be a finite number (got 1e400)\n");
+  EXPECT_EQ(MiniCommand().error_of("run --t-end -1"),
+            "nbody: error: --t-end: must be a number >= 0 (got -1)\n");
+  EXPECT_EQ(MiniCommand().error_of({"run", "-o", ""}),
+            "nbody: error: --output: must not be empty (got '')\n");
+  EXPECT_EQ(MiniCommand().error_of("run -o a\x1b[31m"),
+            "nbody: error: --output: must not contain control characters (got a\\x1b[31m)\n");
+}
+
+TEST(CommandLineChecks, WrongOptionsOfCli11ComeOutInNbodysStyle) {
+  const std::string unknown = MiniCommand().error_of("run --nope");
+  EXPECT_EQ(unknown.rfind("nbody: error: ", 0), 0u) << unknown;
+  EXPECT_NE(unknown.find("--nope"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("--help"), std::string::npos) << unknown;
+}
+
+TEST(CommandLineChecks, RangeChecksSayTheRangeInFewDigits) {
+  CLI::App app{"ranges", "nbody"};
+  double x = 0, f = 0.5;
+  int w = 16;
+  app.add_option("--x", x)->check(cli::number_in(-90.0, 90.0));
+  app.add_option("--f", f)->check(cli::number_between(0.0, 1.0));
+  app.add_option("--w", w)->check(cli::whole_in(16, 16384));
+  cli::check_every_option(app);
+  const auto error_of = [&](const std::string& line) {
+    try {
+      app.parse(line);
+    } catch (const CLI::Error& e) {
+      return cli::failure_message(&app, e);
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of("--x 91"), "nbody: error: --x: must be a number from -90 to 90 (got 91)\n");
+  EXPECT_EQ(error_of("--f 1"), "nbody: error: --f: must be a number > 0 and < 1 (got 1)\n");
+  EXPECT_EQ(error_of("--w 8"),
+            "nbody: error: --w: must be a whole number from 16 to 16384 (got 8)\n");
+  EXPECT_EQ(error_of("--x 90 --f 0.25 --w 16384"), "");
 }
 
 }  // namespace

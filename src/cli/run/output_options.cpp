@@ -1,5 +1,6 @@
 #include <CLI/CLI.hpp>
 
+#include "cli/option_checks.hpp"
 #include "cli/run/output_options.hpp"
 
 namespace nbody::cli {
@@ -17,15 +18,15 @@ void add_output_options(CLI::App* app, OutputOptions& o) {
              "--snapshot-dt", o.snapshot_dt,
              "Write a snapshot at the start and at the first step at or after every multiple of T "
              "of simulated time")
-          ->check(CLI::PositiveNumber);
+          ->check(positive_number());
   every->excludes(dt);
   app->add_option("--snapshot-precision", o.snapshot_precision,
                   "Snapshot arithmetic: float (float32) or double")
-      ->check(CLI::IsMember({"float", "double"}))
+      ->check(one_of({"float", "double"}))
       ->capture_default_str();
   app->add_option("--snapshot-fields", o.snapshot_fields,
                   "Extra snapshot datasets: radius, acceleration, potential (O(N^2) on the CPU)")
-      ->check(CLI::IsMember({"radius", "acceleration", "potential"}))
+      ->check(one_of({"radius", "acceleration", "potential"}))
       ->delimiter(',');
   app->add_option("--stats-every", o.stats_every,
                   "Append time, energies, |dE/E|, momentum and angular momentum to DIR/energy.csv "
@@ -34,10 +35,10 @@ void add_output_options(CLI::App* app, OutputOptions& o) {
                   "Write DIR/checkpoint_<step>.h5 every K steps");
   app->add_option("--checkpoint-every-minutes", o.checkpoint_every_minutes,
                   "Write a checkpoint every M minutes of wall-clock time")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app->add_option("--checkpoint-keep", o.checkpoint_keep,
                   "How many checkpoints to keep (older ones are removed)")
-      ->check(CLI::Range(1u, 1000000u))
+      ->check(whole_in(1, 1000000))
       ->capture_default_str();
   app->add_option(
       "--restart", o.restart,
