@@ -7,6 +7,7 @@
 
 #include "cli/run/run_files.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody::cli {
 
@@ -65,7 +66,7 @@ void warn_changed_parameters(const std::string& before, const std::string& now) 
                "nbody: warning: --restart: {} is {} now but was {} in the checkpoint's run; the "
                "result will not "
                "match an uninterrupted run\n",
-               key, n->second, o->second);
+               key, printable(n->second), printable(o->second));
   }
 }
 
