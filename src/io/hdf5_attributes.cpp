@@ -149,7 +149,11 @@ std::string Group::read_attribute_string(const std::string& name) const {
   if (H5Tget_class(type.get()) != H5T_STRING) fail(fmt::format("{} is not a string", where(name)));
   if (attribute_size(name) != 1) fail(fmt::format("{} is not a single string", where(name)));
   const H5T_cset_t cset = H5Tget_cset(type.get());
-  if (H5Tis_variable_str(type.get()) > 0) {
+  const htri_t variable = H5Tis_variable_str(type.get());
+  if (cset < 0 || variable < 0) {
+    fail(fmt::format("{}: cannot read its string type {}", where(name), kCorrupt));
+  }
+  if (variable > 0) {
     const Handle memory = string_type(true, 0, cset);
     char* text = nullptr;
     if (H5Aread(attr.get(), memory.get(), &text) < 0) {

@@ -176,14 +176,26 @@ bool Group::has_attribute(const std::string& name) const {
 
 void Group::check_object(const std::string& name) const {
   if (source_.empty()) return;
+#if H5_VERSION_GE(1, 12, 0)
+  H5L_info2_t info{};
+  const bool ok = H5Lget_info2(handle_.get(), name.c_str(), &info, H5P_DEFAULT) >= 0;
+#else
   H5L_info_t info{};
-  if (H5Lget_info(handle_.get(), name.c_str(), &info, H5P_DEFAULT) < 0) {
-    fail(fmt::format("{}: cannot read its link {}", where(name), kCorrupt));
-  }
+  const bool ok = H5Lget_info(handle_.get(), name.c_str(), &info, H5P_DEFAULT) >= 0;
+#endif
+  if (!ok) fail(fmt::format("{}: cannot read its link {}", where(name), kCorrupt));
   if (info.type != H5L_TYPE_HARD) {
     fail(fmt::format("{}: is a soft or external link (not supported)", where(name)));
   }
-  check_header(file_id_, source_, info.u.address, where(name), *this);
+#if H5_VERSION_GE(1, 12, 0)
+  haddr_t address = HADDR_UNDEF;
+  if (H5VLnative_token_to_addr(file_id_, info.u.token, &address) < 0) {
+    fail(fmt::format("{}: cannot read its link {}", where(name), kCorrupt));
+  }
+#else
+  const haddr_t address = info.u.address;
+#endif
+  check_header(file_id_, source_, address, where(name), *this);
 }
 
 Group Group::create_group(const std::string& name) {
@@ -218,11 +230,21 @@ File::File(Handle file, const std::string& name, const std::string& source)
   if (!root_.handle_.valid()) root_.fail(fmt::format("cannot open its root group {}", kCorrupt));
   if (source.empty()) return;
   check_superblock(file_.get(), source, root_);
+  haddr_t address = HADDR_UNDEF;
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info{};
+  if (H5Oget_info3(root_.handle_.get(), &info, H5O_INFO_BASIC) < 0 ||
+      H5VLnative_token_to_addr(file_.get(), info.token, &address) < 0) {
+    root_.fail(fmt::format("cannot read its root group {}", kCorrupt));
+  }
+#else
   H5O_info_t info{};
   if (H5Oget_info2(root_.handle_.get(), &info, H5O_INFO_BASIC) < 0) {
     root_.fail(fmt::format("cannot read its root group {}", kCorrupt));
   }
-  check_header(file_.get(), source, info.addr, "/", root_);
+  address = info.addr;
+#endif
+  check_header(file_.get(), source, address, "/", root_);
 }
 
 File File::create(const std::filesystem::path& path, const std::string& name) {

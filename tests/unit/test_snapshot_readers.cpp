@@ -270,17 +270,34 @@ TEST_F(SnapshotReaderTest, BadFilesNameTheDatasetOrAttribute) {
   }
 }
 
+/// A copy of checkpoint `good` damaged through the HDF5 API, and the message it must give.
+struct Damage {
+  const char* name;
+  std::function<void(hid_t checkpoint_group)> damage;
+  std::string expected;
+};
+
+void expect_refused(const fs::path& good, const std::vector<Damage>& cases) {
+  for (const Damage& c : cases) {
+    const fs::path p = good.parent_path() / (std::string(c.name) + ".h5");
+    fs::copy_file(good, p);
+    const hid_t file = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t group = H5Gopen2(file, "Checkpoint", H5P_DEFAULT);
+    c.damage(group);
+    H5Gclose(group);
+    H5Fclose(file);
+    EXPECT_THAT(error_of([&] { (void)read_checkpoint(p); }),
+                HasSubstr(p.string() + ": " + c.expected))
+        << c.name;
+  }
+}
+
 TEST_F(SnapshotReaderTest, CheckpointReaderNamesWhatIsMissingOrInconsistent) {
   CheckpointState state;
   state.particles = test::random_system(4, 1);
   const fs::path good = dir_ / "good.h5";
   write_checkpoint(good, state);
-  struct Case {
-    const char* name;
-    std::function<void(hid_t checkpoint_group)> damage;
-    std::string expected;
-  };
-  const std::vector<Case> cases{
+  const std::vector<Damage> cases{
       {"nostep", [](hid_t g) { H5Adelete(g, "step"); }, "/Checkpoint/step is missing"},
       {"noparameters", [](hid_t g) { H5Adelete(g, "parameters"); },
        "/Checkpoint/parameters is missing"},
@@ -305,18 +322,7 @@ TEST_F(SnapshotReaderTest, CheckpointReaderNamesWhatIsMissingOrInconsistent) {
        },
        "/Checkpoint/format_version is 2; this nbody reads version 1"},
   };
-  for (const Case& c : cases) {
-    const fs::path p = dir_ / (std::string(c.name) + ".h5");
-    fs::copy_file(good, p);
-    const hid_t file = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    const hid_t group = H5Gopen2(file, "Checkpoint", H5P_DEFAULT);
-    c.damage(group);
-    H5Gclose(group);
-    H5Fclose(file);
-    EXPECT_THAT(error_of([&] { (void)read_checkpoint(p); }),
-                HasSubstr(p.string() + ": " + c.expected))
-        << c.name;
-  }
+  expect_refused(good, cases);
 }
 
 /// Overwrites element `index` of the float64 dataset `name` of group g.
@@ -327,24 +333,20 @@ void set_element(hid_t g, const char* name, std::size_t index, double value) {
   H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
   values.at(index) = value;
   H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
-  H5Sclose(space);
-  H5Dclose(set);
+  H5Sclose(space), H5Dclose(set);
 }
 
-/// Replaces the attribute `name` of group g by a float64 one (an integer attribute would
-/// round 2.5 to 2).
+/// Replaces attribute `name` of g by a float64 one (an integer one would round 2.5 to 2).
 void set_attribute(hid_t g, const char* name, double value) {
   H5Adelete(g, name);
   const hid_t space = H5Screate(H5S_SCALAR);
   const hid_t attr = H5Acreate2(g, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
   H5Awrite(attr, H5T_NATIVE_DOUBLE, &value);
-  H5Aclose(attr);
-  H5Sclose(space);
+  H5Aclose(attr), H5Sclose(space);
 }
 
 TEST_F(SnapshotReaderTest, CheckpointReaderRefusesWhatNoRunHolds) {
-  // What `nbody run --restart` would otherwise run on (issue 32): each value named with
-  // its file, dataset and index.
+  // What `nbody run --restart` would otherwise run on (issue 32), named to the index.
   CheckpointState state;
   state.particles = test::random_system(4, 1);
   state.particles.assign_sequential_ids();
@@ -355,12 +357,7 @@ TEST_F(SnapshotReaderTest, CheckpointReaderRefusesWhatNoRunHolds) {
   ASSERT_EQ(read_checkpoint(good).integrator.values.size(), 48U * 4);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  struct Case {
-    const char* name;
-    std::function<void(hid_t checkpoint_group)> damage;
-    std::string expected;
-  };
-  const std::vector<Case> cases{
+  const std::vector<Damage> cases{
       {"nanx", [nan](hid_t g) { set_element(g, "x", 2, nan); },
        "/Checkpoint/x[2]: must be finite (got nan)"},
       {"infvz", [inf](hid_t g) { set_element(g, "vz", 0, -inf); },
@@ -394,18 +391,7 @@ TEST_F(SnapshotReaderTest, CheckpointReaderRefusesWhatNoRunHolds) {
       {"version", [nan](hid_t g) { set_attribute(g, "format_version", nan); },
        "/Checkpoint/format_version is nan; this nbody reads version 1"},
   };
-  for (const Case& c : cases) {
-    const fs::path p = dir_ / (std::string(c.name) + ".h5");
-    fs::copy_file(good, p);
-    const hid_t file = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    const hid_t group = H5Gopen2(file, "Checkpoint", H5P_DEFAULT);
-    c.damage(group);
-    H5Gclose(group);
-    H5Fclose(file);
-    EXPECT_THAT(error_of([&] { (void)read_checkpoint(p); }),
-                HasSubstr(p.string() + ": " + c.expected))
-        << c.name;
-  }
+  expect_refused(good, cases);
 }
 
 }  // namespace
