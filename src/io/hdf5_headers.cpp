@@ -85,6 +85,9 @@ class HeaderWalk {
           attribute(p, size);
         }
       }
+      // Messages fill a version-1 chunk exactly (gaps are null messages): a length off by a
+      // few bytes is a corrupt size field.
+      if (pos != length) bad_(fmt::format("a header chunk has {} stray bytes", length - pos));
     }
     if (seen != messages)
       bad_(fmt::format("its header holds {} messages, says {}", seen, messages));
