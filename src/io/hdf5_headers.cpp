@@ -120,6 +120,11 @@ class HeaderWalk {
       const std::uint64_t extent = little(p + header + std::uint64_t{d} * ss_, ss_);
       if (extent != 0 && n > UINT64_MAX / extent) bad_(what + " has more elements than 2^64");
       n *= extent;
+      if ((flags & 1) != 0) {  // a maximum extent follows the extents: all ones is unlimited
+        const std::uint64_t most = little(p + header + std::uint64_t{rank + d} * ss_, ss_);
+        const std::uint64_t unlimited = ss_ >= 8 ? UINT64_MAX : (std::uint64_t{1} << 8 * ss_) - 1;
+        if (most != unlimited && most < extent) bad_(what + " is larger than its maximum");
+      }
     }
     return n;
   }
