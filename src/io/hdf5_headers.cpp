@@ -150,7 +150,9 @@ class HeaderWalk {
         const unsigned sign = p[2];
         const unsigned exp_pos = p[12], exp_bits = p[13], man_pos = p[14], man_bits = p[15];
         if (sign >= precision || exp_bits < 1 || man_bits < 1 || exp_pos + exp_bits > precision ||
-            man_pos + man_bits > precision) {
+            man_pos + man_bits > precision || (sign >= man_pos && sign < man_pos + man_bits) ||
+            (sign >= exp_pos && sign < exp_pos + exp_bits) ||
+            (exp_pos < man_pos + man_bits && man_pos < exp_pos + exp_bits)) {
           bad_(what + " has impossible floating-point fields");
         }
       }
