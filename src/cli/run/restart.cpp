@@ -73,14 +73,22 @@ void warn_changed_parameters(const std::string& before, const std::string& now) 
 std::optional<fs::path> restart_file(const std::string& restart, const fs::path& output_dir) {
   if (restart.empty()) return std::nullopt;
   if (restart == "latest") return latest_checkpoint(output_dir);
-  if (fs::is_directory(restart)) {
+  // status with an error code: a name too long or a folder without permission is a
+  // message, not an exception from std::filesystem.
+  std::error_code ec;
+  const fs::file_status status = fs::status(restart, ec);
+  if (fs::is_directory(status)) {
     auto found = latest_checkpoint(restart);
-    if (!found)
-      throw Error(fmt::format("--restart {}: no checkpoint_* file in this folder", restart));
+    if (!found) throw input_error("--restart", "no checkpoint_* file in this folder", restart);
     return found;
   }
-  if (!fs::exists(restart))
-    throw Error(fmt::format("--restart {}: no such file or folder", restart));
+  if (!fs::exists(status)) {
+    throw input_error("--restart",
+                      ec && ec != std::errc::no_such_file_or_directory
+                          ? "cannot read it (" + ec.message() + ")"
+                          : std::string("no such file or folder"),
+                      restart);
+  }
   return fs::path(restart);
 }
 
