@@ -188,6 +188,17 @@ class TestEditedCheckpoints(CorruptCase):
                 edit(f)
             self.restart_refuses(path, f"{path}: {message}")
 
+    def test_corrupt_parameters_heap_is_refused_at_restart(self):
+        # The used parameters are a variable-length string in a global heap collection:
+        # libhdf5 1.10 read a corrupt one with a segfault in H5HG_read.
+        good = self.checkpoint()
+        data = good.read_bytes()
+        heap = data.index(b"GCOL")
+        for name, offset, value, problem in (("index", heap + 16, b"\x07", "its value is not in its heap"),
+                                             ("size", heap + 31, b"\x7f", "its value's heap is corrupt")):
+            bad = self.mutate(good, f"{name}.h5", {offset: value})
+            self.restart_refuses(bad, f"{bad}: /Checkpoint: attribute '", problem)
+
     def test_edited_ias15_state_is_refused_at_restart(self):
         good = self.checkpoint("--integrator", "ias15")
         path = self.dir / "ias15.h5"
