@@ -108,7 +108,7 @@ void Group::check_readable(const std::string& name, hid_t set, bool allow_float)
   check_memory(where(name), count, 8, *this);
   const Handle plist(H5Dget_create_plist(set), H5Pclose);
   if (plist.valid() && H5Pget_layout(plist.get()) == H5D_CONTIGUOUS && !source_.empty()) {
-    haddr_t offset = H5Dget_offset(set);
+    const haddr_t offset = H5Dget_offset(set);
     const std::size_t element = H5Tget_size(type.get());
     std::error_code ec;
     const std::uintmax_t file_bytes = std::filesystem::file_size(source_, ec);

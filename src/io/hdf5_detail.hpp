@@ -25,9 +25,9 @@ Handle untimed(hid_t property_class);
 /// right after the failing call: the next library call clears the stack.
 std::string library_reason();
 
-/// Throws (naming `what` in `group`'s file) unless `type` is a number we can read exactly: an
-/// IEEE float32/float64 (either byte order) or, with `integer` also allowed, a standard 8- to
-/// 64-bit integer. A corrupt datatype would otherwise be "converted" into zeros or garbage.
+/// Throws (naming `what` in `group`'s file) unless `type` is a number we can read exactly: a
+/// standard 8- to 64-bit integer or, with `allow_float`, an IEEE float32/float64 (either byte
+/// order). A corrupt datatype would otherwise be "converted" into zeros or garbage.
 void check_number_type(hid_t type, const std::string& what, const Group& group, bool allow_float);
 
 /// Throws "WHAT: COUNT values need N bytes of memory, more than this machine has" before
