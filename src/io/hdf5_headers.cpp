@@ -72,9 +72,16 @@ class HeaderWalk {
         pos += size;
         // Types above 0x18 are not in the format; libhdf5 1.10 skips them, so a corrupted
         // type byte would make an attribute (say /Header/Dimension) silently absent.
-        if (type > 0x18) bad_(fmt::format("header message {} has type {:#x}", seen, type));
-        if ((flags & 0x02) != 0) continue;  // a shared message: the data is elsewhere
-        if (type == 0x10) {                 // continuation
+        if (type > 0x18) bad_(fmt::format("header message {} has type {:#x}", seen - 1, type));
+        if ((flags & 0x02) != 0) {  // a shared message: the data is elsewhere
+          // Only these classes can be shared (dataspace, datatype, fill value, filters,
+          // attribute); libhdf5 1.10 would decode any other as a reference.
+          if (type != 0x01 && type != 0x03 && type != 0x05 && type != 0x0b && type != 0x0c) {
+            bad_(fmt::format("header message {} of type {:#x} is flagged shared", seen - 1, type));
+          }
+          continue;
+        }
+        if (type == 0x10) {  // continuation
           if (size < sa_ + ss_) bad_("a short continuation message");
           chunks.emplace_back(base_ + little(p, sa_), little(p + sa_, ss_));
         } else if (type == 0x01) {
