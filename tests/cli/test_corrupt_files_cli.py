@@ -109,6 +109,30 @@ class TestCorruptHeaderMessages(CorruptCase):
         self.refused(["info", bad], f"{bad}: the superblock's status flags are 0xff00")
 
 
+class TestValidVariants(CorruptCase):
+    def test_files_h5py_writes_in_other_layouts_still_read(self):
+        # What the header checks must not refuse: version-2 headers (libver latest), a user
+        # block, chunked and compressed datasets, string attributes of both kinds.
+        np = self.np
+        for name, options, chunked in (("latest.hdf5", {"libver": "latest"}, False),
+                                       ("userblock.hdf5", {"userblock_size": 512}, False),
+                                       ("chunked.hdf5", {}, True)):
+            path = self.dir / name
+            with self.h5py.File(path, "w", **options) as f:
+                h = f.create_group("Header")
+                h.attrs["NumPart_ThisFile"] = np.array([0, 3, 0, 0, 0, 0], dtype=np.uint32)
+                h.attrs["Time"] = 0.5
+                h.attrs["Comment"] = "a variable-length string"
+                h.attrs["Fixed"] = np.bytes_("fixed")
+                g = f.create_group("PartType1")
+                extra = {"chunks": True, "compression": "gzip"} if chunked else {}
+                g.create_dataset("Coordinates", data=np.arange(9.0).reshape(3, 3), **extra)
+                g.create_dataset("Velocities", data=np.zeros((3, 3), dtype=np.float32), **extra)
+                g.create_dataset("Masses", data=np.ones(3), **extra)
+                g.create_dataset("ParticleIDs", data=np.array([1, 2, 3], dtype=np.int32), **extra)
+            self.assertIn('"n": 3', nbody("info", path, "--json").stdout, name)
+
+
 class TestBadValues(CorruptCase):
     def edit(self, name, change):
         path = self.snapshot(name)
