@@ -3,7 +3,8 @@ checkpoint) with nbody, mutates its bytes at many offsets, runs `nbody info FILE
 `nbody run --restart FILE`) on each mutant and reports every one that
 
   - exits with a code other than 0 or 1, or by a signal (a crash, an abort),
-  - prints a sanitizer report (AddressSanitizer, UndefinedBehaviorSanitizer, LeakSanitizer),
+  - prints a sanitizer report (AddressSanitizer, UndefinedBehaviorSanitizer, LeakSanitizer;
+    not a leak whose every allocation is libhdf5's own),
   - prints "internal error" (an exception that is not a clear message),
   - runs past the timeout (a hang),
   - is accepted (exit 0) although h5py cannot read every attribute and dataset of it.
@@ -25,6 +26,16 @@ import tempfile
 from pathlib import Path
 
 SANITIZER_WORDS = ("AddressSanitizer", "runtime error:", "LeakSanitizer", "UndefinedBehaviorSanitizer")
+
+
+def libhdf5_leak_only(stderr):
+    """True for a LeakSanitizer report whose allocations are all libhdf5's own (libhdf5 1.10
+    leaks 424 bytes when H5Fopen fails on some corrupt superblocks, with or without nbody)."""
+    if "LeakSanitizer" not in stderr or "AddressSanitizer: " in stderr.replace(
+            "SUMMARY: AddressSanitizer: ", ""):
+        return False
+    frames = [ln for ln in stderr.splitlines() if ln.strip().startswith("#")]
+    return bool(frames) and all("libhdf5" in ln or "libsanitizer" in ln for ln in frames)
 
 
 def h5py_reads(path):
@@ -71,7 +82,7 @@ def check(args, workdir, offset, label, blob):
     problem = None
     if proc.returncode not in (0, 1):
         problem = f"exit {proc.returncode}"
-    elif any(w in proc.stderr for w in SANITIZER_WORDS):
+    elif any(w in proc.stderr for w in SANITIZER_WORDS) and not libhdf5_leak_only(proc.stderr):
         problem = "sanitizer report"
     elif "internal error" in proc.stderr:
         problem = "internal error"
