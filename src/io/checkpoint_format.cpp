@@ -197,6 +197,10 @@ CheckpointState read_checkpoint(const fs::path& path) {
     root.fail("/Checkpoint is missing (not an nbody checkpoint; a snapshot is read with -i)");
   }
   const hdf5::Group group = root.open_group(kGroup);
+  if (const std::string format = group.read_attribute_string("format");
+      format != "nbody checkpoint") {
+    group.refuse(group.where("format"), "must be \"nbody checkpoint\"", format);
+  }
   const double version = group.read_attribute_double("format_version");
   if (version != kFormatVersion) {
     group.fail(fmt::format("{} is {}; this nbody reads version {}", group.where("format_version"),

@@ -204,6 +204,8 @@ class TestEditedCheckpoints(CorruptCase):
              "/Checkpoint/id[7]: is used twice (also by body 3)"),
             ("time", lambda f: f["Checkpoint"].attrs.__setitem__("time", nan),
              "/Checkpoint/time: must be finite (got nan)"),
+            ("format", lambda f: f["Checkpoint"].attrs.__setitem__("format", "other\x1b[31m"),
+             '/Checkpoint/format: must be "nbody checkpoint" (got other\\x1b[31m)'),
         ]
         for name, edit, message in edits:
             path = self.dir / f"{name}.h5"
