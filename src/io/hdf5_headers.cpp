@@ -12,6 +12,7 @@
 // verifies, so only version 1 (the default of libhdf5, h5py and GADGET) is walked here.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <filesystem>
@@ -81,6 +82,7 @@ class HeaderWalk {
           }
           continue;
         }
+        plausible(type, p, size, seen - 1);
         if (type == 0x10) {  // continuation
           if (size < sa_ + ss_) bad_("a short continuation message");
           chunks.emplace_back(base_ + little(p, sa_), little(p + sa_, ss_));
@@ -107,6 +109,29 @@ class HeaderWalk {
     in_.seekg(static_cast<std::streamoff>(offset));
     in_.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(bytes));
     return static_cast<std::uint64_t>(in_.gcount()) == bytes;
+  }
+
+  /// One flipped bit turns an attribute message (0x0c) into a fill value (0x04), a layout
+  /// (0x08), a comment (0x0d) or a modification time (0x0e), which libhdf5 1.10 skips: the
+  /// attribute would be silently absent (a 2-D snapshot read as 3-D). Their contents tell.
+  void plausible(unsigned type, const unsigned char* p, std::uint64_t size, std::uint64_t index) {
+    bool ok = true;
+    if (type == 0x04) {
+      ok = size >= 4 && little(p, 4) <= size - 4;
+    } else if (type == 0x08) {
+      ok = size >= 2 && (p[0] == 1 || p[0] == 2 ? p[1] >= 1 && p[1] <= 33 && size >= 3 && p[2] <= 2
+                         : p[0] == 3 || p[0] == 4 ? p[1] <= 3
+                                                  : false);
+    } else if (type == 0x0d) {
+      const auto* end = static_cast<const unsigned char*>(std::memchr(p, 0, size));
+      ok = end != nullptr && std::all_of(p, end, [](unsigned char c) { return c >= 0x20; });
+    } else if (type == 0x0e) {
+      ok = size >= 14 &&
+           std::all_of(p, p + 14, [](unsigned char c) { return c >= '0' && c <= '9'; });
+    } else if (type == 0x12) {
+      ok = size >= 8 && p[0] == 1;
+    }
+    if (!ok) bad_(fmt::format("header message {} (type {:#x}) is not one", index, type));
   }
 
   /// The number of elements, or a throw.

@@ -90,6 +90,11 @@ class TestCorruptHeaderMessages(CorruptCase):
         # unknown type, so the snapshot was read as 3-D (h5py refuses the file).
         bad = self.mutate(good, "type.hdf5", {at - 8: b"\xf3\xff"})
         self.refused(["info", bad], f"{bad}: /Header: header message", "has type 0xfff3")
+        # One flipped bit makes it a fill value, layout, comment or modification time.
+        for bit in (1, 2, 4, 8):
+            bad = self.mutate(good, f"bit{bit}.hdf5", {at - 8: bytes([0x0C ^ bit])})
+            self.refused(["info", bad], f"{bad}: /Header: header message",
+                         f"(type {0x0C ^ bit:#x}) is not one")
 
     def test_corrupt_dataset_datatype_is_refused_not_read_as_zeros(self):
         good = self.snapshot()
