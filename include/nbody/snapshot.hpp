@@ -13,8 +13,13 @@
 // Every writer here writes a temporary file beside the target and renames it into place,
 // so a reader (or a run killed with -9 mid-write) sees the old file or the whole new one.
 // Every reader throws nbody::Error naming the file and the group, dataset or attribute at
-// fault for a missing, truncated or corrupt file; the HDF5 library's own error stack
-// printing is switched off.
+// fault for a missing, truncated or corrupt file ("FILE: /PartType1/Masses[17]: must be
+// finite and > 0 (got 0)"); the HDF5 library's own error stack printing is switched off.
+// What enters is checked where it enters: each object's header in the file's bytes before
+// libhdf5 decodes it, datatypes (IEEE floats, standard integers), shapes, counts against
+// the extents and the machine's memory before anything is allocated, then every value.
+// A failed write says why ("No space left on device"), keeps the old file and leaves no
+// temporary.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -53,7 +58,9 @@ void write_snapshot(const std::filesystem::path& path, const ParticleSystem& ps,
 /// Masses or, when a type has none, from Header/MassTable; radii from Radii (else 0);
 /// ids from ParticleIDs (else 1..N); the time from Header/Time; dim from Header/Dimension
 /// (else 3). Float32 and float64 datasets are both accepted. Multi-file snapshots
-/// (NumFilesPerSnapshot > 1) are refused with a message saying so.
+/// (NumFilesPerSnapshot > 1) are refused with a message saying so, and so are snapshots
+/// without bodies, masses that are not finite and > 0, positions and velocities that are
+/// not finite, counts that are not integers, and repeated ids.
 [[nodiscard]] ParticleSystem read_snapshot(const std::filesystem::path& path);
 
 /// True when the file starts with the HDF5 signature (used to pick the reader for `-i`).
@@ -77,7 +84,8 @@ struct CheckpointState {
 /// the scalars as attributes), atomically.
 void write_checkpoint(const std::filesystem::path& path, const CheckpointState& state);
 /// Reads a checkpoint written by write_checkpoint; throws nbody::Error naming the file and
-/// what is missing or malformed.
+/// what is missing or malformed, or a value no run holds (a NaN position, a mass of 0, a
+/// repeated id, a NaN time, a NaN in IAS15's state).
 [[nodiscard]] CheckpointState read_checkpoint(const std::filesystem::path& path);
 
 /// The atomic-replace pattern for writers that need a path (HDF5) rather than a stream:

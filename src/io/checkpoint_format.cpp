@@ -6,9 +6,12 @@
 #include <fmt/ranges.h>
 
 #include <array>
+#include <cmath>
 #include <initializer_list>
 #include <string>
+#include <unordered_map>
 
+#include "io/hdf5_detail.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/snapshot_layout.hpp"
 #include "nbody/error.hpp"
@@ -100,8 +103,67 @@ int read_choice(const hdf5::Group& group, const std::string& name,
   for (int a : allowed) {
     if (value == a) return a;
   }
-  group.fail(fmt::format("{} is {}, expected one of {}", group.where(name), value,
-                         fmt::join(allowed, ", ")));
+  group.refuse(group.where(name), fmt::format("must be one of {}", fmt::join(allowed, ", ")),
+               value);
+}
+
+/// What a saved number may be. A checkpoint edited (or damaged) to hold a NaN position or a
+/// mass of 0 would otherwise run on and write files that `nbody info` then refuses.
+enum class Range { Finite, NonNegative, Positive, FiniteOrNaN };
+
+void check_value(const hdf5::Group& group, const std::string& where, double v, Range range) {
+  switch (range) {
+    case Range::Finite:
+      if (!std::isfinite(v)) group.refuse(where, "must be finite", v);
+      return;
+    case Range::NonNegative:
+      if (!(std::isfinite(v) && v >= 0)) group.refuse(where, "must be finite and >= 0", v);
+      return;
+    case Range::Positive:
+      if (!(std::isfinite(v) && v > 0)) group.refuse(where, "must be finite and > 0", v);
+      return;
+    case Range::FiniteOrNaN:  // NaN: not computed (a run without energies)
+      if (std::isinf(v)) group.refuse(where, "must be finite (or nan: not computed)", v);
+      return;
+  }
+}
+
+double read_scalar(const hdf5::Group& group, const std::string& name, Range range) {
+  const double v = group.read_attribute_double(name);
+  check_value(group, group.where(name), v, range);
+  return v;
+}
+
+void check_array(const hdf5::Group& group, const std::string& name, const std::vector<double>& v,
+                 Range range) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const bool ok = range == Range::Finite        ? std::isfinite(v[i])
+                    : range == Range::Positive    ? std::isfinite(v[i]) && v[i] > 0
+                    : range == Range::NonNegative ? std::isfinite(v[i]) && v[i] >= 0
+                                                  : !std::isinf(v[i]);
+    if (!ok) check_value(group, fmt::format("{}[{}]", group.where(name), i), v[i], range);
+  }
+}
+
+/// The range of each saved array: accelerations only matter when they are valid.
+Range range_of(const std::string& name) {
+  if (name == "mass") return Range::Positive;
+  if (name == "radius") return Range::NonNegative;
+  return Range::Finite;
+}
+
+/// Ids other than 0 (no id) are unique: collisions and outputs find bodies by id.
+void check_ids(const hdf5::Group& group, const std::vector<std::uint64_t>& ids) {
+  std::unordered_map<std::uint64_t, std::size_t> first_use;
+  first_use.reserve(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == 0) continue;
+    const auto [it, inserted] = first_use.emplace(ids[i], i);
+    if (!inserted) {
+      group.refuse(fmt::format("{}[{}]", group.where("id"), i),
+                   fmt::format("is used twice (also by body {})", it->second), ids[i]);
+    }
+  }
 }
 
 }  // namespace
@@ -135,10 +197,14 @@ CheckpointState read_checkpoint(const fs::path& path) {
     root.fail("/Checkpoint is missing (not an nbody checkpoint; a snapshot is read with -i)");
   }
   const hdf5::Group group = root.open_group(kGroup);
-  const int version = static_cast<int>(group.read_attribute_double("format_version"));
+  if (const std::string format = group.read_attribute_string("format");
+      format != "nbody checkpoint") {
+    group.refuse(group.where("format"), "must be \"nbody checkpoint\"", format);
+  }
+  const double version = group.read_attribute_double("format_version");
   if (version != kFormatVersion) {
     group.fail(fmt::format("{} is {}; this nbody reads version {}", group.where("format_version"),
-                           version, kFormatVersion));
+                           printable(version), kFormatVersion));
   }
 
   CheckpointState state;
@@ -146,6 +212,9 @@ CheckpointState read_checkpoint(const fs::path& path) {
   const hdf5::Shape shape = group.dataset_shape("x");
   if (shape.size() != 1) group.fail(fmt::format("{} is not 1-D", group.where("x")));
   const std::size_t n = shape[0];
+  if (n == 0) group.refuse(group.where("x"), "the checkpoint holds no bodies", n);
+  // Before anything is allocated: 13 arrays of n values, and each one read.
+  hdf5::detail::check_memory(group.where("x"), n, 14 * 8, group);
   ps.resize(n);
   for (const ArrayField& a : kArrays) {
     const hdf5::Shape s = group.dataset_shape(a.name);
@@ -155,29 +224,51 @@ CheckpointState read_checkpoint(const fs::path& path) {
     }
     ps.*a.member = group.read_doubles(a.name);
   }
+  for (const ArrayField& a : kArrays) {
+    const std::string name = a.name;
+    if (name == "ax" || name == "ay" || name == "az") continue;  // checked below, when valid
+    check_array(group, a.name, ps.*a.member, range_of(a.name));
+  }
   const hdf5::Shape id_shape = group.dataset_shape("id");
   if (id_shape.size() != 1 || id_shape[0] != n) {
     group.fail(fmt::format("{} has shape ({}), {} has {} values", group.where("id"),
                            fmt::join(id_shape, ", "), group.where("x"), n));
   }
   ps.id = group.read_ids("id");
+  check_ids(group, ps.id);
 
   ps.dim = read_choice(group, "dim", {2, 3});
-  ps.time = group.read_attribute_double("time");
-  if (read_choice(group, "accelerations_valid", {0, 1}) == 1) ps.set_accelerations_valid();
+  if (ps.dim == 2) {  // planar runs hold z = vz = 0 exactly
+    for (const char* name : {"z", "vz"}) {
+      const std::vector<double>& v = name[0] == 'z' ? ps.z : ps.vz;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (v[i] != 0) {
+          group.refuse(fmt::format("{}[{}]", group.where(name), i),
+                       "must be 0 in a planar (dim 2) checkpoint", v[i]);
+        }
+      }
+    }
+  }
+  ps.time = read_scalar(group, "time", Range::Finite);
+  if (read_choice(group, "accelerations_valid", {0, 1}) == 1) {
+    check_array(group, "ax", ps.ax, Range::Finite);
+    check_array(group, "ay", ps.ay, Range::Finite);
+    check_array(group, "az", ps.az, Range::Finite);
+    ps.set_accelerations_valid();
+  }
   state.step = group.read_attribute_count("step");
-  state.initial_energy = group.read_attribute_double("initial_energy");
+  state.initial_energy = read_scalar(group, "initial_energy", Range::FiniteOrNaN);
   state.next_snapshot = group.read_attribute_count("next_snapshot");
-  state.next_snapshot_time = group.read_attribute_double("next_snapshot_time");
+  state.next_snapshot_time = read_scalar(group, "next_snapshot_time", Range::Finite);
   if (group.has_attribute("snapshot_origin"))  // written since IAS15 (older: NaN, unknown)
-    state.snapshot_origin = group.read_attribute_double("snapshot_origin");
+    state.snapshot_origin = read_scalar(group, "snapshot_origin", Range::FiniteOrNaN);
   CollisionTotals& c = state.collisions;
   c.stages = group.read_attribute_count("collision_stages");
   c.contacts = group.read_attribute_count("collision_contacts");
   c.merges = group.read_attribute_count("collision_merges");
-  c.max_overlap_last = group.read_attribute_double("collision_max_overlap_last");
-  c.energy_lost = group.read_attribute_double("collision_energy_lost");
-  c.seconds = group.read_attribute_double("collision_seconds");
+  c.max_overlap_last = read_scalar(group, "collision_max_overlap_last", Range::NonNegative);
+  c.energy_lost = read_scalar(group, "collision_energy_lost", Range::Finite);
+  c.seconds = read_scalar(group, "collision_seconds", Range::NonNegative);
   state.parameters = group.read_attribute_string("parameters");
   if (group.has("integrator_state")) {  // IAS15: b, e (7 x 3N each), csx, csv (3N each)
     const hdf5::Shape s = group.dataset_shape("integrator_state");
@@ -186,7 +277,8 @@ CheckpointState read_checkpoint(const fs::path& path) {
                              group.where("integrator_state"), fmt::join(s, ", "), n, 48 * n));
     }
     state.integrator.values = group.read_doubles("integrator_state");
-    state.integrator.next_dt = group.read_attribute_double("integrator_next_dt");
+    check_array(group, "integrator_state", state.integrator.values, Range::Finite);
+    state.integrator.next_dt = read_scalar(group, "integrator_next_dt", Range::Positive);
   }
   return state;
 }

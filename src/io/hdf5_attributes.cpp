@@ -2,6 +2,7 @@
 // (written as variable-length UTF-8, read in either the variable or the fixed-length form).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "io/hdf5_detail.hpp"
@@ -34,7 +35,7 @@ void Group::write_numeric_attribute(const std::string& name, const Shape& shape,
       H5Acreate2(handle_.get(), name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
       H5Aclose);
   if (!attr.valid() || H5Awrite(attr.get(), memory_type, data) < 0) {
-    fail(fmt::format("{}: cannot write attribute", where(name)));
+    fail(fmt::format("{}: cannot write attribute{}", where(name), library_reason()));
   }
 }
 
@@ -67,7 +68,7 @@ void Group::write_attribute(const std::string& name, const std::string& value) {
       H5Aclose);
   const char* text = value.c_str();
   if (!attr.valid() || H5Awrite(attr.get(), type.get(), &text) < 0) {
-    fail(fmt::format("{}: cannot write attribute", where(name)));
+    fail(fmt::format("{}: cannot write attribute{}", where(name), library_reason()));
   }
 }
 
@@ -81,6 +82,7 @@ Handle Group::open_attribute(const std::string& name) const {
 std::size_t Group::attribute_size(const std::string& name) const {
   const Handle attr = open_attribute(name);
   const Handle space(H5Aget_space(attr.get()), H5Sclose);
+  if (!space.valid()) fail(fmt::format("{}: cannot read its shape {}", where(name), kCorrupt));
   return static_cast<std::size_t>(element_count(extent_of(where(name), space.get(), *this)));
 }
 
@@ -88,8 +90,8 @@ void Group::read_numeric_attribute(const std::string& name, hid_t memory_type, v
                                    std::size_t count) const {
   const Handle attr = open_attribute(name);
   const Handle type(H5Aget_type(attr.get()), H5Tclose);
-  const H5T_class_t cls = H5Tget_class(type.get());
-  if (cls != H5T_FLOAT && cls != H5T_INTEGER) fail(fmt::format("{} is not numeric", where(name)));
+  if (!type.valid()) fail(fmt::format("{}: cannot read its datatype {}", where(name), kCorrupt));
+  check_number_type(type.get(), where(name), *this, true);
   if (count > 0 && H5Aread(attr.get(), memory_type, data) < 0) {
     fail(fmt::format("{}: cannot read {}", where(name), kCorrupt));
   }
@@ -106,9 +108,11 @@ std::vector<std::uint64_t> Group::read_attribute_uint64(const std::string& name)
   // then read as uint64, which keeps all 64 bits.
   const std::vector<double> values = read_attribute_doubles(name);
   for (std::size_t i = 0; i < values.size(); ++i) {
-    if (!(values[i] >= 0)) {
-      fail(fmt::format("{}{} is {} (must be a non-negative integer)", where(name),
-                       values.size() > 1 ? fmt::format("[{}]", i) : "", values[i]));
+    // 2^64 is the first double above every uint64; 4.5 bodies is a corrupt count.
+    if (!(values[i] >= 0) || values[i] >= 18446744073709551616.0 ||
+        values[i] != std::floor(values[i])) {
+      refuse(where(name) + (values.size() > 1 ? fmt::format("[{}]", i) : ""),
+             "must be a non-negative integer", values[i]);
     }
   }
   std::vector<std::uint64_t> exact(values.size());
@@ -133,16 +137,23 @@ std::uint64_t Group::read_attribute_count(const std::string& name) const {
 std::size_t Group::attribute_element_size(const std::string& name) const {
   const Handle attr = open_attribute(name);
   const Handle type(H5Aget_type(attr.get()), H5Tclose);
-  return H5Tget_size(type.get());
+  const std::size_t size = type.valid() ? H5Tget_size(type.get()) : 0;
+  if (size == 0) fail(fmt::format("{}: cannot read its datatype {}", where(name), kCorrupt));
+  return size;
 }
 
 std::string Group::read_attribute_string(const std::string& name) const {
   const Handle attr = open_attribute(name);
   const Handle type(H5Aget_type(attr.get()), H5Tclose);
+  if (!type.valid()) fail(fmt::format("{}: cannot read its datatype {}", where(name), kCorrupt));
   if (H5Tget_class(type.get()) != H5T_STRING) fail(fmt::format("{} is not a string", where(name)));
   if (attribute_size(name) != 1) fail(fmt::format("{} is not a single string", where(name)));
   const H5T_cset_t cset = H5Tget_cset(type.get());
-  if (H5Tis_variable_str(type.get()) > 0) {
+  const htri_t variable = H5Tis_variable_str(type.get());
+  if (cset < 0 || variable < 0) {
+    fail(fmt::format("{}: cannot read its string type {}", where(name), kCorrupt));
+  }
+  if (variable > 0) {
     const Handle memory = string_type(true, 0, cset);
     char* text = nullptr;
     if (H5Aread(attr.get(), memory.get(), &text) < 0) {
@@ -153,6 +164,9 @@ std::string Group::read_attribute_string(const std::string& name) const {
     return value;
   }
   const std::size_t size = H5Tget_size(type.get());
+  if (size == 0 || size > (std::size_t{1} << 20)) {
+    fail(fmt::format("{}: a string of {} bytes {}", where(name), size, kCorrupt));
+  }
   const Handle memory = string_type(false, size, cset);
   std::string value(size, '\0');
   if (H5Aread(attr.get(), memory.get(), value.data()) < 0) {

@@ -2,6 +2,8 @@
 // float or double, unsigned 64-bit ids; readers check the class and convert.
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "io/hdf5_detail.hpp"
 #include "io/hdf5_file.hpp"
 
@@ -28,11 +30,13 @@ void Group::write_dataset(const std::string& name, const Shape& shape, hid_t fil
   Handle set(H5Dcreate2(handle_.get(), name.c_str(), file_type, space.get(), H5P_DEFAULT,
                         properties.get(), H5P_DEFAULT),
              H5Dclose);
-  if (!space.valid() || !set.valid()) fail(fmt::format("{}: cannot create dataset", where(name)));
+  if (!space.valid() || !set.valid()) {
+    fail(fmt::format("{}: cannot create dataset{}", where(name), library_reason()));
+  }
   // Nothing to transfer for N = 0: the empty dataset (extent 0) is the whole content.
   if (element_count(shape) > 0 &&
       H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
-    fail(fmt::format("{}: cannot write dataset", where(name)));
+    fail(fmt::format("{}: cannot write dataset{}", where(name), library_reason()));
   }
 }
 
@@ -72,6 +76,7 @@ void Group::write_ids(const std::string& name, const std::vector<std::uint64_t>&
 
 Handle Group::open_dataset(const std::string& name) const {
   if (!has(name)) fail(fmt::format("{} is missing", where(name)));
+  check_object(name);
   Handle set(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!set.valid()) fail(fmt::format("{}: cannot open as a dataset {}", where(name), kCorrupt));
   return set;
@@ -91,11 +96,33 @@ void Group::read_dataset(const std::string& name, hid_t memory_type, void* data,
   }
 }
 
+/// Before anything is allocated for a dataset: its type is a number we read exactly, its
+/// extent fits in memory and, stored contiguously, in the file.
+void Group::check_readable(const std::string& name, hid_t set, bool allow_float) const {
+  const Handle type(H5Dget_type(set), H5Tclose);
+  if (!type.valid()) fail(fmt::format("{}: cannot read its datatype {}", where(name), kCorrupt));
+  check_number_type(type.get(), where(name), *this, allow_float);
+  const Handle space(H5Dget_space(set), H5Sclose);
+  if (!space.valid()) fail(fmt::format("{}: cannot read its shape {}", where(name), kCorrupt));
+  const hsize_t count = element_count(extent_of(where(name), space.get(), *this));
+  check_memory(where(name), count, 8, *this);
+  const Handle plist(H5Dget_create_plist(set), H5Pclose);
+  if (plist.valid() && H5Pget_layout(plist.get()) == H5D_CONTIGUOUS && !source_.empty()) {
+    const haddr_t offset = H5Dget_offset(set);
+    const std::size_t element = H5Tget_size(type.get());
+    std::error_code ec;
+    const std::uintmax_t file_bytes = std::filesystem::file_size(source_, ec);
+    if (!ec && count > 0 && offset != HADDR_UNDEF &&
+        (offset > file_bytes || count > (file_bytes - offset) / element)) {
+      fail(fmt::format("{}: its {} values of {} bytes lie past the end of the file {}", where(name),
+                       count, element, kCorrupt));
+    }
+  }
+}
+
 std::vector<double> Group::read_doubles(const std::string& name) const {
   const Handle set = open_dataset(name);
-  const Handle type(H5Dget_type(set.get()), H5Tclose);
-  const H5T_class_t cls = H5Tget_class(type.get());
-  if (cls != H5T_FLOAT && cls != H5T_INTEGER) fail(fmt::format("{} is not numeric", where(name)));
+  check_readable(name, set.get(), true);
   std::vector<double> values(static_cast<std::size_t>(element_count(dataset_shape(name))));
   read_dataset(name, H5T_NATIVE_DOUBLE, values.data(), values.size());
   return values;
@@ -103,10 +130,8 @@ std::vector<double> Group::read_doubles(const std::string& name) const {
 
 std::vector<std::uint64_t> Group::read_ids(const std::string& name) const {
   const Handle set = open_dataset(name);
+  check_readable(name, set.get(), false);
   const Handle type(H5Dget_type(set.get()), H5Tclose);
-  if (H5Tget_class(type.get()) != H5T_INTEGER) {
-    fail(fmt::format("{} does not hold integers", where(name)));
-  }
   const auto count = static_cast<std::size_t>(element_count(dataset_shape(name)));
   std::vector<std::uint64_t> ids(count);
   if (H5Tget_sign(type.get()) == H5T_SGN_2) {

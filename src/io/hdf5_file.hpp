@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "nbody/input_error.hpp"
+
 namespace nbody::hdf5 {
 
 /// Switches off HDF5's printing of its error stack to stderr (once per process): our
@@ -59,16 +61,31 @@ using Shape = std::vector<hsize_t>;
 /// A group (the root group "/" included), with the file name and its own path for messages.
 class Group {
  public:
-  Group(Handle handle, std::string file, std::string path)
-      : handle_(std::move(handle)), file_(std::move(file)), path_(std::move(path)) {}
+  /// `source` is the path of a file opened for reading (its objects' headers are checked
+  /// in its bytes before libhdf5 decodes them); empty for a file being written.
+  Group(Handle handle, std::string file, std::string path, std::string source = {},
+        hid_t file_id = H5I_INVALID_HID)
+      : handle_(std::move(handle)),
+        file_(std::move(file)),
+        path_(std::move(path)),
+        source_(std::move(source)),
+        file_id_(file_id) {}
 
   [[nodiscard]] const std::string& file() const { return file_; }
   /// "/PartType1/Masses" for name "Masses" (the object's path inside the file).
   [[nodiscard]] std::string where(const std::string& name) const;
   /// Throws nbody::Error("FILE: problem").
   [[noreturn]] void fail(const std::string& problem) const;
+  /// Throws nbody::input_error: "FILE: WHERE: WHAT (got VALUE)"; `where` is a path in the
+  /// file ("/PartType1/Masses[17]").
+  template <class Value>
+  [[noreturn]] void refuse(const std::string& where, const std::string& what,
+                           const Value& value) const {
+    throw input_error(file_ + ": " + where, what, value);
+  }
 
-  [[nodiscard]] bool has(const std::string& name) const;  // a link of this name exists
+  /// A link of this name exists (an error of the library is a corrupt file, not "no").
+  [[nodiscard]] bool has(const std::string& name) const;
   [[nodiscard]] bool has_attribute(const std::string& name) const;
   [[nodiscard]] Group create_group(const std::string& name);
   /// Throws "FILE: /name is missing" when there is no such group.
@@ -112,6 +129,7 @@ class Group {
   [[nodiscard]] Handle open_attribute(const std::string& name) const;
   void write_dataset(const std::string& name, const Shape& shape, hid_t file_type,
                      hid_t memory_type, const void* data);
+  void check_readable(const std::string& name, hid_t set, bool allow_float) const;
   void read_dataset(const std::string& name, hid_t memory_type, void* data,
                     std::size_t count) const;
   void write_numeric_attribute(const std::string& name, const Shape& shape, hid_t file_type,
@@ -119,11 +137,15 @@ class Group {
   void read_numeric_attribute(const std::string& name, hid_t memory_type, void* data,
                               std::size_t count) const;
   [[nodiscard]] std::size_t attribute_size(const std::string& name) const;
+  /// Reading: the header of the object `name` links to, checked in the file's bytes.
+  void check_object(const std::string& name) const;
 
   friend class File;  // closes its root group before the file
   Handle handle_;
   std::string file_;
   std::string path_;
+  std::string source_;
+  hid_t file_id_ = H5I_INVALID_HID;  // not owned: the File's
 };
 
 /// An open HDF5 file. `name` is what messages call it (the target path when writing a
@@ -143,7 +165,8 @@ class File {
   void close();
 
  private:
-  File(Handle file, const std::string& name);
+  /// `source`: the path being read (its bytes are checked), empty when writing.
+  File(Handle file, const std::string& name, const std::string& source);
   Handle file_;
   Group root_;
 };

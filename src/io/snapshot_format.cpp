@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "io/hdf5_detail.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/snapshot_layout.hpp"
 #include "nbody/error.hpp"
@@ -100,6 +101,10 @@ void write_snapshot(const fs::path& path, const ParticleSystem& ps, const Snapsh
 
 namespace {
 
+/// Memory per body while a snapshot is read: the 13 arrays of a ParticleSystem and the 9
+/// values per body of the datasets read (positions, velocities, mass, radius, id).
+constexpr std::uint64_t kBytesPerBodyRead = 22 * 8;
+
 /// Header values that decide how the particle groups are read.
 struct HeaderInfo {
   std::array<std::uint64_t, 6> counts{};  // NumPart_ThisFile (+ HighWord)
@@ -146,27 +151,40 @@ HeaderInfo read_header(const hdf5::Group& header, ParticleSystem& ps) {
     std::copy(table.begin(), table.end(), info.mass_table.begin());
     info.has_mass_table = true;
   }
+  for (std::size_t t = 0; t < 6 && info.has_mass_table; ++t) {
+    if (!std::isfinite(info.mass_table[t]) || info.mass_table[t] < 0) {
+      header.refuse(index_name(header.where("MassTable"), t), "must be finite and >= 0",
+                    info.mass_table[t]);
+    }
+  }
   ps.time = header.read_attribute_double("Time");
-  if (!std::isfinite(ps.time)) header.fail(fmt::format("{} is {}", header.where("Time"), ps.time));
+  if (!std::isfinite(ps.time)) header.refuse(header.where("Time"), "must be finite", ps.time);
   if (header.has_attribute("Dimension")) {
     const double dim = header.read_attribute_double("Dimension");
-    if (dim != 2 && dim != 3) {
-      header.fail(fmt::format("{} is {}, expected 2 or 3", header.where("Dimension"), dim));
-    }
+    if (dim != 2 && dim != 3) header.refuse(header.where("Dimension"), "must be 2 or 3", dim);
     ps.dim = static_cast<int>(dim);
   }
   return info;
 }
 
-/// Every value finite; with `non_negative`, also >= 0.
+/// What a dataset's values must be: any finite number, finite and >= 0 (radii), or finite
+/// and > 0 (masses: a body of mass 0 or -0 has no place in a gravitational system).
+enum class Range { Finite, NonNegative, Positive };
+
 void check_values(const hdf5::Group& group, const std::string& name, const std::vector<double>& v,
-                  std::size_t columns, bool non_negative) {
+                  std::size_t columns, Range range) {
   for (std::size_t k = 0; k < v.size(); ++k) {
+    const bool ok = std::isfinite(v[k]) && (range == Range::Finite ||
+                                            (range == Range::NonNegative ? v[k] >= 0 : v[k] > 0));
+    if (ok) continue;
     const std::string at =
         columns > 1 ? fmt::format("{}[{}][{}]", group.where(name), k / columns, k % columns)
                     : index_name(group.where(name), k);
-    if (!std::isfinite(v[k])) group.fail(fmt::format("{} is {}", at, v[k]));
-    if (non_negative && v[k] < 0) group.fail(fmt::format("{} is {} (must be >= 0)", at, v[k]));
+    group.refuse(at,
+                 range == Range::Finite        ? "must be finite"
+                 : range == Range::NonNegative ? "must be finite and >= 0"
+                                               : "must be finite and > 0",
+                 v[k]);
   }
 }
 
@@ -174,7 +192,7 @@ void check_values(const hdf5::Group& group, const std::string& name, const std::
 /// `n_from` says where N comes from, for the message ("/Header/NumPart_ThisFile[1] is 4").
 std::vector<double> read_checked(const hdf5::Group& group, const std::string& name,
                                  std::size_t columns, std::uint64_t n, const std::string& n_from,
-                                 bool non_negative) {
+                                 Range range) {
   const hdf5::Shape shape = group.dataset_shape(name);
   const bool rows_ok = !shape.empty() && shape[0] == n;
   const bool columns_ok =
@@ -186,7 +204,7 @@ std::vector<double> read_checked(const hdf5::Group& group, const std::string& na
   }
   if (!rows_ok) group.fail(fmt::format("{} has {} rows, {}", group.where(name), shape[0], n_from));
   std::vector<double> values = group.read_doubles(name);
-  check_values(group, name, values, columns, non_negative);
+  check_values(group, name, values, columns, range);
   return values;
 }
 
@@ -196,12 +214,14 @@ bool append_group(const hdf5::Group& group, const HeaderInfo& header, std::size_
   const std::uint64_t n = header.counts[type];
   // Positions set N (checked against the header); every other dataset must agree.
   const std::string count = fmt::format("/Header/NumPart_ThisFile[{}] is {}", type, n);
-  const std::vector<double> positions = read_checked(group, "Coordinates", 3, n, count, false);
+  const std::vector<double> positions =
+      read_checked(group, "Coordinates", 3, n, count, Range::Finite);
   const std::string rows_of = fmt::format("{} has {}", group.where("Coordinates"), n);
-  const std::vector<double> velocities = read_checked(group, "Velocities", 3, n, rows_of, false);
+  const std::vector<double> velocities =
+      read_checked(group, "Velocities", 3, n, rows_of, Range::Finite);
   std::vector<double> masses;
   if (group.has("Masses")) {
-    masses = read_checked(group, "Masses", 1, n, rows_of, true);
+    masses = read_checked(group, "Masses", 1, n, rows_of, Range::Positive);
   } else if (header.mass_table[type] > 0 && std::isfinite(header.mass_table[type])) {
     masses.assign(n, header.mass_table[type]);
   } else {
@@ -211,7 +231,7 @@ bool append_group(const hdf5::Group& group, const HeaderInfo& header, std::size_
                                                  : std::string("missing")));
   }
   std::vector<double> radii(n, 0.0);
-  if (group.has("Radii")) radii = read_checked(group, "Radii", 1, n, rows_of, true);
+  if (group.has("Radii")) radii = read_checked(group, "Radii", 1, n, rows_of, Range::NonNegative);
   const bool has_ids = group.has("ParticleIDs");
   std::vector<std::uint64_t> ids;
   if (has_ids) {
@@ -281,7 +301,21 @@ ParticleSystem read_snapshot(const fs::path& path) {
     root.fail("/Header is missing (not a GADGET/SWIFT-layout snapshot)");
   }
   ParticleSystem ps;
-  const HeaderInfo header = read_header(root.open_group("Header"), ps);
+  const hdf5::Group header_group = root.open_group("Header");
+  const HeaderInfo header = read_header(header_group, ps);
+  // Before anything is allocated: the bodies' arrays, and what reading them holds at once.
+  std::uint64_t total = 0;
+  for (std::uint64_t count : header.counts) {
+    if (count > (std::uint64_t{1} << 56) - total) {
+      header_group.refuse(header_group.where("NumPart_ThisFile"), "too many bodies", count);
+    }
+    total += count;
+  }
+  if (total == 0) {
+    header_group.refuse(header_group.where("NumPart_ThisFile"),
+                        "the snapshot holds no bodies (every count is 0)", total);
+  }
+  hdf5::detail::check_memory("/Header/NumPart_ThisFile", total, kBytesPerBodyRead, header_group);
   bool all_ids = true;
   for (std::size_t type = 0; type < 6; ++type) {
     const std::string name = fmt::format("PartType{}", type);

@@ -147,14 +147,14 @@ TEST_F(SnapshotReaderTest, BadFilesNameTheDatasetOrAttribute) {
          root.open_group("PartType1")
              .write_rows("Velocities", {0, 0, 0}, {0, 0, 0}, {0, nan, 0}, Precision::Double);
        },
-       "/PartType1/Velocities[1][2] is nan"},
+       "/PartType1/Velocities[1][2]: must be finite (got nan)"},
       {"negative",
        [](Group& root) {
          header(root, kThreeOfType1);
          type1(root, false);
          root.open_group("PartType1").write_values("Masses", {1, -1, 1}, Precision::Double);
        },
-       "/PartType1/Masses[1] is -1 (must be >= 0)"},
+       "/PartType1/Masses[1]: must be finite and > 0 (got -1)"},
       {"novelocities",
        [](Group& root) {
          header(root, kThreeOfType1);
@@ -173,6 +173,57 @@ TEST_F(SnapshotReaderTest, BadFilesNameTheDatasetOrAttribute) {
          type1(root);
        },
        "/Header/NumFilesPerSnapshot is 2: multi-file snapshots are not supported"},
+      {"zeromass",
+       [](Group& root) {
+         header(root, kThreeOfType1);
+         type1(root, false);
+         root.open_group("PartType1").write_values("Masses", {1, 1, 0}, Precision::Double);
+       },
+       "/PartType1/Masses[2]: must be finite and > 0 (got 0)"},
+      {"minuszeromass",
+       [](Group& root) {
+         header(root, kThreeOfType1);
+         type1(root, false);
+         root.open_group("PartType1").write_values("Masses", {-0.0, 1, 1}, Precision::Float);
+       },
+       "/PartType1/Masses[0]: must be finite and > 0 (got -0)"},
+      {"halfcount",
+       [](Group& root) {
+         Group h = root.create_group("Header");
+         h.write_attribute("NumPart_ThisFile", std::vector<double>{0, 4.5, 0, 0, 0, 0});
+         h.write_attribute("Time", 0.0);
+         type1(root);
+       },
+       "/Header/NumPart_ThisFile[1]: must be a non-negative integer (got 4.5)"},
+      {"nantime",
+       [nan](Group& root) {
+         Group h = root.create_group("Header");
+         h.write_attribute("NumPart_ThisFile", kThreeOfType1);
+         h.write_attribute("Time", nan);
+         type1(root);
+       },
+       "/Header/Time: must be finite (got nan)"},
+      {"dimension",
+       [](Group& root) {
+         header(root, kThreeOfType1);
+         root.open_group("Header").write_attribute("Dimension", std::int32_t{4});
+         type1(root);
+       },
+       "/Header/Dimension: must be 2 or 3 (got 4)"},
+      {"nobodies",
+       [](Group& root) {
+         header(root, {0, 0, 0, 0, 0, 0});
+         root.create_group("PartType1");
+       },
+       "/Header/NumPart_ThisFile: the snapshot holds no bodies (every count is 0) (got 0)"},
+      {"huge",  // 2^40 bodies claimed through the high words: refused before any allocation
+       [](Group& root) {
+         header(root, kThreeOfType1);
+         root.open_group("Header").write_attribute("NumPart_Total_HighWord",
+                                                   std::vector<std::uint32_t>{0, 256, 0, 0, 0, 0});
+         type1(root);
+       },
+       "/Header/NumPart_ThisFile: 1099511627779 values need 193514046489104 bytes of memory"},
       {"nogroup", [](Group& root) { header(root, kThreeOfType1); },
        "/PartType1 is missing, but /Header/NumPart_ThisFile[1] is 3"},
       {"zeroid",
@@ -219,17 +270,34 @@ TEST_F(SnapshotReaderTest, BadFilesNameTheDatasetOrAttribute) {
   }
 }
 
+/// A copy of checkpoint `good` damaged through the HDF5 API, and the message it must give.
+struct Damage {
+  const char* name;
+  std::function<void(hid_t checkpoint_group)> damage;
+  std::string expected;
+};
+
+void expect_refused(const fs::path& good, const std::vector<Damage>& cases) {
+  for (const Damage& c : cases) {
+    const fs::path p = good.parent_path() / (std::string(c.name) + ".h5");
+    fs::copy_file(good, p);
+    const hid_t file = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t group = H5Gopen2(file, "Checkpoint", H5P_DEFAULT);
+    c.damage(group);
+    H5Gclose(group);
+    H5Fclose(file);
+    EXPECT_THAT(error_of([&] { (void)read_checkpoint(p); }),
+                HasSubstr(p.string() + ": " + c.expected))
+        << c.name;
+  }
+}
+
 TEST_F(SnapshotReaderTest, CheckpointReaderNamesWhatIsMissingOrInconsistent) {
   CheckpointState state;
   state.particles = test::random_system(4, 1);
   const fs::path good = dir_ / "good.h5";
   write_checkpoint(good, state);
-  struct Case {
-    const char* name;
-    std::function<void(hid_t checkpoint_group)> damage;
-    std::string expected;
-  };
-  const std::vector<Case> cases{
+  const std::vector<Damage> cases{
       {"nostep", [](hid_t g) { H5Adelete(g, "step"); }, "/Checkpoint/step is missing"},
       {"noparameters", [](hid_t g) { H5Adelete(g, "parameters"); },
        "/Checkpoint/parameters is missing"},
@@ -254,18 +322,76 @@ TEST_F(SnapshotReaderTest, CheckpointReaderNamesWhatIsMissingOrInconsistent) {
        },
        "/Checkpoint/format_version is 2; this nbody reads version 1"},
   };
-  for (const Case& c : cases) {
-    const fs::path p = dir_ / (std::string(c.name) + ".h5");
-    fs::copy_file(good, p);
-    const hid_t file = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    const hid_t group = H5Gopen2(file, "Checkpoint", H5P_DEFAULT);
-    c.damage(group);
-    H5Gclose(group);
-    H5Fclose(file);
-    EXPECT_THAT(error_of([&] { (void)read_checkpoint(p); }),
-                HasSubstr(p.string() + ": " + c.expected))
-        << c.name;
-  }
+  expect_refused(good, cases);
+}
+
+/// Overwrites element `index` of the float64 dataset `name` of group g.
+void set_element(hid_t g, const char* name, std::size_t index, double value) {
+  const hid_t set = H5Dopen2(g, name, H5P_DEFAULT);
+  const hid_t space = H5Dget_space(set);
+  std::vector<double> values(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+  H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+  values.at(index) = value;
+  H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+  H5Sclose(space), H5Dclose(set);
+}
+
+/// Replaces attribute `name` of g by a float64 one (an integer one would round 2.5 to 2).
+void set_attribute(hid_t g, const char* name, double value) {
+  H5Adelete(g, name);
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t attr = H5Acreate2(g, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(attr, H5T_NATIVE_DOUBLE, &value);
+  H5Aclose(attr), H5Sclose(space);
+}
+
+TEST_F(SnapshotReaderTest, CheckpointReaderRefusesWhatNoRunHolds) {
+  // What `nbody run --restart` would otherwise run on (issue 32), named to the index.
+  CheckpointState state;
+  state.particles = test::random_system(4, 1);
+  state.particles.assign_sequential_ids();
+  state.integrator.values.assign(48 * 4, 0.5);  // IAS15's saved state
+  state.integrator.next_dt = 0.01;
+  const fs::path good = dir_ / "good.h5";
+  write_checkpoint(good, state);
+  ASSERT_EQ(read_checkpoint(good).integrator.values.size(), 48U * 4);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<Damage> cases{
+      {"nanx", [nan](hid_t g) { set_element(g, "x", 2, nan); },
+       "/Checkpoint/x[2]: must be finite (got nan)"},
+      {"infvz", [inf](hid_t g) { set_element(g, "vz", 0, -inf); },
+       "/Checkpoint/vz[0]: must be finite (got -inf)"},
+      {"zeromass", [](hid_t g) { set_element(g, "mass", 1, 0.0); },
+       "/Checkpoint/mass[1]: must be finite and > 0 (got 0)"},
+      {"negativeradius", [](hid_t g) { set_element(g, "radius", 3, -1.0); },
+       "/Checkpoint/radius[3]: must be finite and >= 0 (got -1)"},
+      {"repeatedid",
+       [](hid_t g) {
+         const std::uint64_t ids[4] = {1, 2, 3, 2};
+         const hid_t set = H5Dopen2(g, "id", H5P_DEFAULT);
+         H5Dwrite(set, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids);
+         H5Dclose(set);
+       },
+       "/Checkpoint/id[3]: is used twice (also by body 1) (got 2)"},
+      {"nantime", [nan](hid_t g) { set_attribute(g, "time", nan); },
+       "/Checkpoint/time: must be finite (got nan)"},
+      {"ias15", [nan](hid_t g) { set_element(g, "integrator_state", 100, nan); },
+       "/Checkpoint/integrator_state[100]: must be finite (got nan)"},
+      {"ias15dt", [](hid_t g) { set_attribute(g, "integrator_next_dt", 0.0); },
+       "/Checkpoint/integrator_next_dt: must be finite and > 0 (got 0)"},
+      {"energy", [inf](hid_t g) { set_attribute(g, "initial_energy", inf); },
+       "/Checkpoint/initial_energy: must be finite (or nan: not computed) (got inf)"},
+      {"snapshottime", [nan](hid_t g) { set_attribute(g, "next_snapshot_time", nan); },
+       "/Checkpoint/next_snapshot_time: must be finite (got nan)"},
+      {"halfstep", [](hid_t g) { set_attribute(g, "step", 2.5); },
+       "/Checkpoint/step: must be a non-negative integer (got 2.5)"},
+      {"dim", [](hid_t g) { set_attribute(g, "dim", 4); },
+       "/Checkpoint/dim: must be one of 2, 3 (got 4)"},
+      {"version", [nan](hid_t g) { set_attribute(g, "format_version", nan); },
+       "/Checkpoint/format_version is nan; this nbody reads version 1"},
+  };
+  expect_refused(good, cases);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "cli/run/run_files.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody::cli {
 
@@ -65,21 +66,29 @@ void warn_changed_parameters(const std::string& before, const std::string& now) 
                "nbody: warning: --restart: {} is {} now but was {} in the checkpoint's run; the "
                "result will not "
                "match an uninterrupted run\n",
-               key, n->second, o->second);
+               key, printable(n->second), printable(o->second));
   }
 }
 
 std::optional<fs::path> restart_file(const std::string& restart, const fs::path& output_dir) {
   if (restart.empty()) return std::nullopt;
   if (restart == "latest") return latest_checkpoint(output_dir);
-  if (fs::is_directory(restart)) {
+  // status with an error code: a name too long or a folder without permission is a
+  // message, not an exception from std::filesystem.
+  std::error_code ec;
+  const fs::file_status status = fs::status(restart, ec);
+  if (fs::is_directory(status)) {
     auto found = latest_checkpoint(restart);
-    if (!found)
-      throw Error(fmt::format("--restart {}: no checkpoint_* file in this folder", restart));
+    if (!found) throw input_error("--restart", "no checkpoint_* file in this folder", restart);
     return found;
   }
-  if (!fs::exists(restart))
-    throw Error(fmt::format("--restart {}: no such file or folder", restart));
+  if (!fs::exists(status)) {
+    throw input_error("--restart",
+                      ec && ec != std::errc::no_such_file_or_directory
+                          ? "cannot read it (" + ec.message() + ")"
+                          : std::string("no such file or folder"),
+                      restart);
+  }
   return fs::path(restart);
 }
 
