@@ -213,7 +213,7 @@ TEST_F(SnapshotReaderTest, BadFilesNameTheDatasetOrAttribute) {
       {"nobodies",
        [](Group& root) {
          header(root, {0, 0, 0, 0, 0, 0});
-         root.create_group("PartType1");
+         (void)root.create_group("PartType1");
        },
        "/Header/NumPart_ThisFile: the snapshot holds no bodies (every count is 0) (got 0)"},
       {"huge",  // 2^40 bodies claimed through the high words: refused before any allocation
