@@ -61,7 +61,7 @@ if [[ "${NBODY_TEST_QUICK:-0}" != 1 ]]; then
     echo "== cuda: nvcc not found, CUDA build not checked"
   fi
   if scripts/fuzz.sh --available; then
-    stage "fuzz (3 targets, ${NBODY_FUZZ_SECONDS:-30} s each)" scripts/fuzz.sh "${NBODY_FUZZ_SECONDS:-30}"
+    stage "fuzz (3 targets, ${NBODY_FUZZ_SECONDS:-30} s each)" env FUZZ_SEED="${FUZZ_SEED:-1}" scripts/fuzz.sh "${NBODY_FUZZ_SECONDS:-30}"
   else
     echo "== fuzz: clang with libFuzzer not found, fuzz targets not run"
   fi

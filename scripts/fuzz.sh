@@ -12,7 +12,9 @@
 # 10) or a larger allocation than FUZZ_RSS_MB (default 2048) is a finding: its input is
 # written to build/fuzz/findings/T/, shown as a hex dump with the stack, and the script
 # exits 1. FUZZ_KEEP_GOING=1 goes on after a finding (libFuzzer's fork mode), to collect
-# several in one long run.
+# several in one long run. FUZZ_SEED (default 0: a new one each run) fixes libFuzzer's random
+# seed: ./test.sh passes 1, so CI repeats the mutations a developer's run of the same commit
+# made (from a clean build/fuzz/corpus), and a finding there is one that run can show too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all_targets=(text config hdf5)
@@ -89,7 +91,7 @@ for t in "${targets[@]}"; do
   t0=$SECONDS
   rc=0
   "build/fuzz/fuzz/fuzz_$t" "${dirs[@]}" "${extra[@]}" "${keep_going[@]}" \
-    -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
+    -seed="${FUZZ_SEED:-0}" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
     -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1 || rc=$?
   runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 || true)  # libFuzzer's count of inputs run
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 || true)

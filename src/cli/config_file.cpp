@@ -364,10 +364,10 @@ std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesyste
 #if NBODY_HAVE_TOML
   const std::string file = path.string();
   const std::string text = read_config_text(path);
-  check_ascii_outside_strings(text, file);
+  const std::string ascii = ascii_for_toml(text, file);
   toml::table root;
   try {
-    root = toml::parse(text, file);
+    root = toml::parse(ascii, file);
   } catch (const toml::parse_error& err) {
     throw Error(fmt::format("{}:{}: {}", file, err.source().begin.line, err.description()));
   }

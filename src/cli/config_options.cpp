@@ -184,71 +184,120 @@ std::optional<std::vector<std::string>> values_in_effect(const CLI::Option& opt)
   return default_values(opt);
 }
 
-/// Refuses a byte outside printable ASCII where TOML allows none (keys, values, the space
-/// between them): toml++ 3.3 reaches undefined behaviour ("unreachable program point" under
-/// UBSan) on a non-ASCII bare key. Strings and comments may hold any UTF-8 (a path
-/// "résultats/run.h5"), so they are skipped: basic and literal strings, one-line or
-/// multi-line, and # comments.
-void check_ascii_outside_strings(const std::string& text, const std::string& file) {
+/// The text handed to toml++: pure ASCII, with the same meaning. toml++ 3.3 reaches
+/// undefined behaviour ("unreachable program point" under UBSan, in
+/// is_non_ascii_horizontal_whitespace) on many non-ASCII code points wherever it looks for
+/// whitespace, which a scan of where strings begin cannot foresee (two fuzz regressions:
+/// `é = 1`, `n =1i4"é`). So toml++ never sees a byte above 0x7f: inside basic strings a
+/// UTF-8 character becomes its \uXXXX escape (a path "résultats/run.h5" keeps working), in
+/// comments a '?', and anywhere else (keys, values, literal 'strings', which have no
+/// escapes) it is refused with the file and line. Line numbers are kept.
+std::string ascii_for_toml(const std::string& text, const std::string& file) {
   enum class State { Normal, Comment, Basic, Literal, MultiBasic, MultiLiteral };
   State state = State::Normal;
   std::uint32_t line = 1;
+  std::string out;
+  out.reserve(text.size());
   const auto starts = [&](std::size_t i, const char* s) { return text.compare(i, 3, s) == 0; };
+  const auto refuse = [&](std::size_t i, const char* where) {
+    return Error(fmt::format("{}:{}: a non-ASCII byte {} (got {})", file, line, where,
+                             printable(std::string_view(text).substr(i, 1))));
+  };
+  // One UTF-8 character from text[i] as a TOML escape; i moves to its last byte.
+  const auto escape_utf8 = [&](std::size_t& i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char lead = byte(i);
+    const std::size_t length = lead >= 0xf0 && lead <= 0xf4   ? 4
+                               : lead >= 0xe0 && lead < 0xf0  ? 3
+                               : lead >= 0xc2 && lead <= 0xdf ? 2
+                                                              : 0;
+    if (length == 0 || i + length > text.size()) throw refuse(i, "that is not UTF-8");
+    char32_t code = lead & (0x7fu >> length);
+    for (std::size_t k = 1; k < length; ++k) {
+      if ((byte(i + k) & 0xc0) != 0x80) throw refuse(i, "that is not UTF-8");
+      code = (code << 6) | (byte(i + k) & 0x3fu);
+    }
+    const char32_t smallest = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000;
+    if (code < smallest || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+      throw refuse(i, "that is not UTF-8");
+    }
+    i += length - 1;
+    return code <= 0xffff ? fmt::format("\\u{:04x}", static_cast<unsigned>(code))
+                          : fmt::format("\\U{:08x}", static_cast<unsigned>(code));
+  };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    const auto byte = static_cast<unsigned char>(c);
+    const bool ascii = static_cast<unsigned char>(c) < 0x80;
     if (c == '\n') {
       ++line;
       if (state == State::Comment || state == State::Basic || state == State::Literal)
         state = State::Normal;  // a one-line string cut by the line end: toml++ says so
+      out += c;
       continue;
     }
     switch (state) {
       case State::Normal:
-        if (byte >= 0x80) {
-          throw Error(fmt::format(
-              "{}:{}: a non-ASCII byte outside a string or comment (keys are option names, "
-              "in ASCII) (got {})",
-              file, line, printable(std::string_view(text).substr(i, 1))));
-        }
+        if (!ascii)
+          throw refuse(i, "outside a string or comment (keys are option names, in ASCII)");
         if (c == '#') {
           state = State::Comment;
         } else if (starts(i, "\"\"\"")) {
           state = State::MultiBasic;
+          out += "\"\"";
           i += 2;
         } else if (starts(i, "'''")) {
           state = State::MultiLiteral;
+          out += "''";
           i += 2;
         } else if (c == '"') {
           state = State::Basic;
         } else if (c == '\'') {
           state = State::Literal;
         }
+        out += c;
         break;
       case State::Comment:
+        out += ascii ? c : '?';
         break;
       case State::Basic:
       case State::MultiBasic:
-        if (c == '\\') {
-          if (i + 1 < text.size() && text[i + 1] != '\n') ++i;  // an escaped character
+        if (!ascii) {
+          out += escape_utf8(i);
+        } else if (c == '\\') {
+          out += c;
+          if (i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80) {
+            throw refuse(i + 1, "after a backslash (not an escape TOML knows)");
+          }
+          if (i + 1 < text.size() && text[i + 1] != '\n') out += text[++i];  // escaped
+
         } else if (state == State::Basic && c == '"') {
           state = State::Normal;
+          out += c;
         } else if (state == State::MultiBasic && starts(i, "\"\"\"")) {
           state = State::Normal;
+          out += "\"\"\"";
           i += 2;
+        } else {
+          out += c;
         }
         break;
       case State::Literal:
-        if (c == '\'') state = State::Normal;
-        break;
       case State::MultiLiteral:
-        if (starts(i, "'''")) {
+        if (!ascii) {
+          throw refuse(i, "in a '...' string (write non-ASCII text in a \"...\" string)");
+        }
+        if (state == State::Literal && c == '\'') {
           state = State::Normal;
+        } else if (state == State::MultiLiteral && starts(i, "'''")) {
+          state = State::Normal;
+          out += "''";
           i += 2;
         }
+        out += c;
         break;
     }
   }
+  return out;
 }
 
 }  // namespace nbody::cli::config_detail

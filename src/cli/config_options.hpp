@@ -39,8 +39,9 @@ std::string command_path(const CLI::App& cmd);
 std::optional<std::vector<std::string>> default_values(const CLI::Option& opt);
 std::optional<std::vector<std::string>> values_in_effect(const CLI::Option& opt);
 
-/// Throws nbody::Error "FILE:LINE: a non-ASCII byte outside a string or comment" for such a
-/// byte in a config file's text, before toml++ reads it (see config_options.cpp).
-void check_ascii_outside_strings(const std::string& text, const std::string& file);
+/// The config file's text as toml++ reads it: pure ASCII with the same meaning (UTF-8 in
+/// "..." strings as \u escapes); throws nbody::Error "FILE:LINE: a non-ASCII byte ..." for
+/// one anywhere else (see config_options.cpp: toml++ 3.3 misbehaves on non-ASCII).
+std::string ascii_for_toml(const std::string& text, const std::string& file);
 
 }  // namespace nbody::cli::config_detail

@@ -92,6 +92,8 @@ class HeaderWalk {
           (void)datatype(p, size, "its datatype", 0);
         } else if (type == 0x0c) {
           attribute(p, size);
+        } else if (type == 0x11) {
+          symbol_table(p, size);
         }
       }
       // Messages fill a version-1 chunk exactly (gaps are null messages): a length off by a
@@ -103,6 +105,33 @@ class HeaderWalk {
   }
 
  private:
+  /// A group's symbol table (old-style groups): its B-tree and local heap, which H5Lexists
+  /// and H5Gopen read with the sizes they hold (a corrupt local heap made libhdf5 1.10 copy
+  /// from a null buffer: a fuzz regression). The heap's data must lie inside the file.
+  void symbol_table(const unsigned char* p, std::uint64_t size) {
+    if (size < 2ull * sa_) bad_("a short symbol table message");
+    std::array<unsigned char, 4> tree{};
+    if (!read(base_ + little(p, sa_), tree.data(), tree.size()) ||
+        std::memcmp(tree.data(), "TREE", 4) != 0) {
+      bad_("its group's B-tree is not where the header says");
+    }
+    std::vector<unsigned char> heap(8 + 2ull * ss_ + sa_);
+    if (!read(base_ + little(p + sa_, sa_), heap.data(), heap.size()) ||
+        std::memcmp(heap.data(), "HEAP", 4) != 0 || heap[4] != 0) {
+      bad_("its group's local heap is not where the header says");
+    }
+    const std::uint64_t data_size = little(&heap[8], ss_);
+    const std::uint64_t free_list = little(&heap[8 + ss_], ss_);
+    const std::uint64_t data_address = little(&heap[8 + 2ull * ss_], sa_);
+    const std::uint64_t undefined =
+        ss_ == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * ss_)) - 1;
+    if (data_size == 0 || data_size > eof_ || data_address > eof_ - base_ ||
+        data_size > eof_ - base_ - data_address ||
+        (free_list != undefined && free_list != 1 && free_list >= data_size)) {
+      bad_(fmt::format("its group's local heap claims {} bytes at {}", data_size, data_address));
+    }
+  }
+
   bool read(std::uint64_t offset, unsigned char* out, std::uint64_t bytes) {
     if (offset > eof_ || bytes > eof_ - offset) return false;
     in_.clear();

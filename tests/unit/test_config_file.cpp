@@ -278,6 +278,17 @@ TEST_F(ConfigFileTest, InvalidNonAsciiKeysAreRefusedBeforeToml) {
   EXPECT_EQ(v.gravity, "tree");
   EXPECT_EQ(v.fields, std::vector<std::string>{"radius"});
   EXPECT_THAT(error_of("\"\xc3\xa9\" = 1\n"), HasSubstr(where(1) + "unknown key '\\xc3\\xa9'"));
+  // toml++ reads only ASCII: UTF-8 in "..." strings goes as \u escapes (4-byte ones too) and
+  // reads back the same; elsewhere, or not UTF-8, it is refused (fuzz regressions).
+  EXPECT_EQ(applied(write("output = \"\xf0\x9f\x8c\x8c\xc3\xa9.txt\"\n")).output,
+            "\xf0\x9f\x8c\x8c\xc3\xa9.txt");
+  EXPECT_THAT(error_of("output = 'r\xc3\xa9s.txt'\n"),
+              HasSubstr(where(1) + "a non-ASCII byte in a '...' string"));
+  EXPECT_THAT(error_of("output = \"r\xc3.txt\"\n"),
+              HasSubstr(where(1) + "a non-ASCII byte that is not UTF-8"));
+  EXPECT_THAT(error_of("output = \"r\\\xc3\xa9\"\n"),
+              HasSubstr(where(1) + "a non-ASCII byte after a backslash"));
+  EXPECT_THAT(error_of("n =1i40049\"\xc3\xa9t\xc3\xa9\"\n"), HasSubstr(where(1)));
 }
 
 TEST_F(ConfigFileTest, WrongValuesFoundWhenTheRunStartsNameTheFileAndLine) {
