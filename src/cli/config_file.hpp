@@ -41,7 +41,7 @@ struct ConfigSetting {
 std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
                                              const std::vector<std::string>& refused = {});
 
-/// A message about `opt` ("--dt: WHAT (got VALUE)", or the older "--dt VALUE: WHAT") as
+/// A message about `opt` ("--dt: WHAT (got VALUE)") as
 /// "WHERE: WHAT (got VALUE)"; any other message as "WHERE: MESSAGE".
 [[nodiscard]] std::string restyled(const std::string& message, const CLI::Option& opt,
                                    const std::string& where, const std::string& value);

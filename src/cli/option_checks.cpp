@@ -143,8 +143,9 @@ CLI::Validator text_check() {
       "", "nbody-type");
 }
 
-/// The option's own validators, their nbody::Error restyled (the library's older messages
-/// "--gravity fast: unknown ..." become "--gravity: unknown ... (got fast)").
+/// The option's own validators, their nbody::Error restyled: the library's
+/// "--softening: WHAT (got -0.001)" names the option as the command line does and shows
+/// the value as typed ("(got -1e-3)").
 void restyle_library_messages(CLI::Option* opt) {
   for (int i = 0;; ++i) {
     CLI::Validator* v = nullptr;
@@ -281,13 +282,16 @@ std::optional<std::string> restyled_message(const std::string& message, const CL
   for (const std::string& l : opt.get_lnames()) names.push_back("--" + l);
   for (const std::string& s : opt.get_snames()) names.push_back("-" + s);
   for (const std::string& name : names) {
-    if (message.compare(0, name.size(), name) != 0) continue;
-    const std::string rest = message.substr(name.size());
-    if (rest.compare(0, 2, ": ") == 0) return where + rest;  // "--dt: WHAT (got VALUE)"
-    const std::string old = " " + value + ": ";              // "--dt VALUE: WHAT"
-    if (!value.empty() && rest.compare(0, old.size(), old) == 0) {
-      return where + ": " + rest.substr(old.size()) + " (got " + printable(value) + ")";
+    if (message.compare(0, name.size() + 2, name + ": ") != 0) continue;
+    std::string rest = message.substr(name.size());  // ": WHAT (got VALUE)"
+    // The value as the user wrote it, not as the library read it (1e-3, not 0.001).
+    const std::string as_written = " (got " + printable(value) + ")";
+    const std::size_t got = rest.rfind(" (got ");
+    if (!value.empty() && got != std::string::npos && rest.back() == ')' &&
+        !rest.ends_with(as_written)) {
+      rest = rest.substr(0, got) + as_written;
     }
+    return where + rest;
   }
   return std::nullopt;
 }

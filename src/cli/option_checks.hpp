@@ -31,9 +31,10 @@ namespace nbody::cli {
 /// One of these words (a choice given as text: --snapshot-precision float|double).
 [[nodiscard]] CLI::Validator one_of(std::vector<std::string> choices);
 
-/// A message about `opt` as "WHERE: WHAT (got VALUE)": "--dt: WHAT (got VALUE)" with its
-/// name replaced by `where`, or the older "--dt VALUE: WHAT" of some library checks
-/// rewritten; nothing when the message does not start with one of the option's names.
+/// A message of the library about `opt`, "--dt: WHAT (got VALUE)", as "WHERE: WHAT (got
+/// VALUE)": its name replaced by `where` and VALUE by `value` as written (the library shows
+/// the number it read); nothing when the message does not start with one of the option's
+/// names.
 [[nodiscard]] std::optional<std::string> restyled_message(const std::string& message,
                                                           const CLI::Option& opt,
                                                           const std::string& where,
