@@ -44,7 +44,7 @@ std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesyste
 /// A message about `opt` ("--dt: WHAT (got VALUE)") as
 /// "WHERE: WHAT (got VALUE)"; any other message as "WHERE: MESSAGE".
 [[nodiscard]] std::string restyled(const std::string& message, const CLI::Option& opt,
-                                   const std::string& where, const std::string& value);
+                                   const std::string& where);
 
 /// An error of a run that names an option the config file set, restyled to name the file,
 /// line and key (block-size = 1 on the CPU: a check that needs --device too, so it comes

@@ -143,33 +143,9 @@ CLI::Validator text_check() {
       "", "nbody-type");
 }
 
-/// The option's own validators, their nbody::Error restyled: the library's
-/// "--softening: WHAT (got -0.001)" names the option as the command line does and shows
-/// the value as typed ("(got -1e-3)").
-void restyle_library_messages(CLI::Option* opt) {
-  for (int i = 0;; ++i) {
-    CLI::Validator* v = nullptr;
-    try {
-      v = opt->get_validator(i);
-    } catch (const CLI::OptionNotFound&) {  // CLI11 2.1 has no count of them: past the last
-      break;
-    }
-    v->operation([inner = *v, opt](std::string& text) {
-      try {
-        return inner(text);
-      } catch (const Error& e) {
-        if (auto message = restyled_message(e.what(), *opt, opt->get_name(), text))
-          throw Error(*message);
-        throw;
-      }
-    });
-  }
-}
-
 void check_options_of(CLI::App& app) {
   using config_detail::Kind;
   for (CLI::Option* opt : app.get_options()) {
-    restyle_library_messages(opt);
     switch (config_detail::kind_of(*opt)) {
       case Kind::Flag:
       case Kind::Boolean:
@@ -277,21 +253,13 @@ CLI::Validator one_of(std::vector<std::string> choices) {
 }
 
 std::optional<std::string> restyled_message(const std::string& message, const CLI::Option& opt,
-                                            const std::string& where, const std::string& value) {
+                                            const std::string& where) {
   std::vector<std::string> names;
   for (const std::string& l : opt.get_lnames()) names.push_back("--" + l);
   for (const std::string& s : opt.get_snames()) names.push_back("-" + s);
   for (const std::string& name : names) {
-    if (message.compare(0, name.size() + 2, name + ": ") != 0) continue;
-    std::string rest = message.substr(name.size());  // ": WHAT (got VALUE)"
-    // The value as the user wrote it, not as the library read it (1e-3, not 0.001).
-    const std::string as_written = " (got " + printable(value) + ")";
-    const std::size_t got = rest.rfind(" (got ");
-    if (!value.empty() && got != std::string::npos && rest.back() == ')' &&
-        !rest.ends_with(as_written)) {
-      rest = rest.substr(0, got) + as_written;
-    }
-    return where + rest;
+    if (message.compare(0, name.size() + 2, name + ": ") == 0)
+      return where + message.substr(name.size());  // "WHERE: WHAT (got VALUE)"
   }
   return std::nullopt;
 }

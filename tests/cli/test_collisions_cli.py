@@ -145,7 +145,7 @@ class TestCollisionErrors(CliTestCase):
         if "GPU 0:" in nbody("--version").stdout:
             self.assertEqual(nbody(*run, check=False).returncode, 0)
         else:  # no GPU, or a build without CUDA
-            self.check_fails(run, "--device gpu")
+            self.check_fails(run, "--device: ", "(got gpu)")
 
 
 if __name__ == "__main__":
