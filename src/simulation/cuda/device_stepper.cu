@@ -39,7 +39,6 @@
 #include "gravity/direct_cuda.hpp"
 #include "gravity/unit_scaling.hpp"
 #include "nbody/build_info.hpp"
-#include "nbody/error.hpp"
 #include "nbody/input_error.hpp"
 #include "simulation/cuda/device_block_steps.cuh"
 #include "simulation/cuda/device_forces_choice.cuh"
