@@ -19,6 +19,7 @@
 #include "cli/trajectory_errors.hpp"
 #include "nbody/error.hpp"
 #include "nbody/force_error.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/io.hpp"
 #include "nbody/simulation.hpp"
 
@@ -46,8 +47,9 @@ void accuracy(AccuracyArgs& a, const CLI::App& app) {
   std::FILE* human = a.json ? stderr : stdout;
   const auto names = model_names();
   if (app.count("--model") && std::ranges::find(names, a.model.model) == names.end()) {
-    throw Error(fmt::format("--model {}: unknown model (available: {})", a.model.model,
-                            fmt::join(names, ", ")));
+    throw input_error("--model",
+                      fmt::format("unknown model (available: {})", fmt::join(names, ", ")),
+                      a.model.model);
   }
   ParticleSystem ps =
       load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "accuracy");

@@ -24,6 +24,7 @@
 #include "cli/option_checks.hpp"
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody::cli {
 
@@ -220,10 +221,10 @@ void add_bench_command(CLI::App& app) {
       args->suite = std::exchange(args->json_file, std::string());
     }
     if (!args->json_file.empty() && (args->suite != "theta" || output->count() > 0)) {
-      throw Error(
-          fmt::format("--json {}: only bench theta without -o writes its JSON to a file; "
-                      "--json alone prints it on stdout",
-                      args->json_file));
+      throw input_error("--json",
+                        "only bench theta without -o writes its JSON to a file; "
+                        "--json alone prints it on stdout",
+                        args->json_file);
     }
     if (args->suite == "theta") {
       sweep->model = steps->model;
@@ -266,7 +267,8 @@ void add_bench_command(CLI::App& app) {
       }
     }
     if (args->suite == "scaling-mpi") {
-      if (args->device == "all") throw Error("--device all: bench scaling-mpi takes cpu or gpu");
+      if (args->device == "all")
+        throw input_error("--device", "bench scaling-mpi takes cpu or gpu", "all");
       bench_scaling_mpi(*args, count->count() > 0);
       return;
     }
@@ -293,7 +295,7 @@ void add_bench_command(CLI::App& app) {
       return;
     }
     if (args->device == "all")
-      throw Error("--device all: for the report suites (scaling, ..., all)");
+      throw input_error("--device", "for the report suites (scaling, ..., all)", "all");
     if (args->suite == "collisions") {
       if (count->count() == 0) args->n = kCollisionsDefaultN;
       bench_collisions(*args);
@@ -311,8 +313,7 @@ void add_bench_command(CLI::App& app) {
     } else {
       for (const ForceKernel k : args->kernels) {
         if (k != ForceKernel::Fast && k != ForceKernel::Scalar) {
-          throw Error(
-              fmt::format("--kernel {}: GPU only (bench direct --device gpu)", to_string(k)));
+          throw input_error("--kernel", "GPU only (bench direct --device gpu)", to_string(k));
         }
       }
       if (args->block_size != 0 || args->sweep_block_size)

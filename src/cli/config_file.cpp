@@ -255,16 +255,15 @@ bool apply_entry(const Entry& e, const std::string& file) {
   // on given options (--restitution without --collisions bounce), and defaults keep the
   // digits that CLI11's 6-digit rendering of them drops.
   if (equals_default(opt, values)) return false;
-  const std::string text = values.size() == 1 ? values.front() : value;
   try {
     opt.add_result(std::move(values));
     opt.run_callback();
   } catch (const CLI::ConversionError& err) {
     throw input_error(where, "expects " + expectation(opt), value);
   } catch (const CLI::Error& err) {  // nbody's checks (option_checks.cpp) and CLI11's own
-    throw Error(restyled(err.what(), opt, where, text));
+    throw Error(restyled(err.what(), opt, where));
   } catch (const Error& err) {  // the library's own check (options.cpp library_check)
-    throw Error(restyled(err.what(), opt, where, text));
+    throw Error(restyled(err.what(), opt, where));
   }
   return true;
 }
@@ -332,18 +331,15 @@ std::vector<Entry> read_entries(CLI::App& cmd, const toml::table& root, const st
 
 }  // namespace
 
-std::string restyled(const std::string& message, const CLI::Option& opt, const std::string& where,
-                     const std::string& value) {
-  return restyled_message(message, opt, where, value).value_or(where + ": " + message);
+std::string restyled(const std::string& message, const CLI::Option& opt, const std::string& where) {
+  return restyled_message(message, opt, where).value_or(where + ": " + message);
 }
 
 Error blamed_on_config(const Error& error, const std::vector<ConfigSetting>& settings,
                        const std::string& file) {
   for (const ConfigSetting& s : settings) {
-    const auto& results = s.option->results();
-    const std::string value = results.size() == 1 ? results.front() : std::string();
     if (auto message = restyled_message(error.what(), *s.option,
-                                        fmt::format("{}:{}: {}", file, s.line, s.key), value)) {
+                                        fmt::format("{}:{}: {}", file, s.line, s.key))) {
       return Error(*message);
     }
   }

@@ -41,10 +41,10 @@ struct ConfigSetting {
 std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
                                              const std::vector<std::string>& refused = {});
 
-/// A message about `opt` ("--dt: WHAT (got VALUE)", or the older "--dt VALUE: WHAT") as
+/// A message about `opt` ("--dt: WHAT (got VALUE)") as
 /// "WHERE: WHAT (got VALUE)"; any other message as "WHERE: MESSAGE".
 [[nodiscard]] std::string restyled(const std::string& message, const CLI::Option& opt,
-                                   const std::string& where, const std::string& value);
+                                   const std::string& where);
 
 /// An error of a run that names an option the config file set, restyled to name the file,
 /// line and key (block-size = 1 on the CPU: a check that needs --device too, so it comes

@@ -143,32 +143,9 @@ CLI::Validator text_check() {
       "", "nbody-type");
 }
 
-/// The option's own validators, their nbody::Error restyled (the library's older messages
-/// "--gravity fast: unknown ..." become "--gravity: unknown ... (got fast)").
-void restyle_library_messages(CLI::Option* opt) {
-  for (int i = 0;; ++i) {
-    CLI::Validator* v = nullptr;
-    try {
-      v = opt->get_validator(i);
-    } catch (const CLI::OptionNotFound&) {  // CLI11 2.1 has no count of them: past the last
-      break;
-    }
-    v->operation([inner = *v, opt](std::string& text) {
-      try {
-        return inner(text);
-      } catch (const Error& e) {
-        if (auto message = restyled_message(e.what(), *opt, opt->get_name(), text))
-          throw Error(*message);
-        throw;
-      }
-    });
-  }
-}
-
 void check_options_of(CLI::App& app) {
   using config_detail::Kind;
   for (CLI::Option* opt : app.get_options()) {
-    restyle_library_messages(opt);
     switch (config_detail::kind_of(*opt)) {
       case Kind::Flag:
       case Kind::Boolean:
@@ -276,18 +253,13 @@ CLI::Validator one_of(std::vector<std::string> choices) {
 }
 
 std::optional<std::string> restyled_message(const std::string& message, const CLI::Option& opt,
-                                            const std::string& where, const std::string& value) {
+                                            const std::string& where) {
   std::vector<std::string> names;
   for (const std::string& l : opt.get_lnames()) names.push_back("--" + l);
   for (const std::string& s : opt.get_snames()) names.push_back("-" + s);
   for (const std::string& name : names) {
-    if (message.compare(0, name.size(), name) != 0) continue;
-    const std::string rest = message.substr(name.size());
-    if (rest.compare(0, 2, ": ") == 0) return where + rest;  // "--dt: WHAT (got VALUE)"
-    const std::string old = " " + value + ": ";              // "--dt VALUE: WHAT"
-    if (!value.empty() && rest.compare(0, old.size(), old) == 0) {
-      return where + ": " + rest.substr(old.size()) + " (got " + printable(value) + ")";
-    }
+    if (message.compare(0, name.size() + 2, name + ": ") == 0)
+      return where + message.substr(name.size());  // "WHERE: WHAT (got VALUE)"
   }
   return std::nullopt;
 }

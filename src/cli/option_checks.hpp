@@ -31,21 +31,19 @@ namespace nbody::cli {
 /// One of these words (a choice given as text: --snapshot-precision float|double).
 [[nodiscard]] CLI::Validator one_of(std::vector<std::string> choices);
 
-/// A message about `opt` as "WHERE: WHAT (got VALUE)": "--dt: WHAT (got VALUE)" with its
-/// name replaced by `where`, or the older "--dt VALUE: WHAT" of some library checks
-/// rewritten; nothing when the message does not start with one of the option's names.
+/// A message about `opt`, "--dt: WHAT (got VALUE)", as "WHERE: WHAT (got VALUE)" (a config
+/// file's "run.toml:3: dt"); nothing when it does not start with one of the option's names.
 [[nodiscard]] std::optional<std::string> restyled_message(const std::string& message,
                                                           const CLI::Option& opt,
-                                                          const std::string& where,
-                                                          const std::string& value);
+                                                          const std::string& where);
 
 /// Attaches, in front of its own checks, the check of its type to every option of every
 /// subcommand of app (flags excepted): UINT a whole number >= 0 (no sign, so -1 is never
 /// read as 2^64 - 1, written back in decimal so CLI11 never reads 010 as octal), INT a
 /// whole number of an int, FLOAT a finite number (no inf, nan or 1e400), anything else
 /// (paths, names) a non-empty text without control characters. The library's checks that
-/// the options run (options.cpp library_check) get their messages restyled to
-/// "--NAME: WHAT (got VALUE)". Also makes CLI11's own
+/// the options run (options.cpp library_check) say "--NAME: WHAT (got VALUE)" themselves.
+/// Also makes CLI11's own
 /// parse errors come out as "nbody: error: ...". Call once, after every option was added.
 void check_every_option(CLI::App& app);
 

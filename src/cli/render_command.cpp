@@ -21,6 +21,7 @@
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/io.hpp"
 #include "nbody/simulation.hpp"
 #include "render/camera.hpp"
@@ -68,10 +69,10 @@ class FrameSink {
       return;
     }
     if (!render::png_supported()) {
-      throw Error(
-          fmt::format("-o {}: PNG output needs stb, and nbody was built without it "
-                      "(install libstb-dev and rebuild), or write an .mp4",
-                      out.string()));
+      throw input_error("--output",
+                        "PNG output needs stb, and nbody was built without it "
+                        "(install libstb-dev and rebuild), or write an .mp4",
+                        out.string());
     }
     if (out.extension() == ".png") {
       single_ = true;
@@ -79,14 +80,14 @@ class FrameSink {
     }
     std::error_code ec;
     if (fs::exists(out, ec) && !fs::is_directory(out, ec)) {
-      throw Error(
-          fmt::format("-o {}: exists and is not a folder (OUT is a folder for PNG "
-                      "frames, or a file ending in .mp4)",
-                      out.string()));
+      throw input_error("--output",
+                        "exists and is not a folder (OUT is a folder for PNG "
+                        "frames, or a file ending in .mp4)",
+                        out.string());
     }
     fs::create_directories(out, ec);
     if (ec)
-      throw Error(fmt::format("-o {}: cannot create the folder: {}", out.string(), ec.message()));
+      throw input_error("--output", "cannot create the folder: " + ec.message(), out.string());
   }
 
   /// Whether frame `index` of `count` is written (a single picture takes only the last).
@@ -164,7 +165,7 @@ std::vector<fs::path> expand_snapshots(const std::vector<std::string>& patterns)
     const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
     const std::string name = p.filename().string();
     if (dir.string().find_first_of("*?[") != std::string::npos) {
-      throw Error(fmt::format("--snapshots '{}': wildcards only in the file name", pattern));
+      throw input_error("--snapshots", "wildcards only in the file name", pattern);
     }
     std::size_t matched = 0;
     std::error_code ec;
@@ -176,8 +177,10 @@ std::vector<fs::path> expand_snapshots(const std::vector<std::string>& patterns)
       }
     }
     if (matched == 0) {
-      throw Error(fmt::format("--snapshots '{}': no file matches{}", pattern,
-                              ec ? fmt::format(" ({}: {})", dir.string(), ec.message()) : ""));
+      throw input_error(
+          "--snapshots",
+          "no file matches" + (ec ? fmt::format(" ({}: {})", dir.string(), ec.message()) : ""),
+          pattern);
     }
   }
   std::sort(files.begin(), files.end());
@@ -190,10 +193,10 @@ void check_args(const RenderArgs& a) {
   const std::string ext = out.extension().string();
   for (const char* other : {".jpg", ".jpeg", ".gif", ".avi", ".mov", ".mkv", ".webm"}) {
     if (ext == other) {
-      throw Error(
-          fmt::format("-o {}: OUT is a folder for PNG frames, a movie ending in .mp4, or "
-                      "one picture (the last frame) ending in .png",
-                      a.output));
+      throw input_error("--output",
+                        "OUT is a folder for PNG frames, a movie ending in .mp4, or "
+                        "one picture (the last frame) ending in .png",
+                        a.output);
     }
   }
   (void)render::parse_color_by(a.color);  // fail before any work

@@ -10,6 +10,7 @@
 #include "collisions/grid_collision_handler.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody {
 
@@ -32,18 +33,18 @@ CollisionModel parse_collision_model(std::string_view name) {
   if (name == "none") return CollisionModel::None;
   if (name == "bounce") return CollisionModel::Bounce;
   if (name == "merge") return CollisionModel::Merge;
-  throw Error(fmt::format(
-      "--collisions {}: unknown collision model (available: none, bounce, merge)", name));
+  throw input_error("--collisions", "unknown collision model (available: none, bounce, merge)",
+                    name);
 }
 
 void validate(const CollisionOptions& o) {
   if (!(o.restitution >= 0 && o.restitution <= 1)) {
-    throw Error(fmt::format("--restitution {}: must be between 0 and 1", o.restitution));
+    throw input_error("--restitution", "must be between 0 and 1", o.restitution);
   }
   if (o.iterations < 1)
-    throw Error(fmt::format("--collision-iterations {}: must be at least 1", o.iterations));
-  if (o.dim != 2 && o.dim != 3) throw Error(fmt::format("--dim {}: must be 2 or 3", o.dim));
-  if (o.threads < 0) throw Error(fmt::format("--threads {}: must be >= 0", o.threads));
+    throw input_error("--collision-iterations", "must be at least 1", o.iterations);
+  if (o.dim != 2 && o.dim != 3) throw input_error("--dim", "must be 2 or 3", o.dim);
+  if (o.threads < 0) throw input_error("--threads", "must be >= 0", o.threads);
   if (!std::isfinite(o.G) || !(o.softening >= 0)) {
     throw Error(fmt::format("collisions: G = {} and softening = {} must be finite, softening >= 0",
                             o.G, o.softening));

@@ -1,14 +1,16 @@
 // The GPU collision handler in builds without CUDA: a clear error.
 #include "collisions/collisions_cuda.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody::collisions {
 
 namespace {
 [[noreturn]] void no_cuda() {
-  throw Error(
-      "--device gpu: this nbody was built without CUDA (configure with -DNBODY_CUDA=ON or the cuda "
-      "preset)");
+  throw input_error("--device",
+                    "this nbody was built without CUDA (configure with -DNBODY_CUDA=ON or the "
+                    "cuda preset)",
+                    "gpu");
 }
 }  // namespace
 

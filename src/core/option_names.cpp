@@ -15,6 +15,7 @@
 #include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/integrator.hpp"
 
 namespace nbody {
@@ -83,8 +84,9 @@ Enum parse(const std::array<NameTable<Enum>, N>& table, std::string_view name,
   for (const auto& [v, n] : table) {
     if (n == name) return v;
   }
-  throw Error(fmt::format("{} {}: unknown {} (available: {})", option, name, what,
-                          fmt::join(names_of(table), ", ")));
+  throw input_error(
+      option, fmt::format("unknown {} (available: {})", what, fmt::join(names_of(table), ", ")),
+      name);
 }
 
 }  // namespace

@@ -2,14 +2,16 @@
 #include "gravity/direct_cuda.hpp"
 
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody {
 
 namespace {
 [[noreturn]] void no_cuda() {
-  throw Error(
-      "--device gpu: this nbody was built without CUDA (configure with -DNBODY_CUDA=ON or the cuda "
-      "preset)");
+  throw input_error("--device",
+                    "this nbody was built without CUDA (configure with -DNBODY_CUDA=ON or the "
+                    "cuda preset)",
+                    "gpu");
 }
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "gravity/no_gravity.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
+#include "nbody/input_error.hpp"
 #include "tree/tree_cuda.hpp"
 #include "tree/tree_solver.hpp"
 
@@ -44,27 +45,29 @@ Precision parse_precision(std::string_view name) {
   if (name == "auto") return Precision::Auto;
   if (name == "float") return Precision::Float;
   if (name == "double") return Precision::Double;
-  throw Error(fmt::format("--precision {}: unknown precision (available: {})", name,
-                          fmt::join(precision_names(), ", ")));
+  throw input_error(
+      "--precision",
+      fmt::format("unknown precision (available: {})", fmt::join(precision_names(), ", ")), name);
 }
 
 Device parse_device(std::string_view name) {
   if (name == "cpu") return Device::Cpu;
   if (name == "gpu") return Device::Gpu;
-  throw Error(fmt::format("--device {}: unknown device (available: {})", name,
-                          fmt::join(device_names(), ", ")));
+  throw input_error("--device",
+                    fmt::format("unknown device (available: {})", fmt::join(device_names(), ", ")),
+                    name);
 }
 
 void validate(const GravityOptions& o) {
   if (!std::isfinite(o.G))
-    throw Error(fmt::format("--G {}: the gravitational constant must be finite", o.G));
+    throw input_error("--G", "the gravitational constant must be finite", o.G);
   if (!(std::isfinite(o.softening) && o.softening >= 0)) {
-    throw Error(fmt::format("--softening {}: must be a finite number >= 0", o.softening));
+    throw input_error("--softening", "must be a finite number >= 0", o.softening);
   }
   check_tree_options(
       o);  // theta and dim, whatever the algorithm: a later switch to the tree uses them
-  if (o.threads < 0) throw Error(fmt::format("--threads {}: must be >= 0", o.threads));
-  if (o.block_size < 0) throw Error(fmt::format("--block-size {}: must be >= 0", o.block_size));
+  if (o.threads < 0) throw input_error("--threads", "must be >= 0", o.threads);
+  if (o.block_size < 0) throw input_error("--block-size", "must be >= 0", o.block_size);
 }
 
 std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options) {
@@ -72,15 +75,15 @@ std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options
   GravityOptions o = options;
   o.precision = resolve_precision(o.precision, o.algorithm);
   if (o.device == Device::Gpu && o.kernel == ForceKernel::Scalar) {
-    throw Error("--kernel scalar: CPU only; GPU kernels: naive, tiled, fast");
+    throw input_error("--kernel", "CPU only; GPU kernels: naive, tiled, fast", "scalar");
   }
   if (o.device == Device::Cpu &&
       (o.kernel == ForceKernel::Naive || o.kernel == ForceKernel::Tiled)) {
-    throw Error(fmt::format("--kernel {}: GPU only (--device gpu); CPU kernels: fast, scalar",
-                            to_string(o.kernel)));
+    throw input_error("--kernel", "GPU only (--device gpu); CPU kernels: fast, scalar",
+                      to_string(o.kernel));
   }
   if (o.device == Device::Cpu && o.block_size != 0) {
-    throw Error(fmt::format("--block-size {}: GPU only (--device gpu)", o.block_size));
+    throw input_error("--block-size", "GPU only (--device gpu)", o.block_size);
   }
   // No gravity costs nothing, on either device (the GPU stepper checks the device itself).
   if (o.algorithm == GravityAlgorithm::None || o.G == 0.0) return make_no_gravity();

@@ -167,10 +167,11 @@ void check_memory_for(std::size_t n) {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   const double machine = pages > 0 && page > 0 ? double(pages) * double(page) : 0;
   if (machine > 0 && needed > machine) {
-    throw Error(fmt::format(
-        "-n {}: the bodies alone need {:.3g} GB of memory ({} bytes each), more than this "
-        "machine's {:.3g} GB",
-        n, needed / 1e9, kBytesPerBody, machine / 1e9));
+    throw input_error("--count",
+                      fmt::format("the bodies alone need {:.3g} GB of memory ({} bytes each), "
+                                  "more than this machine's {:.3g} GB",
+                                  needed / 1e9, kBytesPerBody, machine / 1e9),
+                      n);
   }
 }
 
@@ -199,8 +200,10 @@ ParticleSystem allocate(std::size_t n, int threads) {
   try {
     errors.rethrow();
   } catch (const std::bad_alloc&) {
-    throw Error(fmt::format("-n {}: not enough memory for the bodies ({:.3g} GB)", n,
-                            double(n) * kBytesPerBody / 1e9));
+    throw input_error("--count",
+                      fmt::format("not enough memory for the bodies ({:.3g} GB)",
+                                  double(n) * kBytesPerBody / 1e9),
+                      n);
   }
   ps.resize(n);
   return ps;

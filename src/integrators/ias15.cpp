@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody {
 
@@ -81,8 +82,8 @@ std::array<std::vector<double>*, 3> accelerations(ParticleSystem& ps) {
 
 Ias15::Ias15(Ias15Options options) : options_(options) {
   if (!(std::isfinite(options.epsilon) && options.epsilon >= 0)) {
-    throw Error(fmt::format("--ias15-epsilon {}: must be >= 0 and finite (0: fixed steps of --dt)",
-                            options.epsilon));
+    throw input_error("--ias15-epsilon", "must be >= 0 and finite (0: fixed steps of --dt)",
+                      options.epsilon);
   }
 }
 

@@ -7,6 +7,7 @@
 #include "integrators/ias15.hpp"
 #include "integrators/scheme_step.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody {
 
@@ -78,37 +79,39 @@ std::vector<std::string> integrator_names() {
 
 void validate(const IntegratorOptions& o) {
   if (!(o.damping > 0.0 && o.damping <= 1.0)) {
-    throw Error(fmt::format("--damping {}: must be in (0, 1] (1 = no damping)", o.damping));
+    throw input_error("--damping", "must be in (0, 1] (1 = no damping)", o.damping);
   }
   if (!(std::isfinite(o.eta) && o.eta > 0)) {
-    throw Error(fmt::format("--eta {}: the time-step accuracy must be positive and finite", o.eta));
+    throw input_error("--eta", "the time-step accuracy must be positive and finite", o.eta);
   }
   if (!(std::isfinite(o.dt_min) && o.dt_min >= 0)) {
-    throw Error(fmt::format("--dt-min {}: must be >= 0 and finite (0: no floor)", o.dt_min));
+    throw input_error("--dt-min", "must be >= 0 and finite (0: no floor)", o.dt_min);
   }
   if (o.timestep == TimestepMode::Adaptive) {
     if (o.scheme == IntegratorScheme::Ias15) {
-      throw Error(
-          "--timestep adaptive: not with --integrator ias15 (IAS15 chooses its own steps; "
-          "--ias15-epsilon sets their accuracy)");
+      throw input_error("--timestep",
+                        "not with --integrator ias15 (IAS15 chooses its own steps; "
+                        "--ias15-epsilon sets their accuracy)",
+                        "adaptive");
     }
     if (o.scheme != IntegratorScheme::Leapfrog) {
-      throw Error(fmt::format(
-          "--timestep adaptive: needs --integrator leapfrog (the block steps are kick-drift-kick), "
-          "not {}",
-          to_string(o.scheme)));
+      throw input_error("--timestep",
+                        fmt::format("needs --integrator leapfrog (the block steps are "
+                                    "kick-drift-kick), not {}",
+                                    to_string(o.scheme)),
+                        "adaptive");
     }
     if (o.damping != 1.0) {
-      throw Error(fmt::format("--damping {}: not with --timestep adaptive", o.damping));
+      throw input_error("--damping", "not with --timestep adaptive", o.damping);
     }
   }
   if (!(std::isfinite(o.ias15_epsilon) && o.ias15_epsilon >= 0)) {
-    throw Error(fmt::format("--ias15-epsilon {}: must be >= 0 and finite (0: fixed steps of --dt)",
-                            o.ias15_epsilon));
+    throw input_error("--ias15-epsilon", "must be >= 0 and finite (0: fixed steps of --dt)",
+                      o.ias15_epsilon);
   }
   if (o.scheme == IntegratorScheme::Ias15) {
     if (o.damping != 1.0) {
-      throw Error(fmt::format("--damping {}: not with --integrator ias15", o.damping));
+      throw input_error("--damping", "not with --integrator ias15", o.damping);
     }
   }
 }
@@ -121,7 +124,7 @@ std::unique_ptr<Integrator> make_integrator(const IntegratorOptions& o) {
 
 void check_time_step(double dt) {
   if (!(std::isfinite(dt) && dt > 0)) {
-    throw Error(fmt::format("--dt {}: the time step must be positive and finite", dt));
+    throw input_error("--dt", "the time step must be positive and finite", dt);
   }
 }
 

@@ -36,8 +36,7 @@ void check_smallest_block_step(const IntegratorOptions& o, double t, double dt) 
 /// --t-end must lie after the start, both finite.
 void check_end_time(double t_start, double t_end) {
   if (!(t_end > t_start) || !std::isfinite(t_end)) {
-    throw Error(fmt::format("--t-end {}: must be after the start time {}", printable(t_end),
-                            printable(t_start)));
+    throw input_error("--t-end", "must be after the start time " + printable(t_start), t_end);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/io.hpp"
 #include "nbody/snapshot.hpp"
 
@@ -30,8 +31,9 @@ FileFormat resolve_format(const std::filesystem::path& path, const std::string& 
     if (ext == ".hdf5" || ext == ".h5" || ext == ".hdf") return FileFormat::Hdf5;
     return FileFormat::Text;
   }
-  throw Error(fmt::format("--format {}: unknown file format (available: {})", name,
-                          fmt::join(format_names(), ", ")));
+  throw input_error(
+      "--format",
+      fmt::format("unknown file format (available: {})", fmt::join(format_names(), ", ")), name);
 }
 
 bool looks_like_hdf5(const std::filesystem::path& path) {

@@ -12,6 +12,7 @@
 #include "nbody/build_info.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 #include "parallel/device_sum.hpp"
 #include "parallel/single_process.hpp"
 
@@ -79,10 +80,11 @@ class MpiGroup final : public ForceReducer {
       MPI_Comm_free(&host);
       const int gpus = int(gpu_devices().size());
       if (on_host > gpus) {
-        throw Error(
-            fmt::format("--device gpu: {} ranks on this host but {} GPU(s); run one rank per GPU "
-                        "(mpirun -np {})",
-                        on_host, gpus, gpus));
+        throw input_error("--device",
+                          fmt::format("{} ranks on this host but {} GPU(s); run one rank per GPU "
+                                      "(mpirun -np {})",
+                                      on_host, gpus, gpus),
+                          "gpu");
       }
       parallel::NcclId id{};
       if (rank_ == 0) id = parallel::make_nccl_id();

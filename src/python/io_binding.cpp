@@ -114,7 +114,7 @@ nb::object generate_model(const std::string& model, nb::handle n_value, nb::hand
   if (PyLong_Check(n_value.ptr()) && !nb::isinstance<nb::bool_>(n_value)) {
     long long n = 1;
     if (nb::try_cast(n_value, n) && n < 1)  // the command line's message
-      throw Error(fmt::format("-n {}: the number of bodies must be positive", n));
+      throw input_error("--count", "the number of bodies must be positive", n);
   }
   ModelOptions options;
   options.model = model;

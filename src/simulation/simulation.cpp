@@ -1,4 +1,5 @@
 #include "nbody/simulation.hpp"
+#include "nbody/input_error.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -17,10 +18,10 @@ namespace {
 void check_radii(const SimulationOptions& o, const ParticleSystem& ps) {
   validate(o.collisions);
   if (o.collisions.model != CollisionModel::None && !ps.empty() && !ps.has_radii()) {
-    throw Error(
-        fmt::format("--collisions {}: every body has radius 0 (give radii in the 8th column of the "
-                    "input file, or --radius R)",
-                    to_string(o.collisions.model)));
+    throw input_error("--collisions",
+                      "every body has radius 0 (give radii in the 8th column of the "
+                      "input file, or --radius R)",
+                      to_string(o.collisions.model));
   }
 }
 
@@ -30,18 +31,20 @@ void check_integrator_options(const SimulationOptions& o) {
   if (o.integrator.scheme != IntegratorScheme::Ias15) return;
   const GravityOptions& g = o.gravity;
   if (g.device == Device::Gpu) {
-    throw Error(
-        "--integrator ias15: runs on the CPU (--device cpu): its steps are few-body float64 "
-        "force evaluations, 15 to 25 a step, too small to fill a GPU");
+    throw input_error("--integrator",
+                      "runs on the CPU (--device cpu): its steps are few-body float64 "
+                      "force evaluations, 15 to 25 a step, too small to fill a GPU",
+                      "ias15");
   }
   if (g.algorithm == GravityAlgorithm::Tree) {
-    throw Error(
-        "--integrator ias15: needs --gravity direct (the tree's force errors, 1e-3 to 1e-7, "
-        "would swamp steps accurate to machine precision)");
+    throw input_error("--integrator",
+                      "needs --gravity direct (the tree's force errors, 1e-3 to 1e-7, "
+                      "would swamp steps accurate to machine precision)",
+                      "ias15");
   }
   if (g.algorithm == GravityAlgorithm::Direct &&
       resolve_precision(g.precision, g.algorithm) == Precision::Float) {
-    throw Error("--integrator ias15: needs --precision double (float64 forces)");
+    throw input_error("--integrator", "needs --precision double (float64 forces)", "ias15");
   }
 }
 
@@ -77,7 +80,7 @@ SimulationOptions complete_options(SimulationOptions o, int dim) {
 }
 
 void Stepper::own_step(double, double, bool) {
-  throw Error("--integrator ias15: runs on the CPU only (--device cpu)");
+  throw input_error("--integrator", "runs on the CPU only (--device cpu)", "ias15");
 }
 
 void Stepper::set_integrator_state(const IntegratorState& state) {

@@ -23,6 +23,7 @@
 
 #include "gravity/direct_simd_kernels.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 #include "tree/tree.hpp"
 
 namespace nbody {
@@ -243,16 +244,15 @@ class TreeSolver final : public GravitySolver {
 
 void check_tree_options(const GravityOptions& options) {
   if (!std::isfinite(options.theta) || options.theta < 0) {
-    throw Error(
-        fmt::format("--theta {}: the opening angle must be a finite number >= 0", options.theta));
+    throw input_error("--theta", "the opening angle must be a finite number >= 0", options.theta);
   }
   if (options.dim != 2 && options.dim != 3) {
-    throw Error(fmt::format("--dim {}: the tree needs 2 (quadtree) or 3 (octree)", options.dim));
+    throw input_error("--dim", "the tree needs 2 (quadtree) or 3 (octree)", options.dim);
   }
   if (!(std::isfinite(options.alpha) && options.alpha > 0)) {
-    throw Error(fmt::format(
-        "--alpha {}: the relative opening criterion's tolerance must be a finite number > 0",
-        options.alpha));
+    throw input_error("--alpha",
+                      "the relative opening criterion's tolerance must be a finite number > 0",
+                      options.alpha);
   }
 }
 

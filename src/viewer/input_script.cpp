@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody::viewer {
 
@@ -44,7 +45,7 @@ double parse_number(const std::string& word, const std::string& where) {
 
 std::vector<ScriptAction> read_input_script(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error(fmt::format("--script {}: cannot open the file", path));
+  if (!in) throw input_error("--script", "cannot open the file", path);
   std::vector<ScriptAction> actions;
   std::string line;
   for (int line_no = 1; std::getline(in, line); ++line_no) {

@@ -120,8 +120,8 @@ class TestBenchTimestepBadInput(CliTestCase):
     """Without the quick suite the class above runs first: the sanitizer pass runs only these."""
 
     def test_bad_options(self):
-        self.check_fails(["bench", "timestep", "--device", "all"], "--device all")
-        self.check_fails(["bench", "timestep", "--gravity", "both"], "--gravity both")
+        self.check_fails(["bench", "timestep", "--device", "all"], "--device: bench timestep runs on one device (cpu or gpu) (got all)")
+        self.check_fails(["bench", "timestep", "--gravity", "both"], "--gravity: bench timestep takes direct or tree (got both)")
         self.check_fails(["bench", "timestep", "--etas", -1], "--etas")
         self.check_fails(["bench", "timestep", "--model", "nonsense"], "--model")
 

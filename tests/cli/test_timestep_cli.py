@@ -72,7 +72,7 @@ class TestAdaptiveOptionErrors(CliTestCase):
         self.check_fails([*base, "--dt-min", -1], "--dt-min")
         self.check_fails(["run", "--model", "kepler", "--steps", 1, "--timestep", "sometimes"],
                          "--timestep", "fixed", "adaptive")
-        self.check_fails([*base, "--integrator", "euler"], "--timestep adaptive", "leapfrog")
+        self.check_fails([*base, "--integrator", "euler"], "--timestep: needs --integrator leapfrog", "(got adaptive)")
         self.check_fails([*base, "--damping", 0.99], "--damping")
 
 

@@ -14,22 +14,22 @@ def sim():
 
 
 @pytest.mark.parametrize("option, value, message", [
-    ("dt", -1.0, "--dt -1: the time step must be positive and finite"),
-    ("dt", 0.0, "--dt 0: the time step must be positive and finite"),
-    ("theta", -0.5, "--theta -0.5: the opening angle must be a finite number >= 0"),
-    ("mac", "cubic", "--mac cubic: unknown opening criterion (available: geometric, bmax, relative)"),
-    ("alpha", 0.0, "--alpha 0: the relative opening criterion's tolerance must be a finite number > 0"),
-    ("softening", -1.0, "--softening -1: must be a finite number >= 0"),
-    ("G", float("nan"), "--G nan: the gravitational constant must be finite"),
-    ("gravity", "fmm", "--gravity fmm: unknown gravity solver (available: direct, tree, none)"),
-    ("integrator", "rk4", "--integrator rk4: unknown integrator (available: leapfrog, euler, kinematic, ias15)"),
-    ("damping", 1.5, "--damping 1.5: must be in (0, 1] (1 = no damping)"),
-    ("device", "tpu", "--device tpu: unknown device (available: cpu, gpu)"),
-    ("precision", "half", "--precision half: unknown precision (available: auto, float, double)"),
-    ("collisions", "stick", "--collisions stick: unknown collision model (available: none, bounce, merge)"),
-    ("restitution", 2.0, "--restitution 2: must be between 0 and 1"),
-    ("collision_iterations", 0, "--collision-iterations 0: must be at least 1"),
-    ("threads", -1, "--threads -1: must be >= 0"),
+    ("dt", -1.0, "--dt: the time step must be positive and finite (got -1)"),
+    ("dt", 0.0, "--dt: the time step must be positive and finite (got 0)"),
+    ("theta", -0.5, "--theta: the opening angle must be a finite number >= 0 (got -0.5)"),
+    ("mac", "cubic", "--mac: unknown opening criterion (available: geometric, bmax, relative) (got cubic)"),
+    ("alpha", 0.0, "--alpha: the relative opening criterion's tolerance must be a finite number > 0 (got 0)"),
+    ("softening", -1.0, "--softening: must be a finite number >= 0 (got -1)"),
+    ("G", float("nan"), "--G: the gravitational constant must be finite (got nan)"),
+    ("gravity", "fmm", "--gravity: unknown gravity solver (available: direct, tree, none) (got fmm)"),
+    ("integrator", "rk4", "--integrator: unknown integrator (available: leapfrog, euler, kinematic, ias15) (got rk4)"),
+    ("damping", 1.5, "--damping: must be in (0, 1] (1 = no damping) (got 1.5)"),
+    ("device", "tpu", "--device: unknown device (available: cpu, gpu) (got tpu)"),
+    ("precision", "half", "--precision: unknown precision (available: auto, float, double) (got half)"),
+    ("collisions", "stick", "--collisions: unknown collision model (available: none, bounce, merge) (got stick)"),
+    ("restitution", 2.0, "--restitution: must be between 0 and 1 (got 2)"),
+    ("collision_iterations", 0, "--collision-iterations: must be at least 1 (got 0)"),
+    ("threads", -1, "--threads: must be >= 0 (got -1)"),
 ])
 def test_bad_option_values_raise_value_errors_naming_the_option(sim, option, value, message):
     before = sim.options
@@ -69,17 +69,19 @@ def test_unknown_model():
 
 def test_huge_n_is_refused_with_the_memory_needed():
     # 10^12 bodies: refused before anything is allocated (the interpreter used to die).
-    with pytest.raises(nbody.Error, match=re.escape("-n 1000000000000: the bodies alone need 1.04e+05 GB")):
+    with pytest.raises(nbody.Error, match=re.escape("--count: the bodies alone need 1.04e+05 GB")):
+        nbody.generate("plummer", n=10**12)
+    with pytest.raises(nbody.Error, match=re.escape("(got 1000000000000)")):
         nbody.generate("plummer", n=10**12)
 
 
 def test_gpu_without_a_gpu_is_a_clear_error():
     if nbody.build_info()["gpus"]:
         pytest.skip("this machine has a GPU")
-    with pytest.raises(nbody.Error, match="--device gpu"):
+    with pytest.raises(nbody.Error, match=r"^--device: .* \(got gpu\)$"):
         nbody.generate("kepler", device="gpu")
     sim = nbody.generate("kepler")
-    with pytest.raises(nbody.Error, match="--device gpu"):
+    with pytest.raises(nbody.Error, match=r"^--device: .* \(got gpu\)$"):
         sim.device = "gpu"
     assert sim.device == "cpu"
     sim.step()  # still usable
@@ -97,7 +99,7 @@ def test_file_errors_are_file_errors_with_the_readers_message(tmp_path):
         nbody.load(bad)
     assert str(caught.value) == f"{bad}:2: column 7 (m): mass must be positive, got -1"
     assert str(caught.value) == cli_error("run", "-i", bad, "--steps", "1")
-    with pytest.raises(nbody.Error, match="--format xml: unknown file format"):
+    with pytest.raises(nbody.Error, match=re.escape("--format: unknown file format (available: text, csv, hdf5) (got xml)")):
         nbody.load(bad, format="xml")
 
 
@@ -129,7 +131,7 @@ def test_bad_arrays():
 
 
 def test_evolve_and_step_arguments(sim):
-    with pytest.raises(nbody.Error, match=r"--t-end -1: must be after the start time 0"):
+    with pytest.raises(nbody.Error, match=r"^--t-end: must be after the start time 0 \(got -1\)$"):
         sim.evolve(-1)
     sim.evolve(0.0)  # already there: nothing to do
     assert sim.steps_done == 0
@@ -142,7 +144,7 @@ def test_evolve_and_step_arguments(sim):
 @pytest.mark.parametrize("call, error, message", [
     (lambda: nbody.generate("plummer", n=10**30), nbody.Error,
      "n: must be an integer from 1 to 2^64 - 1 (got 1000000000000000000000000000000)"),
-    (lambda: nbody.generate("plummer", n=-1), nbody.Error, "-n -1: the number of bodies must be positive"),
+    (lambda: nbody.generate("plummer", n=-1), nbody.Error, "--count: the number of bodies must be positive (got -1)"),
     (lambda: nbody.generate("plummer", n=1.5), TypeError, "generate(): n expects an integer, got float"),
     (lambda: nbody.generate("plummer", n=True), TypeError, "generate(): n expects an integer, got bool"),
     (lambda: nbody.generate("plummer", seed=-1), nbody.Error, "seed: must be an integer from 0 to 2^64 - 1 (got -1)"),

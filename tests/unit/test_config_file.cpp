@@ -297,14 +297,16 @@ TEST_F(ConfigFileTest, WrongValuesFoundWhenTheRunStartsNameTheFileAndLine) {
   const auto settings = apply_config_file(*c.cmd, write("steps = 3\n\ndt = 0.5\n"));
   ASSERT_EQ(settings.size(), 2u);
   const std::string file = (dir_ / "run.toml").string();
-  // The library's older "--NAME VALUE: WHAT" and the newer "--NAME: WHAT (got VALUE)".
-  EXPECT_EQ(std::string(blamed_on_config(Error("--dt 0.5: too large"), settings, file).what()),
-            where(3) + "dt: too large (got 0.5)");
+  // The library's "--NAME: WHAT (got VALUE)" names the file, line and key instead.
+  EXPECT_EQ(
+      std::string(blamed_on_config(Error("--dt: too large (got 0.5)"), settings, file).what()),
+      where(3) + "dt: too large (got 0.5)");
   EXPECT_EQ(
       std::string(blamed_on_config(Error("--steps: too many (got 3)"), settings, file).what()),
       where(1) + "steps: too many (got 3)");
   // An option the file did not set is left as it is.
-  EXPECT_STREQ(blamed_on_config(Error("--seed 4: odd"), settings, file).what(), "--seed 4: odd");
+  EXPECT_STREQ(blamed_on_config(Error("--seed: odd (got 4)"), settings, file).what(),
+               "--seed: odd (got 4)");
 }
 
 TEST_F(ConfigFileTest, SyntaxErrorsGiveTheLine) {

@@ -356,7 +356,7 @@ TEST(IoFormat, UnknownFormatNameIsAnError) {
     (void)resolve_format("a.txt", "xml");
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "--format xml: unknown file format (available: text, csv, hdf5)");
+    EXPECT_STREQ(e.what(), "--format: unknown file format (available: text, csv, hdf5) (got xml)");
   }
 }
 

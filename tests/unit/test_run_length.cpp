@@ -92,7 +92,7 @@ TEST(RunLength, RefusesBadTEndRunsWithTheSmallestWorkableStep) {
   const double workable = 2 / double(kMaxRunSteps);
   EXPECT_LE(steps_to_reach(-1, 1, std::nextafter(workable, 1.0)), kMaxRunSteps);
   EXPECT_EQ(message_of([] { (void)steps_to_reach(0, std::numeric_limits<double>::infinity(), 1); }),
-            "--t-end inf: must be after the start time 0");
+            "--t-end: must be after the start time 0 (got inf)");
   EXPECT_EQ(message_of([] { (void)steps_to_reach(0, 1e308, 1e-300); }).rfind("--dt: ", 0), 0u);
 }
 

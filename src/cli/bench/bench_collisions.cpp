@@ -22,6 +22,7 @@
 #include "nbody/collisions.hpp"
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody::cli::bench {
 
@@ -176,11 +177,11 @@ void bench_collisions(const BenchArgs& a) {
   const BuildInfo info = build_info();
   const int threads = a.threads > 0 ? a.threads : info.max_threads;
   if (!(a.volume_fraction > 0 && a.volume_fraction < 1)) {
-    throw Error(fmt::format("--volume-fraction {}: must be between 0 and 1", a.volume_fraction));
+    throw input_error("--volume-fraction", "must be between 0 and 1", a.volume_fraction);
   }
   (void)parse_collision_model(a.collisions);
   if (a.collisions == "none")
-    throw Error("--collisions none: nothing to time (use bounce or merge)");
+    throw input_error("--collisions", "nothing to time (use bounce or merge)", "none");
   fmt::print(human, "collisions: {} on the {}, {}D uniform cloud, volume fraction {:g}, {}\n",
              a.collisions, a.device == "gpu" ? "GPU" : "CPU", a.dim, a.volume_fraction,
              a.device == "gpu"

@@ -8,6 +8,7 @@
 
 #include "cli/bench/report_suite_helpers.hpp"
 #include "cli/bench/theta_sweep.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/io.hpp"
 
 namespace nbody::cli::bench {
@@ -129,16 +130,16 @@ void plot(const std::filesystem::path& json_path, const std::string& png) {
   const std::string script = source_script("NBODY_PARETO_SCRIPT", "bench/tree_pareto.py");
   const std::string why =
       run_python_script(script, {"--from-json", json_path.string(), "--out", png});
-  if (!why.empty()) throw Error(fmt::format("--plot {}: {} (no plot drawn)", png, why));
+  if (!why.empty()) throw input_error("--plot", why + " (no plot drawn)", png);
 }
 
 }  // namespace
 
 void bench_theta(const BenchArgs& a, const ThetaBenchArgs& t, bool n_given) {
   if (a.device == "all")
-    throw Error("--device all: bench theta without -o runs on one device (cpu or gpu)");
+    throw input_error("--device", "bench theta without -o runs on one device (cpu or gpu)", "all");
   if (!t.plot.empty() && std::filesystem::path(t.plot).extension() != ".png")
-    throw Error(fmt::format("--plot {}: must name a .png file", t.plot));
+    throw input_error("--plot", "must name a .png file", t.plot);
   const ThetaSweep s = resolve_theta_sweep(a, t, a.device, n_given, false);
   (void)bench_devices(a);  // --device gpu without a usable GPU: say so now
   const bool json_stdout = a.json && a.json_file.empty();

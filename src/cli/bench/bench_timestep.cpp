@@ -16,6 +16,7 @@
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody::cli::bench {
@@ -92,8 +93,7 @@ std::vector<double> ladder_or(const std::vector<double>& given, std::vector<doub
                               const char* option) {
   std::vector<double> v = given.empty() ? std::move(fallback) : given;
   for (const double x : v)
-    if (!(x > 0) || !std::isfinite(x))
-      throw Error(fmt::format("{} {}: must be positive and finite", option, x));
+    if (!(x > 0) || !std::isfinite(x)) throw input_error(option, "must be positive and finite", x);
   std::sort(v.begin(), v.end(), std::greater<>());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
@@ -156,9 +156,9 @@ std::string default_timestep_model() {
 
 SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::FILE* progress) {
   if (a.device == "all")
-    throw Error("--device all: bench timestep runs on one device (cpu or gpu)");
+    throw input_error("--device", "bench timestep runs on one device (cpu or gpu)", "all");
   if (a.gravity != "direct" && a.gravity != "tree")
-    throw Error(fmt::format("--gravity {}: bench timestep takes direct or tree", a.gravity));
+    throw input_error("--gravity", "bench timestep takes direct or tree", a.gravity);
   (void)bench_devices(a);  // --device gpu without a usable GPU: say so now
   const std::string model = t.model.empty() ? default_timestep_model() : t.model;
   const double t_end = t.t_end > 0 ? t.t_end : kTimestepDefaultTEnd;

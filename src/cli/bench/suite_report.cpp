@@ -15,6 +15,7 @@
 
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/io.hpp"
 
 #ifndef NBODY_SOURCE_DIR
@@ -132,7 +133,7 @@ std::vector<std::string> bench_devices(const BenchArgs& a) {
   std::string reason;
   const bool gpu = !gpu_devices(&reason).empty();
   if (a.device == "gpu") {
-    if (!gpu) throw Error("--device gpu: " + reason);
+    if (!gpu) throw input_error("--device", reason, "gpu");
     return {"gpu"};
   }
   if (a.device == "all")
@@ -167,7 +168,8 @@ void write_suite(const SuiteResult& r, const BenchArgs& a, std::FILE* human) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
-    throw Error(fmt::format("-o {}: cannot create the folder ({})", dir.string(), ec.message()));
+    throw input_error("--output", fmt::format("cannot create the folder ({})", ec.message()),
+                      dir.string());
   write_file_atomically(dir / (r.suite + ".csv"), [&](std::ostream& out) {
     for (std::size_t c = 0; c < r.columns.size(); ++c) out << (c ? "," : "") << r.columns[c];
     out << "\n";

@@ -11,6 +11,7 @@
 
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody::cli::bench {
 
@@ -32,9 +33,9 @@ std::vector<double> positive_numbers(const std::vector<std::string>& given, cons
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
-      throw Error(fmt::format("{} '{}': not a number", option, text));
+      throw input_error(option, "not a number", text);
     if (!(v > 0) || !std::isfinite(v))
-      throw Error(fmt::format("{} {}: must be a finite number > 0{}", option, text, zero_means));
+      throw input_error(option, fmt::format("must be a finite number > 0{}", zero_means), text);
     if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
   }
   return values;
@@ -49,9 +50,8 @@ std::vector<OpeningCriterion> parse_criteria(const std::vector<std::string>& giv
     const auto* c = std::find_if(std::begin(all), std::end(all),
                                  [&](OpeningCriterion x) { return to_string(x) == name; });
     if (c == std::end(all))
-      throw Error(fmt::format(
-          "--criteria '{}': unknown opening criterion (available: geometric, bmax, relative)",
-          name));
+      throw input_error("--criteria",
+                        "unknown opening criterion (available: geometric, bmax, relative)", name);
     if (std::find(out.begin(), out.end(), *c) == out.end()) out.push_back(*c);
   }
   if (out.empty()) throw Error("--criteria: the list is empty (geometric, bmax, relative)");
@@ -63,8 +63,7 @@ std::vector<bool> parse_orders(const std::vector<std::string>& given) {
   for (const std::string& name : given) {
     if (name.empty()) continue;
     if (name != "monopole" && name != "quadrupole")
-      throw Error(
-          fmt::format("--orders '{}': unknown order (available: monopole, quadrupole)", name));
+      throw input_error("--orders", "unknown order (available: monopole, quadrupole)", name);
     if (std::find(out.begin(), out.end(), name == "quadrupole") == out.end())
       out.push_back(name == "quadrupole");
   }

@@ -24,6 +24,7 @@
 #include "cli/run/run_report.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/io.hpp"
 #include "nbody/simulation.hpp"
@@ -55,8 +56,10 @@ void create_dir(const fs::path& dir, std::string_view option = "--output-dir") {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) {
-    throw Error(fmt::format("{} {}: cannot create the folder ({})", option, dir.string(),
-                            ec ? ec.message() : "a file of that name exists"));
+    throw input_error(option,
+                      fmt::format("cannot create the folder ({})",
+                                  ec ? ec.message() : "a file of that name exists"),
+                      dir.string());
   }
 }
 
@@ -137,7 +140,9 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
         fmt::print(human, "nbody run: the checkpoint is already at t = {:.6g} >= --t-end {}\n",
                    sim.time(), a.t_end);
     } else {
-      throw Error(fmt::format("--t-end {}: must be after the start time {}", a.t_end, sim.time()));
+      throw input_error("--t-end",
+                        fmt::format("must be after the start time {}", printable(sim.time())),
+                        a.t_end);
     }
   }
   if (!until_time && resumed && a.steps < first_step && talk) {

@@ -16,6 +16,7 @@
 #include "core/cuda/launch.cuh"
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody::collisions {
 namespace {
@@ -69,7 +70,7 @@ class DeviceCopy {
 
 cudaStream_t make_stream() {
   std::string reason;
-  if (gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
+  if (gpu_devices(&reason).empty()) throw input_error("--device", reason, "gpu");
   gpu::select_gpu();
   cudaStream_t s = nullptr;
   NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

@@ -22,6 +22,7 @@
 #include "gravity/direct_cuda.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 
 namespace nbody {
 namespace cuda_direct {
@@ -268,7 +269,7 @@ std::unique_ptr<GravitySolver> make_direct_cuda(const GravityOptions& o) {
   const cuda_direct::KernelChoice choice =
       cuda_direct::choose_kernel(o.kernel, o.block_size, o.deterministic);
   std::string reason;
-  if (gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
+  if (gpu_devices(&reason).empty()) throw input_error("--device", reason, "gpu");
   auto make = [&](auto real) -> std::unique_ptr<GravitySolver> {
     using Real = decltype(real);
     gpu::select_gpu();  // before DirectForces queries the device

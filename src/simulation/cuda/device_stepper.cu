@@ -39,7 +39,7 @@
 #include "gravity/direct_cuda.hpp"
 #include "gravity/unit_scaling.hpp"
 #include "nbody/build_info.hpp"
-#include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 #include "simulation/cuda/device_block_steps.cuh"
 #include "simulation/cuda/device_forces_choice.cuh"
 #include "simulation/cuda/diagnostics_kernels.cuh"
@@ -384,7 +384,8 @@ std::unique_ptr<Stepper> make_device_stepper(const SimulationOptions& options,
   // GPU solver's: build one and drop it, so the messages are the same as with the solver.
   // (No gravity needs no solver, but the run still needs a GPU.)
   (void)make_gravity_solver(o);
-  if (std::string reason; gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
+  if (std::string reason; gpu_devices(&reason).empty())
+    throw input_error("--device", reason, "gpu");
   validate(options.integrator);
   auto make = [&](auto real) -> std::unique_ptr<Stepper> {
     using Real = decltype(real);

@@ -6,6 +6,7 @@
 
 #include "core/cuda/cuda_check.cuh"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 #include "simulation/cuda/integration_kernels.cuh"
 
 namespace nbody::cuda_resident {
@@ -129,7 +130,7 @@ void launch_open_step(IntegratorScheme scheme, const State& s, const StepFactors
       open_step_kernel<IntegratorScheme::Kinematic><<<blocks, kThreads, 0, stream>>>(s, f, extent);
       break;
     case IntegratorScheme::Ias15:  // refused by make_device_stepper()
-      throw Error("--integrator ias15: runs on the CPU only");
+      throw input_error("--integrator", "runs on the CPU only", "ias15");
   }
   NBODY_CUDA_CHECK_LAUNCH("open_step_kernel");
 }

@@ -10,6 +10,7 @@
 #include "gravity/cuda/device_forces_solver.cuh"
 #include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 #include "tree/tree_cuda.hpp"
 
@@ -34,7 +35,7 @@ std::unique_ptr<GravitySolver> make_solver(const GravityOptions& o) {
 
 std::unique_ptr<GravitySolver> make_tree_cuda(const GravityOptions& o) {
   std::string reason;
-  if (gpu_devices(&reason).empty()) throw Error("--device gpu: " + reason);
+  if (gpu_devices(&reason).empty()) throw input_error("--device", reason, "gpu");
   if (o.precision == Precision::Double) return cuda_tree::make_solver<double>(o);
   return cuda_tree::make_solver<float>(o);
 }
