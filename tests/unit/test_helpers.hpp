@@ -94,6 +94,17 @@ inline constexpr double kAwkwardValues[] = {
     1e-300,  -0.1,     1.0 / 3.0, -0.0, 4.9406564584124654e-324, std::numeric_limits<double>::max(),
     -2.5e17, 0.1 + 0.2};
 
+/// The message of the nbody::Error that f throws ("" when it throws none).
+template <class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 /// The nbody::Error message of `call` (fails the test when it throws none).
 inline std::string error_of(const std::function<void()>& call) {
   try {

@@ -18,20 +18,12 @@
 #include "nbody/error.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/simulation.hpp"
+#include "test_helpers.hpp"
 
 namespace nbody {
 namespace {
 
-/// The message of the nbody::Error that f throws ("" when it throws none).
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::message_of;
 
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.rfind(prefix, 0) == 0;

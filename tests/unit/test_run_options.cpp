@@ -18,20 +18,12 @@
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/integrator.hpp"
+#include "test_helpers.hpp"
 
 namespace nbody {
 namespace {
 
-/// The message of the nbody::Error that f throws ("" when it throws none).
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::message_of;
 
 TEST(RunOptions, ParsesDeviceAndPrecisionNames) {
   EXPECT_EQ(parse_device("cpu"), Device::Cpu);
