@@ -142,7 +142,9 @@ class TestInterruptedGen(WriteFailureCase):
         path = self.dir / "big.txt"
         if old is not None:
             path.write_text(old)
-        proc = subprocess.Popen([EXE, "gen", "plummer", "-n", "1000000", "-o", str(path)],
+        # 3M bodies: the write takes seconds even on a fast machine, so the signal lands while
+        # the temporary is being written (a race the test would lose with a short write).
+        proc = subprocess.Popen([EXE, "gen", "plummer", "-n", "3000000", "-o", str(path)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 120
         while time.time() < deadline and proc.poll() is None and not self.hidden_files():
