@@ -1,6 +1,5 @@
 // nbody::generate(): looks the model up by name, checks the options it uses, runs it,
 // then applies what every model shares (ids 1..N, body radius, planar projection).
-#include <unistd.h>
 
 #include <cmath>
 #include <new>
@@ -11,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>  // fmt::join (in format.h before fmt 11)
 
+#include "core/machine_memory.hpp"
 #include "ic/models.hpp"
 #include "ic/parallel.hpp"
 #include "nbody/error.hpp"
@@ -164,8 +164,7 @@ constexpr double kBytesPerBody = kArrays * 8;
 void check_memory_for(std::size_t n) {
   // The run needs more (trees, copies): this is a floor.
   const double needed = double(n) * kBytesPerBody;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  const double machine = pages > 0 && page > 0 ? double(pages) * double(page) : 0;
+  const double machine = machine_memory_bytes();
   if (machine > 0 && needed > machine) {
     throw input_error("--count",
                       fmt::format("the bodies alone need {:.3g} GB of memory ({} bytes each), "

@@ -3,10 +3,10 @@
 // (oldest) format version, so any HDF5 1.8+ reader (h5py, yt, pynbody, GADGET, SWIFT tools)
 // opens them.
 #include "io/hdf5_file.hpp"
+#include "core/machine_memory.hpp"
 
 #include <fmt/format.h>
 
-#include <unistd.h>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -99,8 +99,7 @@ void check_number_type(hid_t type, const std::string& what, const Group& group, 
 
 void check_memory(const std::string& what, std::uint64_t count, std::uint64_t bytes_each,
                   const Group& group) {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  const double machine = pages > 0 && page > 0 ? double(pages) * double(page) : 0;
+  const double machine = machine_memory_bytes();
   const double needed = double(count) * double(bytes_each);
   if (machine > 0 && needed > machine) {
     group.fail(fmt::format(
