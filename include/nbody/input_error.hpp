@@ -6,6 +6,7 @@
 // What a user wrote is shown as it was written, but made safe to print: control bytes and
 // bytes outside printable ASCII are escaped (\x1b), so a file line cannot drive the terminal,
 // and long values are cut (a 100 kB CSV field gives a one-line message).
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -52,6 +53,23 @@ template <class Value>
 Error input_error(std::string_view where, std::string_view what, const Value& value) {
   return Error(printable(where, 4 * kMessageValueChars) + ": " + std::string(what) + " (got " +
                printable(value) + ")");
+}
+
+/// What a number a user hands over may be: any finite number (positions, velocities), finite
+/// and >= 0 (radii), or finite and > 0 (masses). One rule and one text for every reader and
+/// the Python module, so a value one front end accepts no other refuses.
+enum class ValueRule { Finite, NonNegative, Positive };
+
+inline bool obeys(double v, ValueRule rule) {
+  return std::isfinite(v) &&
+         (rule == ValueRule::Finite || (rule == ValueRule::NonNegative ? v >= 0 : v > 0));
+}
+
+/// The rule as a message says it: "must be finite and > 0".
+inline const char* rule_text(ValueRule rule) {
+  return rule == ValueRule::Finite        ? "must be finite"
+         : rule == ValueRule::NonNegative ? "must be finite and >= 0"
+                                          : "must be finite and > 0";
 }
 
 /// "WHERE: WHAT", for problems that have no single value to show.

@@ -109,23 +109,26 @@ int read_choice(const hdf5::Group& group, const std::string& name,
 
 /// What a saved number may be. A checkpoint edited (or damaged) to hold a NaN position or a
 /// mass of 0 would otherwise run on and write files that `nbody info` then refuses.
-enum class Range { Finite, NonNegative, Positive, FiniteOrNaN };
+/// ValueRule's three rules, plus one for values a run may leave uncomputed.
+enum class Range {
+  Finite = static_cast<int>(ValueRule::Finite),
+  NonNegative = static_cast<int>(ValueRule::NonNegative),
+  Positive = static_cast<int>(ValueRule::Positive),
+  FiniteOrNaN
+};
 
 void check_value(const hdf5::Group& group, const std::string& where, double v, Range range) {
-  switch (range) {
-    case Range::Finite:
-      if (!std::isfinite(v)) group.refuse(where, "must be finite", v);
-      return;
-    case Range::NonNegative:
-      if (!(std::isfinite(v) && v >= 0)) group.refuse(where, "must be finite and >= 0", v);
-      return;
-    case Range::Positive:
-      if (!(std::isfinite(v) && v > 0)) group.refuse(where, "must be finite and > 0", v);
-      return;
-    case Range::FiniteOrNaN:  // NaN: not computed (a run without energies)
-      if (std::isinf(v)) group.refuse(where, "must be finite (or nan: not computed)", v);
-      return;
+  if (range == Range::FiniteOrNaN) {  // NaN: not computed (a run without energies)
+    if (std::isinf(v)) group.refuse(where, "must be finite (or nan: not computed)", v);
+    return;
   }
+  const auto rule = static_cast<ValueRule>(range);
+  if (!obeys(v, rule)) group.refuse(where, rule_text(rule), v);
+}
+
+/// Whether v passes, without building a message (the loop over every body).
+bool passes(double v, Range range) {
+  return range == Range::FiniteOrNaN ? !std::isinf(v) : obeys(v, static_cast<ValueRule>(range));
 }
 
 double read_scalar(const hdf5::Group& group, const std::string& name, Range range) {
@@ -137,11 +140,8 @@ double read_scalar(const hdf5::Group& group, const std::string& name, Range rang
 void check_array(const hdf5::Group& group, const std::string& name, const std::vector<double>& v,
                  Range range) {
   for (std::size_t i = 0; i < v.size(); ++i) {
-    const bool ok = range == Range::Finite        ? std::isfinite(v[i])
-                    : range == Range::Positive    ? std::isfinite(v[i]) && v[i] > 0
-                    : range == Range::NonNegative ? std::isfinite(v[i]) && v[i] >= 0
-                                                  : !std::isinf(v[i]);
-    if (!ok) check_value(group, fmt::format("{}[{}]", group.where(name), i), v[i], range);
+    if (!passes(v[i], range))
+      check_value(group, fmt::format("{}[{}]", group.where(name), i), v[i], range);
   }
 }
 

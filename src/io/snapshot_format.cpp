@@ -167,24 +167,18 @@ HeaderInfo read_header(const hdf5::Group& header, ParticleSystem& ps) {
   return info;
 }
 
-/// What a dataset's values must be: any finite number, finite and >= 0 (radii), or finite
-/// and > 0 (masses: a body of mass 0 or -0 has no place in a gravitational system).
-enum class Range { Finite, NonNegative, Positive };
+/// What a dataset's values must be (ValueRule): any finite number, finite and >= 0 (radii),
+/// or finite and > 0 (masses: a body of mass 0 or -0 has no place in a gravitational system).
+using Range = ValueRule;
 
 void check_values(const hdf5::Group& group, const std::string& name, const std::vector<double>& v,
                   std::size_t columns, Range range) {
   for (std::size_t k = 0; k < v.size(); ++k) {
-    const bool ok = std::isfinite(v[k]) && (range == Range::Finite ||
-                                            (range == Range::NonNegative ? v[k] >= 0 : v[k] > 0));
-    if (ok) continue;
+    if (obeys(v[k], range)) continue;
     const std::string at =
         columns > 1 ? fmt::format("{}[{}][{}]", group.where(name), k / columns, k % columns)
                     : index_name(group.where(name), k);
-    group.refuse(at,
-                 range == Range::Finite        ? "must be finite"
-                 : range == Range::NonNegative ? "must be finite and >= 0"
-                                               : "must be finite and > 0",
-                 v[k]);
+    group.refuse(at, rule_text(range), v[k]);
   }
 }
 

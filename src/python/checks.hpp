@@ -9,16 +9,14 @@
 //   ids                    >= 1 and unique (add() alone takes 0 as "the next free id")
 #include <cstdint>
 
+#include "nbody/input_error.hpp"
 #include "nbody/particles.hpp"
 #include "python/arrays.hpp"
 
 namespace nbody::python {
 
-enum class Bound {
-  Finite,       // positions, velocities
-  Positive,     // masses
-  NonNegative,  // radii
-};
+/// Positions and velocities Finite, masses Positive, radii NonNegative: the readers' rules.
+using Bound = ValueRule;
 
 /// Every value of the argument `name` within `bound`; otherwise nbody::Error naming the
 /// first bad one as name[i] (one dimension) or name[i, k] (an (N, 3) array).
