@@ -1,6 +1,7 @@
-// nbody render: pictures and movies without a display. Runs a simulation like `nbody run`
-// (or reads a series of snapshot files) and draws a frame every K steps with the software
-// splatter of src/render, to PNG files in a folder or to an .mp4 through ffmpeg.
+// nbody render: pictures and movies without a display. Draws a file as it is, runs a
+// simulation like `nbody run` and draws a frame every K steps, or draws a series of snapshot
+// files, with the software splatter of src/render, to PNG files in a folder or to an .mp4
+// through ffmpeg.
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "nbody/input_error.hpp"
 #include "nbody/io.hpp"
 #include "nbody/simulation.hpp"
+#include "nbody/snapshot.hpp"
 #include "render/camera.hpp"
 #include "render/colormap.hpp"
 #include "render/movie_writer.hpp"
@@ -56,6 +58,7 @@ struct RenderArgs {
   double zoom = 1;
   double fps = 30;
   bool no_legend = false;
+  bool time_label = true;
   bool quiet = false;
 };
 
@@ -141,11 +144,14 @@ class FrameRenderer {
     }
   }
 
-  render::Image draw(const ParticleSystem& ps) {
+  /// `label` goes in the top-left corner unless --no-time-label: the simulated time, or
+  /// the file name for a snapshot whose format stores no time.
+  render::Image draw(const ParticleSystem& ps, const std::string& label) {
     fix_view(ps);
     render::Image image =
         render::splat_bodies(ps, *camera_, render::color_values(ps, color_by_, range_));
     if (!args_.no_legend) render::draw_legend(image, color_by_, range_);
+    if (args_.time_label) render::draw_corner_label(image, label);
     return image;
   }
 
@@ -188,6 +194,11 @@ std::vector<fs::path> expand_snapshots(const std::vector<std::string>& patterns)
   return files;
 }
 
+/// The label of a frame at simulated time t.
+std::string time_text(double t) {
+  return fmt::format("t = {:.6g}", t);
+}
+
 void check_args(const RenderArgs& a) {
   const fs::path out(a.output);
   const std::string ext = out.extension().string();
@@ -213,10 +224,31 @@ void render_snapshots(const RenderArgs& a, FrameSink& sink, FrameRenderer& rende
     if (k > 0 && !sink.wants(k, files.size())) continue;
     const ParticleSystem ps = read_particles(files[k], resolve_format(files[k], a.format));
     renderer.fix_view(ps);
-    if (sink.wants(k, files.size())) sink.write(renderer.draw(ps));
+    // HDF5 snapshots store their time; text and CSV files do not (they read as t = 0), so
+    // their frames are labelled with the file name, which `run --every` numbers by step.
+    const bool has_time = looks_like_hdf5(files[k]);
+    const std::string label = has_time ? time_text(ps.time) : files[k].filename().string();
+    if (sink.wants(k, files.size())) sink.write(renderer.draw(ps, label));
     progress.update(k + 1, ps.time, {});
   }
   progress.finish();
+}
+
+/// -i FILE without --frames or --every: the picture of the file, no step taken (and no
+/// forces computed, which would cost O(N^2) with the direct sum for nothing).
+bool draws_file_as_is(const RenderArgs& a, const CLI::App& app) {
+  return !a.input.empty() && app.count("--frames") == 0 && app.count("--every") == 0;
+}
+
+void render_file(const RenderArgs& a, const ParticleSystem& ps, FrameSink& sink,
+                 FrameRenderer& renderer) {
+  if (!a.quiet) {
+    fmt::print(
+        "nbody render: {} as it is, {} bodies at t = {:g}, 0 steps (--frames N --every K "
+        "to simulate), {}x{}\n",
+        a.input, ps.size(), ps.time, a.width, a.height);
+  }
+  sink.write(renderer.draw(ps, time_text(ps.time)));
 }
 
 void render_run(const RenderArgs& a, const CLI::App& app, FrameSink& sink,
@@ -230,6 +262,10 @@ void render_run(const RenderArgs& a, const CLI::App& app, FrameSink& sink,
     for (double& r : initial.radius) r = a.model.radius;
   }
   if (a.dim == 2) initial.make_planar();
+  if (draws_file_as_is(a, app)) {
+    render_file(a, initial, sink, renderer);
+    return;
+  }
   Simulation sim(std::move(initial), a.gravity, a.integrator, a.collisions);
   const std::uint64_t total_steps = (a.frames - 1) * a.every;
   if (talk) {
@@ -241,12 +277,12 @@ void render_run(const RenderArgs& a, const CLI::App& app, FrameSink& sink,
     std::fflush(stdout);  // before the progress line, which goes to stderr
   }
   renderer.fix_view(sim.particles());
-  if (sink.wants(0, a.frames)) sink.write(renderer.draw(sim.particles()));
+  if (sink.wants(0, a.frames)) sink.write(renderer.draw(sim.particles(), time_text(sim.time())));
   ProgressLine progress(stderr, total_steps, talk);
   for (std::uint64_t s = 1; s <= total_steps; ++s) {
     sim.step(a.dt);
     if (s % a.every == 0 && sink.wants(s / a.every, a.frames)) {
-      sink.write(renderer.draw(sim.particles()));
+      sink.write(renderer.draw(sim.particles(), time_text(sim.time())));
     }
     progress.update(s, sim.time(), {});
   }
@@ -275,8 +311,11 @@ void add_render_command(CLI::App& app) {
   auto args = std::make_shared<RenderArgs>();
   auto* cmd = app.add_subcommand(
       "render",
-      "Draw a simulation (or snapshot files) to PNG frames or an .mp4, without a display");
+      "Draw a file, a simulation or snapshot files to PNG frames or an .mp4, without a display");
   const auto [input, model] = add_source_options(cmd, args->input, args->format, args->model.model);
+  input->description(
+      "Bodies from a file (text, CSV or HDF5 snapshot), drawn as they are unless --frames or "
+      "--every asks for steps");
   auto* snapshots = cmd->add_option("--snapshots", args->snapshots,
                                     "Draw these snapshot files instead of running: a quoted "
                                     "pattern such as 'out_*.txt' (sorted), or a list of files");
@@ -298,7 +337,9 @@ void add_render_command(CLI::App& app) {
       ->check(whole_in(16, 16384))
       ->capture_default_str();
   auto* frames =
-      cmd->add_option("--frames", args->frames, "Number of frames (frame 0 is the start)")
+      cmd->add_option("--frames", args->frames,
+                      "Number of frames (frame 0 is the start); with -i, 1 unless this or --every "
+                      "is given")
           ->check(whole_in(1, 1000000))
           ->capture_default_str();
   auto* every = cmd->add_option("--every", args->every, "Steps between frames")
@@ -323,6 +364,9 @@ void add_render_command(CLI::App& app) {
       ->check(number_in(1.0, 240.0))
       ->capture_default_str();
   cmd->add_flag("--no-legend", args->no_legend, "Leave out the colour scale");
+  cmd->add_flag("--time-label,!--no-time-label", args->time_label,
+                "Write the simulated time (t = ...) in the top-left corner of every frame (on "
+                "by default; a text or CSV snapshot, which stores no time, shows its file name)");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress line or summary");
   cmd->callback([args, cmd] { render(*args, *cmd); });
 }

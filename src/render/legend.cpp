@@ -1,6 +1,6 @@
-// The colour-scale legend of rendered frames: a strip of the colour map with labels drawn by
-// stb_easy_font (a tiny vector font of axis-aligned quads, so it rasterises without a font
-// file or a text library).
+// The colour-scale legend (a strip of the colour map) and the time label of rendered frames,
+// with text drawn by stb_easy_font (a tiny vector font of axis-aligned quads, so it
+// rasterises without a font file or a text library).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -93,6 +93,18 @@ void draw_legend(Image& image, ColorBy by, const ColorRange& range) {
 #else
   (void)by;
   (void)range;
+#endif
+}
+
+void draw_corner_label(Image& image, const std::string& text) {
+  if (image.width < 64 || image.height < 64 || text.empty()) return;  // as the legend
+#if NBODY_HAVE_STB
+  const int margin = std::max(4, image.height / 40);
+  // Twice the legend's size: the time is read from a moving picture, often scaled down.
+  const int scale = 2 * std::max(1, image.height / 400);
+  draw_text(image, margin, margin, scale, text);
+#else
+  (void)text;
 #endif
 }
 

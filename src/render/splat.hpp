@@ -2,6 +2,7 @@
 // The software renderer of `nbody render`: a CPU point splatter, so pictures and movies need
 // no display, no OpenGL and no GPU. Bodies are drawn additively on black and the sum saturates
 // per channel, so dense regions glow brighter than lone bodies, whatever the drawing order.
+#include <string>
 #include <vector>
 
 #include "nbody/particles.hpp"
@@ -20,5 +21,9 @@ namespace nbody::render {
 /// Draws the colour scale in the bottom-right corner: a strip of the map with the quantity's
 /// name and the values at its ends (labels only when the build has stb's font).
 void draw_legend(Image& image, ColorBy by, const ColorRange& range);
+
+/// Writes `text` (the frame's simulated time, "t = 1.25") in the top-left corner, in the
+/// legend's font and colour, so that frames and movies say when they show.
+void draw_corner_label(Image& image, const std::string& text);
 
 }  // namespace nbody::render
