@@ -109,7 +109,15 @@ void PySimulation::set_options(const RunOptions& next, bool reconfigure) {
   options_ = next;
 }
 
+void PySimulation::check_has_bodies(const char* caller) const {
+  // As REBOUND's integrate() on an empty simulation (NoParticles): an error, not a clock
+  // that ticks over nothing.
+  if (size() == 0)
+    throw Error(fmt::format("{}: the simulation has no bodies (add some with sim.add())", caller));
+}
+
 std::uint64_t PySimulation::step(std::uint64_t count, const std::function<bool()>& keep_going) {
+  if (count > 0) check_has_bodies("step");
   check_view_edits();
   std::uint64_t done = 0;
   while (done < count) {
@@ -127,6 +135,10 @@ std::uint64_t PySimulation::step(std::uint64_t count, const std::function<bool()
 
 std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& keep_going) {
   if (t_end == time()) return 0;
+  if (!(t_end > time()) || !std::isfinite(t_end)) {
+    throw input_error("evolve", "t must be after the current time " + printable(time()), t_end);
+  }
+  check_has_bodies("evolve");
   // The CLI's checks and messages: t_end after now, every step advancing the time up to
   // t_end, at most 2^53 of them (IAS15: its first step advancing it).
   check_run_until(options_.integrator, time(), t_end, options_.dt);

@@ -49,6 +49,9 @@ class PySimulation {
   /// checking the edited copy with check_state(); `edit` writes into that copy.
   void edit_state(const std::function<void(ParticleSystem&)>& edit, bool moves_bodies);
 
+  /// Throws nbody::Error "CALLER: the simulation has no bodies ..." when it has none.
+  void check_has_bodies(const char* caller) const;
+
   /// Throws nbody::Error for the first bad body (check_state): writes through the views
   /// are not seen as they happen.
   void check_bodies() const;

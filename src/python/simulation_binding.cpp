@@ -96,6 +96,38 @@ ParticleSystem from_arrays(nb::handle positions, nb::handle velocities, nb::hand
   return ps;
 }
 
+/// Simulation()'s bodies: none (an empty simulation, bodies added later with add(), as
+/// REBOUND's Simulation()), or arrays; velocities default to 0.
+ParticleSystem bodies_from(nb::handle positions, nb::handle velocities, nb::handle masses,
+                           nb::handle radii, nb::handle ids, double time, int dim) {
+  if (positions.is_none()) {
+    const char* given = !velocities.is_none() ? "velocities"
+                        : !masses.is_none()   ? "masses"
+                        : !radii.is_none()    ? "radii"
+                        : !ids.is_none()      ? "ids"
+                                              : nullptr;
+    if (given)
+      throw nb::type_error(
+          fmt::format("Simulation(): {} given without positions", given).c_str());
+    if (dim != 2 && dim != 3) throw input_error("dim", "must be 2 or 3", dim);
+    if (!std::isfinite(time)) throw input_error("time", "must be finite", time);
+    ParticleSystem ps;
+    ps.dim = dim;
+    ps.time = time;
+    return ps;
+  }
+  if (masses.is_none())
+    throw nb::type_error("Simulation(): masses are needed with positions (finite, > 0)");
+  if (velocities.is_none()) {
+    nb::module_ np = nb::module_::import_("numpy");
+    // (N, 3) zeros for (N, 3) positions; a bad shape is then reported for positions.
+    const nb::object zeros =
+        np.attr("zeros_like")(np.attr("asarray")(positions, "dtype"_a = "float64"));
+    return from_arrays(positions, zeros, masses, radii, ids, time, dim);
+  }
+  return from_arrays(positions, velocities, masses, radii, ids, time, dim);
+}
+
 /// step()'s count: an int (not a bool, not a float) from 0 to 2^64 - 1.
 std::uint64_t step_count(nb::handle value) {
   if (nb::isinstance<nb::bool_>(value) || !PyIndex_Check(value.ptr())) {
@@ -177,10 +209,12 @@ void bind_simulation(nb::module_& m) {
   SimulationClass cls(m, "Simulation",
                       R"(An N-body simulation: bodies, a gravity solver and an integrator.
 
-Simulation(positions, velocities, masses, radii=None, ids=None, *, time=0.0, dim=3, **options)
+Simulation(positions=None, velocities=None, masses=None, radii=None, ids=None, *, time=0.0,
+           dim=3, **options)
 
-positions and velocities are (N, 3) arrays, masses (and radii) length N; ids default to
-1..N. The keyword options are the run options of `nbody run` (see sim.options), e.g.
+Simulation() is empty: add bodies with sim.add(m=..., x=..., ...) (REBOUND's keywords,
+orbital elements with a, e, inc, ...). From arrays: positions and velocities (default 0)
+are (N, 3) arrays, masses (and radii) length N; ids default to 1..N. The keyword options are the run options of `nbody run` (see sim.options), e.g.
 Simulation(x, v, m, dt=1e-3, softening=0.01, gravity="tree", theta=0.5).
 
 Every run option is a property and may change between steps; changing any but dt sets up
@@ -204,10 +238,11 @@ change bodies there.
          nb::handle radii, nb::handle ids, double time, int dim, nb::kwargs options) {
         RunOptions run;
         apply_keywords(run, options, "Simulation()");
-        new (self)
-            PySimulation(from_arrays(positions, velocities, masses, radii, ids, time, dim), run);
+        new (self) PySimulation(bodies_from(positions, velocities, masses, radii, ids, time, dim),
+                                run);
       },
-      "positions"_a, "velocities"_a, "masses"_a, "radii"_a = nb::none(), "ids"_a = nb::none(),
+      "positions"_a = nb::none(), "velocities"_a = nb::none(), "masses"_a = nb::none(),
+      "radii"_a = nb::none(), "ids"_a = nb::none(),
       nb::kw_only(), "time"_a = 0.0, "dim"_a = 3, "options"_a,
       "Bodies from arrays: positions and velocities (N, 3, finite), masses (N, finite and > 0), "
       "optional radii (N, finite and >= 0) and ids (N, integers >= 1, unique: what the files "
