@@ -17,6 +17,8 @@ void bind_run_stats(SimulationClass& cls);
 /// sim.x ... sim.ids, positions, velocities, accelerations(), add(), remove()
 /// (body_arrays_binding.cpp).
 void bind_body_arrays(SimulationClass& cls);
+/// add(), particles, move_to_com(): python/nbody/_api.py (python_api_binding.cpp).
+void bind_python_api(SimulationClass& cls);
 /// load(), generate(), formats(), models(), sim.save() (io_binding.cpp).
 void bind_io(nb::module_& m, SimulationClass& cls);
 

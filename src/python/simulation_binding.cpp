@@ -426,6 +426,7 @@ change bodies there.
 
   bind_run_stats(cls);
   bind_body_arrays(cls);
+  bind_python_api(cls);
   bind_io(m, cls);
 }
 
