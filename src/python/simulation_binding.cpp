@@ -1,11 +1,13 @@
 // nbody.Simulation: construction from numpy arrays, run options as properties, stepping
 // with the GIL released, and the conserved quantities.
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <optional>
 #include <string>
 
 #include <fmt/format.h>
+#include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -18,6 +20,7 @@
 #include "python/checks.hpp"
 #include "python/errors.hpp"
 #include "python/run_options.hpp"
+#include "python/run_outputs.hpp"
 
 namespace nbody::python {
 
@@ -348,19 +351,48 @@ change bodies there.
       "stops after the step in progress.");
   cls.def(
       "evolve",
-      [](PySimulation& sim, double t) {
+      [](PySimulation& sim, double t, const std::filesystem::path& output_dir, double snapshot_dt,
+         std::uint64_t snapshot_every, std::uint64_t stats_every, std::uint64_t checkpoint_every,
+         unsigned checkpoint_keep) {
         PySimulation::Busy busy(sim);
+        const OutputRequest request{output_dir,  snapshot_dt,      snapshot_every,
+                                    stats_every, checkpoint_every, checkpoint_keep};
+        validate(request);
         InterruptPoll poll;
-        {
+        if (!request.any()) {
           nb::gil_scoped_release release;
           sim.evolve(t, [&poll] { return poll(); });
+        } else {
+          if (t != sim.time()) sim.check_evolve(t);  // before any file is written
+          if (!sim.outputs || !(sim.outputs->request() == request)) {
+            sim.outputs = std::make_shared<RunOutputs>(sim, request);
+          }
+          RunOutputs& out = *sim.outputs;
+          out.take_options();
+          nb::gil_scoped_release release;
+          sim.set_after_step([&out] { out.after_step(); });
+          try {
+            bool going = true;
+            while (going && sim.time() < t) {
+              sim.evolve(out.next_stop(t), [&poll, &going] { return going = poll(); });
+            }
+          } catch (...) {
+            sim.set_after_step(nullptr);
+            throw;
+          }
+          sim.set_after_step(nullptr);
         }
         poll.raise_if_interrupted();
       },
-      "t"_a,
+      "t"_a, nb::kw_only(), "output_dir"_a = ".", "snapshot_dt"_a = 0.0, "snapshot_every"_a = 0,
+      "stats_every"_a = 0, "checkpoint_every"_a = 0, "checkpoint_keep"_a = 2,
       "Steps of size dt until the time is exactly t (the last step shortened to land on it, as "
-      "`nbody run "
-      "--t-end`). Releases the GIL.");
+      "`nbody run --t-end`). Releases the GIL. Outputs as `nbody run` writes them, in "
+      "output_dir: snapshot_dt (simulated time between HDF5 snapshots snapshot_NNNN.hdf5; the "
+      "steps land on those times) or snapshot_every (steps), stats_every (steps between rows of "
+      "energy.csv), checkpoint_every (steps between checkpoint_<step>.h5, the newest "
+      "checkpoint_keep kept). Snapshot 0 and the first row are written at the start; later "
+      "calls with the same outputs continue the series.");
 
   // ---- Measures -------------------------------------------------------------------------
   cls.def(
@@ -427,6 +459,7 @@ change bodies there.
   bind_run_stats(cls);
   bind_body_arrays(cls);
   bind_python_api(cls);
+  bind_checkpoints(m, cls);
   bind_io(m, cls);
 }
 
