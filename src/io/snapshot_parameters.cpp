@@ -24,8 +24,8 @@ void write_parameters(hdf5::Group& root, const std::vector<SnapshotParameter>& p
 
 }  // namespace snapshot_layout
 
-std::vector<SnapshotParameter> read_snapshot_parameters(const std::filesystem::path& path,
-                                                        const std::vector<SnapshotParameter>& wanted) {
+std::vector<SnapshotParameter> read_snapshot_parameters(
+    const std::filesystem::path& path, const std::vector<SnapshotParameter>& wanted) {
   hdf5::silence_library_errors();
   const hdf5::File file = hdf5::File::open(path);
   std::vector<SnapshotParameter> found;

@@ -12,6 +12,8 @@ using SimulationClass = nb::class_<PySimulation>;
 
 /// nbody.Simulation: construction, options, stepping, measures (simulation_binding.cpp).
 void bind_simulation(nb::module_& m);
+/// step(), evolve() with its outputs (stepping_binding.cpp).
+void bind_stepping(SimulationClass& cls);
 /// sim.timings(), collision_stats(), timestep_stats() (run_stats_binding.cpp).
 void bind_run_stats(SimulationClass& cls);
 /// sim.x ... sim.ids, positions, velocities, accelerations(), add(), remove()

@@ -32,8 +32,9 @@ void bind_checkpoints(nb::module_& m, SimulationClass& cls) {
           throw input_error(path.string(), "not written: the simulation has no bodies");
         sim.check_bodies();
         if (sim.outputs) sim.outputs->take_options();
-        CheckpointState state = sim.outputs ? sim.outputs->checkpoint_state()
-                                            : checkpoint_state(sim, parameters_toml(sim.options()), nullptr);
+        CheckpointState state =
+            sim.outputs ? sim.outputs->checkpoint_state()
+                        : checkpoint_state(sim, parameters_toml(sim.options()), nullptr);
         with_file_errors([&] {
           nb::gil_scoped_release release;
           write_checkpoint(path, state);

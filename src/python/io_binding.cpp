@@ -225,9 +225,9 @@ void bind_io(nb::module_& m, SimulationClass& cls) {
         with_file_errors([&] {
           nb::gil_scoped_release release;
           if (f == FileFormat::Hdf5) {
-            write_snapshot(path, state,
-                           SnapshotOptions{.precision = SnapshotPrecision::Double,
-                                           .parameters = &parameters});
+            write_snapshot(
+                path, state,
+                SnapshotOptions{.precision = SnapshotPrecision::Double, .parameters = &parameters});
           } else {
             write_particles(path, state, f);
           }

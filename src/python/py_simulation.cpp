@@ -245,7 +245,8 @@ void PySimulation::resume(const CheckpointState& state) {
   initial_energy_ = state.initial_energy;
   // A checkpoint written while outputs were on records where their series stand.
   const bool had_outputs = state.parameters.find("output-dir") != std::string::npos;
-  resumed_outputs = {had_outputs, state.next_snapshot, state.next_snapshot_time, state.snapshot_origin};
+  resumed_outputs = {had_outputs, state.next_snapshot, state.next_snapshot_time,
+                     state.snapshot_origin};
 }
 
 void PySimulation::view_created() {

@@ -10,22 +10,23 @@ namespace {
 
 // CLI name -> Python name where the rule ('-' -> '_') does not give it.
 constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {
-    {"energy", "energy_method"}, {"t-end", "t"},        {"steps", "count"},
-    {"count", "n"},              {"restart", "checkpoint"}, {"stats-every", "stats_every"},
+    {"energy", "energy_method"}, {"t-end", "t"},
+    {"steps", "count"},          {"count", "n"},
+    {"restart", "checkpoint"},   {"stats-every", "stats_every"},
 };
 
 // Words that follow a flag as its value in the library's messages ("needs --precision
 // double"); any other word after a flag is ordinary text ("--dt and ...").
 constexpr std::string_view kValues[] = {
-    "direct", "tree",    "none",     "cpu",      "gpu",   "float",    "double", "auto",
-    "fixed",  "adaptive", "ias15",   "leapfrog", "euler", "kinematic", "bounce", "merge",
-    "fast",   "scalar",  "naive",    "tiled",    "geometric", "bmax", "relative", "exact",
-    "solver", "off",     "global",   "prs23",
+    "direct", "tree",     "none",     "cpu",    "gpu",      "float",  "double",
+    "auto",   "fixed",    "adaptive", "ias15",  "leapfrog", "euler",  "kinematic",
+    "bounce", "merge",    "fast",     "scalar", "naive",    "tiled",  "geometric",
+    "bmax",   "relative", "exact",    "solver", "off",      "global", "prs23",
 };
 
 bool flag_char(char c) {
-  return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-         c == '-' || c == 'G';
+  return std::islower(static_cast<unsigned char>(c)) ||
+         std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == 'G';
 }
 
 bool is_number(std::string_view word) {

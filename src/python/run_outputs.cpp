@@ -39,7 +39,8 @@ void validate(const OutputRequest& r) {
     throw input_error("snapshot_dt", "must be a finite number >= 0 (0: none)", r.snapshot_dt);
   if (r.snapshot_dt > 0 && r.snapshot_every > 0)
     throw input_error("snapshot_dt", "give snapshot_dt or snapshot_every, not both", r.snapshot_dt);
-  if (r.checkpoint_keep < 1) throw input_error("checkpoint_keep", "must be >= 1", r.checkpoint_keep);
+  if (r.checkpoint_keep < 1)
+    throw input_error("checkpoint_keep", "must be >= 1", r.checkpoint_keep);
   if (r.dir.empty()) throw input_error("output_dir", "is empty: name a folder");
 }
 
@@ -107,9 +108,9 @@ void RunOutputs::write_snapshot() {
   // The series' numbering and schedule, and the run options in /Parameters as save()
   // writes them, so that nbody.load() of any snapshot brings them back.
   const auto path = request_.dir / fmt::format("snapshot_{:04d}.hdf5", snapshots_.next_index());
-  nbody::write_snapshot(path, sim_.state(),
-                        SnapshotOptions{.precision = SnapshotPrecision::Double,
-                                        .parameters = &parameters_});
+  nbody::write_snapshot(
+      path, sim_.state(),
+      SnapshotOptions{.precision = SnapshotPrecision::Double, .parameters = &parameters_});
   snapshots_.skip(sim_.time());
 }
 

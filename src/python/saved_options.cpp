@@ -115,12 +115,13 @@ void apply_parameters_toml(RunOptions& options, const std::string& toml, const s
       char* end = nullptr;
       const double v = std::strtod(text.c_str(), &end);
       if (end != text.c_str() + text.size())
-        throw Error(fmt::format("{}: parameter {}: cannot read the value (got {})", file, key,
-                                text));
+        throw Error(
+            fmt::format("{}: parameter {}: cannot read the value (got {})", file, key, text));
       value = v;
     }
     if (kind_of(*spec) == Kind::Name && !std::holds_alternative<std::string>(value))
-      throw Error(fmt::format("{}: parameter {}: expected a quoted name (got {})", file, key, text));
+      throw Error(
+          fmt::format("{}: parameter {}: expected a quoted name (got {})", file, key, text));
     if (kind_of(*spec) != Kind::Name && std::holds_alternative<std::string>(value))
       throw Error(fmt::format("{}: parameter {}: expected a number (got {})", file, key, text));
     set_from_file(options, *spec, as_python(*spec, value, file), file);
