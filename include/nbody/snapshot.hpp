@@ -37,6 +37,8 @@ namespace nbody {
 /// function below throws nbody::Error("... built without HDF5 ...").
 [[nodiscard]] bool have_hdf5();
 
+struct SnapshotParameter;  // nbody/snapshot_parameters.hpp
+
 enum class SnapshotPrecision { Float, Double };
 
 struct SnapshotOptions {
@@ -44,6 +46,8 @@ struct SnapshotOptions {
       SnapshotPrecision::Double;  // of Coordinates, Velocities, Masses, ...
   bool radius = false;        // write /PartType1/Radii (also written whenever a body has a radius)
   bool acceleration = false;  // write /PartType1/Accelerations (ps.ax/ay/az)
+  // The run options, written as /Parameters (nbody/snapshot_parameters.hpp); null: none.
+  const std::vector<SnapshotParameter>* parameters = nullptr;
 };
 
 /// Writes a GADGET/SWIFT-layout snapshot of ps at ps.time, atomically. `potential`, when

@@ -26,6 +26,7 @@ from ._nbody import (
     generate,
     integrators,
     load,
+    load_checkpoint,
     model_options,
     models,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "generate",
     "integrators",
     "load",
+    "load_checkpoint",
     "model_options",
     "models",
 ]

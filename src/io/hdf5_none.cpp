@@ -4,6 +4,7 @@
 
 #include "nbody/error.hpp"
 #include "nbody/snapshot.hpp"
+#include "nbody/snapshot_parameters.hpp"
 
 namespace nbody {
 
@@ -32,6 +33,11 @@ void write_checkpoint(const std::filesystem::path& path, const CheckpointState& 
 }
 
 CheckpointState read_checkpoint(const std::filesystem::path& path) {
+  refuse(path);
+}
+
+std::vector<SnapshotParameter> read_snapshot_parameters(
+    const std::filesystem::path& path, const std::vector<SnapshotParameter>& /*wanted*/) {
   refuse(path);
 }
 

@@ -13,6 +13,7 @@
 #include "io/hdf5_detail.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/snapshot_layout.hpp"
+#include "io/snapshot_parameters_hdf5.hpp"
 #include "nbody/error.hpp"
 #include "nbody/snapshot.hpp"
 
@@ -93,6 +94,7 @@ void write_snapshot(const fs::path& path, const ParticleSystem& ps, const Snapsh
       if (options.acceleration) bodies.write_rows("Accelerations", ps.ax, ps.ay, ps.az, precision);
       if (potential != nullptr) bodies.write_values("Potential", *potential, precision);
     }
+    if (options.parameters) snapshot_layout::write_parameters(file.root(), *options.parameters);
     file.close();
   });
 }

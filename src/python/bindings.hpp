@@ -12,11 +12,17 @@ using SimulationClass = nb::class_<PySimulation>;
 
 /// nbody.Simulation: construction, options, stepping, measures (simulation_binding.cpp).
 void bind_simulation(nb::module_& m);
+/// step(), evolve() with its outputs (stepping_binding.cpp).
+void bind_stepping(SimulationClass& cls);
 /// sim.timings(), collision_stats(), timestep_stats() (run_stats_binding.cpp).
 void bind_run_stats(SimulationClass& cls);
 /// sim.x ... sim.ids, positions, velocities, accelerations(), add(), remove()
 /// (body_arrays_binding.cpp).
 void bind_body_arrays(SimulationClass& cls);
+/// add(), particles, move_to_com(): python/nbody/_api.py (python_api_binding.cpp).
+void bind_python_api(SimulationClass& cls);
+/// save_checkpoint(), load_checkpoint() (checkpoint_binding.cpp).
+void bind_checkpoints(nb::module_& m, SimulationClass& cls);
 /// load(), generate(), formats(), models(), sim.save() (io_binding.cpp).
 void bind_io(nb::module_& m, SimulationClass& cls);
 

@@ -248,8 +248,8 @@ void bind_body_arrays(SimulationClass& cls) {
       "first step, after edits or an option change; on the GPU path then with the CPU solver of "
       "the same "
       "algorithm and precision). Releases the GIL.");
-  cls.def("add", &add_bodies, "position"_a, "velocity"_a = 0.0, nb::kw_only(), "mass"_a,
-          "radius"_a = 0.0, "id"_a = 0,
+  cls.def("_add", &add_bodies, "position"_a, "velocity"_a = 0.0, "mass"_a = 1.0, "radius"_a = 0.0,
+          "id"_a = 0,
           "Adds one body (position of 3) or k bodies (position (k, 3); velocity, mass, radius and "
           "id broadcast). "
           "id 0 gives the next free id. Returns the id (or an array of ids). Bodies are checked as "

@@ -1,5 +1,7 @@
 #include "python/errors.hpp"
 
+#include "python/python_wording.hpp"
+
 #include <exception>
 #include <filesystem>
 #include <new>
@@ -12,7 +14,8 @@ namespace nbody::python {
 
 namespace {
 
-PyObject* file_error = nullptr;  // lives as long as the module (never unloaded)
+PyObject* file_error = nullptr;   // lives as long as the module (never unloaded)
+PyObject* nbody_error = nullptr;  // nbody.Error, likewise
 
 /// Every C++ exception that is not already a Python one (nbody::Error, nanobind's own)
 /// becomes a Python exception of the right class whose message says what happened, never
@@ -21,8 +24,9 @@ PyObject* file_error = nullptr;  // lives as long as the module (never unloaded)
 void translate(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
-  } catch (const Error&) {
-    throw;  // nbody.Error, by nb::exception<Error>
+  } catch (const Error& e) {
+    // nbody.Error, worded for Python: the library speaks of command-line flags.
+    PyErr_SetString(nbody_error, python_wording(e.what()).c_str());
   } catch (const nb::builtin_exception&) {
     throw;  // TypeError, ValueError, IndexError raised by the bindings
   } catch (const nb::python_error&) {
@@ -53,10 +57,12 @@ void translate(const std::exception_ptr& p, void*) {
 
 void register_errors(nb::module_& m) {
   nb::exception<Error> error(m, "Error", PyExc_ValueError);
+  nbody_error = error.ptr();
   error.attr("__module__") = "nbody";
   error.attr("__doc__") =
       "An nbody problem: a bad option or value, bad bodies, an unavailable device. The message "
-      "is the one `nbody run` prints for the same mistake.";
+      "is the one `nbody run` prints for the same mistake, with Python's names for the options "
+      "(softening, not --softening).";
   nb::object bases = nb::make_tuple(error, nb::handle(PyExc_OSError));
   file_error = PyErr_NewExceptionWithDoc(
       "nbody.FileError",
@@ -69,7 +75,7 @@ void register_errors(nb::module_& m) {
 }
 
 void raise_file_error(const char* message) {
-  PyErr_SetString(file_error, message);
+  PyErr_SetString(file_error, python_wording(message).c_str());
   throw nb::python_error();
 }
 

@@ -13,10 +13,13 @@
 #include "nbody/initial_conditions.hpp"
 #include "nbody/input_error.hpp"
 #include "nbody/io.hpp"
+#include "nbody/snapshot.hpp"
+#include "nbody/snapshot_parameters.hpp"
 #include "python/bindings.hpp"
 #include "python/checks.hpp"
 #include "python/errors.hpp"
 #include "python/run_options.hpp"
+#include "python/saved_options.hpp"
 
 namespace nbody::python {
 
@@ -181,12 +184,24 @@ void bind_io(nb::module_& m, SimulationClass& cls) {
             throw Error(fmt::format("{}: {}", printable(path.string()), e.what()));
           }
         });
-        return make_simulation(std::move(ps), options, "load()");
+        // An HDF5 snapshot written by save() keeps the run options in /Parameters: they
+        // come back first, and keyword options given here override them.
+        RunOptions run;
+        if (looks_like_hdf5(path)) {
+          with_file_errors([&] {
+            apply_parameters(run, read_snapshot_parameters(path, wanted_parameters()),
+                             printable(path.string()));
+          });
+        }
+        apply_keywords(run, options, "load()");
+        return nb::cast(new PySimulation(std::move(ps), run), nb::rv_policy::take_ownership);
       },
       "path"_a, "format"_a = "auto", "options"_a,
       "Reads a particle file into a new Simulation. format: 'auto' (from the extension, or the "
       "HDF5 signature), "
-      "or one of formats(). Keyword options are run options (see Simulation.options). A missing or "
+      "or one of formats(). An HDF5 snapshot written by save() brings back its run options "
+      "(/Parameters); keyword options are run options (see Simulation.options) and override "
+      "them. A missing or "
       "malformed "
       "file raises nbody.FileError with the message of `nbody run -i`.");
 
@@ -205,15 +220,24 @@ void bind_io(nb::module_& m, SimulationClass& cls) {
         }
         sim.check_bodies();
         const ParticleSystem& state = sim.state();
+        // HDF5 keeps the run options too (/Parameters), for load(); text and CSV cannot.
+        const std::vector<SnapshotParameter> parameters = snapshot_parameters(sim.options());
         with_file_errors([&] {
           nb::gil_scoped_release release;
-          write_particles(path, state, f);
+          if (f == FileFormat::Hdf5) {
+            write_snapshot(
+                path, state,
+                SnapshotOptions{.precision = SnapshotPrecision::Double, .parameters = &parameters});
+          } else {
+            write_particles(path, state, f);
+          }
         });
       },
       "path"_a, "format"_a = "auto",
       "Writes the bodies to a file (atomically: a temporary file renamed into place). format: "
       "'auto' (from "
-      "the extension) or one of nbody.formats().");
+      "the extension) or one of nbody.formats(). HDF5 also keeps the time and every run option "
+      "(/Parameters), which load() restores; text and CSV hold the bodies only.");
 
   m.def("generate", &generate_model, "model"_a, "n"_a = 1000, "seed"_a = 1, "options"_a,
         "Builds a model of `nbody gen` (see models()) as a new Simulation, deterministic for a "

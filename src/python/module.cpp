@@ -10,6 +10,7 @@
 #include "nbody/integrator.hpp"
 #include "python/bindings.hpp"
 #include "python/errors.hpp"
+#include "python/python_wording.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -44,4 +45,6 @@ NB_MODULE(_nbody, m) {
       "openmp, "
       "max_threads, cpu, gpus (names of usable GPUs), gpu_status.");
   m.attr("__version__") = nbody::build_info().version;
+  // For the tests: the command line's message as Python words it.
+  m.def("_python_wording", [](const std::string& s) { return nbody::python::python_wording(s); });
 }

@@ -109,7 +109,15 @@ void PySimulation::set_options(const RunOptions& next, bool reconfigure) {
   options_ = next;
 }
 
+void PySimulation::check_has_bodies(const char* caller) const {
+  // As REBOUND's integrate() on an empty simulation (NoParticles): an error, not a clock
+  // that ticks over nothing.
+  if (size() == 0)
+    throw Error(fmt::format("{}: the simulation has no bodies (add some with sim.add())", caller));
+}
+
 std::uint64_t PySimulation::step(std::uint64_t count, const std::function<bool()>& keep_going) {
+  if (count > 0) check_has_bodies("step");
   check_view_edits();
   std::uint64_t done = 0;
   while (done < count) {
@@ -119,23 +127,33 @@ std::uint64_t PySimulation::step(std::uint64_t count, const std::function<bool()
       sim_->step(options_.dt);
     }
     ++done;
+    if (after_step_) after_step_();
     if (done < count && !keep_going()) break;
   }
   remember_fingerprint();
   return done;
 }
 
+void PySimulation::check_evolve(double t_end) const {
+  if (!(t_end > time()) || !std::isfinite(t_end)) {
+    throw input_error("evolve", "t must be after the current time " + printable(time()), t_end);
+  }
+  check_has_bodies("evolve");
+  // The CLI's checks and messages: every step advancing the time up to t_end, at most
+  // 2^53 of them (IAS15: its first step advancing it).
+  check_run_until(options_.integrator, time(), t_end, options_.dt);
+}
+
 std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& keep_going) {
   if (t_end == time()) return 0;
-  // The CLI's checks and messages: t_end after now, every step advancing the time up to
-  // t_end, at most 2^53 of them (IAS15: its first step advancing it).
-  check_run_until(options_.integrator, time(), t_end, options_.dt);
+  check_evolve(t_end);
   check_view_edits();
   std::uint64_t done = 0;
   if (sim_->own_steps()) {  // IAS15: its own steps, the last one landing on t_end
     while (time() < t_end) {
       sim_->own_step(options_.dt, t_end);
       ++done;
+      if (after_step_) after_step_();
       if (time() < t_end && !keep_going()) break;
     }
     remember_fingerprint();
@@ -145,6 +163,7 @@ std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& ke
        h = step_toward(time(), t_end, options_.dt)) {
     sim_->step(h);
     ++done;
+    if (after_step_) after_step_();
     if (step_toward(time(), t_end, options_.dt) > 0 && !keep_going()) break;
   }
   remember_fingerprint();
@@ -214,6 +233,20 @@ void PySimulation::remove(const std::vector<std::size_t>& indices) {
   }
   retire_viewed_buffers();
   mutable_state().remove(indices);
+}
+
+double PySimulation::initial_energy() {
+  if (std::isnan(initial_energy_)) initial_energy_ = diagnostics().total_energy;
+  return initial_energy_;
+}
+
+void PySimulation::resume(const CheckpointState& state) {
+  sim_->resume(state.step, state.collisions, state.integrator);
+  initial_energy_ = state.initial_energy;
+  // A checkpoint written while outputs were on records where their series stand.
+  const bool had_outputs = state.parameters.find("output-dir") != std::string::npos;
+  resumed_outputs = {had_outputs, state.next_snapshot, state.next_snapshot_time,
+                     state.snapshot_origin};
 }
 
 void PySimulation::view_created() {

@@ -20,12 +20,14 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
 #include "nbody/particles.hpp"
 #include "nbody/phase_times.hpp"
 #include "nbody/simulation.hpp"
+#include "nbody/snapshot.hpp"
 #include "python/run_options.hpp"
 
 namespace nbody::python {
@@ -49,6 +51,9 @@ class PySimulation {
   /// checking the edited copy with check_state(); `edit` writes into that copy.
   void edit_state(const std::function<void(ParticleSystem&)>& edit, bool moves_bodies);
 
+  /// Throws nbody::Error "CALLER: the simulation has no bodies ..." when it has none.
+  void check_has_bodies(const char* caller) const;
+
   /// Throws nbody::Error for the first bad body (check_state): writes through the views
   /// are not seen as they happen.
   void check_bodies() const;
@@ -63,6 +68,8 @@ class PySimulation {
   /// `count` steps of size dt; `keep_going` is polled between steps (false stops).
   /// Returns the number of steps done.
   std::uint64_t step(std::uint64_t count, const std::function<bool()>& keep_going);
+  /// evolve()'s checks of t_end (after now, finite, reachable in steps of dt), bodies.
+  void check_evolve(double t_end) const;
   /// Steps of size dt until the time is exactly t_end (the last step shortened).
   std::uint64_t evolve(double t_end, const std::function<bool()>& keep_going);
   /// method Auto: the simulation's own (options().energy, resolved at construction).
@@ -85,6 +92,27 @@ class PySimulation {
   [[nodiscard]] const PhaseTimes& times() { return sim_->times(); }
   [[nodiscard]] std::string solver_name() const { return sim_->solver_name(); }
   [[nodiscard]] std::string integrator_name() const { return sim_->integrator_name(); }
+
+  // ---- Run outputs (run_outputs.hpp) and checkpoints ------------------------------
+  /// Called after every step of step() and evolve() (GIL released): the output series.
+  void set_after_step(std::function<void()> hook) { after_step_ = std::move(hook); }
+  /// The energy at the start of the run (the energy log's and checkpoints' E0): taken at
+  /// the first use, kept through checkpoints.
+  [[nodiscard]] double initial_energy();
+  void set_initial_energy(double e0) { initial_energy_ = e0; }
+  /// What a checkpoint recorded of the output series, for the next evolve() with outputs.
+  struct ResumedOutputs {
+    bool valid = false;
+    std::uint64_t next_snapshot = 0;
+    double next_snapshot_time = 0;
+    double snapshot_origin = 0;
+  };
+  ResumedOutputs resumed_outputs;
+  /// The output series of the last evolve() that asked for outputs (run_outputs.hpp).
+  std::shared_ptr<class RunOutputs> outputs;
+  /// Steps done, collision totals and integrator state from a checkpoint.
+  void resume(const CheckpointState& state);
+  [[nodiscard]] IntegratorState integrator_state() const { return sim_->integrator_state(); }
 
   // ---- Views and threads ----------------------------------------------------------
   void view_created();
@@ -127,6 +155,8 @@ class PySimulation {
   bool fingerprint_set_ = false;
   Fingerprint fingerprint_;
   std::atomic<bool> busy_{false};
+  std::function<void()> after_step_;
+  double initial_energy_ = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace nbody::python

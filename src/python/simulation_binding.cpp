@@ -1,6 +1,5 @@
 // nbody.Simulation: construction from numpy arrays, run options as properties, stepping
 // with the GIL released, and the conserved quantities.
-#include <chrono>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -30,29 +29,6 @@ struct Energy {
   double kinetic = 0;
   double potential = 0;
   double total = 0;
-};
-
-/// Polled between steps with the GIL released: every 50 ms it takes the GIL and lets
-/// Python run its signal handlers, so Ctrl-C stops a long step(k) or evolve(t) after the
-/// step in progress.
-class InterruptPoll {
- public:
-  bool operator()() {
-    const auto now = std::chrono::steady_clock::now();
-    if (now < next_) return true;
-    next_ = now + std::chrono::milliseconds(50);
-    nb::gil_scoped_acquire gil;
-    interrupted_ = PyErr_CheckSignals() != 0;
-    return !interrupted_;
-  }
-  /// Raises the pending Python exception (KeyboardInterrupt) if a poll saw one.
-  void raise_if_interrupted() const {
-    if (interrupted_) throw nb::python_error();
-  }
-
- private:
-  std::chrono::steady_clock::time_point next_ = std::chrono::steady_clock::now();
-  bool interrupted_ = false;
 };
 
 ParticleSystem from_arrays(nb::handle positions, nb::handle velocities, nb::handle masses,
@@ -96,24 +72,35 @@ ParticleSystem from_arrays(nb::handle positions, nb::handle velocities, nb::hand
   return ps;
 }
 
-/// step()'s count: an int (not a bool, not a float) from 0 to 2^64 - 1.
-std::uint64_t step_count(nb::handle value) {
-  if (nb::isinstance<nb::bool_>(value) || !PyIndex_Check(value.ptr())) {
-    throw nb::type_error(
-        fmt::format("step(): count expects an integer, got {}", nb::type_name(value.type()).c_str())
-            .c_str());
+/// Simulation()'s bodies: none (an empty simulation, bodies added later with add(), as
+/// REBOUND's Simulation()), or arrays; velocities default to 0.
+ParticleSystem bodies_from(nb::handle positions, nb::handle velocities, nb::handle masses,
+                           nb::handle radii, nb::handle ids, double time, int dim) {
+  if (positions.is_none()) {
+    const char* given = !velocities.is_none() ? "velocities"
+                        : !masses.is_none()   ? "masses"
+                        : !radii.is_none()    ? "radii"
+                        : !ids.is_none()      ? "ids"
+                                              : nullptr;
+    if (given)
+      throw nb::type_error(fmt::format("Simulation(): {} given without positions", given).c_str());
+    if (dim != 2 && dim != 3) throw input_error("dim", "must be 2 or 3", dim);
+    if (!std::isfinite(time)) throw input_error("time", "must be finite", time);
+    ParticleSystem ps;
+    ps.dim = dim;
+    ps.time = time;
+    return ps;
   }
-  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
-  if (!index) throw nb::python_error();
-  std::uint64_t count = 0;
-  if (!nb::try_cast(index, count)) {
-    const std::string text = printable(nb::cast<std::string>(nb::repr(index)));
-    throw nb::value_error(
-        (text[0] == '-' ? fmt::format("step({}): the number of steps must be >= 0", text)
-                        : fmt::format("step({}): the number of steps must be below 2^64", text))
-            .c_str());
+  if (masses.is_none())
+    throw nb::type_error("Simulation(): masses are needed with positions (finite, > 0)");
+  if (velocities.is_none()) {
+    nb::module_ np = nb::module_::import_("numpy");
+    // (N, 3) zeros for (N, 3) positions; a bad shape is then reported for positions.
+    const nb::object zeros =
+        np.attr("zeros_like")(np.attr("asarray")(positions, "dtype"_a = "float64"));
+    return from_arrays(positions, zeros, masses, radii, ids, time, dim);
   }
-  return count;
+  return from_arrays(positions, velocities, masses, radii, ids, time, dim);
 }
 
 nb::dict diagnostics_dict(const Diagnostics& d) {
@@ -177,10 +164,12 @@ void bind_simulation(nb::module_& m) {
   SimulationClass cls(m, "Simulation",
                       R"(An N-body simulation: bodies, a gravity solver and an integrator.
 
-Simulation(positions, velocities, masses, radii=None, ids=None, *, time=0.0, dim=3, **options)
+Simulation(positions=None, velocities=None, masses=None, radii=None, ids=None, *, time=0.0,
+           dim=3, **options)
 
-positions and velocities are (N, 3) arrays, masses (and radii) length N; ids default to
-1..N. The keyword options are the run options of `nbody run` (see sim.options), e.g.
+Simulation() is empty: add bodies with sim.add(m=..., x=..., ...) (REBOUND's keywords,
+orbital elements with a, e, inc, ...). From arrays: positions and velocities (default 0)
+are (N, 3) arrays, masses (and radii) length N; ids default to 1..N. The keyword options are the run options of `nbody run` (see sim.options), e.g.
 Simulation(x, v, m, dt=1e-3, softening=0.01, gravity="tree", theta=0.5).
 
 Every run option is a property and may change between steps; changing any but dt sets up
@@ -205,10 +194,11 @@ change bodies there.
         RunOptions run;
         apply_keywords(run, options, "Simulation()");
         new (self)
-            PySimulation(from_arrays(positions, velocities, masses, radii, ids, time, dim), run);
+            PySimulation(bodies_from(positions, velocities, masses, radii, ids, time, dim), run);
       },
-      "positions"_a, "velocities"_a, "masses"_a, "radii"_a = nb::none(), "ids"_a = nb::none(),
-      nb::kw_only(), "time"_a = 0.0, "dim"_a = 3, "options"_a,
+      "positions"_a = nb::none(), "velocities"_a = nb::none(), "masses"_a = nb::none(),
+      "radii"_a = nb::none(), "ids"_a = nb::none(), nb::kw_only(), "time"_a = 0.0, "dim"_a = 3,
+      "options"_a,
       "Bodies from arrays: positions and velocities (N, 3, finite), masses (N, finite and > 0), "
       "optional radii (N, finite and >= 0) and ids (N, integers >= 1, unique: what the files "
       "hold); a bad value raises nbody.Error naming it, e.g. 'masses[3]: must be finite and > 0 "
@@ -294,38 +284,7 @@ change bodies there.
       },
       "The solver in use, e.g. 'direct-simd-double' or 'tree-float'.");
 
-  // ---- Stepping (GIL released) -------------------------------------------------------
-  cls.def(
-      "step",
-      [](PySimulation& sim, nb::handle count_value) {
-        const std::uint64_t count = step_count(count_value);
-        PySimulation::Busy busy(sim);
-        InterruptPoll poll;
-        {
-          nb::gil_scoped_release release;
-          sim.step(count, [&poll] { return poll(); });
-        }
-        poll.raise_if_interrupted();
-      },
-      "count"_a = 1,
-      "Advances by count steps of size dt. Releases the GIL (other Python threads run meanwhile); "
-      "Ctrl-C "
-      "stops after the step in progress.");
-  cls.def(
-      "evolve",
-      [](PySimulation& sim, double t) {
-        PySimulation::Busy busy(sim);
-        InterruptPoll poll;
-        {
-          nb::gil_scoped_release release;
-          sim.evolve(t, [&poll] { return poll(); });
-        }
-        poll.raise_if_interrupted();
-      },
-      "t"_a,
-      "Steps of size dt until the time is exactly t (the last step shortened to land on it, as "
-      "`nbody run "
-      "--t-end`). Releases the GIL.");
+  bind_stepping(cls);
 
   // ---- Measures -------------------------------------------------------------------------
   cls.def(
@@ -391,6 +350,8 @@ change bodies there.
 
   bind_run_stats(cls);
   bind_body_arrays(cls);
+  bind_python_api(cls);
+  bind_checkpoints(m, cls);
   bind_io(m, cls);
 }
 

@@ -23,7 +23,8 @@ def nbody_exe():
 
 
 def cli_error(*args, cwd=None):
-    """What `nbody ARGS` prints after 'nbody: error: ' (it must fail that way)."""
+    """What `nbody ARGS` prints after 'nbody: error: ' (it must fail that way), worded as
+    the module words it: Python's names for the options (softening, not --softening)."""
     exe = nbody_exe()
     if exe is None:
         pytest.skip("the nbody command line is not built (set NBODY_EXE to compare messages)")
@@ -32,7 +33,7 @@ def cli_error(*args, cwd=None):
     prefix = "nbody: error: "
     lines = [line for line in proc.stderr.splitlines() if line.startswith(prefix)]
     assert lines, proc.stderr
-    return lines[-1][len(prefix):]
+    return nbody._nbody._python_wording(lines[-1][len(prefix):])
 
 
 def gpu_or_skip():
