@@ -232,9 +232,9 @@ std::string run_parameters(const CLI::App& cmd, const RunArgs& args, std::size_t
       fixed[key] =
           line != before.end() ? line->second.line : fmt::format("# {}: not used (restarted)", key);
     }
-    origin = fmt::format("# Restarted from {} (step {}, t = {}) with {} bodies\n",
+    origin = fmt::format("# Restarted from {} (step {}, t = {:.6g}) with {} bodies\n",
                          printable(args.restart.file->string()), args.restart.step,
-                         printable(args.restart.time), bodies);
+                         args.restart.time, bodies);
   } else if (!args.input.empty()) {
     for (const std::string& key : kModelOnly)
       fixed[key] = fmt::format("# {}: not used (the bodies come from --input)", key);
