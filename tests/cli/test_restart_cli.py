@@ -244,6 +244,15 @@ class TestACheckpointIsTheRun(CliTestCase):
         # The next restart continues the changed run: no --override needed any more.
         nbody("run", "--restart", parts, "--t-end", 0.28, "-q")
 
+    def test_a_config_value_that_changes_the_physics_is_refused_with_its_line(self):
+        parts = self.first_part()
+        config = self.write("run.toml", 'gravity = "tree"\nsoftening = 0.0\n')  # 0.0: the default
+        proc = nbody("run", "--restart", parts, "--config", config, "--t-end", 0.3, check=False)
+        if "built without toml++" in proc.stderr:
+            self.skipTest("nbody was built without toml++")
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn(f"nbody: error: {config}:2: softening: differs from the checkpoint's 0.01;", proc.stderr)
+
     def test_source_options_are_not_used(self):
         parts = self.first_part()
         proc = nbody("run", "--restart", parts, "--t-end", 0.21, "--model", "uniform-cube", "-n", 999,
