@@ -358,8 +358,19 @@ void add_config_option(CLI::App* cmd, std::string& path) {
 std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
                                              const std::vector<std::string>& refused) {
 #if NBODY_HAVE_TOML
-  const std::string file = path.string();
-  const std::string text = read_config_text(path);
+  return apply_config_text(cmd, read_config_text(path), path.string(), refused);
+#else
+  (void)cmd;
+  (void)path;
+  (void)refused;
+  throw Error("--config: nbody was built without toml++ (install libtomlplusplus-dev and rebuild)");
+#endif
+}
+
+std::vector<ConfigSetting> apply_config_text(CLI::App& cmd, const std::string& text,
+                                             const std::string& file,
+                                             const std::vector<std::string>& refused) {
+#if NBODY_HAVE_TOML
   const std::string ascii = ascii_for_toml(text, file);
   toml::table root;
   try {
@@ -382,12 +393,13 @@ std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesyste
     const bool overridden = std::any_of(given.begin(), given.end(), [&](const CLI::Option* g) {
       return g == e.option || exclude_each_other(*g, *e.option);
     });
-    if (!overridden && apply_entry(e, file)) settings.push_back({e.option, e.key, e.line});
+    if (!overridden) settings.push_back({e.option, e.key, e.line, apply_entry(e, file)});
   }
   return settings;
 #else
   (void)cmd;
-  (void)path;
+  (void)text;
+  (void)file;
   (void)refused;
   throw Error("--config: nbody was built without toml++ (install libtomlplusplus-dev and rebuild)");
 #endif

@@ -9,6 +9,7 @@
 // Values go through CLI11 exactly as if typed on the command line, so the same checks apply.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,14 +32,20 @@ void add_config_option(CLI::App* cmd, std::string& path);
 /// type or one CLI11 rejects, a key given twice, two keys that exclude each other, and the keys
 /// `help`, `config` and those in `refused` (options that a config file may not set). Built without
 /// toml++, it throws an error saying so.
-/// Returns the options the file set (not those the command line overrode, nor values equal
-/// to the default). Every value error reads "FILE:LINE: KEY: WHAT (got VALUE)".
+/// Returns the options the file named (not those the command line overrode); `applied` is
+/// false for a value equal to the default. Every value error reads "FILE:LINE: KEY: WHAT (got
+/// VALUE)".
 struct ConfigSetting {
   const CLI::Option* option;
   std::string key;  // as written in the file
   std::uint32_t line;
+  bool applied = true;  // false: the value is the default, left as it was
 };
 std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesystem::path& path,
+                                             const std::vector<std::string>& refused = {});
+/// The same for a TOML text (`file` names it in messages): a checkpoint's parameters.
+std::vector<ConfigSetting> apply_config_text(CLI::App& cmd, const std::string& text,
+                                             const std::string& file,
                                              const std::vector<std::string>& refused = {});
 
 /// A message about `opt` ("--dt: WHAT (got VALUE)") as
@@ -58,7 +65,10 @@ std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesyste
 /// value (or excluded by one that has a value) are written as comments. Numbers are bare,
 /// flags true/false, strings quoted, options of several values arrays. apply_config_file
 /// on this text gives a fresh cmd the same values.
-[[nodiscard]] std::string used_parameters_toml(const CLI::App& cmd,
-                                               const std::vector<std::string>& skip);
+/// `fixed` gives, by key, the line written in place of the value in effect (a checkpoint's
+/// own line, or "# count: not used (...)" for an option that did not apply).
+[[nodiscard]] std::string used_parameters_toml(
+    const CLI::App& cmd, const std::vector<std::string>& skip,
+    const std::map<std::string, std::string>& fixed = {});
 
 }  // namespace nbody::cli

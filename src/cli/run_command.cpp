@@ -44,6 +44,7 @@ void add_run_command(CLI::App& app) {
     if (!args->config.empty()) from_file = apply_config_file(*cmd, args->config);
     int status = 0;
     try {
+      args->restart = plan_restart(*cmd, *args, from_file);  // the checkpoint's options
       status = run_simulation(*args, *cmd);
     } catch (const Error& e) {
       throw blamed_on_config(e, from_file, args->config);

@@ -1,6 +1,7 @@
 // The TOML document of the options a run used (used_parameters_toml, config_file.hpp),
 // which `nbody run --config` reads back to the same values.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -14,7 +15,8 @@ namespace nbody::cli {
 
 using namespace config_detail;
 
-std::string used_parameters_toml(const CLI::App& cmd, const std::vector<std::string>& skip) {
+std::string used_parameters_toml(const CLI::App& cmd, const std::vector<std::string>& skip,
+                                 const std::map<std::string, std::string>& fixed) {
   std::set<std::string> skipped{"help", "help-all"};
   for (const std::string& s : skip) skipped.insert(normalized(s));
   const std::string path = command_path(cmd);
@@ -30,6 +32,10 @@ std::string used_parameters_toml(const CLI::App& cmd, const std::vector<std::str
     out += '\n';
     std::stringstream description(opt->get_description());
     for (std::string line; std::getline(description, line);) out += "# " + line + '\n';
+    if (const auto f = fixed.find(key); f != fixed.end()) {
+      out += f->second + '\n';
+      continue;
+    }
 
     // Of two options that exclude each other, only the one with a value is written.
     const CLI::Option* excluder = nullptr;

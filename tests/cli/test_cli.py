@@ -129,14 +129,14 @@ class TestGenInfoRun(CliTestCase):
         out = self.dir / "state.txt"
         nbody("run", "--model", "plummer", "-n", 20, "--steps", 6, "--every", 2, "-o", out, "--quiet")
         names = sorted(p.name for p in self.dir.iterdir())
-        self.assertEqual(names, ["state.txt", "state_000002.txt", "state_000004.txt", "used_parameters.toml"])
+        self.assertEqual(names, ["state.txt", "state_000002.txt", "state_000004.txt"])
 
     def test_output_replaces_existing_file_atomically(self):
         out = self.write("out.txt", "old contents\n")
         nbody("run", "--model", "kepler", "--steps", 1, "-o", out, "--quiet")
         self.assertNotIn("old", out.read_text())
-        # no temporary left; the run's parameters are recorded beside its output
-        self.assertEqual(sorted(p.name for p in self.dir.iterdir()), ["out.txt", "used_parameters.toml"])
+        # no temporary left, and no used_parameters.toml beside a bare -o FILE
+        self.assertEqual(sorted(p.name for p in self.dir.iterdir()), ["out.txt"])
 
     def test_si_units(self):
         body = "0 0 0 0 0 0 5.972e24\n384400000 0 0 0 1022 0 7.342e22\n"

@@ -70,7 +70,7 @@ class TestConfigFile(CliTestCase):
         config = self.write("run.toml", RUN_TOML + "collisions = \"none\"\n")
         out = self.dir / "first" / "final.txt"
         out.parent.mkdir()
-        first = run_json("--config", config, "--integrator", "euler", "-o", out)
+        first = run_json("--config", config, "--integrator", "euler", "-o", out, "--output-dir", out.parent)
         used = out.parent / "used_parameters.toml"
         text = used.read_text()
         self.assertIn('\nintegrator = "euler"\n', text)

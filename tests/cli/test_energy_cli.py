@@ -108,7 +108,7 @@ class TestFirstSnapshotAndFiles(CliTestCase):
         target = self.dir / "new" / "deeper" / "out.txt"
         nbody("run", "--model", "plummer", "-n", 50, "--steps", 1, "-q", "-o", target)
         self.assertTrue(target.exists())
-        self.assertTrue((target.parent / "used_parameters.toml").exists())
+        self.assertFalse((target.parent / "used_parameters.toml").exists())  # only with --output-dir
 
 
 class TestInfoAtScale(CliTestCase):

@@ -5,6 +5,7 @@ The central check: a run stopped and restarted ends byte for byte where an unint
 run of the same command ends (the final particle file and energy.csv compared as bytes).
 """
 import csv
+import json
 import os
 import signal
 import subprocess
@@ -191,6 +192,107 @@ class TestOutputs(CliTestCase):
         self.assertEqual(steps_of(out), [40, 50, 60])
 
 
+# The scenario of issue 33: a tree run with softening, continued with nothing but a new end.
+SCENARIO = ["--model", "plummer", "-n", 300, "--seed", 7, "--gravity", "tree", "--softening", 0.01]
+
+
+class TestACheckpointIsTheRun(CliTestCase):
+    def first_part(self, *extra):
+        parts = self.dir / "parts"
+        nbody("run", *SCENARIO, "--t-end", 0.2, "--checkpoint-every", 10, "--output-dir", parts,
+              "-o", parts / "final.txt", "-q", *extra)
+        self.assertEqual(steps_of(parts), [10, 20])
+        return parts
+
+    def test_restart_with_only_t_end_continues_the_same_run(self):
+        whole = self.dir / "whole"
+        nbody("run", *SCENARIO, "--t-end", 0.3, "-o", whole / "final.txt", "-q")
+        parts = self.first_part()
+        (parts / "final.txt").unlink()
+        # From the first checkpoint, as after an interruption there: solver, softening,
+        # -o and the checkpoint cadence all come from the checkpoint.
+        proc = nbody("run", "--restart", parts / "checkpoint_00000010.h5", "--t-end", 0.3)
+        self.assertIn("tree-", proc.stdout)
+        self.assertIn("softening = 0.01", proc.stdout)
+        self.assertEqual((whole / "final.txt").read_bytes(), (parts / "final.txt").read_bytes())
+        self.assertEqual(steps_of(parts), [20, 30])  # every 10 steps, --checkpoint-keep 2
+        used = (parts / "used_parameters.toml").read_text()
+        for line in ('model = "plummer"', "count = 300", "seed = 7", 'gravity = "tree"', "softening = 0.01"):
+            self.assertIn(f"\n{line}\n", used)  # how the run began, and goes on
+        self.assertIn("# Restarted from ", used)
+
+    def test_physics_change_is_refused_then_allowed_with_override(self):
+        parts = self.first_part()
+        self.check_fails(["run", "--restart", parts, "--t-end", 0.3, "--softening", 0.02],
+                         "nbody: error: --softening: differs from the checkpoint's 0.01; the run would not "
+                         "continue the same physics (add --override to change it) (got 0.02)")
+        self.check_fails(["run", "--restart", parts, "--t-end", 0.3, "--gravity", "direct", "--dt", 0.02],
+                         "--dt: differs from the checkpoint's 0.01", "--gravity differ too")
+        self.assertEqual(steps_of(parts), [10, 20])  # nothing written
+        # The same values as the checkpoint's, output options and --threads: no refusal.
+        nbody("run", "--restart", parts, "--t-end", 0.22, "--softening", 0.01, "--gravity", "tree",
+              "--threads", 1, "--stats-every", 1, "-q")
+        self.assertEqual(steps_of(parts), [20, 22])
+        proc = nbody("run", "--restart", parts, "--t-end", 0.26, "--softening", 0.02, "--override", "--json")
+        self.assertIn("restart: --softening 0.01 -> 0.02 (--override)\n", proc.stderr)
+        self.assertIn("softening = 0.02", proc.stderr)
+        result = json.loads(proc.stdout)
+        self.assertEqual(result["softening"], 0.02)
+        self.assertEqual(result["restart"]["step"], 22)
+        self.assertEqual(result["restart"]["changes"],
+                         [{"option": "--softening", "checkpoint": "0.01", "now": "0.02"}])
+        # The next restart continues the changed run: no --override needed any more.
+        nbody("run", "--restart", parts, "--t-end", 0.28, "-q")
+
+    def test_a_config_value_that_changes_the_physics_is_refused_with_its_line(self):
+        parts = self.first_part()
+        config = self.write("run.toml", 'gravity = "tree"\nsoftening = 0.0\n')  # 0.0: the default
+        proc = nbody("run", "--restart", parts, "--config", config, "--t-end", 0.3, check=False)
+        if "built without toml++" in proc.stderr:
+            self.skipTest("nbody was built without toml++")
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn(f"nbody: error: {config}:2: softening: differs from the checkpoint's 0.01;", proc.stderr)
+
+    def test_source_options_are_not_used(self):
+        parts = self.first_part()
+        proc = nbody("run", "--restart", parts, "--t-end", 0.21, "--model", "uniform-cube", "-n", 999,
+                     "--json")
+        self.assertIn("restart: the bodies come from the checkpoint; not used: --model, --count", proc.stderr)
+        self.assertEqual(json.loads(proc.stdout)["n"], 300)
+
+    def test_a_restart_without_cadence_ends_with_a_checkpoint(self):
+        out = self.dir / "out"
+        # --restart latest with none yet: a fresh start, which still ends with a checkpoint.
+        nbody("run", *SCENARIO, "--t-end", 0.05, "--output-dir", out, "--restart", "latest", "-q")
+        self.assertEqual(steps_of(out), [5])
+        # Each restart goes on from the newest checkpoint: the one the last run ended with.
+        for end, start, step in ((0.08, 5, 8), (0.1, 8, 10)):
+            proc = nbody("run", "--restart", "latest", "--output-dir", out, "--t-end", end)
+            self.assertIn(f"checkpoint_{start:08d}.h5 at step {start}, ", proc.stdout)
+            self.assertEqual(steps_of(out)[-1], step)
+
+
+class TestUsedParameters(CliTestCase):
+    def test_bare_output_leaves_no_parameters_file(self):
+        proc = subprocess.run([EXE, "run", "--model", "kepler", "--steps", "2", "-o", "final.txt", "-q"],
+                              cwd=self.dir, capture_output=True, text=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(sorted(p.name for p in self.dir.iterdir()), ["final.txt"])
+
+    def test_model_options_are_not_used_with_a_file(self):
+        bodies = self.dir / "bodies.txt"
+        nbody("gen", "plummer", "-n", 37, "--seed", 1, "-o", bodies)
+        out = self.dir / "out"
+        nbody("run", "-i", bodies, "--steps", 1, "--output-dir", out, "-q")
+        used = (out / "used_parameters.toml").read_text()
+        self.assertNotIn("\ncount =", used)
+        self.assertIn("\n# count: not used (the bodies come from --input)\n", used)
+        self.assertIn(f"\n# 37 bodies from {bodies}\n", used)
+        # and it reads back
+        again = json.loads(nbody("run", "--config", out / "used_parameters.toml", "--json", "-q").stdout)
+        self.assertEqual(again["n"], 37)
+
+
 class TestRestartErrors(CliTestCase):
     def test_missing_checkpoint(self):
         self.check_fails(["run", *BASE, "--steps", 10, "--restart", self.dir / "nope.h5"], "nope.h5")
@@ -211,13 +313,17 @@ class TestRestartErrors(CliTestCase):
         proc = nbody("run", *BASE[:-1], "--steps", 5, "--output-dir", out, "--restart", "latest")  # not quiet
         self.assertIn("starting from the beginning", proc.stdout)
 
-    def test_changed_dt_warns(self):
+    def test_changed_dt_is_refused(self):
         out = self.dir / "out"
         nbody("run", *BASE, "--steps", 10, "--checkpoint-every", 10, "--output-dir", out)
         changed = [0.01 if a == 0.005 else a for a in BASE]
-        proc = nbody("run", *changed, "--steps", 20, "--output-dir", out, "--restart", "latest")
-        self.assertIn("dt", proc.stderr)
-        self.assertIn("will not match", proc.stderr)
+        self.check_fails(["run", *changed, "--steps", 20, "--output-dir", out, "--restart", "latest"],
+                         "nbody: error: --dt: differs from the checkpoint's 0.005; the run would not "
+                         "continue the same physics (add --override to change it) (got 0.01)")
+        self.assertEqual(steps_of(out), [10])
+
+    def test_override_needs_restart(self):
+        self.check_fails(["run", *BASE, "--steps", 2, "--override"], "--override: only used with --restart")
 
     def test_snapshot_fields_need_snapshots(self):
         self.check_fails(["run", *BASE, "--steps", 5, "--snapshot-fields", "potential"], "--snapshot-fields")

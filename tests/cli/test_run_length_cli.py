@@ -114,7 +114,7 @@ class TestFarInTime(RunLengthCase):
         checkpoint = self.dir / "ck" / "checkpoint_00000001.h5"
         self.assertTrue(checkpoint.exists())
         self.refused(["run", "--restart", checkpoint, "--t-end", "10000000000100000", "--dt", 0.5,
-                      "--output-dir", self.dir / "ck", "-q"],
+                      "--override", "--output-dir", self.dir / "ck", "-q"],
                      "--dt: at t = 1.00000000001e+16 a step of 0.5 does not advance the time; the "
                      "smallest step that does is 2 (got 0.5)")
 

@@ -309,6 +309,20 @@ TEST_F(ConfigFileTest, WrongValuesFoundWhenTheRunStartsNameTheFileAndLine) {
                "--seed: odd (got 4)");
 }
 
+TEST_F(ConfigFileTest, ADefaultValueIsNamedButNotApplied) {
+  // --restart must know that the file named gravity, though its value is the default and
+  // CLI11 does not count it: the checkpoint's value then does not replace it silently.
+  Command c;
+  c.parse("");
+  const auto settings = apply_config_text(*c.cmd, "gravity = \"direct\"\nsteps = 3\n", "ck");
+  ASSERT_EQ(settings.size(), 2u);
+  EXPECT_EQ(settings[0].key, "gravity");
+  EXPECT_FALSE(settings[0].applied);
+  EXPECT_EQ(c.cmd->get_option("--gravity")->count(), 0u);
+  EXPECT_TRUE(settings[1].applied);
+  EXPECT_EQ(c.v.steps, 3u);
+}
+
 TEST_F(ConfigFileTest, SyntaxErrorsGiveTheLine) {
   const std::string msg = error_of("steps = 10\ndt = = 0.1\n");
   EXPECT_THAT(msg, HasSubstr(where(2)));

@@ -44,7 +44,12 @@ void add_output_options(CLI::App* app, OutputOptions& o) {
       "--restart", o.restart,
       "Continue from a checkpoint: a file, a folder (its latest checkpoint_*), or 'latest' (the "
       "latest in the output folder; a fresh start when there is none). --steps and --t-end are "
-      "then absolute: the same command finishes the job however often it was interrupted");
+      "then absolute: the same command finishes the job however often it was interrupted. The "
+      "run goes on with the checkpoint's options; options given change only what they name "
+      "(docs/restart.md)");
+  app->add_flag("--override", o.override_physics,
+                "With --restart: allow options that change the physics (--dt, --softening, the "
+                "solver, the integrator, collisions) to differ from the checkpoint's");
 }
 
 }  // namespace nbody::cli

@@ -20,10 +20,12 @@ struct OutputOptions {
   double checkpoint_every_minutes = 0;       // wall-clock minutes between checkpoints (0 = none)
   unsigned checkpoint_keep = 2;              // checkpoints kept (older ones are removed)
   std::string restart;                       // checkpoint file, directory, or "latest"
+  bool override_physics = false;             // --override: a restart may change the physics
 };
 
 /// --output-dir, --snapshot-every, --snapshot-dt, --snapshot-precision, --snapshot-fields,
-/// --stats-every, --checkpoint-every, --checkpoint-every-minutes, --checkpoint-keep, --restart.
+/// --stats-every, --checkpoint-every, --checkpoint-every-minutes, --checkpoint-keep, --restart,
+/// --override.
 void add_output_options(CLI::App* app, OutputOptions& options);
 
 }  // namespace nbody::cli

@@ -6,6 +6,7 @@
 #include "cli/cli11_fwd.hpp"
 
 #include "cli/run/output_options.hpp"
+#include "cli/run/restart.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/gravity.hpp"
@@ -33,6 +34,7 @@ struct RunArgs {
   bool quiet = false;
   bool json = false;
   bool timings = false;
+  RestartPlan restart;  // what --restart found (plan_restart, before the run)
 };
 
 /// Runs the simulation the arguments describe; returns the process exit status: 0, or

@@ -124,6 +124,12 @@ fs::path CheckpointSeries::skip(std::uint64_t step) {
   return dir_ / fmt::format("checkpoint_{:08d}.h5", step);
 }
 
+fs::path output_dir_of(const std::string& output_dir, const std::string& output) {
+  if (!output_dir.empty()) return output_dir;
+  if (!output.empty() && fs::path(output).has_parent_path()) return fs::path(output).parent_path();
+  return ".";
+}
+
 std::optional<fs::path> latest_checkpoint(const fs::path& dir) {
   auto all = checkpoints_in(dir);
   if (all.empty()) return std::nullopt;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "cli/run/output_options.hpp"
@@ -64,6 +65,10 @@ class CheckpointSeries {
   unsigned keep_;
   std::chrono::steady_clock::time_point last_;
 };
+
+/// The folder of a run's numbered files: --output-dir, else the folder of -o FILE, else ".".
+[[nodiscard]] std::filesystem::path output_dir_of(const std::string& output_dir,
+                                                  const std::string& output);
 
 /// The checkpoint with the highest step in dir (files checkpoint_<step>.<ext>), if any.
 [[nodiscard]] std::optional<std::filesystem::path> latest_checkpoint(

@@ -44,13 +44,6 @@ fs::path numbered_path(const fs::path& path, std::uint64_t step) {
   return numbered;
 }
 
-fs::path output_dir_of(const RunArgs& a) {
-  if (!a.outputs.output_dir.empty()) return a.outputs.output_dir;
-  if (!a.output.empty() && fs::path(a.output).has_parent_path())
-    return fs::path(a.output).parent_path();
-  return ".";
-}
-
 /// Creates `dir` (and its parents) when missing; the message names the option that asked.
 void create_dir(const fs::path& dir, std::string_view option = "--output-dir") {
   std::error_code ec;
@@ -84,9 +77,9 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     throw Error(
         "--snapshot-fields: no snapshots are written (add --snapshot-every K or --snapshot-dt T)");
   }
-  const fs::path dir = output_dir_of(a);
-  const std::string parameters = used_parameters_toml(app, {"help", "config", "restart"});
-  const auto restart = restart_file(out.restart, dir);
+  const fs::path dir = output_dir_of(out.output_dir, a.output);
+  // The checkpoint was found and read, and its options applied, before (plan_restart).
+  const std::optional<fs::path>& restart = a.restart.file;
   if (!out.restart.empty() && out.restart == "latest" && !restart && talk) {
     fmt::print(
         human,
@@ -101,9 +94,18 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   {
     ScopedPhase phase(io_times, "io");
     if (restart) {
-      resumed = read_checkpoint(*restart);
-      warn_changed_parameters(resumed->parameters, parameters);
+      resumed = std::move(*a.restart.state);
+      a.restart.state.reset();
       initial = std::move(resumed->particles);
+      if (!a.restart.ignored.empty() && talk) {
+        std::string names;
+        for (const auto& o : a.restart.ignored) names += (names.empty() ? "" : ", ") + o;
+        fmt::print(human, "restart: the bodies come from the checkpoint; not used: {}\n", names);
+      }
+      for (const RestartChange& c : a.restart.changes) {
+        if (root)
+          fmt::print(stderr, "restart: {} {} -> {} (--override)\n", c.option, c.before, c.after);
+      }
     } else {
       initial = load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "run");
       // --radius with a file gives every body that radius (generated models already have it).
@@ -120,6 +122,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     }
   }
   const int dim = initial.dim;
+  const std::string parameters = run_parameters(app, a, initial.size());
   Simulation sim(std::move(initial),
                  SimulationOptions{a.gravity, a.integrator, a.collisions, a.energy}, ranks);
   // The energy method of the whole run (auto resolved from the solver and N): every
@@ -179,12 +182,13 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   const bool checkpointing = out.checkpoint_every > 0 || out.checkpoint_every_minutes > 0;
   SnapshotSeries snapshots(dir, out, sim.time());
   CheckpointSeries checkpoints(dir, out);
-  const bool writes_dir =
-      !out.output_dir.empty() || snapshots.enabled() || checkpointing || out.stats_every > 0;
+  const bool writes_dir = !out.output_dir.empty() || snapshots.enabled() || checkpointing ||
+                          out.stats_every > 0 || !out.restart.empty();
   if (writes_dir && root) create_dir(dir);
   if (!a.output.empty() && fs::path(a.output).has_parent_path() && root)
     create_dir(fs::path(a.output).parent_path(), "-o");
-  if ((writes_dir || !a.output.empty()) && root) {
+  // Only into a run's own folder: a bare -o FILE leaves no file beside it.
+  if (writes_dir && root) {
     write_file_atomically(dir / "used_parameters.toml",
                           [&](std::ostream& os) { os << parameters; });
   }
@@ -354,12 +358,13 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   result.n_start = n_start;
   if (out.stats_every > 0 && logged_step != sim.steps_done() && result.steps > 0)
     log_energy(result.end);
-  if (checkpointing && result.steps > 0) write_checkpoint_now();
+  // A run given --restart ends with a checkpoint, so `--restart latest` goes on from here.
+  if ((checkpointing || !out.restart.empty()) && result.steps > 0) write_checkpoint_now();
   if (!a.output.empty() && root) {
     ScopedPhase phase(sim.times(), "io");
     write_particles(a.output, sim.particles(), resolve_format(a.output, a.format));
   }
-  sim.times().add("io", io_times.get("io"));
+  sim.times().add("io", io_times.get("io") + a.restart.read_seconds);
   if (talk) print_run_summary(human, a, sim, result);
   if (a.json) print_run_json(a, sim, result);
   return 0;

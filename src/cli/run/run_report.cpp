@@ -187,6 +187,16 @@ void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
                                r.initial_energy, r.end.total_energy + coll.energy_lost))}};
   }
   if (!a.output.empty()) j["output"] = a.output;
+  if (a.restart.file) {
+    // Where the run went on from, and the physics --override changed (docs/json.md).
+    nlohmann::ordered_json changes = nlohmann::ordered_json::array();
+    for (const RestartChange& c : a.restart.changes)
+      changes.push_back({{"option", c.option}, {"checkpoint", c.before}, {"now", c.after}});
+    j["restart"] = {{"checkpoint", a.restart.file->string()},
+                    {"step", a.restart.step},
+                    {"t", a.restart.time},
+                    {"changes", changes}};
+  }
   fmt::print("{}\n", j.dump(2));
 }
 
