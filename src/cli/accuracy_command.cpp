@@ -15,6 +15,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/force_accuracy.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/options.hpp"
 #include "cli/trajectory_errors.hpp"
 #include "nbody/error.hpp"
@@ -166,8 +167,9 @@ void add_accuracy_command(CLI::App& app) {
   auto args = std::make_shared<AccuracyArgs>();
   auto* cmd = app.add_subcommand(
       "accuracy", "Force errors of a solver (the tree by default) against the float64 direct sum");
-  // No ExistingFile check: read_particles reports a missing file as "FILE: cannot open file".
-  auto* input = cmd->add_option("-i,--input", args->input, "Bodies from this file (text or CSV)");
+  auto* input = cmd->add_option("-i,--input", args->input,
+                                "Bodies from this file: text, CSV or HDF5 (see --format)")
+                    ->check(existing_file());
   add_format_option(cmd, args->format);
   auto* model =
       cmd->add_option("--model", args->model.model,
