@@ -46,8 +46,8 @@ class TestRender(CliTestCase):
               "-q", "-o", snaps / "out.txt")
         out = self.dir / "frames"
         proc = nbody("render", "--snapshots", snaps / "out_*.txt", "--width", 64, "--height", 64, "-o", out)
-        self.assertIn("2 frames", proc.stdout)  # out_000010.txt and out_000020.txt
-        self.assertEqual(len(list(out.glob("frame_*.png"))), 2)
+        self.assertIn("4 frames", proc.stdout)  # out_000000.txt to out_000030.txt
+        self.assertEqual(len(list(out.glob("frame_*.png"))), 4)
 
     @unittest.skipUnless(shutil.which("ffmpeg") and shutil.which("ffprobe"), "ffmpeg/ffprobe not installed")
     def test_movie_has_the_expected_frame_count(self):
