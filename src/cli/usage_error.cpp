@@ -130,18 +130,23 @@ std::optional<std::string> unexpected_argument(const CLI::App& root) {
          (positionals.empty() ? std::string("options only") : joined(positionals, " ")) + ")";
 }
 
-/// What an option takes, for "missing value".
+/// What an option takes, for "missing value": " (expects a number)", " (expects one of
+/// {direct,tree,none})", or "" for a path or a name.
 std::string value_kind(const CLI::Option& opt) {
   using config_detail::Kind;
   switch (config_detail::kind_of(opt)) {
     case Kind::Unsigned:
-      return "a whole number >= 0";
+      return " (expects a whole number >= 0)";
     case Kind::Integer:
-      return "a whole number";
+      return " (expects a whole number)";
     case Kind::Number:
-      return "a number";
-    default:
-      return "a value";
+      return " (expects a number)";
+    default: {
+      const std::string type = opt.get_type_name();  // "TEXT:{text,csv,hdf5,auto}"
+      const auto brace = type.find('{');
+      return brace == std::string::npos ? std::string()
+                                        : " (expects one of " + type.substr(brace) + ")";
+    }
   }
 }
 
@@ -178,7 +183,7 @@ std::string restyled(const CLI::App& root, const CLI::Error& error) {
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr) {
     const std::string name = what.substr(0, what.find(':'));
     if (const CLI::Option* opt = cmd.get_option_no_throw(name); opt != nullptr) {
-      return name + ": missing value (expects " + value_kind(*opt) + ")";
+      return name + ": missing value" + value_kind(*opt);
     }
   }
   if (dynamic_cast<const CLI::ExcludesError*>(&error) != nullptr) {

@@ -177,6 +177,9 @@ class TestBadCommandLines(BadOptionsTestCase):
                          "--steps: missing value (expects a whole number >= 0)", "nbody run")
         self.usage_error(["run", "--model", "plummer", "--t-end"],
                          "--t-end: missing value (expects a number)")
+        self.usage_error(["gen", "plummer", "-o"], "--output: missing value", "nbody gen")
+        self.usage_error(["run", "--model", "plummer", "--steps", 1, "--format"],
+                         "--format: missing value (expects one of {text,csv,hdf5,auto})")
         self.usage_error(["info"], "FILE: missing (nbody info needs this argument)", "nbody info")
         self.usage_error(["render", "-i", self.bodies], "--output: missing (nbody render needs this "
                          "option)")
