@@ -22,6 +22,7 @@
 #include "cli/bench/theta_sweep.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/usage_error.hpp"
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/input_error.hpp"
@@ -217,7 +218,8 @@ void add_bench_command(CLI::App& app) {
     args->json = json->count() > 0;
     if (args->suite.empty()) {  // the suite is checked here: `bench --json SUITE` gave it to --json
       if (std::find(kSuites.begin(), kSuites.end(), args->json_file) == kSuites.end())
-        throw Error(fmt::format("bench: the suite is required ({})", fmt::join(kSuites, ", ")));
+        throw UsageError(
+            fmt::format("SUITE: missing (nbody bench needs one of {})", fmt::join(kSuites, ", ")));
       args->suite = std::exchange(args->json_file, std::string());
     }
     if (!args->json_file.empty() && (args->suite != "theta" || output->count() > 0)) {

@@ -21,6 +21,7 @@
 
 #include "cli/config_options.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/usage_error.hpp"
 #include "nbody/error.hpp"
 #include "nbody/input_error.hpp"
 
@@ -171,41 +172,16 @@ CLI::Option* find_option(CLI::App& cmd, const std::string& key) {
   return nullptr;
 }
 
-/// Optimal string alignment distance (an edit, or a swap of neighbours, costs 1).
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 /// "; did you mean 'steps'?" when an option's long name is close to the key.
 std::string suggestion(CLI::App& cmd, const std::string& key,
                        const std::set<std::string>& refused) {
-  const std::string want = normalized(key);
-  const std::size_t allowed = want.size() <= 3 ? 1 : want.size() <= 6 ? 2 : 3;
-  std::string best;
-  std::size_t best_distance = allowed + 1;
+  std::vector<std::string> names;
   for (const CLI::Option* opt : cmd.get_options()) {
     if (named_in(*opt, refused)) continue;
-    for (const std::string& l : opt->get_lnames()) {
-      const std::size_t dist = edit_distance(want, normalized(l));
-      if (dist < best_distance) {
-        best_distance = dist;
-        best = l;
-      }
-    }
+    for (const std::string& l : opt->get_lnames()) names.push_back(normalized(l));
   }
-  return best.empty() ? std::string() : fmt::format("; did you mean '{}'?", best);
+  const auto best = closest_name(normalized(key), names);
+  return best ? fmt::format("; did you mean '{}'?", *best) : std::string();
 }
 
 /// The strings CLI11 receives for an entry; a type error names the option and what it takes.

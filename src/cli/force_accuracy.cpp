@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "cli/bench/bench_common.hpp"
+
 namespace nbody::cli {
 
 namespace {
@@ -61,6 +63,24 @@ SolverMeasurement measure_solver(GravitySolver& solver, const ParticleSystem& ps
     ++m.evaluations;
   }
   return m;
+}
+
+DirectBaseline time_direct_baseline(const ParticleSystem& ps, const GravityOptions& g,
+                                    double budget_seconds) {
+  GravityOptions d = g;
+  d.algorithm = GravityAlgorithm::Direct;
+  d.kernel = ForceKernel::Fast;
+  d.precision = resolve_precision(g.precision, g.algorithm);
+  auto direct = make_gravity_solver(d);
+  DirectBaseline b;
+  b.solver = direct->name();
+  b.measured = ps.size() <= bench::kDirectMeasuredMaxN;
+  ParticleSystem probe = ps;
+  if (!b.measured) probe.resize(bench::kDirectProbeN);
+  b.timed_bodies = probe.size();
+  const double scale = double(ps.size()) / double(probe.size());
+  b.seconds = bench::time_evaluations(*direct, probe, budget_seconds) * scale * scale;
+  return b;
 }
 
 }  // namespace nbody::cli

@@ -2,9 +2,10 @@
 // What `nbody accuracy` and `nbody bench theta` share: the float64 direct-sum reference on a
 // sample of bodies (computed once, compared with any number of solvers), and one solver
 // measured against it: a warm-up evaluation, then timed evaluations, the force errors of the
-// first timed one.
+// first timed one; and the fast direct sum a speed-up is measured against.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "nbody/force_error.hpp"
@@ -61,5 +62,20 @@ struct SolverMeasurement {
 [[nodiscard]] SolverMeasurement measure_solver(GravitySolver& solver, const ParticleSystem& ps,
                                                const ForceReference& reference,
                                                const TimingPlan& plan = {});
+
+/// The fast direct sum (SIMD + OpenMP on the CPU, the default kernel on a GPU) with the
+/// device, threads, G and softening of `g` and the precision of the solver it is compared
+/// with: the honest baseline of a speed-up (the float64 reference loop of ForceReference is
+/// several times slower). Median of evaluations for about `budget_seconds` after a warm-up,
+/// on every body up to kDirectMeasuredMaxN (bench_common.hpp), else on the first
+/// kDirectProbeN bodies and scaled by N^2 (the sum's cost does not depend on the positions).
+struct DirectBaseline {
+  std::string solver;    // e.g. direct-simd-avx2-float
+  double seconds = 0;    // one evaluation on all N bodies
+  bool measured = true;  // false: timed on `timed_bodies` and scaled
+  std::size_t timed_bodies = 0;
+};
+[[nodiscard]] DirectBaseline time_direct_baseline(const ParticleSystem& ps, const GravityOptions& g,
+                                                  double budget_seconds = 0.2);
 
 }  // namespace nbody::cli

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/usage_error.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
@@ -59,7 +60,7 @@ static void check_distributed_command(int argc, char** argv) {
   const std::string command = argv[1];
   if (command == "run" || (command == "bench" && argc > 2 && std::string(argv[2]) == "scaling-mpi"))
     return;
-  throw nbody::Error(
+  throw nbody::cli::UsageError(
       fmt::format("nbody {} runs as one process; under mpirun (here {} ranks) use nbody run or "
                   "nbody bench scaling-mpi",
                   command, ranks->parts()));
@@ -74,7 +75,7 @@ int main(int argc, char** argv) {
     check_distributed_command(argc, argv);
   } catch (const nbody::Error& e) {
     fmt::print(stderr, "nbody: error: {}\n", e.what());
-    return 1;
+    return nbody::cli::kExitUsage;
   }
   int status = run_command_line(argc, argv);
   // Output redirected to a full disk (`nbody info f --json > out.json`) must not exit 0 with
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     fmt::print(stderr, "nbody: error: standard output: cannot write ({})\n",
                errno != 0 ? std::strerror(errno) : "an earlier write failed");
-    status = status != 0 ? status : 1;
+    status = status != 0 ? status : nbody::cli::kExitError;
   }
   nbody::finalize_distributed();
   return status;
@@ -100,7 +101,10 @@ int run_command_line(int argc, char** argv) {
       "  nbody run -i cluster.txt --t-end 10 --dt 0.01 --softening 0.01 -o final.txt\n"
       "  nbody run --model kepler --e 0.5 --t-end 62.83 --dt 0.00628 --json\n"
       "  nbody bench direct\n"
-      "Run 'nbody COMMAND --help' for a command's options.");
+      "Run 'nbody COMMAND --help' for a command's options.\n"
+      "Exit status: 0 success; 1 an error in the input or the run; 2 a command line that\n"
+      "cannot be read (unknown option, missing value, ...); 130 / 143 nbody run stopped by\n"
+      "Ctrl-C / SIGTERM (after writing a checkpoint). See docs/bad-input.md.");
   nbody::cli::add_gen_command(app);
   nbody::cli::add_run_command(app);
   nbody::cli::add_info_command(app);
@@ -112,17 +116,25 @@ int run_command_line(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fflush(stdout);
+    fmt::print(stderr, "{}", nbody::cli::failure_message(&app, e));
+    return nbody::cli::kExitUsage;
   } catch (const nbody::cli::CommandExit& e) {
     return e.status;
+  } catch (const nbody::cli::UsageError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "nbody: error: {}\nRun 'nbody {} --help' for more information.\n", e.what(),
+               argc > 1 ? argv[1] : "");
+    return nbody::cli::kExitUsage;
   } catch (const nbody::Error& e) {
     std::fflush(stdout);
     fmt::print(stderr, "nbody: error: {}\n", e.what());
-    return 1;
+    return nbody::cli::kExitError;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     fmt::print(stderr, "nbody: internal error: {}\n", e.what());
-    return 2;
+    return nbody::cli::kExitInternal;
   }
-  return 0;
+  return nbody::cli::kExitSuccess;
 }

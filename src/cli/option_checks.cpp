@@ -10,12 +10,14 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "cli/config_options.hpp"
+#include "cli/usage_error.hpp"
 #include "nbody/input_error.hpp"
 
 namespace nbody::cli {
@@ -80,6 +82,12 @@ std::optional<std::int64_t> signed_value(const Whole& w) {
   if (!w.negative) return static_cast<std::int64_t>(w.magnitude);
   return w.magnitude == kMax + 1 ? std::numeric_limits<std::int64_t>::min()
                                  : -static_cast<std::int64_t>(w.magnitude);
+}
+
+/// "; did you mean plummer?" for a near miss of a choice, else "".
+std::string suggested(const std::string& text, const std::vector<std::string>& choices) {
+  const auto best = closest_name(text, choices);
+  return best ? "; did you mean " + *best + "?" : std::string();
 }
 
 std::string shown(double bound) {
@@ -237,6 +245,21 @@ CLI::Validator whole_at_least(std::uint64_t lo) {
       "", "range");
 }
 
+CLI::Validator existing_file() {
+  return CLI::Validator(
+      [](std::string& text) {
+        std::error_code ec;
+        const auto status = std::filesystem::status(text, ec);
+        if (status.type() == std::filesystem::file_type::not_found) {
+          return refusal("no such file", text);
+        }
+        if (std::filesystem::is_directory(status))
+          return refusal("is a directory, not a file", text);
+        return std::string();  // an unreadable file is reported by its reader, with the reason
+      },
+      "", "file");
+}
+
 CLI::Validator one_of(std::vector<std::string> choices) {
   std::string list;
   for (const std::string& c : choices) list += (list.empty() ? "" : ", ") + c;
@@ -247,7 +270,7 @@ CLI::Validator one_of(std::vector<std::string> choices) {
       [choices = std::move(choices), list](std::string& text) {
         return std::find(choices.begin(), choices.end(), text) != choices.end()
                    ? std::string()
-                   : refusal("must be one of " + list, text);
+                   : refusal("must be one of " + list, text) + suggested(text, choices);
       },
       "{" + shown_choices + "}", "one-of");
 }
@@ -262,16 +285,6 @@ std::optional<std::string> restyled_message(const std::string& message, const CL
       return where + message.substr(name.size());  // "WHERE: WHAT (got VALUE)"
   }
   return std::nullopt;
-}
-
-std::string failure_message(const CLI::App* /*app*/, const CLI::Error& error) {
-  // Already "WHERE: WHAT (got VALUE)" with the value escaped; CLI11's own messages (an
-  // unknown option, a missing value) echo what was typed: escape and cut them.
-  const bool validation = dynamic_cast<const CLI::ValidationError*>(&error) != nullptr;
-  std::string out =
-      "nbody: error: " + (validation ? std::string(error.what()) : printable(error.what(), 400));
-  if (!validation) out += "\nRun with --help for more information.";
-  return out + "\n";
 }
 
 void check_every_option(CLI::App& app) {

@@ -28,6 +28,9 @@ namespace nbody::cli {
 /// A whole number >= lo (an unsigned count with a lower bound: -n >= 1).
 [[nodiscard]] CLI::Validator whole_at_least(std::uint64_t lo);
 
+/// A path to a file that exists and is not a directory ("--input: no such file (got x.txt)").
+[[nodiscard]] CLI::Validator existing_file();
+
 /// One of these words (a choice given as text: --snapshot-precision float|double).
 [[nodiscard]] CLI::Validator one_of(std::vector<std::string> choices);
 
@@ -47,7 +50,11 @@ namespace nbody::cli {
 /// parse errors come out as "nbody: error: ...". Call once, after every option was added.
 void check_every_option(CLI::App& app);
 
-/// What a CLI11 error prints: "nbody: error: WHAT" and a hint to --help.
+/// What a CLI11 parse error of the command line `app` (the top command) prints, in nbody's
+/// style: "nbody: error: WHERE: WHAT" and, unless it is a refused value, a line naming the
+/// command's --help. An argument no command took is reported first, with the nearest name
+/// ("--tend: unknown option (did you mean --t-end?)", "runn: unknown command (did you mean
+/// run?)"). Defined in usage_error.cpp.
 [[nodiscard]] std::string failure_message(const CLI::App* app, const CLI::Error& error);
 
 }  // namespace nbody::cli

@@ -2,6 +2,7 @@
 
 #include "cli/option_checks.hpp"
 #include "cli/options.hpp"
+#include "cli/usage_error.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -287,8 +288,8 @@ ParticleSystem load_or_generate(const std::string& input, const std::string& for
                                 const std::string& command) {
   if (!input.empty()) return read_particles(input, resolve_format(input, format));
   if (app.count("--model") == 0) {
-    throw Error("nbody " + command +
-                " needs bodies: give an input file (-i FILE) or a model (--model MODEL -n N)");
+    throw UsageError("nbody " + command +
+                     " needs bodies: give an input file (-i FILE) or a model (--model MODEL -n N)");
   }
   model.G = G;
   model.dim = dim;
@@ -297,8 +298,9 @@ ParticleSystem load_or_generate(const std::string& input, const std::string& for
 
 SourceOptions add_source_options(CLI::App* app, std::string& input, std::string& format,
                                  std::string& model) {
-  auto* in = app->add_option("-i,--input", input, "Initial conditions file (text or CSV)")
-                 ->check(CLI::ExistingFile);
+  auto* in = app->add_option("-i,--input", input,
+                             "Initial conditions file: text, CSV or HDF5 (see --format)")
+                 ->check(existing_file());
   add_format_option(app, format);
   auto* m = app->add_option("--model", model,
                             "Generate the initial conditions: " +

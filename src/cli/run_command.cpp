@@ -7,6 +7,7 @@
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
 #include "cli/run/run_args.hpp"
+#include "cli/usage_error.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::cli {
@@ -29,7 +30,8 @@ void add_run_command(CLI::App& app) {
   add_dim_option(cmd, args->dim);
   cmd->add_option("-o,--output", args->output, "Write the final state to this file (atomically)");
   cmd->add_option("--every", args->every,
-                  "Every K steps: print the energy drift and, with -o, write FILE_<step>.EXT");
+                  "Every K steps, and at the first and the last step: print the energy drift "
+                  "and, with -o, write FILE_<step>.EXT");
   add_output_options(cmd, args->outputs);
   add_config_option(cmd, args->config);
   cmd->add_flag("-q,--quiet", args->quiet, "No progress line or summary");
@@ -46,6 +48,8 @@ void add_run_command(CLI::App& app) {
     try {
       args->restart = plan_restart(*cmd, *args, from_file);  // the checkpoint's options
       status = run_simulation(*args, *cmd);
+    } catch (const UsageError&) {
+      throw;  // no option to blame: neither -i nor --model given
     } catch (const Error& e) {
       throw blamed_on_config(e, from_file, args->config);
     }

@@ -108,7 +108,7 @@ void add_view_command(CLI::App& app) {
                   "Scripted inputs, one per line: 'frame N click X Y', 'frame N disc X Y', "
                   "'frame N pick X Y', 'frame N scroll X Y NOTCHES', 'frame N "
                   "pause|resume|step|reset' (window pixels)")
-      ->check(CLI::ExistingFile);
+      ->check(existing_file());
   cmd->callback([args, cmd] { view(*args, *cmd); });
 }
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 EXE = os.environ.get("NBODY_EXE", "nbody")
 
-ACCURACY_KEYS = {"n", "theta", "sample", "median", "p90", "p99", "p999", "max", "rms", "tree_seconds",
-                 "direct_seconds"}
+ACCURACY_KEYS = {"n", "theta", "theta_used", "sample", "median", "p90", "p99", "p999", "max", "rms",
+                 "tree_seconds", "direct_seconds", "direct_solver", "direct_seconds_per_eval",
+                 "direct_measured", "speedup"}
 STEPS_KEYS = {"steps", "position_error_sq", "velocity_error_sq"}
 BENCH_TREE_KEYS = {"suite", "n", "cpu", "threads", "precision", "theta", "softening", "seconds_per_eval",
                    "build_seconds", "walk_seconds", "interactions_per_body", "direct_seconds_per_eval",
@@ -132,6 +133,42 @@ class TestTree(unittest.TestCase):
         # The default criterion is relative at alpha 0.002 (the Pareto fronts' choice).
         human = nbody("accuracy", "--model", "plummer", "-n", 2000).stdout
         self.assertIn("mac relative, alpha = 0.002", human)
+
+    def test_speedup_is_against_the_fast_direct_sum(self):
+        # The baseline is the SIMD direct sum at the tree's precision, timed; the float64
+        # reference loop (direct_seconds) is several times slower and would flatter the tree.
+        r = accuracy_json("--model", "plummer", "-n", 4000, "--mac", "geometric", "--sample", 200)
+        self.assertTrue(r["direct_solver"].startswith("direct-"), r["direct_solver"])
+        self.assertTrue(r["direct_solver"].endswith("-float"), r["direct_solver"])  # as the tree
+        self.assertNotIn("scalar", r["direct_solver"])
+        self.assertTrue(r["direct_measured"])
+        self.assertGreater(r["direct_seconds_per_eval"], 0)
+        self.assertLess(r["direct_seconds_per_eval"], r["direct_seconds"])
+        self.assertAlmostEqual(r["speedup"], r["direct_seconds_per_eval"] / r["tree_seconds"], places=9)
+        self.assertTrue(r["theta_used"])
+        human = nbody("accuracy", "--model", "plummer", "-n", 1000, "--mac", "geometric").stdout
+        self.assertIn("(the fast direct sum)", human)
+        self.assertIn("x over the fast direct sum", human)
+        self.assertIn("reference:    ", human)
+
+    def test_theta_under_the_relative_criterion_is_explained(self):
+        proc = nbody("accuracy", "--model", "plummer", "-n", 1000, "--theta", 0.3)
+        self.assertIn("mac relative, alpha = 0.002 (theta = 0.3 opens only the untimed first "
+                      "evaluation)", proc.stdout)
+        self.assertIn("note: --theta 0.3 opens only the first, untimed evaluation", proc.stderr)
+        self.assertNotIn("note:", nbody("accuracy", "--model", "plummer", "-n", 1000).stderr)
+        self.assertNotIn("note:", nbody("accuracy", "--model", "plummer", "-n", 1000, "--theta", 0.3,
+                                        "--mac", "bmax").stderr)
+        r = accuracy_json("--model", "plummer", "-n", 1000, "--theta", 0.3)
+        self.assertFalse(r["theta_used"])
+        # and it is true: theta acts only through the first evaluation's |a| (under 1 % here),
+        # where with the geometric criterion it moves the median error 80-fold.
+        other = accuracy_json("--model", "plummer", "-n", 1000, "--theta", 0.7)
+        self.assertLess(abs(r["median"] / other["median"] - 1), 0.05)
+        self.assertLess(abs(r["interactions_per_body"] / other["interactions_per_body"] - 1), 0.01)
+        geometric = [accuracy_json("--model", "plummer", "-n", 1000, "--theta", t, "--mac", "geometric")
+                     for t in (0.3, 0.7)]
+        self.assertGreater(geometric[1]["median"], 10 * geometric[0]["median"])
 
     def test_accuracy_tree_steps(self):
         r = accuracy_json("--model", "plummer", "-n", 500, "--theta", 0.7, "--steps", 5, "--softening", 0.01)

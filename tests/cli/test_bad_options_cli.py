@@ -130,9 +130,104 @@ class TestBadText(BadOptionsTestCase):
     def test_unknown_and_incomplete_options_are_refused_in_nbody_style(self):
         self.check_fails(["run", "--no-such-option"], "nbody: error: ", "--no-such-option", "--help")
         self.check_fails(["run", "-i", self.bodies, "--steps"], "nbody: error: --steps")
-        self.check_fails(["gen"], "nbody: error: ", "model")
+        self.check_fails(["gen"], "nbody: error: ", "MODEL")
         self.assertEqual(nbody("run", "--help").returncode, 0)
         self.assertEqual(nbody("gen", "--help").returncode, 0)
+
+
+class TestBadCommandLines(BadOptionsTestCase):
+    """Every kind of command-line mistake: one line `nbody: error: WHERE: WHAT`, the nearest name
+    where there is one, a pointer to the command's --help, and exit status 2 (docs/bad-input.md,
+    "Exit codes"); a refused value exits 2 too, a bad file or run 1."""
+
+    def usage_error(self, args, first_line, help_of=None):
+        proc = nbody(*args, check=False)
+        self.assertEqual(proc.returncode, 2, f"{args}: {proc.stderr}")
+        lines = proc.stderr.splitlines()
+        self.assertEqual(lines[0], "nbody: error: " + first_line, args)
+        if help_of is not None:
+            self.assertEqual(lines[1], f"Run '{help_of} --help' for more information.", args)
+        self.assertEqual(proc.stdout, "")
+        return proc
+
+    def test_bad_unknown_options_get_the_nearest_name(self):
+        self.usage_error(["run", "--tend", "10"], "--tend: unknown option (did you mean --t-end?)",
+                         "nbody run")
+        self.usage_error(["run", "--model", "plummer", "--tend=10"],
+                         "--tend: unknown option (did you mean --t-end?)", "nbody run")
+        self.usage_error(["run", "--t_end", "1"], "--t_end: unknown option (did you mean --t-end?)")
+        self.usage_error(["info", self.bodies, "--jsn"], "--jsn: unknown option (did you mean --json?)",
+                         "nbody info")
+        self.usage_error(["run", "--frobnicate"], "--frobnicate: unknown option", "nbody run")
+        self.usage_error(["run", "-x", "-3"], "-x: unknown option")  # no guess for one letter
+        # Reported before the required option it hides (CLI11 alone says "--output is required").
+        self.usage_error(["render", "-i", self.bodies, "--ouptut", "x.png"],
+                         "--ouptut: unknown option (did you mean --output?)", "nbody render")
+
+    def test_bad_unknown_commands_get_the_nearest_name(self):
+        self.usage_error(["runn", "--steps", "3"], "runn: unknown command (did you mean run?)",
+                         "nbody")
+        self.usage_error(["frobnicate"], "frobnicate: unknown command (the commands: gen, run, "
+                         "info, bench, accuracy, render, view)")
+        self.usage_error([], "a command is required (gen, run, info, bench, accuracy, render, view)",
+                         "nbody")
+
+    def test_bad_missing_and_extra_arguments(self):
+        self.usage_error(["run", "--model", "plummer", "--steps"],
+                         "--steps: missing value (expects a whole number >= 0)", "nbody run")
+        self.usage_error(["run", "--model", "plummer", "--t-end"],
+                         "--t-end: missing value (expects a number)")
+        self.usage_error(["gen", "plummer", "-o"], "--output: missing value", "nbody gen")
+        self.usage_error(["run", "--model", "plummer", "--steps", 1, "--format"],
+                         "--format: missing value (expects one of {text,csv,hdf5,auto})")
+        self.usage_error(["info"], "FILE: missing (nbody info needs this argument)", "nbody info")
+        self.usage_error(["render", "-i", self.bodies], "--output: missing (nbody render needs this "
+                         "option)")
+        self.usage_error(["info", self.bodies, "extra"],
+                         "extra: unexpected argument (nbody info takes FILE)", "nbody info")
+        self.usage_error(["run", "-i", self.bodies, "--steps", 1, "extra"],
+                         "extra: unexpected argument (nbody run takes options only)")
+        self.usage_error(["bench"], "SUITE: missing (nbody bench needs one of direct, tree, "
+                         "collisions, scaling, block-size, threads, phases, theta, speedup, all, "
+                         "scaling-mpi, timestep)", "nbody bench")
+
+    def test_bad_option_combinations(self):
+        self.usage_error(["run", "--model", "plummer", "--steps", 1, "--t-end", 2],
+                         "--steps: cannot be given with --t-end (give one of them)", "nbody run")
+        self.usage_error(["run", "-i", self.bodies, "--model", "plummer", "--steps", 1],
+                         "--input: cannot be given with --model (give one of them)")
+        self.usage_error(["run", "--model", "plummer", "--steps", 1, "--quiet=maybe"],
+                         "--quiet: takes no value, or true or false (got maybe)")
+        self.usage_error(["run", "--model", "plummer"],
+                         "nbody run needs a length: --steps K or --t-end T", "nbody run")
+        self.usage_error(["accuracy"], "nbody accuracy needs bodies: give an input file (-i FILE) "
+                         "or a model (--model MODEL -n N)", "nbody accuracy")
+
+    def test_bad_values_and_files_exit_2_and_1(self):
+        proc = self.usage_error(["run", "-i", self.bodies, "--steps", "-1"],
+                                "--steps: must be a whole number >= 0 (got -1)")
+        self.assertEqual(len(proc.stderr.splitlines()), 1)  # the message says all
+        self.usage_error(["gen", "plumer", "-o", self.dir / "x.txt"],
+                         "model: must be one of uniform-cube, uniform-sphere, cold-sphere, plummer, "
+                         "hernquist, nfw, kepler, figure-eight, two-clusters, disk (got plumer); "
+                         "did you mean plummer?")
+        self.usage_error(["run", "-i", self.dir / "missing.txt", "--steps", 1],
+                         f"--input: no such file (got {self.dir / 'missing.txt'})")
+        self.usage_error(["run", "-i", self.dir, "--steps", 1],
+                         f"--input: is a directory, not a file (got {self.dir})")
+        bad = self.dir / "bad.txt"
+        bad.write_text("1 2 3\n")
+        proc = nbody("info", bad, check=False)  # a file nbody cannot read: an input error
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertTrue(proc.stderr.startswith(f"nbody: error: {bad}"), proc.stderr)
+
+    def test_help_and_version_exit_0_and_name_the_exit_codes(self):
+        proc = nbody("--help")
+        self.assertEqual(proc.returncode, 0)
+        self.assertIn("Exit status: 0 success; 1 an error in the input or the run; 2 a command line",
+                      proc.stdout)
+        self.assertEqual(nbody("--version").returncode, 0)
+        self.assertEqual(nbody("run", "--tend", "--help").returncode, 0)  # help wins
 
 
 class TestBadConfigValues(BadOptionsTestCase):

@@ -126,10 +126,26 @@ class TestGenInfoRun(CliTestCase):
             self.assertEqual(float(fields[5]), 0.0)
 
     def test_every_writes_numbered_snapshots(self):
+        # Like a snapshot series: the start, every K steps and the last step (issue 33).
         out = self.dir / "state.txt"
         nbody("run", "--model", "plummer", "-n", 20, "--steps", 6, "--every", 2, "-o", out, "--quiet")
         names = sorted(p.name for p in self.dir.iterdir())
-        self.assertEqual(names, ["state.txt", "state_000002.txt", "state_000004.txt"])
+        self.assertEqual(names, ["state.txt", "state_000000.txt", "state_000002.txt", "state_000004.txt",
+                                 "state_000006.txt"])
+        self.assertEqual((self.dir / "state_000006.txt").read_text(), out.read_text())
+        start = nbody("run", "--model", "plummer", "-n", 20, "--steps", 0, "-o", self.dir / "s.txt", "-q")
+        self.assertEqual(start.returncode, 0)
+        self.assertEqual((self.dir / "state_000000.txt").read_text(), (self.dir / "s.txt").read_text())
+
+    def test_every_reports_the_start_and_a_last_step_off_the_cadence(self):
+        out = self.dir / "o.txt"
+        proc = nbody("run", "--model", "plummer", "-n", 20, "--softening", 0.05, "--t-end", 0.05,
+                     "--dt", 0.01, "--every", 2, "-o", out)
+        steps = [int(line.split()[1]) for line in proc.stdout.splitlines() if line.startswith("step ")]
+        self.assertEqual(steps, [0, 2, 4, 5])
+        self.assertIn("|dE/E| = 0.000e+00", proc.stdout.splitlines()[1])  # step 0: no drift yet
+        self.assertEqual(sorted(p.name for p in self.dir.glob("o_*.txt")),
+                         ["o_000000.txt", "o_000002.txt", "o_000004.txt", "o_000005.txt"])
 
     def test_output_replaces_existing_file_atomically(self):
         out = self.write("out.txt", "old contents\n")

@@ -76,6 +76,7 @@ class TestRanksEqualOneProcess(CliTestCase):
         result = json.loads(proc.stdout)  # one JSON object: rank 0's
         self.assertEqual(result["steps"], 30)
         self.assertEqual(proc.stderr.count("nbody run:"), 1)  # rank 0's summary (stderr beside --json)
+        self.assertIn("softening = 0.02, on 3 MPI ranks\n", proc.stderr)  # the header says so
         rows = (out / "energy.csv").read_text().splitlines()
         self.assertEqual(len(rows), 1 + 4)  # header + steps 0, 10, 20, 30: one writer
         self.assertEqual(sorted(p.name for p in out.glob("checkpoint_*")),

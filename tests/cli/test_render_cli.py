@@ -56,8 +56,8 @@ class TestRender(CliTestCase):
               "-q", "-o", snaps / "out.txt")
         out = self.dir / "frames"
         proc = nbody("render", "--snapshots", snaps / "out_*.txt", "--width", 64, "--height", 64, "-o", out)
-        self.assertIn("2 frames", proc.stdout)  # out_000010.txt and out_000020.txt
-        self.assertEqual(len(list(out.glob("frame_*.png"))), 2)
+        self.assertIn("4 frames", proc.stdout)  # out_000000.txt to out_000030.txt
+        self.assertEqual(len(list(out.glob("frame_*.png"))), 4)
 
     def test_input_file_is_drawn_as_it_is(self):
         # 3000 bodies: the old default (60 frames every 10 steps, direct sum) took minutes.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/option_checks.hpp"
+#include "cli/usage_error.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
@@ -232,6 +233,25 @@ TEST(CommandLineChecks, WrongOptionsOfCli11ComeOutInNbodysStyle) {
   EXPECT_EQ(unknown.rfind("nbody: error: ", 0), 0u) << unknown;
   EXPECT_NE(unknown.find("--nope"), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("--help"), std::string::npos) << unknown;
+  EXPECT_EQ(MiniCommand().error_of("run --tend 3"),
+            "nbody: error: --tend: unknown option (did you mean --t-end?)\n"
+            "Run 'nbody run --help' for more information.\n");
+  EXPECT_EQ(MiniCommand().error_of("run deeper --dep 3"),
+            "nbody: error: --dep: unknown option (did you mean --deep?)\n"
+            "Run 'nbody run deeper --help' for more information.\n");
+  EXPECT_EQ(MiniCommand().error_of("run --steps"),
+            "nbody: error: --steps: missing value (expects a whole number >= 0)\n"
+            "Run 'nbody run --help' for more information.\n");
+}
+
+TEST(CommandLineChecks, ClosestNameIsATypoAwayOrNothing) {
+  const std::vector<std::string> names{"--t-end", "--steps", "--dt", "--theta"};
+  EXPECT_EQ(cli::closest_name("--tend", names), "--t-end");
+  EXPECT_EQ(cli::closest_name("--setps", names), "--steps");  // a swap is one edit
+  EXPECT_EQ(cli::closest_name("--td", names), "--dt");
+  EXPECT_EQ(cli::closest_name("--frobnicate", names), std::nullopt);
+  EXPECT_EQ(cli::closest_name("-x", names), std::nullopt);  // one letter: anything is near
+  EXPECT_EQ(cli::closest_name("plumer", {"plummer", "kepler"}), "plummer");
 }
 
 TEST(CommandLineChecks, RangeChecksSayTheRangeInFewDigits) {

@@ -22,6 +22,7 @@
 #include "cli/run/run_args.hpp"
 #include "cli/run/run_files.hpp"
 #include "cli/run/run_report.hpp"
+#include "cli/usage_error.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/input_error.hpp"
@@ -70,7 +71,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   const bool talk = !a.quiet && root;
   const bool until_time = app.count("--t-end") > 0;
   if (app.count("--steps") == 0 && !until_time)
-    throw Error("nbody run needs a length: --steps K or --t-end T");
+    throw UsageError("nbody run needs a length: --steps K or --t-end T");
   check_collision_options(app, a.collisions);
   const OutputOptions& out = a.outputs;
   if (!out.snapshot_fields.empty() && out.snapshot_every == 0 && out.snapshot_dt == 0) {
@@ -212,8 +213,10 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                       ? fmt::format(" (adaptive: bins dt/2^k, eta = {:g})", a.integrator.eta)
                       : std::string(),
                   last_step - first_step);
-    fmt::print(human, "nbody run: {} bodies ({}D), {}, {}, G = {:g}, softening = {:g}\n",
-               sim.size(), dim, sim.solver_name(), stepping, a.gravity.G, a.gravity.softening);
+    fmt::print(human, "nbody run: {} bodies ({}D), {}, {}, G = {:g}, softening = {:g}{}\n",
+               sim.size(), dim, sim.solver_name(), stepping, a.gravity.G, a.gravity.softening,
+               ranks && ranks->parts() > 1 ? fmt::format(", on {} MPI ranks", ranks->parts())
+                                           : std::string());
     if (resumed)
       fmt::print(human, "restart: from {} at step {}, t = {:.6g}\n", restart->string(), first_step,
                  sim.time());
@@ -262,9 +265,27 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     if (!energy_log) return;
     energy_log->append(sim.steps_done(), sim.time(), d, e0, sim.collision_totals().energy_lost);
   };
+  // --every K: a numbered copy of the state and an energy line at the first step, every K
+  // steps and the last step, like a snapshot series (a restart goes on from its step).
+  auto every_output = [&] {
+    const std::uint64_t s = sim.steps_done();
+    if (!a.output.empty() && root) {
+      ScopedPhase phase(sim.times(), "io");
+      write_particles(numbered_path(a.output, s), sim.particles(),
+                      resolve_format(a.output, a.format));
+    }
+    if (!talk) return;
+    if (has_energy) {
+      fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, sim.time(),
+                 relative_energy_drift(e0, sim.diagnostics().total_energy));
+    } else {
+      fmt::print(human, "step {:>8}  t = {:<12.6g}\n", s, sim.time());
+    }
+  };
   if (!resumed) {
     if (energy_log) log_energy(now);
     if (snapshots.enabled()) write_snapshot_now();
+    if (a.every > 0) every_output();
   }
 
   // ---- the steps -------------------------------------------------------------------
@@ -307,21 +328,9 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
       logged_step = s;
     }
     if (snapshots.enabled() && snapshots.due(s, sim.time())) write_snapshot_now();
-    if (a.every > 0 && s % a.every == 0 && !last) {
-      if (!a.output.empty() && root) {
-        ScopedPhase phase(sim.times(), "io");
-        write_particles(numbered_path(a.output, s), sim.particles(),
-                        resolve_format(a.output, a.format));
-      }
-      if (talk) {
-        progress.finish();
-        if (has_energy) {
-          fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, sim.time(),
-                     drift_now());
-        } else {
-          fmt::print(human, "step {:>8}  t = {:<12.6g}\n", s, sim.time());
-        }
-      }
+    if (a.every > 0 && (s % a.every == 0 || last)) {
+      if (talk) progress.finish();
+      every_output();
     }
     // Every rank must take the same decisions at the same step (a signal may reach them
     // at different steps; the wall clock is rank 0's).
