@@ -21,6 +21,7 @@
 #include "cli/option_checks.hpp"
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
+#include "cli/usage_error.hpp"
 #include "nbody/error.hpp"
 #include "nbody/input_error.hpp"
 #include "nbody/io.hpp"
@@ -292,7 +293,8 @@ void render_run(const RenderArgs& a, const CLI::App& app, FrameSink& sink,
 void render(const RenderArgs& a, const CLI::App& app) {
   check_args(a);
   if (a.snapshots.empty() && a.input.empty() && app.count("--model") == 0) {
-    throw Error("nbody render needs bodies: --model NAME, -i FILE, or --snapshots 'out_*.txt'");
+    throw UsageError(
+        "nbody render needs bodies: --model NAME, -i FILE, or --snapshots 'out_*.txt'");
   }
   FrameRenderer renderer(a);
   FrameSink sink(a.output, a.width, a.height, a.fps);  // fails early when ffmpeg is missing
