@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "nbody/error.hpp"
 
 namespace nbody::cli {
 
@@ -38,9 +41,36 @@ double half_mass_radius(const ParticleSystem& ps, const Vec3& com) {
 /// Fewer bodies than this: IAS15 (float64 direct sum, adaptive steps) is the tool.
 constexpr std::size_t kFewBodies = 100;
 
+constexpr std::string_view kAutoLine = "\nenergy = \"auto\"\n";
+
+/// The method a used_parameters text records (`energy = "NAME"`), Auto when none.
+EnergyMethod recorded_energy(const std::string& parameters) {
+  const std::string_view key = "\nenergy = \"";
+  const std::size_t at = ("\n" + parameters).find(key);
+  if (at == std::string::npos) return EnergyMethod::Auto;
+  const std::size_t begin = at + key.size() - 1;  // in parameters (no leading newline)
+  const std::size_t end = parameters.find('"', begin);
+  if (end == std::string::npos) return EnergyMethod::Auto;
+  try {
+    return parse_energy_method(parameters.substr(begin, end - begin));
+  } catch (const Error&) {
+    return EnergyMethod::Auto;
+  }
+}
+
 }  // namespace
 
-EnergyChoice choose_run_energy(const RunArgs& a, Simulation& sim, std::uint64_t last_step) {
+std::string with_chosen_energy(std::string parameters, EnergyMethod chosen) {
+  const std::size_t at = ("\n" + parameters).find(kAutoLine);
+  if (at == std::string::npos || chosen == EnergyMethod::Auto) return parameters;
+  // at is the newline before the line in "\n" + parameters: the line starts at `at` here
+  parameters.replace(at, kAutoLine.size() - 2,
+                     fmt::format("energy = \"{}\"", to_string(chosen)));
+  return parameters;
+}
+
+EnergyChoice choose_run_energy(const RunArgs& a, Simulation& sim, std::uint64_t last_step,
+                               const std::string* checkpoint_parameters) {
   EnergyPlan plan;
   const GravityOptions& g = sim.gravity_options();
   plan.algorithm = g.algorithm;
@@ -52,7 +82,15 @@ EnergyChoice choose_run_energy(const RunArgs& a, Simulation& sim, std::uint64_t 
   plan.evaluations = 2;  // the start and the end
   if (a.every > 0) plan.evaluations += last_step / a.every;
   if (a.outputs.stats_every > 0) plan.evaluations += last_step / a.outputs.stats_every;
+  const EnergyMethod kept =
+      checkpoint_parameters && a.energy == EnergyMethod::Auto
+          ? recorded_energy(*checkpoint_parameters)
+          : EnergyMethod::Auto;
   EnergyChoice c = choose_energy_method(a.energy, plan);
+  if (kept != EnergyMethod::Auto) {
+    c = describe_energy_method(kept, plan);
+    c.reason = "the checkpoint's run chose it";
+  }
   if (a.energy == EnergyMethod::Auto) sim.set_energy_method(c.method);
   c.method = sim.energy_method();
   return c;
@@ -102,7 +140,7 @@ std::vector<std::string> energy_warnings(const RunArgs& a, Simulation& sim, doub
     list += (i == 0 ? "" : i + 1 == helps.size() ? " or " : ", ") + helps[i];
   }
   warnings.push_back(fmt::format(
-      "{} = {:.3g} passed --energy-tolerance {:g}: the integration lost accuracy; try {}",
+      "{} = {:.3g} exceeds --energy-tolerance {:g}: the integration is not accurate; try {}",
       collide ? "|d(E + lost)/E|" : "|dE/E|", drift, a.energy_tolerance, list));
   return warnings;
 }

@@ -13,8 +13,15 @@ namespace nbody::cli {
 
 /// The run's energy method: --energy as given, or auto chosen by the plan (the whole run
 /// from step 0 to last_step, so a restart to the same end chooses the same), set on `sim`.
-/// last_step 0: the number of steps is not known ahead (IAS15 until a time).
-EnergyChoice choose_run_energy(const RunArgs& a, Simulation& sim, std::uint64_t last_step);
+/// last_step 0: the number of steps is not known ahead (IAS15 until a time). A restart
+/// (checkpoint_parameters: the checkpoint's used_parameters text) keeps the method its run
+/// chose, so that E0 and the energies after it come from one method.
+EnergyChoice choose_run_energy(const RunArgs& a, Simulation& sim, std::uint64_t last_step,
+                               const std::string* checkpoint_parameters);
+
+/// The used_parameters text with `energy = "auto"` replaced by the method chosen, so that
+/// used_parameters.toml and checkpoints say what the run used.
+[[nodiscard]] std::string with_chosen_energy(std::string parameters, EnergyMethod chosen);
 
 /// The warnings of a finished run: one when |dE/E| (with collisions |d(E + lost)/E|) passed
 /// --energy-tolerance, naming the options that would help this run. Empty otherwise.

@@ -86,7 +86,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
         "--snapshot-fields: no snapshots are written (add --snapshot-every K or --snapshot-dt T)");
   }
   const fs::path dir = output_dir_of(a);
-  const std::string parameters = used_parameters_toml(app, {"help", "config", "restart"});
+  std::string parameters = used_parameters_toml(app, {"help", "config", "restart"});
   const auto restart = restart_file(out.restart, dir);
   if (!out.restart.empty() && out.restart == "latest" && !restart && talk) {
     fmt::print(
@@ -172,7 +172,9 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
           : std::max(a.steps, first_step);
   // The energy method of the whole run (auto chosen by the plan's cost, energy_advice.hpp):
   // every energy below (start, end, --every, --stats-every, the progress line) uses it.
-  const EnergyChoice energy_choice = choose_run_energy(a, sim, last_step);
+  const EnergyChoice energy_choice =
+      choose_run_energy(a, sim, last_step, resumed ? &resumed->parameters : nullptr);
+  if (a.energy == EnergyMethod::Auto) parameters = with_chosen_energy(parameters, energy_choice.method);
   const EnergyMethod energy = energy_choice.method;
   const bool has_energy = energy != EnergyMethod::Off;
 
@@ -269,6 +271,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   const std::size_t n_start = sim.size();
   InterruptGuard interrupts;
   ProgressLine progress(stderr, last_step, talk, first_step);
+  progress.set_energy_cost(sim.times().get("diagnostics"));
   if (own_steps && until_time) progress.by_time(sim.time(), a.t_end);
   auto drift_now = [&] { return relative_energy_drift(e0, sim.diagnostics().total_energy); };
   // With solver energies, the steps whose energy is read compute the potentials with their
