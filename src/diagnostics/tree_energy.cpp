@@ -9,8 +9,7 @@
 
 namespace nbody {
 
-GravityOptions tree_energy_options(double G, double softening, int dim, int threads,
-                                   double theta) {
+GravityOptions tree_energy_options(double G, double softening, int dim, int threads, double theta) {
   GravityOptions o;
   o.algorithm = GravityAlgorithm::Tree;
   o.device = Device::Cpu;

@@ -279,10 +279,11 @@ Diagnostics Simulation::diagnostics(EnergyMethod method) {
     // summed where the bodies are).
     download_if_stale();
     const Diagnostics moments = stepper_->diagnostics(EnergyMethod::Off);
-    return with_potential(moments,
-                          tree_potential_energy(*particles_, options_.gravity.G,
-                                                options_.gravity.softening, options_.gravity.threads),
-                          EnergyMethod::Tree);
+    return with_potential(
+        moments,
+        tree_potential_energy(*particles_, options_.gravity.G, options_.gravity.softening,
+                              options_.gravity.threads),
+        EnergyMethod::Tree);
   }
   return stepper_->diagnostics(method);
 }

@@ -64,8 +64,7 @@ std::string with_chosen_energy(std::string parameters, EnergyMethod chosen) {
   const std::size_t at = ("\n" + parameters).find(kAutoLine);
   if (at == std::string::npos || chosen == EnergyMethod::Auto) return parameters;
   // at is the newline before the line in "\n" + parameters: the line starts at `at` here
-  parameters.replace(at, kAutoLine.size() - 2,
-                     fmt::format("energy = \"{}\"", to_string(chosen)));
+  parameters.replace(at, kAutoLine.size() - 2, fmt::format("energy = \"{}\"", to_string(chosen)));
   return parameters;
 }
 
@@ -82,10 +81,9 @@ EnergyChoice choose_run_energy(const RunArgs& a, Simulation& sim, std::uint64_t 
   plan.evaluations = 2;  // the start and the end
   if (a.every > 0) plan.evaluations += last_step / a.every;
   if (a.outputs.stats_every > 0) plan.evaluations += last_step / a.outputs.stats_every;
-  const EnergyMethod kept =
-      checkpoint_parameters && a.energy == EnergyMethod::Auto
-          ? recorded_energy(*checkpoint_parameters)
-          : EnergyMethod::Auto;
+  const EnergyMethod kept = checkpoint_parameters && a.energy == EnergyMethod::Auto
+                                ? recorded_energy(*checkpoint_parameters)
+                                : EnergyMethod::Auto;
   EnergyChoice c = choose_energy_method(a.energy, plan);
   if (kept != EnergyMethod::Auto) {
     c = describe_energy_method(kept, plan);
@@ -126,9 +124,10 @@ std::vector<std::string> energy_warnings(const RunArgs& a, Simulation& sim, doub
     const double rh = half_mass_radius(sim.particles(), end.com);
     const double eps = one_digit(rh / std::cbrt(double(n) / 2));
     if (eps > 0)
-      helps.push_back(fmt::format("softening (--softening {:g}, about the spacing of the bodies "
-                                  "inside the half-mass radius {:.3g})",
-                                  eps, rh));
+      helps.push_back(
+          fmt::format("softening (--softening {:g}, about the spacing of the bodies "
+                      "inside the half-mass radius {:.3g})",
+                      eps, rh));
   }
   if (!ias15 && !adaptive)
     helps.push_back("steps of each body's own size (--timestep adaptive, with softening)");

@@ -174,7 +174,8 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   // every energy below (start, end, --every, --stats-every, the progress line) uses it.
   const EnergyChoice energy_choice =
       choose_run_energy(a, sim, last_step, resumed ? &resumed->parameters : nullptr);
-  if (a.energy == EnergyMethod::Auto) parameters = with_chosen_energy(parameters, energy_choice.method);
+  if (a.energy == EnergyMethod::Auto)
+    parameters = with_chosen_energy(parameters, energy_choice.method);
   const EnergyMethod energy = energy_choice.method;
   const bool has_energy = energy != EnergyMethod::Off;
 
@@ -342,9 +343,8 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     // Solver energies only where this step computed the potentials (no gravity pass, and
     // no collective call on one rank alone); exact ones when they cost little (the line's
     // own rule).
-    const bool drift_cheap =
-        energy == EnergyMethod::Exact || energy == EnergyMethod::Tree ||
-        (energy == EnergyMethod::Solver && progress_energy);
+    const bool drift_cheap = energy == EnergyMethod::Exact || energy == EnergyMethod::Tree ||
+                             (energy == EnergyMethod::Solver && progress_energy);
     progress.update(s, sim.time(), drift_cheap ? std::function<double()>(drift_now) : nullptr);
   }
   const double wall =
