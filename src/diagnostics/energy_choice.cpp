@@ -69,12 +69,25 @@ EnergyChoice describe_energy_method(EnergyMethod method, const EnergyPlan& p) {
   return c;
 }
 
+namespace {
+
+EnergyChoice choose_auto(const EnergyPlan& p);
+
+}  // namespace
+
 EnergyChoice choose_energy_method(EnergyMethod requested, const EnergyPlan& p) {
-  if (requested != EnergyMethod::Auto) {
-    EnergyChoice c = describe_energy_method(requested, p);
-    c.reason = "as asked (--energy)";
-    return c;
-  }
+  EnergyChoice c = choose_auto(p);
+  if (requested == EnergyMethod::Auto || requested == c.method) return c;  // the same words
+  const EnergyMethod preferred = c.method;
+  c = describe_energy_method(requested, p);
+  c.reason = fmt::format("as asked (--energy; auto: {}), ~{:.3g}% of {} steps",
+                         to_string(preferred), 100 * c.cost_share, p.steps);
+  return c;
+}
+
+namespace {
+
+EnergyChoice choose_auto(const EnergyPlan& p) {
   const bool no_gravity = p.algorithm == GravityAlgorithm::None || p.G == 0;
   if (no_gravity) {
     EnergyChoice c = describe_energy_method(EnergyMethod::Solver, p);
@@ -115,5 +128,7 @@ EnergyChoice choose_energy_method(EnergyMethod requested, const EnergyPlan& p) {
       c.drift_error, to_string(accurate.method), 100 * accurate.cost_share, p.steps);
   return c;
 }
+
+}  // namespace
 
 }  // namespace nbody

@@ -85,7 +85,7 @@ EnergyChoice choose_run_energy(const RunArgs& a, Simulation& sim, std::uint64_t 
                                 ? recorded_energy(*checkpoint_parameters)
                                 : EnergyMethod::Auto;
   EnergyChoice c = choose_energy_method(a.energy, plan);
-  if (kept != EnergyMethod::Auto) {
+  if (kept != EnergyMethod::Auto && kept != c.method) {
     c = describe_energy_method(kept, plan);
     c.reason = "the checkpoint's run chose it";
   }
