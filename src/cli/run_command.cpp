@@ -28,7 +28,7 @@ void add_run_command(CLI::App& app) {
   add_collision_options(cmd, args->collisions);
   add_energy_option(cmd, args->energy);
   cmd->add_option("--energy-tolerance", args->energy_tolerance,
-                  "Warn at the end when |dE/E| passed this, naming the options that would help "
+                  "Warn at the end when |dE/E| exceeds this, naming the options that would help "
                   "(0: never)")
       ->check(non_negative_number())
       ->capture_default_str();
