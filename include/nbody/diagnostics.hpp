@@ -13,12 +13,17 @@ namespace nbody {
 
 /// How a run's potential energy W is computed (--energy, Python's energy(method=)).
 ///   Exact:  the float64 pair sum, O(N^2) (on the GPU when the run is there);
+///   Tree:   a float64 quadrupole tree with a tight geometric criterion (kTreeEnergyTheta),
+///           O(N log N), on the CPU (a GPU run's bodies are copied out for it): |dW/E| to
+///           ~1e-6, a few steps' cost (docs/energy.md);
 ///   Solver: W = 1/2 sum_i m_i phi_i from the potentials the solver computes in the same
-///           pass as the forces (the tree's approximation, consistent from step to step;
-///           O(N) on a step whose force evaluation was asked for them);
+///           pass as the forces (the direct sum: the exact W; the tree: its float32
+///           approximation, ~1e-4 of E; O(N) on a step whose evaluation was asked for them);
 ///   Off:    no potential energy (kinetic energy, momenta and centre of mass only);
-///   Auto:   Exact for direct-sum runs and for N <= kExactEnergyMaxBodies, else Solver.
-enum class EnergyMethod { Auto, Exact, Solver, Off };
+///   Auto:   without a run plan (Python, the viewer), Exact for direct-sum runs and for
+///           N <= kExactEnergyMaxBodies, else Solver; `nbody run` chooses by the plan's
+///           cost (choose_energy_method, energy_choice.hpp).
+enum class EnergyMethod { Auto, Exact, Solver, Off, Tree };
 /// Up to this many bodies `auto` takes the exact sum whatever the solver (~0.1 s on 2 cores).
 inline constexpr std::size_t kExactEnergyMaxBodies = 65536;
 /// The method Auto stands for with this algorithm and N (other methods unchanged). Without
@@ -62,6 +67,9 @@ struct Diagnostics {
 /// values): W = 1/2 sum_i m_i phi_i, summed in index order; energy_method Solver.
 [[nodiscard]] Diagnostics diagnostics_from_potentials(const ParticleSystem& ps);
 
+/// d with the potential energy w computed by `method`: total energy and virial ratio follow.
+[[nodiscard]] Diagnostics with_potential(Diagnostics d, double w, EnergyMethod method);
+
 /// Kinetic energy alone, O(N).
 [[nodiscard]] double kinetic_energy(const ParticleSystem& ps);
 /// Potential energy alone, O(N^2).
@@ -71,6 +79,16 @@ struct Diagnostics {
 /// (for snapshots that ask for it); W = sum_i m_i phi_i / 2.
 [[nodiscard]] std::vector<double> body_potentials(const ParticleSystem& ps, double G,
                                                   double softening);
+
+/// The opening angle of the energy method `tree`: geometric criterion, quadrupoles, float64.
+inline constexpr double kTreeEnergyTheta = 0.25;
+/// The solver options of the energy method `tree` (a CPU tree whatever the run's device).
+[[nodiscard]] GravityOptions tree_energy_options(double G, double softening, int dim, int threads,
+                                                 double theta = kTreeEnergyTheta);
+/// W from a float64 quadrupole tree (geometric criterion, opening angle theta), O(N log N):
+/// the potential energy of the energy method `tree`. Reads positions and masses only.
+[[nodiscard]] double tree_potential_energy(const ParticleSystem& ps, double G, double softening,
+                                           int threads, double theta = kTreeEnergyTheta);
 
 /// |E - E0| / |E0|, or |E - E0| when E0 == 0.
 [[nodiscard]] double relative_energy_drift(double e0, double e);

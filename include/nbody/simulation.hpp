@@ -143,6 +143,11 @@ class Simulation {
   /// The run's energy method, Auto resolved when the simulation was built (or
   /// reconfigured) from its solver and N, so it stays one method for the whole run.
   [[nodiscard]] EnergyMethod energy_method() const { return energy_method_; }
+  /// Replaces the run's energy method (nbody run: Auto chosen by the run's plan,
+  /// choose_energy_method()); Auto keeps the one resolved from the solver and N.
+  void set_energy_method(EnergyMethod method) {
+    if (method != EnergyMethod::Auto) energy_method_ = method;
+  }
 
   /// Seconds per phase so far: "gravity", "collisions" (with a collision model),
   /// "integrate" (the rest of the step), "diagnostics"; callers add "io".

@@ -191,11 +191,13 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
 void add_energy_option(CLI::App* app, EnergyMethod& energy) {
   add_enum_option(
       app, "--energy", energy, parse_energy_method,
-      fmt::format("How the potential energy is computed: exact (float64 pair sum, O(N^2); on the "
-                  "GPU with --device gpu), solver (from the potentials the solver computes with "
-                  "the forces: the tree's approximation, at the tree's cost), off (kinetic energy "
-                  "and momenta only), or auto (exact for the direct sum and N <= {}, else solver)",
-                  kExactEnergyMaxBodies));
+      "How the potential energy is computed: exact (float64 pair sum, O(N^2); on the GPU with "
+      "--device gpu; ~N/700 tree steps each), tree (float64 quadrupole tree, theta 0.25, on the "
+      "CPU: error ~1e-6 of E, ~4-16 tree steps each), solver (the potentials the solver "
+      "computes with the forces: the direct sum's are exact, the tree's err by ~1e-4 of E; "
+      "almost free), off (kinetic energy and momenta only), or auto (run: the most accurate "
+      "whose planned evaluations cost <= 7.5% of the steps, said in the run header; "
+      "docs/energy.md)");
 }
 
 void add_collision_options(CLI::App* app, CollisionOptions& c) {

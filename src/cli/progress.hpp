@@ -30,6 +30,9 @@ class ProgressLine {
   /// Whether an update() now would print a line with a new drift: the run loop asks for
   /// the solver's potentials on the step before, so the drift then costs O(N).
   [[nodiscard]] bool wants_energy() const;
+  /// What one energy costs (seconds: the run's start energy), so that even the first one
+  /// on the line waits until it is a small share of the time.
+  void set_energy_cost(double seconds) { drift_cost_ = seconds; }
   /// Ends the line (newline) if one was shown.
   void finish();
 

@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/config_file.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/options.hpp"
 #include "cli/run/run_args.hpp"
 #include "cli/usage_error.hpp"
@@ -27,6 +28,11 @@ void add_run_command(CLI::App& app) {
   add_integrator_options(cmd, args->integrator);
   add_collision_options(cmd, args->collisions);
   add_energy_option(cmd, args->energy);
+  cmd->add_option("--energy-tolerance", args->energy_tolerance,
+                  "Warn at the end when |dE/E| exceeds this, naming the options that would help "
+                  "(0: never)")
+      ->check(non_negative_number())
+      ->capture_default_str();
   add_dim_option(cmd, args->dim);
   cmd->add_option("-o,--output", args->output, "Write the final state to this file (atomically)");
   cmd->add_option("--every", args->every,

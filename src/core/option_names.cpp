@@ -30,9 +30,10 @@ constexpr std::array<NameTable<GravityAlgorithm>, 3> kAlgorithms{{
     {GravityAlgorithm::Tree, "tree"},
     {GravityAlgorithm::None, "none"},
 }};
-constexpr std::array<NameTable<EnergyMethod>, 4> kEnergyMethods{{
+constexpr std::array<NameTable<EnergyMethod>, 5> kEnergyMethods{{
     {EnergyMethod::Auto, "auto"},
     {EnergyMethod::Exact, "exact"},
+    {EnergyMethod::Tree, "tree"},
     {EnergyMethod::Solver, "solver"},
     {EnergyMethod::Off, "off"},
 }};

@@ -86,6 +86,14 @@ Diagnostics diagnostics_from_sums(const double (&sum)[kMomentSums], double kinet
   return d;
 }
 
+Diagnostics with_potential(Diagnostics d, double w, EnergyMethod method) {
+  d.potential = w;
+  d.total_energy = d.kinetic + w;
+  d.virial_ratio = w != 0.0 ? 2.0 * d.kinetic / std::abs(w) : 0.0;
+  d.energy_method = method;
+  return d;
+}
+
 Diagnostics compute_moments(const ParticleSystem& ps) {
   double sum[kMomentSums] = {};
   for (std::size_t i = 0; i < ps.size(); ++i) {

@@ -189,6 +189,8 @@ std::string LiveSimulation::energy_label() const {
   switch (sim_.energy_method()) {
     case EnergyMethod::Exact:
       return "track energy (exact, O(N^2))";
+    case EnergyMethod::Tree:
+      return "track energy (float64 quadrupole tree)";
     case EnergyMethod::Off:
       return "track energy (off: --energy off)";
     default:

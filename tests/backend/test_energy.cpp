@@ -74,6 +74,26 @@ TEST_P(EnergyMethods, SolverEnergyOfTheTreeIsWithinItsAccuracy) {
   EXPECT_NEAR(exact_tree.diagnostics(EnergyMethod::Solver).potential, w, 1e-12 * std::abs(w));
 }
 
+// --energy tree: the float64 quadrupole tree's W, computed on the CPU from the state
+// wherever it lives (a GPU run's bodies are downloaded), to ~1e-6 of |E|, with the moments
+// of the stepper's own sums; the trajectory does not notice.
+TEST_P(EnergyMethods, TreeEnergyIsTheExactOneToAMillionthOnEveryDevice) {
+  Simulation sim(plummer(3000), with_energy(tree(device()), EnergyMethod::Tree));
+  EXPECT_EQ(sim.energy_method(), EnergyMethod::Tree);
+  for (int s = 0; s < 3; ++s) sim.step(kDt);
+  const Diagnostics exact = sim.diagnostics(EnergyMethod::Exact);
+  const Diagnostics t = sim.diagnostics();
+  EXPECT_EQ(t.energy_method, EnergyMethod::Tree);
+  EXPECT_NEAR(t.potential, exact.potential, 2e-6 * std::abs(exact.total_energy));
+  EXPECT_NE(t.potential, exact.potential);
+  EXPECT_EQ(t.kinetic, exact.kinetic);
+  EXPECT_EQ(t.momentum.x, exact.momentum.x);
+  EXPECT_DOUBLE_EQ(t.total_energy, t.kinetic + t.potential);
+  Simulation twin(plummer(3000), tree(device()));
+  for (int s = 0; s < 3; ++s) twin.step(kDt);
+  expect_same_state(sim.particles(), twin.particles(), "energies asked for");
+}
+
 // The per-body potentials a step computed on request reach the host copy (snapshots).
 TEST_P(EnergyMethods, RequestedPotentialsReachTheHostCopy) {
   Simulation sim(plummer(1500), with_energy(direct_double(device()), EnergyMethod::Solver));

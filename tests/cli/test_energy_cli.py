@@ -1,5 +1,7 @@
-"""Energies at the solver's cost (issue #18): --energy, the first snapshot, --gravity none,
-`nbody info` above 65,536 bodies, and -o into a folder that does not exist yet.
+"""Energies at the solver's cost (issues #18, #33): --energy and what auto picks, the float64
+tree's energy against the exact one, the warning past --energy-tolerance, the first
+snapshot, --gravity none, `nbody info` above 65,536 bodies, and -o into a folder that does
+not exist yet.
 
 Run by ctest (which sets NBODY_EXE); h5py where installed.
 """
@@ -26,10 +28,41 @@ def run_json(*args):
 
 
 class TestEnergyMethods(CliTestCase):
-    def test_auto_is_exact_for_direct_sums_and_small_trees(self):
-        self.assertEqual(run_json(*TREE, "--steps", 2)["energy_method"], "exact")
+    def test_auto_picks_by_cost_and_says_why(self):
+        # the direct sum: its own float64 potentials, which are the exact W
         direct = run_json("--model", "plummer", "-n", 200, "--steps", 2, "-q", "--json")
-        self.assertEqual(direct["energy_method"], "exact")
+        exact = run_json("--model", "plummer", "-n", 200, "--steps", 2, "-q", "--json",
+                         "--energy", "exact")
+        self.assertEqual(direct["energy_method"], "solver")
+        self.assertLess(direct["energy_drift_error"], 1e-12)
+        for key in ("energy_start", "energy_end"):
+            self.assertAlmostEqual(direct[key], exact[key], delta=1e-13 * abs(exact[key]))
+        # a tree run of 2 steps: nothing accurate is cheap, and the output says so
+        short = run_json(*TREE, "--steps", 2)
+        self.assertEqual(short["energy_method"], "solver")
+        self.assertIn("--energy", short["energy_method_reason"])
+        self.assertGreaterEqual(short["energy_drift_error"], 1e-5)
+        # a longer one of a small system: the exact sum within the budget
+        long = run_json(*TREE[:3], 1000, *TREE[4:], "--steps", 60)
+        self.assertEqual(long["energy_method"], "exact")
+        self.assertLessEqual(long["energy_cost_estimate"], 0.1)
+        header = nbody("run", *TREE[:-2], "--steps", 2).stdout
+        self.assertIn("energy: solver (", header)
+
+    def test_tree_energy_is_the_exact_one_to_a_millionth(self):
+        args = ["--model", "plummer", "-n", 5000, "--seed", 4, "--softening", 0.01, "--gravity",
+                "tree", "--steps", 10, "-q", "--json"]
+        tree = run_json(*args, "--energy", "tree")
+        exact = run_json(*args, "--energy", "exact")
+        self.assertEqual(tree["energy_method"], "tree")
+        scale = abs(exact["energy_start"])
+        for key in ("energy_start", "energy_end"):
+            self.assertAlmostEqual(tree[key], exact[key], delta=2e-6 * scale)
+        # its error on the drift is well below a drift worth reading (1e-5 and up)
+        change = (tree["energy_end"] - tree["energy_start"]) - (
+            exact["energy_end"] - exact["energy_start"])
+        self.assertLess(abs(change), 2e-6 * scale)
+        self.assertEqual(tree["momentum"], exact["momentum"])  # the same trajectory
 
     def test_solver_energy_tracks_the_exact_one(self):
         exact = run_json(*TREE, "--steps", 20, "--energy", "exact")
@@ -64,13 +97,44 @@ class TestEnergyMethods(CliTestCase):
         self.check_fails(["run", *TREE, "--steps", 1, "--energy", "approximate"], "--energy",
                          "approximate")
 
-    def test_diagnostics_share_is_small_in_a_tree_run(self):
-        # solver energies at the start and the end: a few percent of the run at most
-        j = run_json("--model", "plummer", "-n", 70000, "--gravity", "tree", "--steps", 3,
-                     "--softening", 0.05, "-q", "--json")
+    def test_auto_costs_at_most_a_tenth_of_a_tree_run_at_60000_bodies(self):
+        # issue #33: the exact sum took 94% of this run; auto now picks what fits
+        j = run_json("--model", "plummer", "-n", 60000, "--gravity", "tree", "--steps", 3,
+                     "--softening", 0.01, "-q", "--json")
         self.assertEqual(j["energy_method"], "solver")
+        self.assertLessEqual(j["energy_cost_estimate"], 0.1)
         timings = j["timings"]
         self.assertLess(timings["diagnostics"], 0.1 * timings["total"])
+
+
+BAD = ["--model", "plummer", "-n", 200, "--seed", 1, "--dt", 0.05, "--t-end", 5]
+
+
+class TestEnergyWarning(CliTestCase):
+    def test_a_run_past_the_tolerance_says_what_would_help(self):
+        proc = nbody("run", *BAD, "-q", "--json")  # exits 0: a warning, not an error
+        j = json.loads(proc.stdout)
+        self.assertGreater(j["energy_drift"], 1e-2)
+        self.assertEqual(len(j["warnings"]), 1)
+        warning = j["warnings"][0]
+        for hint in ("--dt 0.00", "--softening 0.", "--timestep adaptive"):
+            self.assertIn(hint, warning)
+        self.assertNotIn("ias15", warning)  # 200 bodies: not a few-body problem
+        self.assertIn("nbody: warning: |dE/E| = ", proc.stderr)
+        # the suggested softening gives a good run
+        eps = warning.split("--softening ")[1].split(",")[0]
+        good = run_json(*BAD, "--softening", eps, "-q", "--json")
+        self.assertLess(good["energy_drift"], 1e-2)
+        self.assertEqual(good["warnings"], [])
+
+    def test_few_bodies_are_pointed_to_ias15_and_zero_never_warns(self):
+        few = ["--model", "plummer", "-n", 50, "--seed", 1, "--dt", 0.05, "--t-end", 5, "-q"]
+        self.assertIn("--integrator ias15", nbody("run", *few).stderr)
+        self.assertNotIn("--softening", nbody("run", *few).stderr)
+        quiet = nbody("run", *few, "--energy-tolerance", 0, "--json")
+        self.assertEqual(json.loads(quiet.stdout)["warnings"], [])
+        self.assertNotIn("warning", quiet.stderr)
+        self.check_fails(["run", *few, "--energy-tolerance", -1], "--energy-tolerance", "-1")
 
 
 class TestNoGravity(CliTestCase):

@@ -26,6 +26,7 @@ struct RunArgs {
   IntegratorOptions integrator;
   CollisionOptions collisions;
   EnergyMethod energy = EnergyMethod::Auto;
+  double energy_tolerance = 1e-2;  // warn when |dE/E| passes it at the end (0: never)
   int dim = 3;
   std::string output;
   std::uint64_t every = 0;

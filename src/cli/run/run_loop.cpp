@@ -16,6 +16,7 @@
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
+#include "cli/run/energy_advice.hpp"
 #include "cli/run/energy_log.hpp"
 #include "cli/run/interrupt.hpp"
 #include "cli/run/restart.hpp"
@@ -123,14 +124,9 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     }
   }
   const int dim = initial.dim;
-  const std::string parameters = run_parameters(app, a, initial.size());
+  std::string parameters = run_parameters(app, a, initial.size());
   Simulation sim(std::move(initial),
                  SimulationOptions{a.gravity, a.integrator, a.collisions, a.energy}, ranks);
-  // The energy method of the whole run (auto resolved from the solver and N): every
-  // energy below (start, end, --every, --stats-every, the progress line) uses it, so a
-  // tree run does nothing O(N^2) unless --energy exact asks for it.
-  const EnergyMethod energy = sim.energy_method();
-  const bool has_energy = energy != EnergyMethod::Off;
   if (resumed) sim.resume(resumed->step, resumed->collisions, resumed->integrator);
   const std::uint64_t first_step = sim.steps_done();
   const bool collide = a.collisions.model != CollisionModel::None;
@@ -178,6 +174,14 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                  ? 0
                  : first_step + (more_steps() ? steps_to_reach(sim.time(), a.t_end, a.dt) : 0))
           : std::max(a.steps, first_step);
+  // The energy method of the whole run (auto chosen by the plan's cost, energy_advice.hpp):
+  // every energy below (start, end, --every, --stats-every, the progress line) uses it.
+  const EnergyChoice energy_choice =
+      choose_run_energy(a, sim, last_step, resumed ? &resumed->parameters : nullptr);
+  if (a.energy == EnergyMethod::Auto)
+    parameters = with_chosen_energy(parameters, energy_choice.method);
+  const EnergyMethod energy = energy_choice.method;
+  const bool has_energy = energy != EnergyMethod::Off;
 
   // ---- outputs ---------------------------------------------------------------------
   const bool checkpointing = out.checkpoint_every > 0 || out.checkpoint_every_minutes > 0;
@@ -217,6 +221,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                sim.size(), dim, sim.solver_name(), stepping, a.gravity.G, a.gravity.softening,
                ranks && ranks->parts() > 1 ? fmt::format(", on {} MPI ranks", ranks->parts())
                                            : std::string());
+    fmt::print(human, "energy: {} ({})\n", to_string(energy), energy_choice.reason);
     if (resumed)
       fmt::print(human, "restart: from {} at step {}, t = {:.6g}\n", restart->string(), first_step,
                  sim.time());
@@ -292,6 +297,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   const std::size_t n_start = sim.size();
   InterruptGuard interrupts;
   ProgressLine progress(stderr, last_step, talk, first_step);
+  progress.set_energy_cost(sim.times().get("diagnostics"));
   if (own_steps && until_time) progress.by_time(sim.time(), a.t_end);
   auto drift_now = [&] { return relative_energy_drift(e0, sim.diagnostics().total_energy); };
   // With solver energies, the steps whose energy is read compute the potentials with their
@@ -350,8 +356,8 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     // Solver energies only where this step computed the potentials (no gravity pass, and
     // no collective call on one rank alone); exact ones when they cost little (the line's
     // own rule).
-    const bool drift_cheap =
-        energy == EnergyMethod::Exact || (energy == EnergyMethod::Solver && progress_energy);
+    const bool drift_cheap = energy == EnergyMethod::Exact || energy == EnergyMethod::Tree ||
+                             (energy == EnergyMethod::Solver && progress_energy);
     progress.update(s, sim.time(), drift_cheap ? std::function<double()>(drift_now) : nullptr);
   }
   const double wall =
@@ -365,6 +371,8 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   result.initial_energy = e0;
   result.end = sim.diagnostics();
   result.n_start = n_start;
+  result.energy = energy_choice;
+  result.warnings = energy_warnings(a, sim, e0, result.end);
   if (out.stats_every > 0 && logged_step != sim.steps_done() && result.steps > 0)
     log_energy(result.end);
   // A run given --restart ends with a checkpoint, so `--restart latest` goes on from here.
@@ -375,6 +383,9 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   }
   sim.times().add("io", io_times.get("io") + a.restart.read_seconds);
   if (talk) print_run_summary(human, a, sim, result);
+  std::fflush(human);  // the warnings (stderr) after the summary
+  if (root)
+    for (const std::string& w : result.warnings) fmt::print(stderr, "nbody: warning: {}\n", w);
   if (a.json) print_run_json(a, sim, result);
   return 0;
 }

@@ -86,6 +86,17 @@ void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, cons
   if (r.end.has_energy()) {
     fmt::print(human, "energy ({}): {:.10g} -> {:.10g}, |dE/E| = {:.3e}\n",
                to_string(sim.energy_method()), r.initial_energy, r.end.total_energy, drift);
+    // A drift smaller than the method's own error says nothing about the integration.
+    if (r.steps > 0 && drift < r.energy.drift_error) {
+      fmt::print(human,
+                 "note: |dE/E| is within the ~{:.0e} error of the {} energy: --energy {} for a "
+                 "meaningful drift\n",
+                 r.energy.drift_error, to_string(sim.energy_method()),
+                 sim.energy_method() == EnergyMethod::Solver &&
+                         sim.gravity_options().algorithm == GravityAlgorithm::Tree
+                     ? "tree or exact"
+                     : "exact");
+    }
   } else {
     fmt::print(human, "energy: not computed (--energy off)\n");
   }
@@ -151,6 +162,9 @@ void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
       {"G", a.gravity.G},
       {"softening", a.gravity.softening},
       {"energy_method", to_string(sim.energy_method())},
+      {"energy_method_reason", r.energy.reason},
+      {"energy_cost_estimate", r.energy.cost_share},
+      {"energy_drift_error", energy_or_null(r.energy.drift_error)},
       {"energy_start", energy_or_null(r.initial_energy)},
       {"energy_end", energy_or_null(r.end.total_energy)},
       {"energy_drift", energy_or_null(relative_energy_drift(r.initial_energy, r.end.total_energy))},
@@ -187,6 +201,7 @@ void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
                                r.initial_energy, r.end.total_energy + coll.energy_lost))}};
   }
   if (!a.output.empty()) j["output"] = a.output;
+  j["warnings"] = r.warnings;
   if (a.restart.file) {
     // Where the run went on from, and the physics --override changed (docs/json.md).
     nlohmann::ordered_json changes = nlohmann::ordered_json::array();

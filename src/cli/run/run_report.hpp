@@ -2,9 +2,12 @@
 // The end of `nbody run`: the human summary, the per-stage timing table and the JSON object.
 #include <cstdint>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/run/run_args.hpp"
 #include "nbody/diagnostics.hpp"
+#include "nbody/energy_choice.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody::cli {
@@ -15,6 +18,8 @@ struct RunResult {
   double wall_seconds = 0;
   double initial_energy = 0;
   Diagnostics end;
+  EnergyChoice energy;                // the energy method, its reason, cost and error
+  std::vector<std::string> warnings;  // printed as `nbody: warning: ...` and in the JSON
 };
 
 /// The closing lines (energy, momenta, collisions, timings) on `human`.
