@@ -40,7 +40,10 @@ test_preset() { ctest --preset "$1" -j "$jobs"; }
 # only (CI has no GPU; the CUDA module is the same code, checked on a GPU machine), in a
 # kept build folder so that a second run rebuilds only what changed.
 python_module() {
-  .venv/bin/python -m pip install --quiet --no-build-isolation -C build-dir=build/python-cpu \
+  # CC and CXX as the presets find them: scikit-build-core otherwise takes Python's (g++),
+  # another compiler name to ccache, and the `nbody` command's objects (pyproject.toml builds
+  # it too) would be compiled again instead of coming from the release build's.
+  CC=${CC:-cc} CXX=${CXX:-c++} .venv/bin/python -m pip install --quiet --no-build-isolation -C build-dir=build/python-cpu \
     -C cmake.define.NBODY_CUDA=OFF .
   NBODY_EXE=build/release/src/nbody .venv/bin/python -m pytest -q tests/python_module
 }

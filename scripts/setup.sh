@@ -1,8 +1,23 @@
 #!/usr/bin/env bash
 # Installs what nbody needs to build and test, from Debian packages, when it is missing.
 # Safe to run again: it installs nothing that is already there.
+#   scripts/setup.sh            everything: tests, benchmarks, optional features, .venv
+#   scripts/setup.sh --minimal  only what the `nbody` command needs to build (the app
+#                               preset, ./demo.sh): 6 packages, no .venv
 set -euo pipefail
 
+minimal=0
+case "${1:-}" in
+  --minimal) minimal=1 ;;
+  "") ;;
+  *)
+    echo "usage: scripts/setup.sh [--minimal]" >&2
+    exit 2
+    ;;
+esac
+
+# The REQUIRED finds of CMakeLists.txt; every other library is optional in the build.
+minimal_packages=(cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev)
 packages=(
   cmake ninja-build g++ pkg-config  # build
   ccache  # compiler cache shared by the presets and re-runs (cmake/NbodyCompilerCache.cmake)
@@ -18,6 +33,7 @@ packages=(
   clang libclang-rt-dev  # fuzz targets (scripts/fuzz.sh): clang, libFuzzer and clang's sanitizers
 )
 
+if ((minimal)); then packages=("${minimal_packages[@]}"); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -32,7 +48,7 @@ missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
 # clang-format for scripts/check_format.sh, pinned to major version 14 (Debian bookworm's
 # clang-format): its output changes between versions, and the check must give the same
 # answer on every machine. Elsewhere, clang-format-14 by name when apt has it.
-if ! command -v clang-format-14 >/dev/null &&
+if ((!minimal)) && ! command -v clang-format-14 >/dev/null &&
   ! { command -v clang-format >/dev/null && clang-format --version | grep -q ' version 14\.'; }; then
   codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}" || true)
   if [[ $codename != bookworm ]] && apt-cache show clang-format-14 >/dev/null 2>&1; then
@@ -47,7 +63,7 @@ fi
 # installs Debian's) gets the Debian package: pip refuses to write into it (PEP 668).
 # Any other python3 first on PATH (pyenv, conda, a venv) gets it from pip.
 pip_matplotlib=0
-if ! python3 -c "import matplotlib" >/dev/null 2>&1; then
+if ((!minimal)) && ! python3 -c "import matplotlib" >/dev/null 2>&1; then
   python=$(command -v python3 || true)
   if [[ -z $python || $python == /usr/bin/python3 || $python == /bin/python3 ]]; then
     missing+=(python3-matplotlib)
@@ -64,8 +80,10 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
-  echo "setup: all build dependencies present"
+  echo "setup: all $( ((minimal)) && echo "minimal " )build dependencies present"
 fi
+
+if ((minimal)); then exit 0; fi
 
 if ((pip_matplotlib)); then
   echo "setup: installing matplotlib for $(command -v python3) with pip"
