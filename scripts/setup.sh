@@ -4,20 +4,29 @@
 #   scripts/setup.sh            everything: tests, benchmarks, optional features, .venv
 #   scripts/setup.sh --minimal  only what the `nbody` command needs to build (the app
 #                               preset, ./demo.sh): 6 packages, no .venv
+#   scripts/setup.sh --features the minimal set and the optional features of the command:
+#                               HDF5 snapshots and checkpoints, --config files, pictures
+#                               and movies (nbody render), the viewer (nbody view); no test
+#                               tools, no .venv (the README's examples)
 set -euo pipefail
 
 minimal=0
+features=0
 case "${1:-}" in
   --minimal) minimal=1 ;;
+  --features) minimal=1 features=1 ;;
   "") ;;
   *)
-    echo "usage: scripts/setup.sh [--minimal]" >&2
+    echo "usage: scripts/setup.sh [--minimal | --features]" >&2
     exit 2
     ;;
 esac
 
 # The REQUIRED finds of CMakeLists.txt; every other library is optional in the build.
 minimal_packages=(cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev)
+# The optional libraries a user of the command sees (a subset of the full list below).
+feature_packages=(pkg-config libhdf5-dev libtomlplusplus-dev libstb-dev ffmpeg libglfw3-dev libimgui-dev
+  libgl-dev)
 packages=(
   cmake ninja-build g++ pkg-config  # build
   ccache  # compiler cache shared by the presets and re-runs (cmake/NbodyCompilerCache.cmake)
@@ -33,7 +42,11 @@ packages=(
   clang libclang-rt-dev  # fuzz targets (scripts/fuzz.sh): clang, libFuzzer and clang's sanitizers
 )
 
-if ((minimal)); then packages=("${minimal_packages[@]}"); fi
+if ((features)); then
+  packages=("${minimal_packages[@]}" "${feature_packages[@]}")
+elif ((minimal)); then
+  packages=("${minimal_packages[@]}")
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -80,7 +93,7 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
-  echo "setup: all $( ((minimal)) && echo "minimal " )build dependencies present"
+  echo "setup: all $( ((features)) && echo "feature " || { ((minimal)) && echo "minimal "; } )build dependencies present"
 fi
 
 if ((minimal)); then exit 0; fi
