@@ -47,6 +47,10 @@ std::vector<ConfigSetting> apply_config_file(CLI::App& cmd, const std::filesyste
 std::vector<ConfigSetting> apply_config_text(CLI::App& cmd, const std::string& text,
                                              const std::string& file,
                                              const std::vector<std::string>& refused = {});
+/// The `key = literal` lines nbody wrote (used_parameters_toml), read without toml++: what
+/// apply_config_text does in a build without it (written_parameters.cpp).
+std::vector<ConfigSetting> apply_written_parameters(CLI::App& cmd, const std::string& text,
+                                                    const std::string& file);
 
 /// A message about `opt` ("--dt: WHAT (got VALUE)") as
 /// "WHERE: WHAT (got VALUE)"; any other message as "WHERE: MESSAGE".
