@@ -2,7 +2,12 @@
 # The figure-eight three-body orbit: after one period T = 6.32591398 the bodies are back
 # where they started (to ~2e-6 at dt = T/10^4).
 set -euo pipefail
-nbody=${NBODY:-$(dirname "$0")/../build/release/src/nbody}
+# $NBODY, else the release build, else the demo's build (./demo.sh), else nbody on PATH.
+nbody=${NBODY:-}
+for candidate in "$(dirname "$0")/../build/release/src/nbody" "$(dirname "$0")/../build/app/src/nbody"; do
+  if [[ -z $nbody && -x $candidate ]]; then nbody=$candidate; fi
+done
+nbody=${nbody:-$(command -v nbody || echo nbody)}
 mkdir -p runs
 "$nbody" gen figure-eight -o runs/eight_start.txt --quiet
 "$nbody" run -i runs/eight_start.txt --t-end 6.32591398 --dt 6.32591398e-4 -o runs/eight_end.txt --quiet

@@ -2,7 +2,12 @@
 # Barnes-Hut accuracy on a Plummer sphere (N = 20000, no softening): median and p99 relative
 # force error against a float64 direct sum, for several opening angles.
 set -euo pipefail
-nbody=${NBODY:-$(dirname "$0")/../build/release/src/nbody}
+# $NBODY, else the release build, else the demo's build (./demo.sh), else nbody on PATH.
+nbody=${NBODY:-}
+for candidate in "$(dirname "$0")/../build/release/src/nbody" "$(dirname "$0")/../build/app/src/nbody"; do
+  if [[ -z $nbody && -x $candidate ]]; then nbody=$candidate; fi
+done
+nbody=${nbody:-$(command -v nbody || echo nbody)}
 printf '%-6s %-12s %-24s %-24s\n' theta moments median p99
 for theta in 0.3 0.5 0.7 1.0; do
   for q in "" --quadrupole; do

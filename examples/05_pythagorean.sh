@@ -6,7 +6,12 @@
 # gains energy at the encounters (|dE/E| ~ 1e3) and ends with 4 and 5 flying apart.
 # Writes runs/pythagorean/ (snapshots every 0.01, energy.csv) and runs/pythagorean.png.
 set -euo pipefail
-nbody=${NBODY:-$(dirname "$0")/../build/release/src/nbody}
+# $NBODY, else the release build, else the demo's build (./demo.sh), else nbody on PATH.
+nbody=${NBODY:-}
+for candidate in "$(dirname "$0")/../build/release/src/nbody" "$(dirname "$0")/../build/app/src/nbody"; do
+  if [[ -z $nbody && -x $candidate ]]; then nbody=$candidate; fi
+done
+nbody=${nbody:-$(command -v nbody || echo nbody)}
 data=$(dirname "$0")/data/pythagorean.txt
 mkdir -p runs
 rm -rf runs/pythagorean

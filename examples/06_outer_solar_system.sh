@@ -6,7 +6,12 @@
 # takes ~120-day steps). A shorter run (2x10^5 days) writes snapshots every 40 days for the
 # plot runs/outer_solar_system.png (heliocentric: the file's centre of mass drifts).
 set -euo pipefail
-nbody=${NBODY:-$(dirname "$0")/../build/release/src/nbody}
+# $NBODY, else the release build, else the demo's build (./demo.sh), else nbody on PATH.
+nbody=${NBODY:-}
+for candidate in "$(dirname "$0")/../build/release/src/nbody" "$(dirname "$0")/../build/app/src/nbody"; do
+  if [[ -z $nbody && -x $candidate ]]; then nbody=$candidate; fi
+done
+nbody=${nbody:-$(command -v nbody || echo nbody)}
 data=$(dirname "$0")/data/outer_solar_system.txt
 G=2.95912208286e-4
 mkdir -p runs
