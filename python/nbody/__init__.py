@@ -30,6 +30,7 @@ from ._nbody import (
     model_options,
     models,
 )
+from ._yt import yt_load
 
 __all__ = [
     "Energy",
@@ -46,4 +47,5 @@ __all__ = [
     "load_checkpoint",
     "model_options",
     "models",
+    "yt_load",
 ]
