@@ -27,11 +27,12 @@ double exact_cost(const EnergyPlan& p) {
   return std::max(1.0, n / (p.device == Device::Gpu ? 2500.0 : 700.0));
 }
 
-/// One float64 quadrupole tree at kTreeEnergyTheta (on the CPU) in steps of the solver.
+/// One float64 quadrupole tree at kTreeEnergyTheta in steps of the solver (on the GPU
+/// the device's own tree, device_tree_energy.cuh; GPU_TREE_COST_NOTE).
 double tree_cost(const EnergyPlan& p) {
   const double n = std::max(double(p.n), 1e4);
   const double cpu_tree_steps = 7.0 + 2.0 * std::log2(n / 1e4);  // 7 at 1e4, 12 at 6e4, 16 at 2e5
-  if (p.device == Device::Gpu) return 100 * cpu_tree_steps;      // a CPU pass against GPU steps
+  if (p.device == Device::Gpu) return p.algorithm == GravityAlgorithm::Tree ? 40.0 : 4.0;
   if (p.algorithm == GravityAlgorithm::Direct) return 0.1 * cpu_tree_steps;
   return cpu_tree_steps;
 }
@@ -114,15 +115,14 @@ EnergyChoice choose_auto(const EnergyPlan& p) {
     return c;
   }
   const EnergyChoice tree = describe_energy_method(EnergyMethod::Tree, p);
-  if (p.device == Device::Cpu && p.algorithm == GravityAlgorithm::Tree && fits(tree)) {
+  if (p.algorithm == GravityAlgorithm::Tree && fits(tree)) {
     EnergyChoice c = tree;
     c.reason = fmt::format("float64 quadrupole tree, |dE/E| error ~{:.0e}: {} (exact: ~{:.2g}%)",
                            c.drift_error, plan(c), 100 * exact.cost_share);
     return c;
   }
   EnergyChoice c = describe_energy_method(EnergyMethod::Solver, p);
-  const EnergyChoice& accurate =
-      p.device == Device::Cpu && p.algorithm == GravityAlgorithm::Tree ? tree : exact;
+  const EnergyChoice& accurate = p.algorithm == GravityAlgorithm::Tree ? tree : exact;
   c.reason = fmt::format(
       "the solver's own potentials, |dE/E| error ~{:.0e}: an accurate energy (--energy {}) "
       "would take ~{:.3g}% of {} steps",

@@ -274,9 +274,9 @@ Diagnostics Simulation::diagnostics(EnergyMethod method) {
   // A Solver evaluation of the potentials leaves them on the stepper's side (the host
   // copy gets them with the next download).
   if (method == EnergyMethod::Solver) host_stale_ = true;
-  if (method == EnergyMethod::Tree) {
-    // The CPU tree of the energy: a GPU run's bodies come out first (the moments are still
-    // summed where the bodies are).
+  if (method == EnergyMethod::Tree && !stepper_->tree_energy_here()) {
+    // The CPU tree of the energy (a stepper without a tree of its own: the moments are
+    // still summed where the bodies are).
     download_if_stale();
     const Diagnostics moments = stepper_->diagnostics(EnergyMethod::Off);
     return with_potential(

@@ -85,6 +85,9 @@ class Stepper {
   /// (Exact, Solver: from the potentials, evaluated first when stale, or Off); only
   /// scalars cross the bus.
   [[nodiscard]] virtual Diagnostics diagnostics(EnergyMethod method) = 0;
+  /// Whether diagnostics() takes EnergyMethod::Tree itself (the GPU's device tree); else
+  /// Simulation evaluates it with the CPU tree on the host copy.
+  [[nodiscard]] virtual bool tree_energy_here() const { return false; }
   /// The times and collision totals of the steps since the last call.
   [[nodiscard]] virtual StepTimes take_times() = 0;
   /// The simulated time and the number of bodies, without copying the state.

@@ -74,9 +74,9 @@ TEST_P(EnergyMethods, SolverEnergyOfTheTreeIsWithinItsAccuracy) {
   EXPECT_NEAR(exact_tree.diagnostics(EnergyMethod::Solver).potential, w, 1e-12 * std::abs(w));
 }
 
-// --energy tree: the float64 quadrupole tree's W, computed on the CPU from the state
-// wherever it lives (a GPU run's bodies are downloaded), to ~1e-6 of |E|, with the moments
-// of the stepper's own sums; the trajectory does not notice.
+// --energy tree: the float64 quadrupole tree's W (the CPU's tree, or a GPU run's own tree
+// on the device: device_tree_energy.cuh), to ~1e-6 of |E|, with the moments of the
+// stepper's own sums; the trajectory does not notice.
 TEST_P(EnergyMethods, TreeEnergyIsTheExactOneToAMillionthOnEveryDevice) {
   Simulation sim(plummer(3000), with_energy(tree(device()), EnergyMethod::Tree));
   EXPECT_EQ(sim.energy_method(), EnergyMethod::Tree);

@@ -94,11 +94,18 @@ TEST(EnergyChoice, DirectSumTakesItsOwnExactPotentialsAndAskedMethodsStay) {
   EXPECT_EQ(choose_energy_method(EnergyMethod::Auto, p).method, EnergyMethod::Solver);
 }
 
-TEST(EnergyChoice, GpuTreeRunsNeverPickTheCpuTree) {
-  EnergyPlan p = tree_plan(1000000, 100000);
+TEST(EnergyChoice, GpuTreeRunsTakeTheDeviceTreeWhenItFits) {
+  EnergyPlan p = tree_plan(1000000, 100000);  // the exact sum fits over so many steps
+  p.device = Device::Gpu;
+  EXPECT_EQ(choose_energy_method(EnergyMethod::Auto, p).method, EnergyMethod::Exact);
+  p = tree_plan(1000000, 10000);  // it does not over fewer; the device tree does
+  p.device = Device::Gpu;
+  EXPECT_EQ(choose_energy_method(EnergyMethod::Auto, p).method, EnergyMethod::Tree);
+  p = tree_plan(1000000, 10);  // a short run: not even the device tree fits
   p.device = Device::Gpu;
   const EnergyChoice c = choose_energy_method(EnergyMethod::Auto, p);
-  EXPECT_NE(c.method, EnergyMethod::Tree);
+  EXPECT_EQ(c.method, EnergyMethod::Solver);
+  EXPECT_NE(c.reason.find("--energy tree"), std::string::npos) << c.reason;
 }
 
 }  // namespace

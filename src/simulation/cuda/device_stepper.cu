@@ -9,16 +9,13 @@
 // shares summed through NCCL), then finish_step (store a; the leapfrog's closing kick).
 // Adaptive (hierarchical) steps are the bins' substeps of device_block_steps.cuh.
 //
-// Position scaling: the per-call GPU solvers pick the exponent p from the largest |x|,
-// |y|, |z| (and softening) at each call. Here the open_step kernel measures that extent on
-// the device, it comes back as 8 bytes with the end-of-step synchronisation, and the next
-// step's forces use it: one drift late, which changes nothing in the results (scaling by
-// powers of two is exact) and only serves to keep float r^2 in range, so no step waits on
-// the host mid-way.
-//
-// Every step ends with a stream synchronisation: the step's time is then real (the
-// "gravity" phase is the CUDA-event time of packing plus the force kernels, "integrate" the
-// rest), and an error is reported by the step that caused it.
+// Position scaling: open_step measures the largest |x|, |y|, |z| (and softening) on the
+// device; the 8 bytes come back with the end-of-step synchronisation and the next step's
+// forces use it, one drift late: scaling by powers of two is exact, it only keeps float r^2
+// in range, and no step waits on the host mid-way. Every step ends with a stream
+// synchronisation: its time is then real ("gravity" the CUDA-event time of packing and the
+// force kernels, "integrate" the rest), and an error is reported by the step that caused it.
+// --energy tree: device_tree_energy.cuh.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -42,6 +39,7 @@
 #include "nbody/input_error.hpp"
 #include "simulation/cuda/device_block_steps.cuh"
 #include "simulation/cuda/device_forces_choice.cuh"
+#include "simulation/cuda/device_tree_energy.cuh"
 #include "simulation/cuda/diagnostics_kernels.cuh"
 #include "simulation/cuda/integration_kernels.cuh"
 #include "simulation/stepper.hpp"
@@ -64,12 +62,13 @@ class DeviceStepper final : public Stepper {
         G_(options.gravity.G),
         softening_(options.gravity.softening),
         integrator_(options.integrator),
-        reducer_(std::move(reducer)) {
+        reducer_(std::move(reducer)),
+        tree_energy_(options.gravity.dim) {
     if (options.collisions.model != CollisionModel::None) {
       collisions_ = std::make_unique<cuda_collisions::CollisionEngine>(options.collisions);
     }
-    // Several processes: each computes its share of the forces, one all-reduce sums them.
-    // An algorithm that cannot split computes everything on every process (no sum).
+    // Several processes: each computes its share of the forces, one all-reduce sums them
+    // (an algorithm that cannot split computes everything on every process, no sum).
     sharing_ = reducer_ && reducer_->parts() > 1 &&
                forces_->set_share(reducer_->part(), reducer_->parts());
     NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -118,13 +117,11 @@ class DeviceStepper final : public Stepper {
     // relative criterion opens after a restart as in the uninterrupted run).
     if (accelerations_valid_) evaluated_ = n;
     potentials_valid_ = false;  // evaluated again when asked for (never uploaded)
-    if (accelerations_valid_) {
-      NBODY_CUDA_CHECK(
-          cudaMemcpyAsync(ax_.data(), ps.ax.data(), bytes, cudaMemcpyHostToDevice, stream_));
-      NBODY_CUDA_CHECK(
-          cudaMemcpyAsync(ay_.data(), ps.ay.data(), bytes, cudaMemcpyHostToDevice, stream_));
-      NBODY_CUDA_CHECK(
-          cudaMemcpyAsync(az_.data(), ps.az.data(), bytes, cudaMemcpyHostToDevice, stream_));
+    const std::pair<const std::vector<double>*, double*> accelerations[] = {
+        {&ps.ax, ax_.data()}, {&ps.ay, ay_.data()}, {&ps.az, az_.data()}};
+    for (const auto& [from, to] : accelerations) {
+      if (accelerations_valid_)
+        NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from->data(), bytes, cudaMemcpyHostToDevice, stream_));
     }
     // The scaling the per-call solvers would use for these bodies.
     double extent = std::isfinite(softening_) ? std::abs(softening_) : 0.0;
@@ -178,11 +175,9 @@ class DeviceStepper final : public Stepper {
 
   void evaluate(bool potential) override {
     if (n_ == 0) return;
-    if (!accelerations_valid_) {
-      // Gravity alone at the bodies as they are (contacts are resolved by the first step).
+    if (!accelerations_valid_) {  // gravity alone (contacts are resolved by the first step)
       first_forces(false, potential);
-    } else if (potential && !potentials_valid_) {
-      // Gravity alone for the potentials; a (stored by the last step) stays as it was.
+    } else if (potential && !potentials_valid_) {  // the potentials; a stays as it was
       evaluate_forces(true, false);
       store_potentials();
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -190,9 +185,8 @@ class DeviceStepper final : public Stepper {
     }
   }
 
-  /// The accelerations of a state that has none valid (with the collision stage first
-  /// when `collide_first`, and the potentials when `potential`), stored, and timed before a
-  /// step's own evaluation records its events.
+  /// The accelerations of a state that has none valid (collision stage first when
+  /// `collide_first`; potentials when `potential`), stored and timed before a step's own.
   void first_forces(bool collide_first, bool potential) {
     evaluate_forces(potential, collide_first);
     launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_,
@@ -254,8 +248,14 @@ class DeviceStepper final : public Stepper {
 
   [[nodiscard]] Diagnostics diagnostics(EnergyMethod method) override {
     if (method == EnergyMethod::Solver) evaluate(true);
+    if (method == EnergyMethod::Tree) {
+      potentials_valid_ = false;  // phi_ gets the energy tree's potentials
+      return tree_energy_.diagnostics(state(), G_, softening_, position_exponent_, mass_exponent_,
+                                      phi_.data(), diagnostics_, stream_);
+    }
     return device_diagnostics(state(), G_, softening_, method, phi_.data(), diagnostics_, stream_);
   }
+  [[nodiscard]] bool tree_energy_here() const override { return true; }
 
   [[nodiscard]] StepTimes take_times() override { return std::exchange(times_, StepTimes{}); }
   [[nodiscard]] double time() const override { return time_; }
@@ -263,7 +263,6 @@ class DeviceStepper final : public Stepper {
 
  private:
   friend class BlockSteps<DeviceStepper>;
-
   [[nodiscard]] State state() const {
     return {x_.data(),  y_.data(),  z_.data(),  vx_.data(), vy_.data(),  vz_.data(),
             ax_.data(), ay_.data(), az_.data(), m_.data(),  unsigned(n_)};
@@ -351,6 +350,7 @@ class DeviceStepper final : public Stepper {
   double softening_;
   IntegratorOptions integrator_;
   std::shared_ptr<ForceReducer> reducer_;
+  DeviceTreeEnergy tree_energy_;  // --energy tree
   bool sharing_ = false;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t events_[4] = {};
