@@ -193,7 +193,7 @@ void add_energy_option(CLI::App* app, EnergyMethod& energy) {
       app, "--energy", energy, parse_energy_method,
       "How the potential energy is computed: exact (float64 pair sum, O(N^2); on the GPU with "
       "--device gpu; ~N/700 tree steps each), tree (float64 quadrupole tree, theta 0.25, on the "
-      "CPU: error ~1e-6 of E, ~4-16 tree steps each), solver (the potentials the solver "
+      "run's device: error ~1e-6 of E, ~4-21 tree steps each), solver (the potentials the solver "
       "computes with the forces: the direct sum's are exact, the tree's err by ~1e-4 of E; "
       "almost free), off (kinetic energy and momenta only), or auto (run: the most accurate "
       "whose planned evaluations cost <= 7.5% of the steps, said in the run header; "
