@@ -300,4 +300,32 @@ std::string ascii_for_toml(const std::string& text, const std::string& file) {
   return out;
 }
 
+/// The option a key names: a long name ("t-end", "t_end"), else a one-letter short name ("n").
+CLI::Option* find_option(CLI::App& cmd, const std::string& key) {
+  const std::string want = normalized(key);
+  const auto options = cmd.get_options();
+  for (CLI::Option* opt : options) {
+    for (const std::string& l : opt->get_lnames()) {
+      if (normalized(l) == want) return opt;
+    }
+  }
+  for (CLI::Option* opt : options) {
+    for (const std::string& s : opt->get_snames()) {
+      if (s == want) return opt;
+    }
+  }
+  return nullptr;
+}
+
+/// Whether values are the option's default (compared as TOML, so 1 == 1.0 for a number).
+bool equals_default(const CLI::Option& opt, const std::vector<std::string>& values) {
+  const auto defaults = default_values(opt);
+  if (!defaults || defaults->size() != values.size()) return false;
+  const Kind kind = kind_of(opt);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (toml_literal((*defaults)[i], kind) != toml_literal(values[i], kind)) return false;
+  }
+  return true;
+}
+
 }  // namespace nbody::cli::config_detail

@@ -38,6 +38,10 @@ std::string toml_literal(const std::string& value, Kind kind);
 std::string command_path(const CLI::App& cmd);
 std::optional<std::vector<std::string>> default_values(const CLI::Option& opt);
 std::optional<std::vector<std::string>> values_in_effect(const CLI::Option& opt);
+/// The option a key names (a long name in any spelling, else a short name); null if none.
+CLI::Option* find_option(CLI::App& cmd, const std::string& key);
+/// Whether values are the option's default (compared as TOML, so 1 == 1.0 for a number).
+bool equals_default(const CLI::Option& opt, const std::vector<std::string>& values);
 
 /// The config file's text as toml++ reads it: pure ASCII with the same meaning (UTF-8 in
 /// "..." strings as \u escapes); throws nbody::Error "FILE:LINE: a non-ASCII byte ..." for

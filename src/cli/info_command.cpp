@@ -13,7 +13,6 @@
 #include "cli/option_checks.hpp"
 #include "cli/options.hpp"
 #include "nbody/diagnostics.hpp"
-#include "nbody/gravity.hpp"
 #include "nbody/io.hpp"
 
 namespace nbody::cli {
@@ -29,11 +28,10 @@ struct InfoArgs {
   bool json = false;
 };
 
-/// The diagnostics with the potentials of the energy method `tree`: W = 1/2 sum m_i phi_i.
-Diagnostics tree_diagnostics(ParticleSystem ps, const InfoArgs& a) {
-  make_gravity_solver(tree_energy_options(a.G, a.softening, ps.dim, a.threads))
-      ->compute_forces(ps, true);
-  return diagnostics_from_potentials(ps);
+/// The diagnostics with W by the energy method `tree` (as `nbody run --energy tree`).
+Diagnostics tree_diagnostics(const ParticleSystem& ps, const InfoArgs& a) {
+  return with_potential(compute_moments(ps), tree_potential_energy(ps, a.G, a.softening, a.threads),
+                        EnergyMethod::Tree);
 }
 
 std::string vec(const Vec3& v) {

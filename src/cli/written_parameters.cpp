@@ -71,16 +71,6 @@ std::vector<std::string> literal_values(const std::string& literal, const std::s
   return out;
 }
 
-bool is_default(const CLI::Option& opt, const std::vector<std::string>& values) {
-  const auto defaults = default_values(opt);
-  if (!defaults || defaults->size() != values.size()) return false;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (toml_literal((*defaults)[i], kind_of(opt)) != toml_literal(values[i], kind_of(opt)))
-      return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::vector<ConfigSetting> apply_written_parameters(CLI::App& cmd, const std::string& text,
@@ -95,14 +85,10 @@ std::vector<ConfigSetting> apply_written_parameters(CLI::App& cmd, const std::st
     const std::string where = fmt::format("{}:{}", file, number);
     if (eq == std::string::npos) throw Error(where + ": not a `key = value` line of nbody's");
     const std::string key = line.substr(0, eq);
-    CLI::Option* opt = nullptr;
-    for (CLI::Option* o : cmd.get_options()) {
-      if (!o->get_lnames().empty() && normalized(o->get_lnames().front()) == normalized(key))
-        opt = o;
-    }
+    CLI::Option* opt = find_option(cmd, key);
     if (opt == nullptr) throw Error(fmt::format("{}: unknown key '{}'", where, key));
     std::vector<std::string> values = literal_values(line.substr(eq + 3), where + ": " + key);
-    ConfigSetting setting{opt, key, number, !is_default(*opt, values)};
+    ConfigSetting setting{opt, key, number, !equals_default(*opt, values)};
     if (setting.applied) {
       try {
         opt->add_result(std::move(values));

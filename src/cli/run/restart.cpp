@@ -128,13 +128,6 @@ std::string shown(const std::string& literal) {
   return literal;
 }
 
-const CLI::Option* option_named(const CLI::App& cmd, const std::string& key) {
-  for (const CLI::Option* opt : cmd.get_options()) {
-    if (!opt->get_lnames().empty() && normalized(opt->get_lnames().front()) == key) return opt;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 RestartPlan plan_restart(CLI::App& cmd, const RunArgs& args,
@@ -168,7 +161,7 @@ RestartPlan plan_restart(CLI::App& cmd, const RunArgs& args,
   const auto lines = value_lines(text);
   std::vector<std::string> differ;
   for (const auto& [key, value] : lines) {
-    const CLI::Option* opt = option_named(cmd, key);
+    const CLI::Option* opt = find_option(cmd, key);
     if (opt == nullptr || named.count(opt) == 0 || kPhysics.count(key) == 0) continue;
     const std::string before = literal_of(value.line);
     const std::string after = literal_in_effect(*opt);
@@ -206,7 +199,7 @@ RestartPlan plan_restart(CLI::App& cmd, const RunArgs& args,
   }
   std::vector<bool> keep(text_lines.size() + 1, false);
   for (const auto& [key, value] : lines) {
-    const CLI::Option* opt = option_named(cmd, key);
+    const CLI::Option* opt = find_option(cmd, key);
     if (opt == nullptr || named.count(opt) > 0 || kSource.count(key) > 0 ||
         kInvocation.count(key) > 0 || literal_of(value.line).empty())
       continue;  // an option this nbody lacks (an older checkpoint) is left at its default
