@@ -94,6 +94,17 @@ void bind_stepping(SimulationClass& cls) {
           sim.evolve(t, [&poll] { return poll(); });
         } else {
           if (t != sim.time()) sim.check_evolve(t);  // before any file is written
+          // The steps land on every snapshot time: as many as the run can count (2^53, the
+          // command line's limit on steps), each one advancing the time.
+          const double snapshots = (t - sim.time()) / snapshot_dt;
+          if (snapshot_dt > 0 && t > sim.time() &&
+              (!(snapshots <= 9007199254740992.0) || t + snapshot_dt == t)) {
+            throw input_error("snapshot_dt",
+                              fmt::format("too small to reach t = {}: the steps land on each of "
+                                          "its {:.3g} snapshot times",
+                                          printable(t), snapshots),
+                              snapshot_dt);
+          }
           if (!sim.outputs || !(sim.outputs->request() == request)) {
             sim.outputs = std::make_shared<RunOutputs>(sim, request);
           }

@@ -73,6 +73,12 @@ def test_output_errors(tmp_path):
     sim = cluster()
     with pytest.raises(nbody.Error, match=r"^snapshot_dt: must be a finite number >= 0"):
         sim.evolve(1, snapshot_dt=-1, output_dir=tmp_path)
+    # steps land on each snapshot time: one that cannot be counted (or does not advance
+    # the time) is refused before anything is written, not a run without end
+    for tiny in (1e-300, 5e-324):
+        with pytest.raises(nbody.Error, match=r"^snapshot_dt: too small to reach t = 1: .*\(got "):
+            sim.evolve(1, snapshot_dt=tiny, output_dir=tmp_path / "tiny")
+        assert not (tmp_path / "tiny" / "snapshot_0000.hdf5").exists()
     with pytest.raises(nbody.FileError, match="no checkpoint_<step>.h5 in this folder"):
         nbody.load_checkpoint(tmp_path)
     assert sim.time == 0 and not list(tmp_path.iterdir())
