@@ -73,4 +73,21 @@ void check_state(const ParticleSystem& ps, bool ids) {
   if (ids) check_id_span(ps.id.data(), n, "ids", false);
 }
 
+std::uint64_t count_value(nb::handle value, const char* function, const char* name,
+                          std::uint64_t least) {
+  if (nb::isinstance<nb::bool_>(value) || !PyIndex_Check(value.ptr())) {
+    throw nb::type_error(fmt::format("{}: {} expects an integer, got {}", function, name,
+                                     nb::type_name(value.type()).c_str())
+                             .c_str());
+  }
+  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index) throw nb::python_error();
+  std::uint64_t v = 0;
+  if (!nb::try_cast(index, v) || v < least) {
+    throw input_error(name, fmt::format("must be an integer from {} to 2^64 - 1", least),
+                      nb::cast<std::string>(nb::repr(index)));
+  }
+  return v;
+}
+
 }  // namespace nbody::python

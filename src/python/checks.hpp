@@ -22,6 +22,12 @@ using Bound = ValueRule;
 /// first bad one as name[i] (one dimension) or name[i, k] (an (N, 3) array).
 void check_values(const InputArray& a, const char* name, Bound bound);
 
+/// A Python int (not a bool) from `least` to 2^64 - 1 for the argument `name` of `function`
+/// ("generate()"): generate()'s n and seed, evolve()'s output cadences. A float or a bool
+/// is a TypeError, a value out of range nbody.Error naming it.
+std::uint64_t count_value(nb::handle value, const char* function, const char* name,
+                          std::uint64_t least);
+
 /// Ids of the argument `name`: >= 1 (or 0 too, where 0 asks for a fresh id) and unique
 /// among themselves (0 may repeat).
 void check_ids(const InputIds& ids, const char* name, bool zero_allowed);

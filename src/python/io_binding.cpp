@@ -58,23 +58,6 @@ T model_value(nb::handle value, const char* name) {
   return v;
 }
 
-/// A Python int (not a bool) from `least` to 2^64 - 1: n and seed of generate().
-std::uint64_t count_value(nb::handle value, const char* name, std::uint64_t least) {
-  if (nb::isinstance<nb::bool_>(value) || !PyIndex_Check(value.ptr())) {
-    throw nb::type_error(fmt::format("generate(): {} expects an integer, got {}", name,
-                                     nb::type_name(value.type()).c_str())
-                             .c_str());
-  }
-  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
-  if (!index) throw nb::python_error();
-  std::uint64_t v = 0;
-  if (!nb::try_cast(index, v) || v < least) {
-    throw input_error(name, fmt::format("must be an integer from {} to 2^64 - 1", least),
-                      nb::cast<std::string>(nb::repr(index)));
-  }
-  return v;
-}
-
 /// An empty path would be read as the current folder ("cannot open file ''").
 void check_path(const std::filesystem::path& path, const std::string& format) {
   if (path.empty()) throw input_error("path", "is empty: name a file");
@@ -121,8 +104,8 @@ nb::object generate_model(const std::string& model, nb::handle n_value, nb::hand
   }
   ModelOptions options;
   options.model = model;
-  options.n = count_value(n_value, "n", 1);
-  options.seed = count_value(seed_value, "seed", 0);
+  options.n = count_value(n_value, "generate()", "n", 1);
+  options.seed = count_value(seed_value, "generate()", "seed", 0);
   nb::dict run_kwargs;
   for (auto [key, value] : kwargs) {
     const std::string name = nb::cast<std::string>(key);

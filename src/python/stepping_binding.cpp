@@ -2,6 +2,7 @@
 // released and Ctrl-C polled between steps; evolve's outputs are run_outputs.hpp's.
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 
 #include "nbody/input_error.hpp"
 #include "python/bindings.hpp"
+#include "python/checks.hpp"
 #include "python/run_outputs.hpp"
 
 namespace nbody::python {
@@ -82,11 +84,21 @@ void bind_stepping(SimulationClass& cls) {
   cls.def(
       "evolve",
       [](PySimulation& sim, double t, const std::filesystem::path& output_dir, double snapshot_dt,
-         std::uint64_t snapshot_every, std::uint64_t stats_every, std::uint64_t checkpoint_every,
-         unsigned checkpoint_keep) {
+         nb::handle snapshot_every, nb::handle stats_every, nb::handle checkpoint_every,
+         nb::handle checkpoint_keep) {
         PySimulation::Busy busy(sim);
-        const OutputRequest request{output_dir,  snapshot_dt,      snapshot_every,
-                                    stats_every, checkpoint_every, checkpoint_keep};
+        const auto count = [](nb::handle v, const char* name, std::uint64_t least) {
+          return count_value(v, "evolve()", name, least);
+        };
+        const std::uint64_t keep = count(checkpoint_keep, "checkpoint_keep", 1);
+        if (keep > std::numeric_limits<unsigned>::max())
+          throw input_error("checkpoint_keep", "must be at most 2^32 - 1", keep);
+        const OutputRequest request{output_dir,
+                                    snapshot_dt,
+                                    count(snapshot_every, "snapshot_every", 0),
+                                    count(stats_every, "stats_every", 0),
+                                    count(checkpoint_every, "checkpoint_every", 0),
+                                    unsigned(keep)};
         validate(request);
         InterruptPoll poll;
         if (!request.any()) {

@@ -79,6 +79,15 @@ def test_output_errors(tmp_path):
         with pytest.raises(nbody.Error, match=r"^snapshot_dt: too small to reach t = 1: .*\(got "):
             sim.evolve(1, snapshot_dt=tiny, output_dir=tmp_path / "tiny")
         assert not (tmp_path / "tiny" / "snapshot_0000.hdf5").exists()
+    # the output cadences are counts: a negative or huge one is refused by name, a float
+    # or a bool is a TypeError naming it
+    for name, bad in (("stats_every", -1), ("snapshot_every", 2**64), ("checkpoint_every", -5),
+                      ("checkpoint_keep", 0)):
+        with pytest.raises(nbody.Error, match=rf"^{name}: must be an integer from \d to 2\^64 - 1"):
+            sim.evolve(1, output_dir=tmp_path / "bad", **{name: bad})
+    for name, bad in (("stats_every", 1.5), ("checkpoint_every", True)):
+        with pytest.raises(TypeError, match=rf"^evolve\(\): {name} expects an integer"):
+            sim.evolve(1, output_dir=tmp_path / "bad", **{name: bad})
     with pytest.raises(nbody.FileError, match="no checkpoint_<step>.h5 in this folder"):
         nbody.load_checkpoint(tmp_path)
     assert sim.time == 0 and not list(tmp_path.iterdir())
