@@ -8,9 +8,9 @@
 #                          every test but the long physics scenarios (label `sanitize`), then,
 #                          when nvcc is installed, the CUDA build with the GPU tests (label
 #                          `gpu`: they report themselves skipped without a GPU) and the CUDA
-#                          build's host paths (label `cuda`), then each fuzz target for 30 s
+#                          build's host paths (label `cuda`), then each fuzz target on 15000 inputs
 #                          (scripts/fuzz.sh: clang + libFuzzer, skipped when they are not
-#                          installed; NBODY_FUZZ_SECONDS sets the time). ccache, when
+#                          installed; NBODY_FUZZ_RUNS sets the count). ccache, when
 #                          installed, serves every object compiled before with the same flags.
 #   NBODY_TEST_QUICK=1 ./test.sh   the format check, Release and the Python module only
 #   scripts/quick_test.sh          after a change: rebuild, run the tests of the touched areas
@@ -64,7 +64,8 @@ if [[ "${NBODY_TEST_QUICK:-0}" != 1 ]]; then
     echo "== cuda: nvcc not found, CUDA build not checked"
   fi
   if scripts/fuzz.sh --available; then
-    stage "fuzz (3 targets, ${NBODY_FUZZ_SECONDS:-30} s each)" env FUZZ_SEED="${FUZZ_SEED:-1}" scripts/fuzz.sh "${NBODY_FUZZ_SECONDS:-30}"
+    stage "fuzz (3 targets, ${NBODY_FUZZ_RUNS:-15000} inputs each)" env FUZZ_SEED="${FUZZ_SEED:-1}" \
+      FUZZ_RUNS="${NBODY_FUZZ_RUNS:-15000}" scripts/fuzz.sh 300
   else
     echo "== fuzz: clang with libFuzzer not found, fuzz targets not run"
   fi

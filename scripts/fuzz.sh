@@ -13,8 +13,12 @@
 # written to build/fuzz/findings/T/, shown as a hex dump with the stack, and the script
 # exits 1. FUZZ_KEEP_GOING=1 goes on after a finding (libFuzzer's fork mode), to collect
 # several in one long run. FUZZ_SEED (default 0: a new one each run) fixes libFuzzer's random
-# seed: ./test.sh passes 1, so CI repeats the mutations a developer's run of the same commit
-# made (from a clean build/fuzz/corpus), and a finding there is one that run can show too.
+# seed. FUZZ_RUNS=N runs N inputs per target instead of SECONDS (which then only caps a slow
+# machine), from a fresh working corpus and the committed seeds in name order: with a fixed
+# seed that is the same run on every machine, whatever its speed. ./test.sh passes
+# FUZZ_SEED=1 FUZZ_RUNS=15000, so CI repeats exactly the mutations of a developer's
+# ./test.sh on the same commit (a run timed in seconds did not: CI's faster machine ran
+# other inputs, and found what ours had not).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all_targets=(text config hdf5)
@@ -80,23 +84,40 @@ for t in "${targets[@]}"; do
   # Not fuzz/regressions/T: the replay above runs it, and one that still crashes would stop
   # the fuzzer before it starts.
   dirs=("$work" "fuzz/corpus/$t")
-  extra=()
-  if [[ -f fuzz/$t.dict ]]; then extra=(-dict="fuzz/$t.dict"); fi
+  extra=(-max_total_time="$seconds")
+  what="$seconds s"
+  if [[ -n ${FUZZ_RUNS:-} ]]; then
+    # libFuzzer orders its seeds by size with std::sort, which gives the same order only for
+    # the same order given: a folder lists its files in an order of the file system's own,
+    # so the seeds are named one by one, sorted.
+    work=$(mktemp -d)
+    dirs=("$work")
+    seeds=$(find "fuzz/corpus/$t" -type f | LC_ALL=C sort | paste -sd, -)
+    extra=(-runs="$FUZZ_RUNS" -max_total_time="$seconds" -seed_inputs="$seeds")
+    what="$FUZZ_RUNS inputs (at most $seconds s)"
+  fi
+  if [[ -f fuzz/$t.dict ]]; then extra+=(-dict="fuzz/$t.dict"); fi
   # libhdf5 sizes some buffers from a corrupt file's metadata before it checks them (4 GB
   # in H5C_protect for a corrupt object header) and fills only what the file holds: such a
   # malloc is not nbody's to avoid, and costs no memory. Memory really used still counts
   # (-rss_limit_mb), as does any malloc above this limit.
   if [[ $t == hdf5 ]]; then extra+=(-malloc_limit_mb="${FUZZ_HDF5_MALLOC_MB:-16384}"); fi
-  echo "== fuzz $t: $seconds s (log $log)"
+  echo "== fuzz $t: $what (log $log)"
   t0=$SECONDS
   rc=0
   "build/fuzz/fuzz/fuzz_$t" "${dirs[@]}" "${extra[@]}" "${keep_going[@]}" \
-    -seed="${FUZZ_SEED:-0}" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
+    -seed="${FUZZ_SEED:-0}" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
     -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1 || rc=$?
   runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 || true)  # libFuzzer's count of inputs run
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 || true)
   new=$(comm -13 <(echo "$before") <(find "$findings" -type f | sort) | grep -v '^$' || true)
   echo "   $((SECONDS - t0)) s, ${runs:-#?} inputs run, $cov, exit $rc"
+  if [[ -n ${FUZZ_RUNS:-} ]]; then
+    if [[ ${runs#\#} != "$FUZZ_RUNS" ]] && ((rc == 0)); then
+      echo "   (stopped by the $seconds s cap before $FUZZ_RUNS inputs: not the run CI makes)"
+    fi
+    rm -rf "$work"
+  fi
   if ((rc != 0)) || [[ -n $new ]]; then
     failed+=("$t")
     echo "!! fuzz $t: finding(s); the report (the end of $log):"
@@ -114,4 +135,4 @@ if ((${#failed[@]})); then
   echo "fuzz: findings in ${failed[*]}: each becomes a regression test (docs/testing.md, Fuzzing)"
   exit 1
 fi
-echo "fuzz: ${targets[*]}: nothing found in $seconds s each"
+echo "fuzz: ${targets[*]}: nothing found in ${what% (*} each"

@@ -266,18 +266,25 @@ class HeaderWalk {
     const std::uint64_t count = (flags & 2) != 0 ? 0 : dataspace(p + pos, space_size, what);
     pos += pad(space_size);
     if (element != 0 && count > (size - pos) / element) bad_(what + ": its data runs past it");
-    if (variable && element >= 8 + sa_ && count <= 1024) {
+    if (variable && ((flags & 2) != 0 || element < 8 + sa_ || count > 1024)) {
+      bad_(what + ": a variable-length value of a shape nbody does not read");
+    }
+    if (variable) {
       for (std::uint64_t i = 0; i < count; ++i) {
         const unsigned char* e = p + pos + i * element;
         const std::uint64_t length = little(e, 4);
-        if (length > 0)
-          heap_object(little(e + 4, sa_), little(e + 4 + sa_, 4), length * base_size, what);
+        const std::uint64_t address = little(e + 4, sa_);
+        // libhdf5 reads the heap object of any value whose address is not 0, the empty
+        // ones included (into a buffer of 4 kB)
+        if (address != 0) heap_object(address, little(e + 4 + sa_, 4), length * base_size, what);
       }
     }
   }
 
-  /// Object `index` of the global heap collection at `address` holds at least `bytes`, and
-  /// the collection parses to its end (libhdf5 1.10 only asserts it, then copies).
+  /// Object `index` of the global heap collection at `address` holds exactly `bytes` (what
+  /// libhdf5 writes; 1.10 copies the object's own size into a buffer sized by the value's
+  /// length, so a larger object overruns it: a fuzz regression), and the collection parses
+  /// to its end (libhdf5 1.10 only asserts it, then copies).
   void heap_object(std::uint64_t address, std::uint64_t index, std::uint64_t bytes,
                    const std::string& what) {
     const std::uint64_t header = 8 + ss_;  // "GCOL", version, reserved, collection size
@@ -299,12 +306,13 @@ class HeaderWalk {
       if (size - pos < object_header) break;  // too small for an object: free space
       const std::uint64_t id = little(&heap[pos], 2);
       const std::uint64_t length = little(&heap[pos + 8], ss_);
+      if (length > size) bad_(what + ": its value's heap is corrupt");  // align8 would wrap
       const std::uint64_t need = id == 0 ? length : object_header + align8(length);
       if (need == 0 || need > size - pos) bad_(what + ": its value's heap is corrupt");
-      if (id == index && id != 0) found = length >= bytes;
+      if (id == index && id != 0) found = length == bytes;
       pos += need;
     }
-    if (!found) bad_(what + ": its value is not in its heap");
+    if (!found) bad_(what + ": its value is not in its heap, or not of its length");
   }
 
   std::ifstream& in_;
