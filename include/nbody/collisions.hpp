@@ -27,6 +27,17 @@ enum class CollisionModel {
   Merge,   // overlapping bodies become one (mass, momentum, volume kept)
 };
 
+/// How contact candidates are found. Grid (the default): bodies sorted into a uniform grid of
+/// cells of the largest diameter, neighbour cells searched (contact_grid.cpp). Tree: seed
+/// 001 §3's quadtree/octree search: a body looks in its leaf, the leaves sharing an edge or
+/// a corner with it, and climbs to the parent cell while it is larger than its cell.
+enum class CollisionSearch { Grid, Tree };
+
+/// "grid" or "tree".
+[[nodiscard]] std::string_view to_string(CollisionSearch s);
+/// "grid" or "tree"; throws nbody::Error naming --collision-search otherwise.
+[[nodiscard]] CollisionSearch parse_collision_search(std::string_view name);
+
 [[nodiscard]] std::string_view to_string(CollisionModel m);
 /// "none", "bounce" or "merge"; throws nbody::Error naming --collisions otherwise.
 [[nodiscard]] CollisionModel parse_collision_model(std::string_view name);
@@ -36,6 +47,7 @@ struct CollisionOptions {
   CollisionModel model = CollisionModel::None;
   double restitution = 1.0;  // bounce: 1 elastic (seed 004), 0 perfectly inelastic
   int iterations = 1;        // resolution passes per stage (seed 001 §1.2)
+  CollisionSearch search = CollisionSearch::Grid;  // how candidate pairs are found
   int dim = 3;               // 2: merged radius keeps area, grid cells are squares
   int threads = 0;           // OpenMP threads for detection; 0 = OpenMP's default
   Device device = Device::Cpu;

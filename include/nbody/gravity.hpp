@@ -28,6 +28,13 @@ enum class ForceKernel { Fast, Scalar, Tiled, Naive };
 /// centre of mass to a body in it: Barnes 1994) or relative (GADGET-4: a cell is used when
 /// G M/d^2 (s/d)^2 <= alpha |a_old|, with the body's acceleration of the last evaluation).
 enum class OpeningCriterion { Geometric, Bmax, Relative };
+/// How the tree is built. Morton (the default): keys, a radix sort and a top-down split, no
+/// locks (tree_build.cpp). Insertion: the seed documents' build after Burtscher & Pingali
+/// (2011): every body inserted from the root, concurrently, each child slot taken under a
+/// lock (OpenMP locks per cell on the CPU, atomicCAS with a -2 marker on the GPU), then the
+/// tree laid out in the same flat order as the Morton build's, so the moments, the walk and
+/// the integration are shared.
+enum class TreeBuild { Morton, Insertion };
 
 /// Whether the tree opens by the last evaluation's accelerations when it has them (the
 /// relative criterion), on the CPU and the GPU alike. Not at theta 0, which stays the direct
@@ -62,6 +69,10 @@ enum class OpeningCriterion { Geometric, Bmax, Relative };
 [[nodiscard]] std::string_view to_string(OpeningCriterion c);
 /// "geometric", "bmax" or "relative"; throws nbody::Error naming --mac otherwise.
 [[nodiscard]] OpeningCriterion parse_opening_criterion(std::string_view name);
+/// "morton" or "insertion".
+[[nodiscard]] std::string_view to_string(TreeBuild b);
+/// "morton" or "insertion"; throws nbody::Error naming --tree-build otherwise.
+[[nodiscard]] TreeBuild parse_tree_build(std::string_view name);
 /// The names parse_gravity_algorithm() takes: "direct", "tree", "none".
 [[nodiscard]] std::vector<std::string> gravity_algorithm_names();
 
@@ -83,6 +94,7 @@ struct GravityOptions {
   double alpha = 0.002;        // tree, mac relative: the accepted force error per cell, relative to
                                // |a| (GADGET-4's ErrTolForceAcc); the first evaluation uses theta
   int dim = 3;                 // 3: octree, 2: quadtree (tree solvers)
+  TreeBuild tree_build = TreeBuild::Morton;  // tree: how it is built (the same tree's forces)
   int block_size = 0;          // GPU: threads per block; 0 = the kernel's default
   bool deterministic = false;  // GPU: bit-identical results run after run (no kernel whose
                                // floating-point atomics make the sum order vary)

@@ -142,6 +142,11 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
       "relative (GADGET-4: G M / d^2 (s / d)^2 <= alpha |a| with the last "
       "acceleration; the first evaluation uses theta, and theta 0 is the direct sum with "
       "every criterion)");
+  add_enum_option(app, "--tree-build", g.tree_build, parse_tree_build,
+                  "tree: how the tree is built: morton (keys, radix sort, split; no locks) or "
+                  "insertion (the seed documents' build after Burtscher & Pingali 2011: bodies "
+                  "inserted concurrently from the root under per-cell locks; the same tree "
+                  "layout afterwards, forces within the tree's error of morton's)");
   app->add_option("--alpha", g.alpha,
                   "tree, --mac relative: force error accepted per cell, relative to |a|")
       ->check(field_check(&GravityOptions::alpha))
@@ -219,6 +224,11 @@ void add_collision_options(CLI::App* app, CollisionOptions& c) {
                   "Collision resolution passes per step (more passes leave less overlap)")
       ->check(field_check(&CollisionOptions::iterations))
       ->capture_default_str();
+  add_enum_option(app, "--collision-search", c.search, parse_collision_search,
+                  "How contact candidates are found: grid (a uniform grid of the largest "
+                  "diameter) or tree (seed 001's quadtree/octree search: the body's leaf, its "
+                  "edge and corner neighbours, climbing to the parent for large bodies); the "
+                  "same contacts");
 }
 
 void check_collision_options(const CLI::App& app, const CollisionOptions& c) {
@@ -228,6 +238,9 @@ void check_collision_options(const CLI::App& app, const CollisionOptions& c) {
   }
   if (app.count("--collision-iterations") && c.model == CollisionModel::None) {
     throw Error("--collision-iterations: needs --collisions bounce or merge");
+  }
+  if (app.count("--collision-search") && c.model == CollisionModel::None) {
+    throw Error("--collision-search: needs --collisions bounce or merge");
   }
 }
 

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "nbody/collisions.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
@@ -41,6 +42,14 @@ constexpr std::array<NameTable<OpeningCriterion>, 3> kCriteria{{
     {OpeningCriterion::Geometric, "geometric"},
     {OpeningCriterion::Bmax, "bmax"},
     {OpeningCriterion::Relative, "relative"},
+}};
+constexpr std::array<NameTable<TreeBuild>, 2> kTreeBuilds{{
+    {TreeBuild::Morton, "morton"},
+    {TreeBuild::Insertion, "insertion"},
+}};
+constexpr std::array<NameTable<CollisionSearch>, 2> kCollisionSearches{{
+    {CollisionSearch::Grid, "grid"},
+    {CollisionSearch::Tree, "tree"},
 }};
 constexpr std::array<NameTable<ForceKernel>, 4> kKernels{{
     {ForceKernel::Fast, "fast"},
@@ -110,6 +119,19 @@ std::string_view to_string(OpeningCriterion c) {
 }
 OpeningCriterion parse_opening_criterion(std::string_view name) {
   return parse(kCriteria, name, "--mac", "opening criterion");
+}
+
+std::string_view to_string(TreeBuild b) {
+  return name_of(kTreeBuilds, b);
+}
+TreeBuild parse_tree_build(std::string_view name) {
+  return parse(kTreeBuilds, name, "--tree-build", "tree build");
+}
+std::string_view to_string(CollisionSearch s) {
+  return name_of(kCollisionSearches, s);
+}
+CollisionSearch parse_collision_search(std::string_view name) {
+  return parse(kCollisionSearches, name, "--collision-search", "collision search");
 }
 
 GravityAlgorithm parse_gravity_algorithm(std::string_view name) {

@@ -96,6 +96,11 @@ const std::vector<OptionSpec> kOptions = {
                  o.gravity.mac = parse_opening_criterion(v)),
     NBODY_OPTION("alpha", "Tree, mac 'relative': force error accepted per cell, relative to |a|.",
                  o.gravity.alpha, to_double, o.gravity.alpha = v),
+    NBODY_OPTION("tree_build",
+                 "Tree build: 'morton' (keys, sort, split) or 'insertion' (the seed documents' "
+                 "concurrent insertion under per-cell locks); the same forces within rounding.",
+                 std::string(to_string(o.gravity.tree_build)), to_str,
+                 o.gravity.tree_build = parse_tree_build(v)),
     NBODY_OPTION(
         "kernel",
         "Direct-sum kernel. CPU: 'fast' (SIMD + OpenMP) or 'scalar' (reference); GPU: 'fast', "
@@ -171,6 +176,11 @@ const std::vector<OptionSpec> kOptions = {
                  o.collisions.restitution, to_double, o.collisions.restitution = v),
     NBODY_OPTION("collision_iterations", "Collision resolution passes per step.",
                  o.collisions.iterations, to_int, o.collisions.iterations = v),
+    NBODY_OPTION("collision_search",
+                 "How contact candidates are found: 'grid' or 'tree' (seed 001's quadtree "
+                 "search); the same contacts.",
+                 std::string(to_string(o.collisions.search)), to_str,
+                 o.collisions.search = parse_collision_search(v)),
 };
 
 #undef NBODY_OPTION
