@@ -48,8 +48,8 @@ struct CollisionOptions {
   double restitution = 1.0;  // bounce: 1 elastic (seed 004), 0 perfectly inelastic
   int iterations = 1;        // resolution passes per stage (seed 001 §1.2)
   CollisionSearch search = CollisionSearch::Grid;  // how candidate pairs are found
-  int dim = 3;               // 2: merged radius keeps area, grid cells are squares
-  int threads = 0;           // OpenMP threads for detection; 0 = OpenMP's default
+  int dim = 3;      // 2: merged radius keeps area, grid cells are squares
+  int threads = 0;  // OpenMP threads for detection; 0 = OpenMP's default
   Device device = Device::Cpu;
   // For the energy bookkeeping only: the change of each resolved pair's own potential
   // -G m_a m_b / sqrt(d^2 + eps^2) is counted in energy_lost. G = 0 counts kinetic

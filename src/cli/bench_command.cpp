@@ -33,9 +33,9 @@ using namespace bench;
 
 namespace {
 
-const std::vector<std::string> kSuites{"direct",     "tree",    "collisions",  "scaling",
-                                       "block-size", "threads", "phases",      "theta",
-                                       "speedup",    "all",     "scaling-mpi", "timestep"};
+const std::vector<std::string> kSuites{
+    "direct", "tree",    "collisions", "scaling",     "block-size", "threads", "phases",
+    "theta",  "speedup", "all",        "scaling-mpi", "timestep",   "seeds"};
 
 /// The options of bench theta beyond the common ones: the lists, as text (checked by
 /// resolve_theta_sweep, so that a bad value is named with its option).
@@ -95,7 +95,9 @@ void add_bench_command(CLI::App& app) {
          "threads, phases, theta (with theta-pareto), collisions, speedup, or all of them; "
          "timestep (fixed against adaptive steps; not in all; without -o a table); theta without "
          "-o: median and p99 force error against time for every opening criterion and order "
-         "(--thetas, --alphas, --plot). Console tables: direct (direct sum, "
+         "(--thetas, --alphas, --plot); seeds (the seed documents' experiments: the tree's "
+         "kernels against N for the insertion and Morton builds, with and without the sort, and "
+         "the grid and tree collision searches; not in all). Console tables: direct (direct sum, "
          "interactions per second), tree (Barnes-Hut against the direct sum), scaling-mpi (strong "
          "and weak "
          "scaling over the ranks of mpirun -np P); collisions without -o and --quick prints its "
@@ -254,6 +256,7 @@ void add_bench_command(CLI::App& app) {
         {"theta-pareto", [sweep](const BenchArgs& a) { return theta_pareto_suite(a, *sweep); }},
         {"collisions", collisions_suite},
         {"speedup", speedup_suite},
+        {"seeds", seeds_suite},
         {"timestep", [steps](const BenchArgs& a) { return timestep_suite(a, *steps, stderr); }}};
     if (args->suite == "timestep") {
       if (gravity->count() == 0) args->gravity = "tree";
@@ -285,9 +288,11 @@ void add_bench_command(CLI::App& app) {
       }
       std::FILE* human = stdout;
       for (const auto& [name, suite] : reports) {
+        // all: every report but the long ones (timestep, seeds), which are asked by name
         const bool chosen = args->suite == "all"
-                                ? name != "timestep"
-                                : name == args->suite || name == args->suite + "-pareto";
+                                ? name != "timestep" && name.rfind("seeds", 0) != 0
+                                : name == args->suite || name == args->suite + "-pareto" ||
+                                      name == args->suite + "-collisions";
         if (!chosen) continue;
         fmt::print(human, "== bench {} (device {}{})\n", name, args->device,
                    args->quick ? ", quick" : "");

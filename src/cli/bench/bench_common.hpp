@@ -86,5 +86,7 @@ SuiteResult phases_suite(const BenchArgs& a);
 SuiteResult theta_suite(const BenchArgs& a);
 SuiteResult collisions_suite(const BenchArgs& a);
 SuiteResult speedup_suite(const BenchArgs& a);
+/// The seed documents' tree experiments (report_seed_suites.cpp).
+SuiteResult seeds_suite(const BenchArgs& a);
 
 }  // namespace nbody::cli::bench
