@@ -318,7 +318,7 @@ void build_tree_insertion(const ParticleSystem& ps, int dim, std::size_t leaf_si
   p.fan = 1u << dim;
   p.leaf_size = static_cast<std::uint32_t>(t.leaf_size);
   p.keyed = scratch.keyed.data();
-  // A guess (a Plummer sphere with 8-body leaves needs about 0.3 cells per body); the pool
+  // A guess (a Plummer sphere with 8-body leaves makes 0.42 cells per body); the pool
   // keeps its size, so a run pays for a retry at most once or twice.
   p.reserve(std::max(p.capacity, n / 2 + 16), n);
   while (!insert_all(p, n, team)) {
