@@ -3,6 +3,8 @@
 // permutation into tree order, then a top-down split in which a cell covers a contiguous
 // key range and its children are found by binary search on the next key digit.
 // No locks, no pointer chasing, and the same tree for any number of threads.
+// The seeds' build with locks (`--tree-build insertion`, tree_insertion_build.cpp) shares
+// the root cube, the keys and the cell append below, and makes the same tree.
 //
 // Measured (Plummer N = 100000, 3D, leaf 8, Zen 3, quiet machine): the build takes ~7 ms
 // of a 123 ms evaluation (2 threads, float), moments + groups ~1 ms: ~6%, so the sort and
