@@ -10,6 +10,7 @@
 // contiguous range [begin, end) of the tree-ordered body arrays.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <utility>
 #include <vector>
@@ -77,9 +78,22 @@ struct Tree {
   [[nodiscard]] bool is_leaf(std::size_t c) const { return first_child[c] < 0; }
 };
 
-/// Reusable scratch of the build (kept between evaluations to avoid reallocation).
+struct InsertionPool;  // the insertion build's pointer tree and locks (tree_insertion_build.cpp)
+
+/// Where the insertion build's time went in its last call (seconds): the bounding cube and
+/// the bodies' keys, the concurrent insertion, the layout into the flat arrays.
+struct InsertionTimes {
+  double prepare = 0, insert = 0, layout = 0;
+  std::size_t nodes = 0;    // pointer cells made (== the flat tree's cells)
+  std::size_t retries = 0;  // insertions redone because the node pool was too small
+};
+
+/// Reusable scratch of the builds (kept between evaluations to avoid reallocation).
 struct BuildScratch {
   std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed, tmp;
+  std::shared_ptr<InsertionPool> insertion;   // made by the first insertion build
+  std::vector<std::int32_t> insertion_cells;  // the layout's flat cell -> pool cell
+  InsertionTimes insertion_times;
 };
 
 /// Builds the tree of ps's bodies (x, y only when dim == 2): bounding cube, Morton keys,
@@ -87,6 +101,30 @@ struct BuildScratch {
 /// threads: OpenMP threads (0 = default).
 void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int threads, Tree& t,
                 BuildScratch& scratch);
+
+/// The seed documents' build (Burtscher & Pingali 2011; seed 001 section 6.1.3): the same
+/// root cube as build_tree, every body inserted from the root by an OpenMP loop into a
+/// pointer tree whose cells each have an OpenMP lock (a full leaf split under its lock),
+/// then laid out breadth first into t. The result is build_tree's tree, cell for cell and
+/// body for body (each leaf's bodies sorted as build_tree sorts them), for any number of
+/// threads and any interleaving; scratch.insertion_times says where the time went.
+void build_tree_insertion(const ParticleSystem& ps, int dim, std::size_t leaf_size, int threads,
+                          Tree& t, BuildScratch& scratch);
+
+// The steps both builds share, so that they make the same cells (tree_build.cpp).
+/// Clears t's cells and sizes its body arrays for n bodies.
+void reset_tree(Tree& t, std::size_t n, int dim, std::size_t leaf_size);
+/// The root cube around ps's bodies into t.root_* (n >= 1).
+void bounding_cube(const ParticleSystem& ps, int dim, int threads, Tree& t);
+/// Every body's Morton key in t's root cube, as (key, body index) in body order: the
+/// integer grid coordinates' bits interleaved, x the lowest of each digit.
+void morton_keys(const ParticleSystem& ps, int dim, int threads, const Tree& t,
+                 std::vector<std::pair<std::uint64_t, std::uint32_t>>& keyed);
+/// Appends the root cell, covering every body.
+void append_root(Tree& t);
+/// Appends child `digit` of cell c, covering [b, e) (children of one cell are appended
+/// together, in digit order).
+void append_child(Tree& t, std::size_t c, std::uint32_t digit, std::uint32_t b, std::uint32_t e);
 
 /// Fills mass, centre of mass, b_max and (when quadrupole) the quadrupole tensor of every
 /// cell, bottom-up, and the walk's records (with the geometric criterion's `open`).

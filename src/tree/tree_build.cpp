@@ -3,6 +3,8 @@
 // permutation into tree order, then a top-down split in which a cell covers a contiguous
 // key range and its children are found by binary search on the next key digit.
 // No locks, no pointer chasing, and the same tree for any number of threads.
+// The seeds' build with locks (`--tree-build insertion`, tree_insertion_build.cpp) shares
+// the root cube, the keys and the cell append below, and makes the same tree.
 //
 // Measured (Plummer N = 100000, 3D, leaf 8, Zen 3, quiet machine): the build takes ~7 ms
 // of a 123 ms evaluation (2 threads, float), moments + groups ~1 ms: ~6%, so the sort and
@@ -22,12 +24,47 @@
 #include "tree/tree.hpp"
 
 namespace nbody::tree {
+namespace {
 
-void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int threads, Tree& t,
-                BuildScratch& scratch) {
-  const std::size_t n = ps.size();
-  const int team = team_size(threads);
-  const bool planar = dim == 2;
+// The per-body loops below are a few ns per body: below ~50k bodies a thread team costs
+// more than it saves, and on a loaded machine its barriers can stall for milliseconds
+// (measured: the build at N = 5000 took 24 ms instead of 0.4 ms while the other core was
+// busy).
+bool worth_a_team(std::size_t n) {
+  return n >= 50000;
+}
+
+void add_cell(Tree& t, std::int32_t parent, int level, double x, double y, double z, double h,
+              std::uint32_t b, std::uint32_t e) {
+  t.first_child.push_back(-1);
+  t.child_count.push_back(0);
+  t.parent.push_back(parent);
+  t.level.push_back(static_cast<std::uint8_t>(level));
+  t.cx.push_back(x);
+  t.cy.push_back(y);
+  t.cz.push_back(z);
+  t.half.push_back(h);
+  t.begin.push_back(b);
+  t.end.push_back(e);
+}
+
+}  // namespace
+
+void append_root(Tree& t) {
+  add_cell(t, -1, 0, t.root_x, t.root_y, t.root_z, t.root_half, 0,
+           static_cast<std::uint32_t>(t.bodies()));
+}
+
+void append_child(Tree& t, std::size_t c, std::uint32_t digit, std::uint32_t b, std::uint32_t e) {
+  if (t.child_count[c] == 0) t.first_child[c] = static_cast<std::int32_t>(t.cells());
+  const double h = 0.5 * t.half[c];
+  add_cell(t, static_cast<std::int32_t>(c), t.level[c] + 1, t.cx[c] + ((digit & 1) ? h : -h),
+           t.cy[c] + ((digit & 2) ? h : -h),
+           t.dim == 2 ? t.cz[c] : t.cz[c] + ((digit & 4) ? h : -h), h, b, e);
+  ++t.child_count[c];
+}
+
+void reset_tree(Tree& t, std::size_t n, int dim, std::size_t leaf_size) {
   t.dim = dim;
   t.leaf_size = std::max<std::size_t>(leaf_size, 1);
   for (auto* v : {&t.first_child, &t.parent}) v->clear();
@@ -39,20 +76,20 @@ void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int th
   for (auto* v : {&t.x, &t.y, &t.z, &t.m}) v->resize(n);
   t.order.resize(n);
   t.keys.resize(n);
-  if (n == 0) return;
+}
 
+void bounding_cube(const ParticleSystem& ps, int dim, int threads, Tree& t) {
+  const std::size_t n = ps.size();
+  const bool planar = dim == 2;
   // Bounding cube: a parallel min/max reduction.
   const double inf = std::numeric_limits<double>::infinity();
   double lx = inf, ly = inf, lz = inf, hx = -inf, hy = -inf, hz = -inf;
   const auto sn = static_cast<std::ptrdiff_t>(n);
-  // These loops are a few ns per body: below ~50k bodies a thread team costs more than it
-  // saves, and on a loaded machine its barriers can stall for milliseconds (measured: the
-  // build at N = 5000 took 24 ms instead of 0.4 ms while the other core was busy).
-  const bool parallel = n >= 50000;
-#pragma omp parallel for num_threads(team) schedule(static) if (parallel) reduction(min           \
-                                                                                    : lx, ly, lz) \
-    reduction(max                                                                                 \
-              : hx, hy, hz)
+  const bool parallel = worth_a_team(n);
+#pragma omp parallel for num_threads(team_size(threads)) schedule(static) if (parallel) \
+    reduction(min                                                                       \
+              : lx, ly, lz) reduction(max                                               \
+                                      : hx, hy, hz)
   for (std::ptrdiff_t i = 0; i < sn; ++i) {
     const auto u = static_cast<std::size_t>(i);
     lx = std::min(lx, ps.x[u]);
@@ -72,8 +109,13 @@ void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int th
   const double big = std::max(
       {std::abs(lx), std::abs(hx), std::abs(ly), std::abs(hy), std::abs(lz), std::abs(hz)});
   t.root_half = extent > 0 ? 0.5 * extent * (1 + 1e-9) : (big > 0 ? big : 1.0);
+}
 
-  // Morton keys in parallel. Digit order inside a level: x is bit 0, y bit 1, z bit 2.
+void morton_keys(const ParticleSystem& ps, int dim, int threads, const Tree& t,
+                 std::vector<std::pair<std::uint64_t, std::uint32_t>>& keyed) {
+  const std::size_t n = ps.size();
+  const bool planar = dim == 2;
+  // Digit order inside a level: x is bit 0, y bit 1, z bit 2.
   const int bits = key_bits_per_axis(dim);
   const double cells_per_axis = std::ldexp(1.0, bits);
   const double to_grid = cells_per_axis / (2 * t.root_half);
@@ -83,16 +125,31 @@ void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int th
     const double g = std::floor((v - lo) * to_grid);
     return static_cast<std::uint64_t>(std::clamp(g, 0.0, cells_per_axis - 1));
   };
-  scratch.keyed.resize(n);
-#pragma omp parallel for num_threads(team) schedule(static) if (parallel)
+  keyed.resize(n);
+  const auto sn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for num_threads(team_size(threads)) schedule(static) if (worth_a_team(n))
   for (std::ptrdiff_t i = 0; i < sn; ++i) {
     const auto u = static_cast<std::size_t>(i);
     const std::uint64_t gx = grid(ps.x[u], x0), gy = grid(ps.y[u], y0);
     const std::uint64_t key =
         planar ? spread2(gx) | spread2(gy) << 1
                : spread3(gx) | spread3(gy) << 1 | spread3(grid(ps.z[u], z0)) << 2;
-    scratch.keyed[u] = {key, static_cast<std::uint32_t>(u)};
+    keyed[u] = {key, static_cast<std::uint32_t>(u)};
   }
+}
+
+void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int threads, Tree& t,
+                BuildScratch& scratch) {
+  const std::size_t n = ps.size();
+  const int team = team_size(threads);
+  const bool planar = dim == 2;
+  reset_tree(t, n, dim, leaf_size);
+  if (n == 0) return;
+  bounding_cube(ps, dim, threads, t);
+  const int bits = key_bits_per_axis(dim);
+  morton_keys(ps, dim, threads, t, scratch.keyed);
+  const auto sn = static_cast<std::ptrdiff_t>(n);
+  const bool parallel = worth_a_team(n);
   radix_sort(scratch.keyed, scratch.tmp, dim * bits);
 
   // Bodies into tree order.
@@ -111,28 +168,13 @@ void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int th
   // Top-down split, breadth first: the cell array is its own work queue (cell c is
   // processed after every cell before it, and appends its children at the end), so there
   // is no recursion and no stack, and children always follow their parent.
-  auto add_cell = [&t](std::int32_t parent, std::uint8_t level, double x, double y, double z,
-                       double h, std::uint32_t b, std::uint32_t e) {
-    t.first_child.push_back(-1);
-    t.child_count.push_back(0);
-    t.parent.push_back(parent);
-    t.level.push_back(level);
-    t.cx.push_back(x);
-    t.cy.push_back(y);
-    t.cz.push_back(z);
-    t.half.push_back(h);
-    t.begin.push_back(b);
-    t.end.push_back(e);
-  };
-  add_cell(-1, 0, t.root_x, t.root_y, t.root_z, t.root_half, 0, static_cast<std::uint32_t>(n));
+  append_root(t);
   const std::uint32_t children = 1u << dim;
   for (std::size_t c = 0; c < t.cells(); ++c) {
     const std::uint32_t b = t.begin[c], e = t.end[c];
     const int level = t.level[c];
     if (e - b <= t.leaf_size || level >= bits) continue;  // a leaf (bucket at max depth)
     const int shift = dim * (bits - 1 - level);
-    const double h = 0.5 * t.half[c];
-    t.first_child[c] = static_cast<std::int32_t>(t.cells());
     std::uint32_t lo = b;
     for (std::uint32_t digit = 0; digit < children && lo < e; ++digit) {
       // Keys in [b, e) share every digit above this level, so the digit orders them.
@@ -141,12 +183,7 @@ void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int th
           first, static_cast<const std::uint64_t*>(t.keys.data() + e),
           [&](std::uint64_t k) { return ((k >> shift) & (children - 1)) <= digit; });
       const auto hi = static_cast<std::uint32_t>(hi_ptr - t.keys.data());
-      if (hi > lo) {
-        add_cell(static_cast<std::int32_t>(c), static_cast<std::uint8_t>(level + 1),
-                 t.cx[c] + ((digit & 1) ? h : -h), t.cy[c] + ((digit & 2) ? h : -h),
-                 planar ? t.cz[c] : t.cz[c] + ((digit & 4) ? h : -h), h, lo, hi);
-        ++t.child_count[c];
-      }
+      if (hi > lo) append_child(t, c, digit, lo, hi);
       lo = hi;
     }
   }

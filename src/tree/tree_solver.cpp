@@ -1,4 +1,5 @@
-// The CPU Barnes-Hut solver: build (tree_build.cpp), moments (tree_moments.cpp), group
+// The CPU Barnes-Hut solver: build (tree_build.cpp, or tree_insertion_build.cpp with
+// --tree-build insertion), moments (tree_moments.cpp), group
 // walk with the SIMD kernel (tree_walk.cpp), accelerations scattered back to the
 // particle system's order and multiplied by G. compute_forces_active (hierarchical time
 // steps) builds the same tree and walks only the groups that hold active bodies, each
@@ -48,10 +49,13 @@ class TreeSolver final : public GravitySolver {
 
   [[nodiscard]] std::string name() const override {
     return fmt::format(
-        "tree-{}-{}{}{}", options_.dim == 2 ? "quadtree" : "octree",
+        "tree-{}-{}{}{}{}", options_.dim == 2 ? "quadtree" : "octree",
         std::is_same_v<Real, float> ? "float" : "double", options_.quadrupole ? "-quadrupole" : "",
         options_.mac == OpeningCriterion::Geometric ? ""
-                                                    : fmt::format("-{}", to_string(options_.mac)));
+                                                    : fmt::format("-{}", to_string(options_.mac)),
+        options_.tree_build == TreeBuild::Morton
+            ? ""
+            : fmt::format("-{}", to_string(options_.tree_build)));
   }
 
   void compute_forces(ParticleSystem& ps, bool potential) override {
@@ -165,7 +169,12 @@ class TreeSolver final : public GravitySolver {
   /// the relative criterion, with |a_old| / G in tree order.
   void build(const ParticleSystem& ps, bool relative) {
     const auto t0 = std::chrono::steady_clock::now();
-    tree::build_tree(ps, options_.dim, kLeafSize, options_.threads, tree_, scratch_);
+    // The same cells either way (tree_insertion_build.cpp): only how they are found differs.
+    if (options_.tree_build == TreeBuild::Insertion) {
+      tree::build_tree_insertion(ps, options_.dim, kLeafSize, options_.threads, tree_, scratch_);
+    } else {
+      tree::build_tree(ps, options_.dim, kLeafSize, options_.threads, tree_, scratch_);
+    }
     tree::compute_moments(tree_, options_.quadrupole);
     const OpeningCriterion mac = relative || options_.mac != OpeningCriterion::Relative
                                      ? options_.mac
