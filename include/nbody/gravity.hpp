@@ -91,10 +91,13 @@ struct GravityOptions {
   // alpha 0.002 about the median error of geometric theta 0.5, half its p99, in less time,
   // on the CPU and the GPU.
   OpeningCriterion mac = OpeningCriterion::Relative;
-  double alpha = 0.002;        // tree, mac relative: the accepted force error per cell, relative to
-                               // |a| (GADGET-4's ErrTolForceAcc); the first evaluation uses theta
-  int dim = 3;                 // 3: octree, 2: quadtree (tree solvers)
+  double alpha = 0.002;  // tree, mac relative: the accepted force error per cell, relative to
+                         // |a| (GADGET-4's ErrTolForceAcc); the first evaluation uses theta
+  int dim = 3;           // 3: octree, 2: quadtree (tree solvers)
   TreeBuild tree_build = TreeBuild::Morton;  // tree: how it is built (the same tree's forces)
+  // GPU tree, nbody bench tree --walk-order input: the walk over the bodies in input order
+  // (the seeds' run without their sort), in groups of consecutive bodies.
+  bool tree_input_order_walk = false;
   int block_size = 0;          // GPU: threads per block; 0 = the kernel's default
   bool deterministic = false;  // GPU: bit-identical results run after run (no kernel whose
                                // floating-point atomics make the sum order vary)
