@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <tuple>
@@ -161,6 +162,45 @@ TEST(GpuTreeInsertion, RandomizedBuildsGiveTheMortonCells) {
     }
   }
   EXPECT_EQ(mismatches, 0);
+}
+
+// The device sweep of scripts/device_insertion_check.sh (skipped unless
+// NBODY_INSERTION_SWEEP="first,count,total" is set): builds first .. first + count - 1 of
+// `total`, build k of N = 10^(7 (k / (total - 1))^2) bodies (1 to 10^7, most of them small),
+// kind and dimension in turn; cells compared up to 3 10^5 bodies, cell count and forces beyond.
+TEST(GpuTreeInsertion, DeviceSweep) {
+  const char* spec = std::getenv("NBODY_INSERTION_SWEEP");
+  if (spec == nullptr) GTEST_SKIP() << "NBODY_INSERTION_SWEEP not set";
+  NBODY_SKIP_WITHOUT_GPU();
+  gpu::select_gpu();
+  unsigned first = 0, count = 0, total = 0;
+  ASSERT_EQ(std::sscanf(spec, "%u,%u,%u", &first, &count, &total), 3) << spec;
+  TreeForces<float> morton(3, 0.5, false, OpeningCriterion::Geometric, 0.001, TreeBuild::Morton);
+  TreeForces<float> insertion(3, 0.5, false, OpeningCriterion::Geometric, 0.001,
+                              TreeBuild::Insertion);
+  TreeForces<float> morton2(2, 0.5, false, OpeningCriterion::Geometric, 0.001, TreeBuild::Morton);
+  TreeForces<float> insertion2(2, 0.5, false, OpeningCriterion::Geometric, 0.001,
+                               TreeBuild::Insertion);
+  unsigned done = 0, mismatches = 0;
+  for (unsigned k = first; k < first + count && k < total; ++k) {
+    const double x = total > 1 ? double(k) / double(total - 1) : 0.0;
+    const auto n = std::size_t(std::llround(std::pow(10.0, 7.0 * x * x)));
+    const int dim = k % 7 == 6 ? 2 : 3;
+    const auto in = bodies_of(kKinds[k % 5], n, dim, 1000 + k);
+    const Launched m = run(dim == 2 ? morton2 : morton, in, 0.01);
+    const Launched i = run(dim == 2 ? insertion2 : insertion, in, 0.01);
+    const bool same_cells =
+        n <= 300000 ? shape(i.cells) == shape(m.cells) : i.cells.size() == m.cells.size();
+    const double diff = relative_difference(i.acc, m.acc);
+    ++done;
+    if (!same_cells || !(diff <= 1e-5)) {
+      ++mismatches;
+      std::printf("[ mismatch ] build %u: %s %dD N %zu, cells %zu vs %zu, forces %.3e\n", k,
+                  kKinds[k % 5], dim, n, i.cells.size(), m.cells.size(), diff);
+    }
+  }
+  std::printf("[ sweep ] builds %u mismatches %u\n", done, mismatches);
+  EXPECT_EQ(mismatches, 0u);
 }
 
 // The insertion build's stages carry the seeds' names: build (insertion) then sort (layout).
