@@ -137,6 +137,9 @@ void TreeForces<Real>::set_input_order_walk(bool input) {
 
 template <class Real>
 void TreeForces<Real>::prepare_input_walk(TreeView<Real>& t, std::size_t n, cudaStream_t stream) {
+  if (parts_ > 1) {  // a group's bodies lie in every process's chunks: one process only
+    throw Error("GPU tree: the walk in input order runs in one process only");
+  }
   const std::size_t groups = (n + kMaxGroup - 1) / kMaxGroup;
   active_pos_.reserve(body_capacity_, "tree input positions");
   active_groups_.reserve(std::max(groups, cell_capacity_), "tree input groups");
