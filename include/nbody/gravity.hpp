@@ -95,11 +95,12 @@ struct GravityOptions {
                          // |a| (GADGET-4's ErrTolForceAcc); the first evaluation uses theta
   int dim = 3;           // 3: octree, 2: quadtree (tree solvers)
   TreeBuild tree_build = TreeBuild::Morton;  // tree: how it is built (the same tree's forces)
-  bool walk_input_order = false;  // GPU tree: walk the bodies in their input order, not the
-                                  // tree's (the seeds' "without the sort kernel"; benchmarks)
-  int block_size = 0;             // GPU: threads per block; 0 = the kernel's default
-  bool deterministic = false;     // GPU: bit-identical results run after run (no kernel whose
-                                  // floating-point atomics make the sum order vary)
+  // GPU tree, nbody bench tree --walk-order input: the walk over the bodies in input order
+  // (the seeds' run without their sort), in groups of consecutive bodies.
+  bool tree_input_order_walk = false;
+  int block_size = 0;          // GPU: threads per block; 0 = the kernel's default
+  bool deterministic = false;  // GPU: bit-identical results run after run (no kernel whose
+                               // floating-point atomics make the sum order vary)
 };
 
 /// The checks that need no solver: G finite, softening finite and >= 0,

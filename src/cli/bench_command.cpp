@@ -160,6 +160,15 @@ void add_bench_command(CLI::App& app) {
   auto* alpha = cmd->add_option("--alpha", args->alpha, "tree: the relative criterion's alpha")
                     ->check(positive_number())
                     ->capture_default_str();
+  cmd->add_option("--tree-build", args->tree_build,
+                  "tree --device gpu: morton or insertion (the seeds' build with locks)")
+      ->check(one_of({"morton", "insertion"}))
+      ->capture_default_str();
+  cmd->add_option("--walk-order", args->walk_order,
+                  "tree --device gpu: walk the bodies in tree order or in input order (the "
+                  "seeds' run without the sort)")
+      ->check(one_of({"tree", "input"}))
+      ->capture_default_str();
   cmd->add_option(
          "--precision", args->precision,
          "tree: force arithmetic, float, double or auto (float for the tree); gpu direct: float, "

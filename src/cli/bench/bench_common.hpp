@@ -23,6 +23,8 @@ struct BenchArgs {
   bool quadrupole = false;            // tree only
   std::string mac = "relative";       // tree only: the opening criterion (GravityOptions')
   double alpha = 0.002;               // tree only: the relative criterion's alpha
+  std::string tree_build = "morton";  // tree --device gpu: morton or insertion (--tree-build)
+  std::string walk_order = "tree";    // tree --device gpu: tree or input (the seeds' sort off)
   std::string precision = "auto";     // tree, gpu direct (auto: both); auto = float for the tree
   std::string device = "cpu";         // direct: cpu or gpu
   int block_size = 0;                 // gpu: threads per block (0 = kernel default)

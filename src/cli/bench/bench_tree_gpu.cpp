@@ -2,7 +2,9 @@
 // sort, force and leapfrog integration all on the device), on Plummer spheres in Hénon
 // units with softening 0.05: median milliseconds per full step, the per-stage breakdown,
 // interactions per body, and the force error reached (against the float64 direct sum on a
-// sample of bodies), for each N.
+// sample of bodies), for each N. --tree-build insertion times the seeds' build with locks
+// (stages "build" = insertion, "sort" = layout); --walk-order input walks the bodies in
+// input order (the seeds' run without their sort kernel).
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "nbody/force_error.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody::cli::bench {
@@ -44,13 +47,20 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
   g.alpha = a.alpha;
   g.precision = a.precision == "double" ? Precision::Double : Precision::Float;
   g.softening = softening_or(a, kGpuTreeSoftening);
+  g.tree_build = parse_tree_build(a.tree_build);
+  g.tree_input_order_walk = a.walk_order == "input";
+  if (g.tree_input_order_walk && g.mac == OpeningCriterion::Relative) {
+    throw input_error("--walk-order", "input takes --mac geometric or bmax",
+                      "input, --mac relative");
+  }
   (void)make_gravity_solver(g);  // fails fast without a GPU
   const std::vector<GpuDevice> devices = gpu_devices();
   const std::string gpu = devices.empty() ? "?" : devices.front().name;
   fmt::print(human,
-             "GPU tree, Plummer (Henon units), precision {}, {}, {}, softening = {:g}, GPU: {}\n",
+             "GPU tree, Plummer (Henon units), precision {}, {}, {}, softening = {:g}, build {}, "
+             "walk in {} order, GPU: {}\n",
              to_string(g.precision), criterion_label(g), a.quadrupole ? "quadrupole" : "monopole",
-             g.softening, gpu);
+             g.softening, a.tree_build, a.walk_order, gpu);
   std::fflush(human);
 
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -138,6 +148,8 @@ void bench_tree_gpu(const BenchArgs& a, const std::vector<std::size_t>& sizes) {
                                       {"mac", a.mac},
                                       {"alpha", a.alpha},
                                       {"quadrupole", a.quadrupole},
+                                      {"tree_build", a.tree_build},
+                                      {"walk_order", a.walk_order},
                                       {"softening", g.softening},
                                       {"results", rows}};
     fmt::print("{}\n", j.dump(2));

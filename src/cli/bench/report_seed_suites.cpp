@@ -22,8 +22,7 @@ struct SeedConfig {
   TreeBuild build;
   bool input_order;  // the walk over bodies in input order: the seeds' "without kernel 4"
   [[nodiscard]] std::string label() const {
-    return fmt::format("{} {} {}", device, to_string(build),
-                       input_order ? "unsorted" : "sorted");
+    return fmt::format("{} {} {}", device, to_string(build), input_order ? "unsorted" : "sorted");
   }
 };
 
@@ -45,8 +44,7 @@ std::vector<std::pair<std::string, double>> stage_ms(const ParticleSystem& ps,
   const auto start = Clock::now();
   std::uint64_t steps = 0;
   while (steps < 3 ||
-         (std::chrono::duration<double>(Clock::now() - start).count() < per_config && steps < 50))
-  {
+         (std::chrono::duration<double>(Clock::now() - start).count() < per_config && steps < 50)) {
     sim.step(kDt);
     ++steps;
   }
@@ -77,8 +75,9 @@ SuiteResult seeds_suite(const BenchArgs& a) {
   r.meta["mac"] = "geometric";
   r.meta["theta"] = 0.5;
   r.meta["softening"] = softening_or(a, kSoftening);
-  r.columns = {"config", "device", "build", "order", "n", "stage", "ms_per_step", "share",
-               "relative_to_smallest_n"};
+  r.columns = {"config",      "device", "build",
+               "order",       "n",      "stage",
+               "ms_per_step", "share",  "relative_to_smallest_n"};
   std::vector<SeedConfig> configs;
   for (const std::string& d : bench_devices(a)) {
     for (const TreeBuild build : {TreeBuild::Insertion, TreeBuild::Morton}) {
@@ -92,7 +91,7 @@ SuiteResult seeds_suite(const BenchArgs& a) {
       GravityOptions g = solver_options(a, c.device, GravityAlgorithm::Tree);
       g.mac = OpeningCriterion::Geometric;
       g.tree_build = c.build;
-      g.walk_input_order = c.input_order;
+      g.tree_input_order_walk = c.input_order;
       const auto stages = stage_ms(plummer(n), g, b.per_config);
       double step = 0;
       for (const auto& s : stages) step += s.second;

@@ -17,8 +17,10 @@ std::unique_ptr<cuda_gravity::DeviceForces<Real>> make_device_forces(const Gravi
   if (o.algorithm == GravityAlgorithm::None || o.G == 0.0)
     return std::make_unique<NoForces<Real>>();
   if (o.algorithm == GravityAlgorithm::Tree) {
-    return std::make_unique<cuda_tree::TreeForces<Real>>(o.dim, o.theta, o.quadrupole, o.mac,
-                                                         o.alpha);
+    auto tree = std::make_unique<cuda_tree::TreeForces<Real>>(o.dim, o.theta, o.quadrupole, o.mac,
+                                                              o.alpha, o.tree_build);
+    tree->set_input_order_walk(o.tree_input_order_walk);
+    return tree;
   }
   const cuda_direct::KernelChoice k =
       cuda_direct::choose_kernel(o.kernel, o.block_size, o.deterministic);

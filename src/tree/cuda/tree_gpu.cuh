@@ -62,6 +62,24 @@ struct Bounds {
   double lo[3], hi[3];
 };
 
+#ifdef __CUDACC__
+/// Root cube from the bounds (as the CPU tree: centre of the box, half the largest extent
+/// times 1 + 1e-9; all bodies at one point get a cube of positive size). Both builds.
+__device__ inline void root_cube(const Bounds& b, int dim, double& cx, double& cy, double& cz,
+                                 double& half) {
+  const double lz = dim == 2 ? 0.0 : b.lo[2], hz = dim == 2 ? 0.0 : b.hi[2];
+  cx = 0.5 * (b.lo[0] + b.hi[0]);
+  cy = 0.5 * (b.lo[1] + b.hi[1]);
+  cz = 0.5 * (lz + hz);
+  const double extent = fmax(fmax(b.hi[0] - b.lo[0], b.hi[1] - b.lo[1]), hz - lz);
+  const double big =
+      fmax(fmax(fmax(fabs(b.lo[0]), fabs(b.hi[0])), fmax(fabs(b.lo[1]), fabs(b.hi[1]))),
+           fmax(fabs(lz), fabs(hz)));
+  half = extent > 0 ? 0.5 * extent * (1 + 1e-9) : (big > 0 ? big : 1.0);
+  if (!(half > 0) || !isfinite(half)) half = 1.0;  // NaN or infinite input: keys are then arbitrary
+}
+#endif
+
 /// A cell: body range [begin, end) in tree order; first_child -1 for a leaf, children
 /// contiguous from first_child in key-digit order.
 struct CellLink {
@@ -128,7 +146,32 @@ struct TreeView {
   Real* bmax = nullptr;
   const Real* a_old = nullptr;
   Real alpha = 0;
+  // The walk in input order (TreeForces::set_input_order_walk): the active walk over
+  // consecutive runs of input-order bodies, each tested with the box of its own bodies
+  // (not of t.groups[g], which is then the same list as active_groups).
+  bool own_box = false;
 };
+
+/// The insertion build's pointer tree (tree_gpu_insertion.cu): inner nodes with 2^dim child
+/// slots each (stride 8), leaves holding a list of bodies. A slot holds kSlotEmpty, kSlotLocked
+/// (taken by atomicCAS while a thread changes what hangs there), an inner node (>= 0) or a
+/// leaf L as -(L + 3). Node 0 is the root.
+struct InsertTree {
+  int* child = nullptr;             // 8 per inner node
+  unsigned* inner_count = nullptr;  // bodies under each inner node
+  int* leaf_head = nullptr;         // each leaf's first body (its list runs through next)
+  unsigned* leaf_count = nullptr;   // bodies of each leaf
+  unsigned* leaf_cell = nullptr;    // each leaf's cell in the laid-out tree
+  int* next = nullptr;              // per body: the next body of its leaf, -1 at the end
+  unsigned* leaf_of = nullptr;      // per body: its leaf
+  int* cell_node = nullptr;         // per laid-out cell: its node (inner index, leaf code)
+  unsigned* pool =
+      nullptr;  // [0] inner nodes used, [1] leaves used, [2] overflow (1 inner, 2 leaves)
+  unsigned inner_capacity = 0, leaf_capacity = 0;
+  const unsigned long long* keys = nullptr;  // per body, input order (launch_keys)
+};
+inline constexpr int kSlotEmpty = -1;
+inline constexpr int kSlotLocked = -2;
 
 // Stages (tree_gpu_build.cu, tree_gpu_walk.cu). Each launches on `stream` and checks.
 template <class Real>
@@ -143,6 +186,19 @@ template <class Real>
 void launch_group_count(const TreeView<Real>& t, unsigned cells, cudaStream_t stream);
 template <class Real>
 void launch_group_write(const TreeView<Real>& t, unsigned cells, cudaStream_t stream);
+
+/// The insertion build (tree_gpu_insertion.cu): every body inserted from the root by its
+/// key digits, concurrently, under -2 locks; s.pool[2] != 0 afterwards when a pool was too
+/// small (the host grows it and inserts again).
+void launch_insertion(const InsertTree& s, unsigned n, int dim, cudaStream_t stream);
+/// The insertion tree laid out as launch_build's (the seeds' "sort" kernel): cells level by
+/// level with contiguous children in digit order, body ranges from the counts (t.counter[1]
+/// bit 1 on overflow of the cell arrays: grow and lay out again), box, level_start.
+template <class Real>
+void launch_layout(const TreeView<Real>& t, const InsertTree& s, cudaStream_t stream);
+/// Then every body to its place: sorted, order, keys in tree order, as the Morton build's.
+template <class Real>
+void launch_place(const TreeView<Real>& t, const InsertTree& s, cudaStream_t stream);
 
 struct WalkParams {
   double theta = 0.5;
@@ -180,8 +236,11 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
  public:
   /// mac: the opening criterion (physics/opening_criterion.hpp); the relative one (alpha)
   /// opens by theta when the caller gave no old_accelerations() for the launch.
+  /// build: Morton keys and a sort (default) or the seeds' insertion with locks; the same
+  /// tree either way.
   TreeForces(int dim, double theta, bool quadrupole,
-             OpeningCriterion mac = OpeningCriterion::Geometric, double alpha = 0.001);
+             OpeningCriterion mac = OpeningCriterion::Geometric, double alpha = 0.001,
+             TreeBuild build = TreeBuild::Morton);
   ~TreeForces() override;
   TreeForces(const TreeForces&) = delete;
   TreeForces& operator=(const TreeForces&) = delete;
@@ -230,9 +289,25 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   [[nodiscard]] double interactions_per_body() const override;
   /// Walk groups of the last launch (after synchronisation).
   [[nodiscard]] unsigned groups() const { return host_counters_[2]; }
+  /// The seeds' "without kernel 4": launch() walks the bodies in their input order, in
+  /// groups of kMaxGroup consecutive bodies (each with its own bounding box), instead of
+  /// the tree order's groups. The same tree and criterion: the forces agree within the
+  /// tree's error. Not with the relative criterion (whose group minimum reads t.groups).
+  void set_input_order_walk(bool input);
+  /// The cells of the last build (copied back, synchronous): for tests.
+  [[nodiscard]] std::vector<CellLink> cells() const;
 
  private:
   void reserve_cells(std::size_t cells);
+  /// The Morton build's sort and build stages (events 1 to 3); returns the cells used.
+  unsigned build_morton(std::size_t n, cudaStream_t stream);
+  /// The insertion build's stages (events 1 to 3): keys and insertion ("build"), layout and
+  /// placement ("sort"); returns the cells used.
+  unsigned build_insertion(std::size_t n, cudaStream_t stream);
+  void reserve_insertion(std::size_t n, std::size_t inner, std::size_t leaves);
+  [[nodiscard]] InsertTree insert_view() const;
+  /// The input-order walk's groups and inverse order (set_input_order_walk).
+  void prepare_input_walk(TreeView<Real>& t, std::size_t n, cudaStream_t stream);
   /// bbox, sort, build, summarise for n bodies (events 0 to 4); returns the cells used.
   unsigned build(std::size_t n, cudaStream_t stream);
   /// The walk's counters back to the host after the force stage (event 5).
@@ -254,6 +329,9 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   bool quadrupole_;
   OpeningCriterion mac_;
   double alpha_;
+  TreeBuild build_;
+  bool input_walk_ = false;
+  unsigned cells_ = 0;        // cells of the last build
   bool a_old_given_ = false;  // old_accelerations() was called for the next launch
   bool potential_ = false;    // the last launch computed the potentials (exchange sends them)
   std::size_t n_ = 0;
@@ -277,6 +355,10 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   DeviceBuffer<unsigned char> active_flags_;  // launch_active: per body
   DeviceBuffer<unsigned> active_pos_, active_count_;
   DeviceBuffer<Group> active_groups_;
+  // The insertion build's pointer tree (InsertTree) and its pool capacities.
+  DeviceBuffer<int> ins_child_, ins_leaf_head_, ins_next_, ins_cell_node_;
+  DeviceBuffer<unsigned> ins_inner_count_, ins_leaf_count_, ins_leaf_cell_, ins_leaf_of_, ins_pool_;
+  std::size_t ins_inner_capacity_ = 0, ins_leaf_capacity_ = 0, ins_body_capacity_ = 0;
   DeviceBuffer<unsigned char> temp_;  // cub scratch
   std::size_t temp_bytes_ = 0;
   unsigned* host_counters_ = nullptr;  // pinned: 4 counters, then the interaction count

@@ -21,22 +21,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kLevelBlocks = 1024;  // fixed grid of the per-level kernels
 
-/// Root cube from the bounds (as the CPU tree: centre of the box, half the largest extent
-/// times 1 + 1e-9; all bodies at one point get a cube of positive size).
-__device__ void root_cube(const Bounds& b, int dim, double& cx, double& cy, double& cz,
-                          double& half) {
-  const double lz = dim == 2 ? 0.0 : b.lo[2], hz = dim == 2 ? 0.0 : b.hi[2];
-  cx = 0.5 * (b.lo[0] + b.hi[0]);
-  cy = 0.5 * (b.lo[1] + b.hi[1]);
-  cz = 0.5 * (lz + hz);
-  const double extent = fmax(fmax(b.hi[0] - b.lo[0], b.hi[1] - b.lo[1]), hz - lz);
-  const double big =
-      fmax(fmax(fmax(fabs(b.lo[0]), fabs(b.hi[0])), fmax(fabs(b.lo[1]), fabs(b.hi[1]))),
-           fmax(fabs(lz), fabs(hz)));
-  half = extent > 0 ? 0.5 * extent * (1 + 1e-9) : (big > 0 ? big : 1.0);
-  if (!(half > 0) || !isfinite(half)) half = 1.0;  // NaN or infinite input: keys are then arbitrary
-}
-
 template <class Real>
 __global__ void morton_keys(TreeView<Real> t, unsigned long long* keys, unsigned* index) {
   double cx, cy, cz, half;
@@ -70,6 +54,11 @@ __global__ void gather_bodies(TreeView<Real> t) {
 
 template <class Real>
 __global__ void init_root(TreeView<Real> t) {
+  // The root box again (morton_keys wrote it): a rebuild after the cell arrays grew finds
+  // them new.
+  double cx, cy, cz, half;
+  root_cube(*t.bounds, t.dim, cx, cy, cz, half);
+  t.box[0] = {Real(cx), Real(cy), Real(cz), Real(half)};
   t.link[0] = {-1, 0, 0u, t.n};
   t.counter[0] = 1;  // cells used
   t.counter[1] = 0;  // overflow / stack flags

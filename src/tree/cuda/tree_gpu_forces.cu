@@ -44,6 +44,8 @@ struct MergeBounds {
 };
 
 constexpr const char* kStageNames[] = {"bbox", "sort", "build", "summarise", "force"};
+// The insertion build's: insertion (with its keys) then the layout, the seeds' "sort".
+constexpr const char* kInsertionStageNames[] = {"bbox", "build", "sort", "summarise", "force"};
 
 /// Cells the arrays start with for n bodies (Plummer spheres need ~0.3 n with 8-body
 /// leaves); the build grows them when a system needs more.
@@ -55,8 +57,8 @@ std::size_t initial_cells(std::size_t n) {
 
 template <class Real>
 TreeForces<Real>::TreeForces(int dim, double theta, bool quadrupole, OpeningCriterion mac,
-                             double alpha)
-    : dim_(dim), theta_(theta), quadrupole_(quadrupole), mac_(mac), alpha_(alpha) {
+                             double alpha, TreeBuild build)
+    : dim_(dim), theta_(theta), quadrupole_(quadrupole), mac_(mac), alpha_(alpha), build_(build) {
   for (auto& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
   counter_.reserve(6, "tree counters");
   levels_.reserve(34, "tree levels");
@@ -128,6 +130,7 @@ void TreeForces<Real>::reserve_cells(std::size_t cells) {
   if (cells > std::size_t(UINT32_MAX) / 2) {
     throw Error("GPU tree: " + std::to_string(cells) + " cells do not fit 32-bit cell indices");
   }
+  if (build_ == TreeBuild::Insertion) ins_cell_node_.reserve(cells, "tree cell nodes");
   box_.reserve(cells, "tree cell boxes");
   com_.reserve(cells, "tree cell moments");
   if (quadrupole_) quad_.reserve(2 * cells, "tree quadrupoles");
@@ -274,6 +277,35 @@ unsigned TreeForces<Real>::build(std::size_t n, cudaStream_t stream) {
                                              MergeBounds{}, empty, stream));
   NBODY_CUDA_CHECK(cudaEventRecord(events_[1], stream));
 
+  unsigned cells = 0;
+  if (build_ == TreeBuild::Insertion) {
+    cells = build_insertion(n, stream);
+  } else {
+    cells = build_morton(n, stream);
+  }
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[3], stream));
+  cells_ = cells;
+
+  // summarise: moments bottom-up, then the walk groups
+  launch_moments(view(n), quadrupole_, stream);
+  launch_group_count(view(n), cells, stream);
+  bytes = 0;
+  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, group_count_.data(),
+                                                 group_offset_.data(),
+                                                 static_cast<long long>(cells), stream));
+  scratch(bytes);
+  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, group_count_.data(),
+                                                 group_offset_.data(),
+                                                 static_cast<long long>(cells), stream));
+  launch_group_write(view(n), cells, stream);
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[4], stream));
+  return cells;
+}
+
+template <class Real>
+unsigned TreeForces<Real>::build_morton(std::size_t n, cudaStream_t stream) {
+  const auto items = static_cast<long long>(n);
+  std::size_t bytes = 0;
   // sort: keys into the sort's input arrays, radix sort, bodies gathered into tree order
   TreeView<Real> unsorted = view(n);
   unsorted.keys = keys_tmp_.data();
@@ -304,21 +336,6 @@ unsigned TreeForces<Real>::build(std::size_t n, cudaStream_t stream) {
     }
     reserve_cells(std::max<std::size_t>(2 * cell_capacity_, std::size_t(host_counters_[0]) + 64));
   }
-  NBODY_CUDA_CHECK(cudaEventRecord(events_[3], stream));
-
-  // summarise: moments bottom-up, then the walk groups
-  launch_moments(view(n), quadrupole_, stream);
-  launch_group_count(view(n), cells, stream);
-  bytes = 0;
-  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, group_count_.data(),
-                                                 group_offset_.data(),
-                                                 static_cast<long long>(cells), stream));
-  scratch(bytes);
-  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, group_count_.data(),
-                                                 group_offset_.data(),
-                                                 static_cast<long long>(cells), stream));
-  launch_group_write(view(n), cells, stream);
-  NBODY_CUDA_CHECK(cudaEventRecord(events_[4], stream));
   return cells;
 }
 
@@ -348,7 +365,12 @@ void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream, bool
   NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
   TreeView<Real> t = view(n);
   const WalkParams p = walk_params(t, potential);
-  launch_walk(t, p, eps * eps, stacks_.data(), out_.data(), stream);
+  if (input_walk_) {
+    prepare_input_walk(t, n, stream);
+    launch_active_walk(t, p, eps * eps, stacks_.data(), out_.data(), stream);
+  } else {
+    launch_walk(t, p, eps * eps, stacks_.data(), out_.data(), stream);
+  }
   copy_counters(stream);
 }
 
@@ -360,7 +382,8 @@ std::vector<std::pair<std::string, double>> TreeForces<Real>::stage_ms() const {
   for (int s = 0; s < kStages; ++s) {
     float ms = 0;
     NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[s], events_[s + 1]));
-    stages.emplace_back(kStageNames[s], double(ms));
+    stages.emplace_back(build_ == TreeBuild::Insertion ? kInsertionStageNames[s] : kStageNames[s],
+                        double(ms));
   }
   return stages;
 }

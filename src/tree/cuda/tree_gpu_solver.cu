@@ -21,7 +21,9 @@ namespace {
 template <class Real>
 std::unique_ptr<GravitySolver> make_solver(const GravityOptions& o) {
   gpu::select_gpu();  // before TreeForces allocates
-  auto forces = std::make_unique<TreeForces<Real>>(o.dim, o.theta, o.quadrupole, o.mac, o.alpha);
+  auto forces = std::make_unique<TreeForces<Real>>(o.dim, o.theta, o.quadrupole, o.mac, o.alpha,
+                                                   o.tree_build);
+  forces->set_input_order_walk(o.tree_input_order_walk);
   // The name as the CPU tree's: "-quadrupole", then the criterion unless geometric.
   std::string suffix = o.quadrupole ? "-quadrupole" : "";
   if (o.mac != OpeningCriterion::Geometric) suffix += "-" + std::string(to_string(o.mac));

@@ -134,8 +134,10 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
       // an active body meets the cells it meets in the full walk).
       Vec4<Real> e = b;
       if constexpr (Active && !Single) {
-        const unsigned j = whole.begin + lane + 32u * unsigned(k);
-        e = sorted[j < whole.end ? j : whole.begin];
+        if (!t.own_box) {  // the input-order walk: the walked bodies' own box
+          const unsigned j = whole.begin + lane + 32u * unsigned(k);
+          e = sorted[j < whole.end ? j : whole.begin];
+        }
       }
       lx = k == 0 ? e.x : min(lx, e.x);
       ly = k == 0 ? e.y : min(ly, e.y);
