@@ -26,12 +26,22 @@ constexpr std::size_t kParallelSearchMin = 10000;
 // Bodies per work item: fixed, so the pair order never depends on the thread count.
 constexpr std::size_t kChunkBodies = 1024;
 
-/// Bits of v spread to every dim-th bit (v < 2^21 in 3D, < 2^31 in 2D).
+/// Bits of v spread to every dim-th bit (v < 2^21 in 3D, < 2^31 in 2D; the usual masks).
 std::uint64_t spread(std::uint64_t v, int dim) {
-  std::uint64_t out = 0;
-  const int bits = dim == 2 ? 31 : 21;
-  for (int b = 0; b < bits; ++b) out |= ((v >> b) & 1u) << (dim * b);
-  return out;
+  if (dim == 2) {
+    v &= 0xffffffffu;
+    v = (v | v << 16) & 0x0000ffff0000ffffull;
+    v = (v | v << 8) & 0x00ff00ff00ff00ffull;
+    v = (v | v << 4) & 0x0f0f0f0f0f0f0f0full;
+    v = (v | v << 2) & 0x3333333333333333ull;
+    return (v | v << 1) & 0x5555555555555555ull;
+  }
+  v &= 0x1fffff;
+  v = (v | v << 32) & 0x1f00000000ffffull;
+  v = (v | v << 16) & 0x1f0000ff0000ffull;
+  v = (v | v << 8) & 0x100f00f00f00f00full;
+  v = (v | v << 4) & 0x10c30c30c30c30c3ull;
+  return (v | v << 2) & 0x1249249249249249ull;
 }
 
 std::uint64_t morton(const std::uint64_t* c, int dim) {
@@ -139,10 +149,29 @@ void ContactTree::build_from(std::size_t n, const BodyAt& body, int dim, double 
   }
 }
 
-std::size_t ContactTree::lower(std::uint64_t key, std::size_t from, std::size_t to) const {
-  return static_cast<std::size_t>(std::lower_bound(key_.begin() + std::ptrdiff_t(from),
-                                                   key_.begin() + std::ptrdiff_t(to), key) -
-                                  key_.begin());
+std::size_t ContactTree::lower(std::uint64_t key, std::size_t from, std::size_t to,
+                               std::size_t near) const {
+  near = std::clamp(near, from, to);
+  std::size_t lo = from, hi = to;  // the answer is in [lo, hi]
+  std::size_t step = 1;
+  if (near < to && key_[near] < key) {
+    lo = near + 1;
+    while (lo + step <= to && key_[lo + step - 1] < key) {
+      lo += step;
+      step *= 2;
+    }
+    hi = std::min(to, lo + step);
+  } else {
+    hi = near;
+    while (hi >= from + step && key_[hi - step] >= key) {
+      hi -= step;
+      step *= 2;
+    }
+    lo = hi >= from + step ? hi - step : from;
+  }
+  return static_cast<std::size_t>(
+      std::lower_bound(key_.begin() + std::ptrdiff_t(lo), key_.begin() + std::ptrdiff_t(hi), key) -
+      key_.begin());
 }
 
 void ContactTree::find_pairs(const CollisionBody<double>* bodies,
@@ -206,8 +235,8 @@ void ContactTree::visit(std::uint32_t p, const CollisionBody<double>* bodies,
                         std::vector<CandidatePair>& out) const {
   const int level_bits = dim_ * shift;
   const std::uint64_t prefix = morton(cell, dim_);
-  const std::size_t first = lower(prefix << level_bits, from, to);
-  const std::size_t last = lower((prefix + 1) << level_bits, first, to);
+  const std::size_t first = lower(prefix << level_bits, from, to, p);
+  const std::size_t last = lower((prefix + 1) << level_bits, first, to, first);
   if (first == last) return;
   // Out of reach: the cell's box (grown by one finest cell against rounding) is further
   // than twice the body's reach, the most a pair it owns can span.

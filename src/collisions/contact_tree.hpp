@@ -47,11 +47,13 @@ class ContactTree {
   void search_body(std::uint32_t p, const CollisionBody<double>* bodies,
                    std::vector<CandidatePair>& out) const;
   /// Bodies of the cell `cell` (coordinates at `shift`) that body p owns a pair with;
-  /// [from, to) bounds the cell's run of keys.
+  /// [from, to) bounds the cell's run of keys (and holds p's position or lies beside it).
   void visit(std::uint32_t p, const CollisionBody<double>* bodies, const std::uint64_t* cell,
              int shift, std::size_t from, std::size_t to, std::vector<CandidatePair>& out) const;
-  /// First sorted position in [from, to) whose key is >= key.
-  [[nodiscard]] std::size_t lower(std::uint64_t key, std::size_t from, std::size_t to) const;
+  /// First sorted position in [from, to) whose key is >= key, galloping out from `near`
+  /// (in [from, to)): neighbour cells are mostly close in Morton order.
+  [[nodiscard]] std::size_t lower(std::uint64_t key, std::size_t from, std::size_t to,
+                                  std::size_t near) const;
 
   int dim_ = 3;
   int bits_ = 21;  // finest level: cells of width h_

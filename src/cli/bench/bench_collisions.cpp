@@ -97,7 +97,8 @@ StageTiming time_stage(const BenchArgs& a, std::size_t n, int iterations) {
     CollisionOptions r = o;
     r.model = CollisionModel::Bounce;
     r.iterations = kRelaxPasses;
-    r.device = Device::Cpu;  // the same start on both devices
+    r.device = Device::Cpu;            // the same start on both devices
+    r.search = CollisionSearch::Grid;  // and for both searches
     (void)make_collision_handler(r)->resolve(rest);
     ps.x = rest.x;
     ps.y = rest.y;
