@@ -3,8 +3,8 @@
 // time (a CPU and a CUDA handler behind the same factory). The response itself (impulse,
 // push-apart, merge) is in physics/collision_response.hpp.
 //
-// CPU: grid search + Gauss-Seidel passes (src/collisions/); GPU: the same grid idea, sorted
-// with cub, and Jacobi passes (src/collisions/cuda/collision_engine.cuh).
+// CPU: grid or tree search + Gauss-Seidel passes (src/collisions/); GPU: the same searches,
+// sorted with cub, and Jacobi passes (src/collisions/cuda/collision_engine.cuh).
 //
 // A handler call is one collision stage: find the overlapping pairs, then resolve them
 // `iterations` times. Simulation runs it right before every force evaluation, so the
@@ -27,10 +27,11 @@ enum class CollisionModel {
   Merge,   // overlapping bodies become one (mass, momentum, volume kept)
 };
 
-/// How contact candidates are found. Grid (the default): bodies sorted into a uniform grid of
-/// cells of the largest diameter, neighbour cells searched (contact_grid.cpp). Tree: seed
-/// 001 §3's quadtree/octree search: a body looks in its leaf, the leaves sharing an edge or
-/// a corner with it, and climbs to the parent cell while it is larger than its cell.
+/// How contact candidates are found; both find the same pairs. Grid (the default): bodies
+/// sorted into a hierarchical uniform grid, neighbour cells searched (contact_grid.cpp).
+/// Tree: seed 001 §3's quadtree/octree search (contact_tree.hpp): a body looks in its leaf
+/// and the cells sharing an edge or a corner with it, climbing to the parent cell while it
+/// is larger than its cell.
 enum class CollisionSearch { Grid, Tree };
 
 /// "grid" or "tree".
@@ -153,10 +154,10 @@ struct IndexPair {
   }
 };
 
-/// Every pair with |x_a - x_b| < (r_a + r_b) (1 + skin), sorted, through the grid
-/// search the handlers use (O(N log N)) on the CPU or the GPU; for tests and tools.
-[[nodiscard]] std::vector<IndexPair> find_contact_pairs(const ParticleSystem& ps, double skin = 0.0,
-                                                        int threads = 0,
-                                                        Device device = Device::Cpu);
+/// Every pair with |x_a - x_b| < (r_a + r_b) (1 + skin), sorted, through the search the
+/// handlers use (grid or tree, O(N log N)) on the CPU or the GPU; for tests and tools.
+[[nodiscard]] std::vector<IndexPair> find_contact_pairs(
+    const ParticleSystem& ps, double skin = 0.0, int threads = 0, Device device = Device::Cpu,
+    CollisionSearch search = CollisionSearch::Grid);
 
 }  // namespace nbody

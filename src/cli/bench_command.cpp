@@ -188,6 +188,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--dim", args->dim, "collisions: 3, or 2 (discs in a square)")
       ->check(one_of({"2", "3"}))
       ->capture_default_str();
+  cmd->add_option("--collision-search", args->collision_search,
+                  "collisions: candidate search, grid or tree (seed 001's quadtree/octree)")
+      ->check(one_of({"grid", "tree"}))
+      ->capture_default_str();
   cmd->add_option("--volume-fraction", args->volume_fraction,
                   "collisions: total body volume (2D: area) over the box's, 0 < f < 1")
       ->check(number_between(0.0, 1.0))

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "collisions/collisions_cuda.hpp"
-#include "collisions/contact_grid.hpp"
+#include "collisions/contact_search.hpp"
 #include "collisions/grid_collision_handler.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/error.hpp"
@@ -59,11 +59,11 @@ std::unique_ptr<CollisionHandler> make_collision_handler(const CollisionOptions&
 }
 
 std::vector<IndexPair> find_contact_pairs(const ParticleSystem& ps, double skin, int threads,
-                                          Device device) {
+                                          Device device, CollisionSearch search) {
   if (!(skin >= 0) || !std::isfinite(skin))
     throw Error(fmt::format("find_contact_pairs: skin {} must be >= 0", skin));
-  if (device == Device::Gpu) return collisions::find_contact_pairs_gpu(ps, skin);
-  collisions::ContactGrid grid;
+  if (device == Device::Gpu) return collisions::find_contact_pairs_gpu(ps, skin, search);
+  collisions::ContactSearch grid(search);
   grid.build(ps, ps.dim, skin, threads);
   std::vector<CollisionBody<double>> bodies;
   collisions::gather_bodies(ps, grid.order(), threads, bodies);

@@ -14,7 +14,8 @@ namespace nbody::collisions {
 [[nodiscard]] std::unique_ptr<CollisionHandler> make_gpu_collision_handler(
     const CollisionOptions& options);
 
-/// find_contact_pairs through the GPU detection.
-[[nodiscard]] std::vector<IndexPair> find_contact_pairs_gpu(const ParticleSystem& ps, double skin);
+/// find_contact_pairs through the GPU detection (grid or tree search).
+[[nodiscard]] std::vector<IndexPair> find_contact_pairs_gpu(const ParticleSystem& ps, double skin,
+                                                            CollisionSearch search);
 
 }  // namespace nbody::collisions

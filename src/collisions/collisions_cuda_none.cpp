@@ -17,7 +17,7 @@ namespace {
 std::unique_ptr<CollisionHandler> make_gpu_collision_handler(const CollisionOptions&) {
   no_cuda();
 }
-std::vector<IndexPair> find_contact_pairs_gpu(const ParticleSystem&, double) {
+std::vector<IndexPair> find_contact_pairs_gpu(const ParticleSystem&, double, CollisionSearch) {
   no_cuda();
 }
 

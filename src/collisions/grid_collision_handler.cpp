@@ -1,6 +1,6 @@
-// The CPU collision handler: contact grid (OpenMP search) + sequential resolution passes
-// on a gathered copy of the bodies in grid order (one 64-byte record per body, and
-// contacting bodies close together in memory), then written back.
+// The CPU collision handler: contact search (the grid or the tree, CollisionOptions::search;
+// OpenMP) + sequential resolution passes on a gathered copy of the bodies in search order (one
+// 64-byte record per body, and contacting bodies close together in memory), then written back.
 //
 // Cost per stage: one grid build + search, one pass per iteration over the candidate
 // pairs (stopping early when a pass changes nothing), and a new search only when bodies
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "collisions/contact_grid.hpp"
+#include "collisions/contact_search.hpp"
 #include "collisions/grid_collision_handler.hpp"
 #include "collisions/parallel.hpp"
 #include "collisions/resolution_passes.hpp"
@@ -31,10 +31,12 @@ constexpr double kSkin = 0.25;
 class GridCollisionHandler final : public CollisionHandler {
  public:
   explicit GridCollisionHandler(const CollisionOptions& options)
-      : options_(options), potential_{options.G, options.softening * options.softening} {}
+      : options_(options),
+        potential_{options.G, options.softening * options.softening},
+        grid_(options.search) {}
 
   [[nodiscard]] std::string name() const override {
-    return fmt::format("{}-grid-cpu", to_string(options_.model));
+    return fmt::format("{}-{}-cpu", to_string(options_.model), to_string(options_.search));
   }
 
   CollisionStats resolve(ParticleSystem& ps, const ContactGate& gate) override {
@@ -202,7 +204,7 @@ class GridCollisionHandler final : public CollisionHandler {
   CollisionOptions options_;
   ContactGate gate_;  // this stage's
   PairPotential potential_;
-  ContactGrid grid_;
+  ContactSearch grid_;  // the grid or the tree
   // The bodies being resolved, in grid order ("slots"), and for each its index in ps.
   std::vector<CollisionBody<double>> bodies_;
   std::vector<std::uint32_t> slot_index_;

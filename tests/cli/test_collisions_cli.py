@@ -57,6 +57,21 @@ class TestCollisionRuns(CliTestCase):
             self.assertAlmostEqual(a, b, delta=1e-12 * p_scale)
         self.assertEqual(before["total_mass"], after["total_mass"])
 
+    def test_tree_search_runs_like_the_grid(self):
+        """--collision-search tree (seed 001's quadtree/octree): the same first-stage contacts
+        as the grid (the same pairs; later stages may differ in the last bits, each search
+        resolving its pairs in its own order)."""
+        start = self.cloud(n=600, radius=0.06)
+        common = ["-i", start, "--steps", 1, "--dt", 1e-4, "--collisions", "bounce"]
+        grid = run_json(*common)["collisions"]
+        tree = run_json(*common, "--collision-search", "tree")["collisions"]
+        self.assertGreater(grid["contacts"], 20)
+        self.assertEqual(tree["contacts"], grid["contacts"])
+        self.assertEqual(tree["n_end"], 600)
+        merged = run_json(*common[:-1], "merge", "--collision-search", "tree")["collisions"]
+        self.assertEqual(merged["model"], "merge")
+        self.assertGreater(merged["merges"], 5)
+
     def test_energy_closes_to_rounding_without_gravity(self):
         # With negligible G every energy change is a collision's, and all of it is booked.
         start = self.cloud(velocity=1.0)
@@ -135,6 +150,8 @@ class TestCollisionErrors(CliTestCase):
                          "--collision-iterations")
         self.check_fails([*self.RUN, "--collisions", "merge", "--restitution", 0.5], "--restitution", "bounce")
         self.check_fails([*self.RUN, "--collision-iterations", 3], "--collision-iterations")
+        self.check_fails([*self.RUN, "--collisions", "bounce", "--collision-search", "bogus"],
+                         "--collision-search", "bogus")
 
     def test_bodies_without_radii(self):
         self.check_fails(["run", "--model", "uniform-cube", "-n", 50, "--steps", 2, "--collisions", "bounce"],

@@ -71,6 +71,7 @@ StageTiming time_stage(const BenchArgs& a, std::size_t n, int iterations) {
   o.model = parse_collision_model(a.collisions);
   o.restitution = a.restitution;
   o.iterations = iterations;
+  o.search = parse_collision_search(a.collision_search);
   o.dim = a.dim;
   o.threads = a.threads;
   o.device = a.device == "gpu" ? Device::Gpu : Device::Cpu;
@@ -96,7 +97,8 @@ StageTiming time_stage(const BenchArgs& a, std::size_t n, int iterations) {
     CollisionOptions r = o;
     r.model = CollisionModel::Bounce;
     r.iterations = kRelaxPasses;
-    r.device = Device::Cpu;  // the same start on both devices
+    r.device = Device::Cpu;            // the same start on both devices
+    r.search = CollisionSearch::Grid;  // and for both searches
     (void)make_collision_handler(r)->resolve(rest);
     ps.x = rest.x;
     ps.y = rest.y;
@@ -182,11 +184,12 @@ void bench_collisions(const BenchArgs& a) {
   (void)parse_collision_model(a.collisions);
   if (a.collisions == "none")
     throw input_error("--collisions", "nothing to time (use bounce or merge)", "none");
-  fmt::print(human, "collisions: {} on the {}, {}D uniform cloud, volume fraction {:g}, {}\n",
-             a.collisions, a.device == "gpu" ? "GPU" : "CPU", a.dim, a.volume_fraction,
-             a.device == "gpu"
-                 ? fmt::format("GPU: {}", gpu_devices().empty() ? "?" : gpu_devices().front().name)
-                 : fmt::format("{} threads, CPU: {}", threads, info.cpu_model));
+  fmt::print(
+      human, "collisions: {} ({} search) on the {}, {}D uniform cloud, volume fraction {:g}, {}\n",
+      a.collisions, a.collision_search, a.device == "gpu" ? "GPU" : "CPU", a.dim, a.volume_fraction,
+      a.device == "gpu"
+          ? fmt::format("GPU: {}", gpu_devices().empty() ? "?" : gpu_devices().front().name)
+          : fmt::format("{} threads, CPU: {}", threads, info.cpu_model));
   fmt::print(human,
              "ms/step: median stage of a running cloud (5% of a radius drift per step); first "
              "ms: one stage on the random, overlapping start\n");
@@ -218,12 +221,12 @@ void bench_collisions(const BenchArgs& a) {
     }
   }
   if (a.json) {
-    const nlohmann::ordered_json j = {
-        {"suite", "collisions"}, {"device", a.device},
-        {"cpu", info.cpu_model}, {"threads", threads},
-        {"model", a.collisions}, {"restitution", a.restitution},
-        {"dim", a.dim},          {"volume_fraction", a.volume_fraction},
-        {"by_n", by_n},          {"by_iterations", by_iterations}};
+    nlohmann::ordered_json j = {{"suite", "collisions"}, {"device", a.device},
+                                {"cpu", info.cpu_model}, {"threads", threads},
+                                {"model", a.collisions}, {"restitution", a.restitution},
+                                {"dim", a.dim},          {"volume_fraction", a.volume_fraction},
+                                {"by_n", by_n},          {"by_iterations", by_iterations}};
+    j["search"] = a.collision_search;
     fmt::print("{}\n", j.dump(2));
   }
 }
@@ -236,6 +239,7 @@ SuiteResult collisions_suite(const BenchArgs& a) {
   r.meta["model"] = a.collisions;
   r.meta["restitution"] = a.restitution;
   r.meta["dim"] = a.dim;
+  r.meta["search"] = a.collision_search;
   r.meta["volume_fraction"] = a.volume_fraction;
   r.meta["precision"] = "double";
   r.columns = {"sweep",    "device",    "n",          "iterations",

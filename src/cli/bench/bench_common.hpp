@@ -40,6 +40,7 @@ struct BenchArgs {
   std::string output_dir = "nbody-bench";  // report suites: CSV, JSON, PNG, report.md
   std::optional<double> softening;         // --softening; unset: each suite's own default
   bool deterministic = false;              // direct --device gpu: GravityOptions::deterministic
+  std::string collision_search = "grid";   // collisions: grid or tree
 };
 
 constexpr std::size_t kGpuDefaultN = 1048576;

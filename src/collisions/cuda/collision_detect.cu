@@ -1,7 +1,8 @@
 // The GPU collision engine's detection (see collision_engine.cuh for the design): the
-// bodies' extent, the hierarchical grid's keys radix-sorted with cub, the candidate pairs
-// (within the skin of touching) found by binary search on the sorted keys, and their
-// per-body partner lists (CSR, partners ascending).
+// bodies' extent, the hierarchical grid's keys (or the tree's Morton keys,
+// collision_tree_detect.cu) radix-sorted with cub, the candidate pairs (within the skin of
+// touching) found by binary search on the sorted keys, and their per-body partner lists
+// (CSR, partners ascending): the same lists, whichever search found the pairs.
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -101,39 +102,6 @@ __global__ void make_keys(BodyArrays b, unsigned n, Grid* grid, unsigned long lo
   atomicOr(&grid->level_mask, 1u << l);
 }
 
-__device__ __forceinline__ unsigned lower_bound(const unsigned long long* keys, unsigned n,
-                                                unsigned long long k) {
-  unsigned lo = 0, hi = n;
-  while (lo < hi) {
-    const unsigned mid = lo + (hi - lo) / 2;
-    if (keys[mid] < k) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
-/// Sets kContactFlag in the bin byte of body i (bytes of one word may be flagged by
-/// other threads at the same time: an atomic OR on the word).
-__device__ inline void flag_contact(std::uint8_t* bin, unsigned i) {
-  const auto address = reinterpret_cast<std::uintptr_t>(bin + i);
-  auto* word = reinterpret_cast<unsigned*>(address & ~std::uintptr_t(3));
-  atomicOr(word, unsigned(kContactFlag) << (8 * (address & 3)));
-}
-
-/// The gate of hierarchical steps (nbody::ContactGate, as the CPU handler's apply_gate):
-/// marks i and j when they overlap; whether both are in the ready bin.
-__device__ inline bool through_gate(const BodyArrays& b, unsigned i, unsigned j) {
-  const CollisionBody<double> bi = load(b, i), bj = load(b, j);
-  if (within_reach(bi, bj, 1.0) && resolvable_overlap(contact_between(bi, bj), bi, bj)) {
-    flag_contact(b.bin, i);
-    flag_contact(b.bin, j);
-  }
-  return bin_of(b.bin[i]) == b.ready_bin && bin_of(b.bin[j]) == b.ready_bin;
-}
-
 /// Candidate pairs: each body scans the cells around it on its level and every coarser
 /// one present; a pair on one level is taken from its earlier body in sorted order.
 /// kGated: through the gate of block steps (a separate instance, so that the plain search
@@ -221,10 +189,15 @@ std::size_t CollisionEngine::detect(const BodyArrays& b, std::size_t n, double s
   scratch(bytes);
   NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), bytes, input, extent, items,
                                              MergeExtent{}, empty, stream));
-  setup_grid<<<1, 1, 0, stream>>>(extent, options_.dim, skin, grid);
-  NBODY_CUDA_CHECK_LAUNCH("collisions setup_grid");
-  make_keys<<<blocks_for(n), kThreads, 0, stream>>>(b, un, grid, keys_.data(), index_.data());
-  NBODY_CUDA_CHECK_LAUNCH("collisions make_keys");
+  const bool tree = options_.search == CollisionSearch::Tree;
+  if (tree) {
+    tree_keys(b, n, extent, stream);  // seed 001's quadtree/octree (collision_tree_detect.cu)
+  } else {
+    setup_grid<<<1, 1, 0, stream>>>(extent, options_.dim, skin, grid);
+    NBODY_CUDA_CHECK_LAUNCH("collisions setup_grid");
+    make_keys<<<blocks_for(n), kThreads, 0, stream>>>(b, un, grid, keys_.data(), index_.data());
+    NBODY_CUDA_CHECK_LAUNCH("collisions make_keys");
+  }
   bytes = 0;
   NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_.data(),
                                                    keys_sorted_.data(), index_.data(),
@@ -234,6 +207,8 @@ std::size_t CollisionEngine::detect(const BodyArrays& b, std::size_t n, double s
                                                    keys_sorted_.data(), index_.data(),
                                                    index_sorted_.data(), items, 0, 64, stream));
 
+  if (tree) tree_levels(b, n, skin, stream);
+
   // Pairs: emitted with an atomic cursor into room for an estimate, again with the exact
   // room when it overflowed; their order is fixed afterwards by the sort.
   std::size_t capacity = std::max<std::size_t>(pair_capacity_, 4 * n + 1024);
@@ -242,11 +217,16 @@ std::size_t CollisionEngine::detect(const BodyArrays& b, std::size_t n, double s
     pair_capacity_ = std::max(pair_capacity_, capacity);
     NBODY_CUDA_CHECK(
         cudaMemsetAsync(stats_.data() + kPairs, 0, sizeof(unsigned long long), stream));
-    auto* emit = b.ready_bin >= 0 ? emit_pairs<true> : emit_pairs<false>;
-    emit<<<blocks_for(n), kThreads, 0, stream>>>(
-        b, un, grid, keys_sorted_.data(), index_sorted_.data(), skin, pairs_.data(),
-        unsigned(std::min<std::size_t>(capacity, UINT32_MAX)), stats_.data() + kPairs);
-    NBODY_CUDA_CHECK_LAUNCH("collisions emit_pairs");
+    const auto room = unsigned(std::min<std::size_t>(capacity, UINT32_MAX));
+    if (tree) {
+      emit_tree_pairs(b, n, skin, room, stream);
+    } else {
+      auto* emit = b.ready_bin >= 0 ? emit_pairs<true> : emit_pairs<false>;
+      emit<<<blocks_for(n), kThreads, 0, stream>>>(b, un, grid, keys_sorted_.data(),
+                                                   index_sorted_.data(), skin, pairs_.data(), room,
+                                                   stats_.data() + kPairs);
+      NBODY_CUDA_CHECK_LAUNCH("collisions emit_pairs");
+    }
     NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kPairs, stats_.data() + kPairs,
                                      sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));

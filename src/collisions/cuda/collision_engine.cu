@@ -3,6 +3,8 @@
 #include <cuda_runtime.h>
 #include <cub/device/device_reduce.cuh>
 
+#include <algorithm>
+
 #include "collisions/cuda/collision_engine.cuh"
 #include "collisions/cuda/collision_engine_shared.cuh"
 #include "core/cuda/cuda_check.cuh"
@@ -12,7 +14,7 @@ namespace nbody::cuda_collisions {
 CollisionEngine::CollisionEngine(const CollisionOptions& options) : options_(options) {
   validate(options_);
   bounds_.reserve(sizeof(Extent) / sizeof(double) + 1, "collision bounds");
-  grid_.reserve(sizeof(Grid) / sizeof(double) + 1, "collision grid");
+  grid_.reserve(std::max(sizeof(Grid), sizeof(TreeFrame)) / sizeof(double) + 1, "collision grid");
   stats_.reserve(kStats, "collision statistics");
   NBODY_CUDA_CHECK(
       cudaMallocHost(reinterpret_cast<void**>(&host_), kStats * sizeof(unsigned long long)));

@@ -3,7 +3,9 @@
 // (physics/collision_response.hpp), on float64 SoA arrays in device memory, for the
 // resident stepper (simulation/cuda) and the per-call GPU handler.
 //
-// Detection: a hierarchical grid built by sorting. Level l has cells of h0 2^l; a body sits
+// Detection (CollisionOptions::search): a hierarchical grid built by sorting, or seed 001's
+// quadtree/octree over Morton-sorted bodies (collision_tree_detect.cu; the same pairs).
+// The grid: level l has cells of h0 2^l; a body sits
 // on the first level whose cells are at least its diameter, so two bodies that can touch
 // are in the same or adjacent cells of the coarser one's level: each body scans the 27 (9 in
 // 2D) cells around it on its own level and on every coarser level present. Keys (level,
@@ -35,6 +37,7 @@
 namespace nbody::cuda_collisions {
 
 using gpu::DeviceBuffer;
+struct Extent;
 
 /// The bodies as the engine sees them (device pointers, n entries each). Accelerations and
 /// the time-step bins of hierarchical steps are compacted along when bodies merge (may be
@@ -76,6 +79,12 @@ class CollisionEngine {
   void sum_terms(std::size_t n, Sum k, cudaStream_t stream);
   /// Fills the CSR partner lists of the n bodies; returns the number of pairs.
   std::size_t detect(const BodyArrays& b, std::size_t n, double skin, cudaStream_t stream);
+  /// The tree search (collision_tree_detect.cu): Morton keys of the bodies into keys_ and
+  /// index_ (sorted by detect()), each sorted body's search level, and its pairs.
+  void tree_keys(const BodyArrays& b, std::size_t n, const Extent* extent, cudaStream_t stream);
+  void tree_levels(const BodyArrays& b, std::size_t n, double skin, cudaStream_t stream);
+  void emit_tree_pairs(const BodyArrays& b, std::size_t n, double skin, unsigned capacity,
+                       cudaStream_t stream);
   /// Removes the bodies alive_ marks dead (stable); returns how many are left.
   std::size_t compact(BodyArrays b, std::size_t n, cudaStream_t stream);
   void scratch(std::size_t bytes);
@@ -84,6 +93,7 @@ class CollisionEngine {
   DeviceBuffer<double> bounds_;  // lo x y z, hi x y z, r min > 0, r max
   DeviceBuffer<double> grid_;    // lo x y z, h0, levels
   DeviceBuffer<unsigned long long> keys_, keys_sorted_;
+  DeviceBuffer<unsigned char> tree_shift_;  // tree search: each sorted body's level
   DeviceBuffer<unsigned> index_, index_sorted_;
   DeviceBuffer<unsigned long long> pairs_, directed_, directed_sorted_;
   std::size_t pair_capacity_ = 0;

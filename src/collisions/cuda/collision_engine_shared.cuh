@@ -9,6 +9,7 @@
 #include "collisions/cuda/collision_engine.cuh"
 #include "core/cuda/launch.cuh"
 #include "nbody/physics/collision_response.hpp"
+#include "nbody/physics/timestep.hpp"
 
 namespace nbody::cuda_collisions {
 
@@ -39,6 +40,48 @@ struct Grid {
   int levels;
   int dim;
   unsigned level_mask;  // levels that hold bodies
+};
+
+/// First of keys[0, n) that is >= k.
+__device__ __forceinline__ unsigned lower_bound(const unsigned long long* keys, unsigned n,
+                                                unsigned long long k) {
+  unsigned lo = 0, hi = n;
+  while (lo < hi) {
+    const unsigned mid = lo + (hi - lo) / 2;
+    if (keys[mid] < k) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// Sets kContactFlag in the bin byte of body i (bytes of one word may be flagged by
+/// other threads at the same time: an atomic OR on the word).
+__device__ inline void flag_contact(std::uint8_t* bin, unsigned i) {
+  const auto address = reinterpret_cast<std::uintptr_t>(bin + i);
+  auto* word = reinterpret_cast<unsigned*>(address & ~std::uintptr_t(3));
+  atomicOr(word, unsigned(kContactFlag) << (8 * (address & 3)));
+}
+
+/// The gate of hierarchical steps (nbody::ContactGate, as the CPU handler's apply_gate):
+/// marks i and j when they overlap; whether both are in the ready bin.
+__device__ inline bool through_gate(const BodyArrays& b, unsigned i, unsigned j) {
+  const CollisionBody<double> bi = load(b, i), bj = load(b, j);
+  if (within_reach(bi, bj, 1.0) && resolvable_overlap(contact_between(bi, bj), bi, bj)) {
+    flag_contact(b.bin, i);
+    flag_contact(b.bin, j);
+  }
+  return bin_of(b.bin[i]) == b.ready_bin && bin_of(b.bin[j]) == b.ready_bin;
+}
+
+/// The tree search's frame (collision_tree_detect.cu): the root cell's corner, the finest
+/// cell width, bits per axis.
+struct TreeFrame {
+  double lo[3];
+  double h, inv_h;
+  int bits, dim;
 };
 
 }  // namespace nbody::cuda_collisions

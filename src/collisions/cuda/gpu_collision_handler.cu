@@ -86,7 +86,7 @@ class GpuCollisionHandler final : public CollisionHandler {
   GpuCollisionHandler& operator=(const GpuCollisionHandler&) = delete;
 
   [[nodiscard]] std::string name() const override {
-    return fmt::format("{}-grid-gpu", to_string(options_.model));
+    return fmt::format("{}-{}-gpu", to_string(options_.model), to_string(options_.search));
   }
 
   CollisionStats resolve(ParticleSystem& ps, const ContactGate& gate) override {
@@ -142,9 +142,11 @@ std::unique_ptr<CollisionHandler> make_gpu_collision_handler(const CollisionOpti
   return std::make_unique<GpuCollisionHandler>(options);
 }
 
-std::vector<IndexPair> find_contact_pairs_gpu(const ParticleSystem& ps, double skin) {
+std::vector<IndexPair> find_contact_pairs_gpu(const ParticleSystem& ps, double skin,
+                                              CollisionSearch search) {
   CollisionOptions o;
   o.model = CollisionModel::Bounce;
+  o.search = search;
   o.dim = ps.dim;
   cudaStream_t stream = make_stream();
   std::vector<IndexPair> pairs;
