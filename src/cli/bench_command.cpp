@@ -270,6 +270,7 @@ void add_bench_command(CLI::App& app) {
         {"collisions", collisions_suite},
         {"speedup", speedup_suite},
         {"seeds", seeds_suite},
+        {"seeds-collisions", seeds_collisions_suite},
         {"timestep", [steps](const BenchArgs& a) { return timestep_suite(a, *steps, stderr); }}};
     if (args->suite == "timestep") {
       if (gravity->count() == 0) args->gravity = "tree";

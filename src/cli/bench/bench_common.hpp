@@ -91,5 +91,7 @@ SuiteResult collisions_suite(const BenchArgs& a);
 SuiteResult speedup_suite(const BenchArgs& a);
 /// The seed documents' tree experiments (report_seed_suites.cpp).
 SuiteResult seeds_suite(const BenchArgs& a);
+/// The grid against seed 001's tree collision search (bench_collisions.cpp).
+SuiteResult seeds_collisions_suite(const BenchArgs& a);
 
 }  // namespace nbody::cli::bench
