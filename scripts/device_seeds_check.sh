@@ -25,7 +25,7 @@ nbody=./build/cuda/src/nbody
 echo "== GPU tests (insertion, input-order walk, GPU tree, collisions)"
 filter='GpuTreeInsertion.*:GpuTreeContactSearch.*:GpuCollisions.*:*GpuTree.*:*GpuOpeningCriteria.*'
 filter+=':GpuActiveForces.*:GpuBlockSteps.*:GpuDeterministic.*:GpuTreeOptions.*:*TreePotentials.*'
-timeout 240 "$tests" --gtest_filter="$filter" >"$out/gpu_tests.log" 2>&1
+timeout 150 "$tests" --gtest_filter="$filter" >"$out/gpu_tests.log" 2>&1
 tests_rc=$?
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED  \]|tests ran" "$out/gpu_tests.log" | tail -15
 echo "tests: $(since)"
@@ -33,7 +33,7 @@ echo "tests: $(since)"
 echo "== compute-sanitizer on an insertion build (N = 5000 Plummer)"
 sanitizer=""
 for tool in racecheck memcheck; do
-  timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$tests" \
+  timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "$tests" \
     --gtest_filter='GpuTreeInsertion.StagesAreNamedAsTheSeeds' >"$out/sanitizer_$tool.log" 2>&1
   rc=$?
   summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer_$tool.log" | tr '\n' ' ')
@@ -65,7 +65,7 @@ done
 echo "sweep: $(since)"
 
 echo "== nbody bench seeds --device all"
-timeout 200 "$nbody" bench seeds --device all -o "$out/seeds" >"$out/seeds.txt" 2>&1
+timeout 150 "$nbody" bench seeds --device all -o "$out/seeds" >"$out/seeds.txt" 2>&1
 seeds_rc=$?
 echo "seeds: rc $seeds_rc, $(since)"
 
