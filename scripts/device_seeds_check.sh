@@ -45,7 +45,7 @@ echo "sanitizer: $(since)"
 echo "== $builds randomized insertion builds against Morton, $batch per process"
 run_builds=0 hangs=0 mismatches=0 failures=0
 for ((first = 0; first < builds; first += batch)); do
-  NBODY_INSERTION_SWEEP="$first,$batch,$builds" timeout 100 "$tests" \
+  NBODY_INSERTION_SWEEP="$first,$batch,$builds" timeout 60 "$tests" \
     --gtest_filter='GpuTreeInsertion.DeviceSweep' >"$out/sweep_$first.log" 2>&1
   rc=$?
   line=$(grep -E "^\[ sweep \]" "$out/sweep_$first.log" | tail -1)
