@@ -54,8 +54,8 @@ for ((first = 0; first < builds; first += batch)); do
     failures=$((failures + 1))
     echo "builds $first..: no result (rc $rc)"; tail -5 "$out/sweep_$first.log"
   else
-    run_builds=$((run_builds + $(awk '{print $4}' <<<"$line")))
-    mismatches=$((mismatches + $(awk '{print $6}' <<<"$line")))
+    run_builds=$((run_builds + $(awk '{print $5}' <<<"$line")))
+    mismatches=$((mismatches + $(awk '{print $7}' <<<"$line")))
   fi
   grep -E "mismatch \]" "$out/sweep_$first.log" | head -5
 done

@@ -233,8 +233,14 @@ TEST(GpuTreeInsertion, InputOrderWalkAgreesWithTheTreeOrder) {
       std::printf("[ measured ] %dD %s: error tree order %.3e, input order %.3e\n", dim,
                   build == TreeBuild::Morton ? "morton" : "insertion", tree_error, input_error);
       EXPECT_GT(tree_error, 0.0);  // theta 0.5 is not the direct sum
-      EXPECT_LE(tree_error, 1e-2);
-      EXPECT_LE(input_error, 1.5 * tree_error);
+      EXPECT_LE(tree_error, dim == 3 ? 2e-3 : 2e-2);
+      // Scattered groups go to the walk's body-by-body pass, where each body opens cells by
+      // its own distance (the seeds' per-body criterion); a tree-order group opens them by
+      // the distance from its box, a stricter test. So the unsorted walk is the less accurate
+      // one, at the level of a per-body walk at theta 0.5 (measured on an H100: 3.4x the sorted
+      // walk's error in 3D, 1.5x in 2D).
+      EXPECT_LE(input_error, 5 * tree_error);
+      EXPECT_LE(input_error, dim == 3 ? 5e-3 : 3e-2);
       EXPECT_EQ(input.groups(), (20000u + cuda_tree::kMaxGroup - 1) / cuda_tree::kMaxGroup);
     }
   }

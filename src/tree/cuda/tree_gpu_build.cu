@@ -102,7 +102,11 @@ template <class Real>
 __global__ void build_level(TreeView<Real> t, int level) {
   constexpr unsigned full = 0xffffffffu;
   const int dim = t.dim, bits = key_bits(dim);
-  const unsigned lb = t.level_start[level], le = t.level_start[level + 1];
+  // After a level ran out of cell slots, the slots reserved past the end hold stale links
+  // (body ranges of another build, or never set): nothing more is read until the host
+  // rebuilds with more room (the tickets below are still taken, which reset each level).
+  const bool out_of_room = *static_cast<volatile unsigned*>(&t.counter[1]) != 0;
+  const unsigned lb = t.level_start[level], le = out_of_room ? lb : t.level_start[level + 1];
   const unsigned children = 1u << dim, mask = children - 1;
   const int shift = dim * (bits - level - 1);
   const unsigned lane = threadIdx.x & 31u;

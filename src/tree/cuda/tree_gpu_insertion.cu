@@ -201,8 +201,14 @@ __global__ void init_layout(TreeView<Real> t, InsertTree s) {
 /// the cell arrays (one atomicAdd), their body ranges from the subtree counts.
 template <class Real>
 __global__ void layout_level(TreeView<Real> t, InsertTree s, int level) {
+  // Once a level has run out of cell slots, the slots reserved past the end were never
+  // written: their cell_node is stale (another build's node, or never set), and following
+  // it reads outside the pools (a fuzzed sweep of builds on the H100 hit exactly this). The
+  // host lays the tree out again with more room; until then nothing more is read (every
+  // block still takes its ticket below, which resets the level's count for that next pass).
+  const bool out_of_room = *static_cast<volatile unsigned*>(&t.counter[1]) != 0;
   const int dim = t.dim;
-  const unsigned lb = t.level_start[level], le = t.level_start[level + 1];
+  const unsigned lb = t.level_start[level], le = out_of_room ? lb : t.level_start[level + 1];
   const unsigned children = 1u << dim;
   for (unsigned c = lb + blockIdx.x * blockDim.x + threadIdx.x; c < le;
        c += gridDim.x * blockDim.x) {
