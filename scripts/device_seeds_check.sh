@@ -45,13 +45,15 @@ echo "sanitizer: $(since)"
 echo "== $builds randomized insertion builds against Morton, $batch per process"
 run_builds=0 hangs=0 mismatches=0 failures=0
 for ((first = 0; first < builds; first += batch)); do
-  NBODY_INSERTION_SWEEP="$first,$batch,$builds" timeout 60 "$tests" \
+  # the last batches hold the largest N (up to 10^7: seconds a build on the host's side)
+  NBODY_INSERTION_SWEEP="$first,$batch,$builds" timeout $((first + batch > 3 * builds / 4 ? 400 : 60)) "$tests" \
     --gtest_filter='GpuTreeInsertion.DeviceSweep' >"$out/sweep_$first.log" 2>&1
   rc=$?
   line=$(grep -E "^\[ sweep \]" "$out/sweep_$first.log" | tail -1)
   if [[ $rc -eq 124 || $rc -eq 137 ]]; then
     hangs=$((hangs + 1))
-    echo "builds $first..: TIMEOUT"
+    echo "builds $first..: TIMEOUT; the last builds it finished:"
+    grep -E "^\[ build \]" "$out/sweep_$first.log" | tail -3
   elif [[ -z $line ]]; then
     failures=$((failures + 1))
     echo "builds $first..: no result (rc $rc)"

@@ -84,6 +84,7 @@ Launched run(TreeForces<Real>& f, const std::vector<Vec4<double>>& in, double ep
   [&] {
     check(cudaMemcpy(out.data(), f.out(), n * sizeof(Vec4<Real>), cudaMemcpyDeviceToHost), "out");
   }();
+  r.acc.reserve(n);
   for (const auto& a : out) r.acc.push_back({double(a.x), double(a.y), double(a.z), double(a.w)});
   r.cells = f.cells();
   return r;
@@ -193,6 +194,10 @@ TEST(GpuTreeInsertion, DeviceSweep) {
         n <= 300000 ? shape(i.cells) == shape(m.cells) : i.cells.size() == m.cells.size();
     const double diff = relative_difference(i.acc, m.acc);
     ++done;
+    // One line a build, flushed: a batch stopped by its timeout shows how far it got, and
+    // whether the last build was slow (the host makes and compares up to 10^7 bodies) or hung.
+    std::printf("[ build ] %u: %s %dD N %zu, %zu cells\n", k, kKinds[k % 5], dim, n, m.cells.size());
+    std::fflush(stdout);
     if (!same_cells || !(diff <= 1e-5)) {
       ++mismatches;
       std::printf("[ mismatch ] build %u: %s %dD N %zu, cells %zu vs %zu, forces %.3e\n", k,

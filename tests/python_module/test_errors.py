@@ -30,6 +30,9 @@ def sim():
     ("restitution", 2.0, "restitution: must be between 0 and 1 (got 2)"),
     ("collision_iterations", 0, "collision_iterations: must be at least 1 (got 0)"),
     ("threads", -1, "threads: must be >= 0 (got -1)"),
+    ("tree_build", "octree", "tree_build: unknown tree build (available: morton, insertion) (got octree)"),
+    ("collision_search", "bvh",
+     "collision_search: unknown collision search (available: grid, tree) (got bvh)"),
 ])
 def test_bad_option_values_raise_value_errors_naming_the_option(sim, option, value, message):
     before = sim.options

@@ -82,6 +82,40 @@ def test_tree_opening_criteria():
         assert np.median(errors) < 1e-2
 
 
+def test_the_seeds_tree_build_gives_the_same_tree_and_forces():
+    morton = nbody.generate("plummer", n=3000, seed=7, softening=0.01, gravity="tree")
+    insertion = morton.copy()
+    insertion.tree_build = "insertion"
+    assert insertion.options["tree_build"] == "insertion"
+    assert insertion.solver.endswith("insertion")
+    # the same cells and tree order (tree_insertion_build.cpp): the same bits
+    np.testing.assert_array_equal(insertion.accelerations(), morton.accelerations())
+    morton.step(5)
+    insertion.step(5)
+    np.testing.assert_array_equal(insertion.positions, morton.positions)
+
+
+def test_the_seeds_collision_search_finds_the_grids_contacts():
+    # isolated overlapping pairs of several sizes (in a body of several contacts at once the
+    # CPU's passes take the pairs in each search's own order, and may end elsewhere)
+    grid = nbody.Simulation(G=0.0, collisions="merge", dt=1e-3)
+    rng = np.random.default_rng(4)
+    for k in range(60):
+        r = 0.02 * 10 ** rng.uniform(0, 1)
+        cx, cy, cz = (k % 4) * 2.0, (k // 4 % 4) * 2.0, (k // 16) * 2.0
+        grid.add(m=1.0, x=cx, y=cy, z=cz, r=r)
+        if k % 3:  # two of three touch a partner
+            grid.add(m=0.5, x=cx + 1.2 * r, y=cy, z=cz, r=0.5 * r)
+    tree = grid.copy()
+    tree.collision_search = "tree"
+    assert tree.options["collision_search"] == "tree"
+    grid.step(1)
+    tree.step(1)
+    assert len(grid) == 60  # every touching pair merged, nothing else
+    np.testing.assert_array_equal(tree.ids, grid.ids)
+    np.testing.assert_allclose(tree.positions, grid.positions, rtol=0, atol=1e-14)
+
+
 def test_direct_sum_conserves_momentum_to_round_off():
     sim = nbody.generate("uniform-cube", n=300, seed=5, velocity=0.2, softening=0.05, dt=1e-3)
     p0 = sim.momentum()
