@@ -196,7 +196,8 @@ TEST(GpuTreeInsertion, DeviceSweep) {
     ++done;
     // One line a build, flushed: a batch stopped by its timeout shows how far it got, and
     // whether the last build was slow (the host makes and compares up to 10^7 bodies) or hung.
-    std::printf("[ build ] %u: %s %dD N %zu, %zu cells\n", k, kKinds[k % 5], dim, n, m.cells.size());
+    std::printf("[ build ] %u: %s %dD N %zu, %zu cells\n", k, kKinds[k % 5], dim, n,
+                m.cells.size());
     std::fflush(stdout);
     if (!same_cells || !(diff <= 1e-5)) {
       ++mismatches;
