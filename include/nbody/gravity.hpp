@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "nbody/particles.hpp"
@@ -115,6 +116,10 @@ struct SolverStats {
   double interactions_per_body = 0;  // pair + cell interactions, averaged over bodies
   double build_seconds = 0;          // tree solvers: bounding box + build + summarise
   double walk_seconds = 0;           // tree solvers: the force walk; GPU solvers: kernel time
+  /// build_seconds split, where the build times its parts (the CPU insertion build, named
+  /// as the GPU's stages: build = cube, keys and insertion; sort = the layout; summarise =
+  /// moments and groups); empty: build_seconds is one stage.
+  std::vector<std::pair<std::string, double>> build_stages;
 };
 
 /// Share `part` of `parts` of n items, as contiguous and equal as can be: [first, last).

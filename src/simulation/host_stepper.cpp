@@ -258,7 +258,8 @@ class HostStepper final : public Stepper {
   void add_stage_times() {
     if (options_.gravity.algorithm != GravityAlgorithm::Tree || options_.gravity.G == 0) return;
     const SolverStats st = gravity_->stats();
-    times_.stages.add("build", st.build_seconds);
+    if (st.build_stages.empty()) times_.stages.add("build", st.build_seconds);
+    for (const auto& [stage, seconds] : st.build_stages) times_.stages.add(stage, seconds);
     times_.stages.add("walk", st.walk_seconds);
   }
 

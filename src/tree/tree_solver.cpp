@@ -184,6 +184,14 @@ class TreeSolver final : public GravitySolver {
     for (std::size_t k = 0; k < a_old_tree_.size(); ++k) a_old_tree_[k] = a_old_[tree_.order[k]];
     tree::make_groups(tree_, kMaxGroup, groups_);
     stats_.build_seconds = seconds_since(t0);
+    stats_.build_stages.clear();
+    if (options_.tree_build == TreeBuild::Insertion) {
+      const tree::InsertionTimes& it = scratch_.insertion_times;
+      stats_.build_stages = {
+          {"build", it.prepare + it.insert},
+          {"sort", it.layout},
+          {"summarise", stats_.build_seconds - it.prepare - it.insert - it.layout}};
+    }
   }
 
   /// The relative criterion needs every body's acceleration of the last evaluation: those
