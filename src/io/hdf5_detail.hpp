@@ -40,6 +40,10 @@ void check_memory(const std::string& what, std::uint64_t count, std::uint64_t by
 void check_header(hid_t file, const std::string& path, haddr_t address, const std::string& what,
                   const Group& group);
 
+/// Before H5Fopen: a version-0 or -1 superblock's driver information block lies inside the
+/// file (libhdf5 1.10 allocates what it claims first). Throws nbody::Error naming the file.
+void check_superblock_bytes(const std::string& path);
+
 /// Checks the superblock's status flags (version 0 and 1 superblocks carry no checksum).
 void check_superblock(hid_t file, const std::string& path, const Group& group);
 

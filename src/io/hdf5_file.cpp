@@ -270,6 +270,7 @@ File File::open(const std::filesystem::path& path) {
                               errno != 0 ? std::strerror(errno) : "is it a directory?"));
     }
   }
+  check_superblock_bytes(name);
   Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, file_access().get()), H5Fclose);
   if (!file.valid()) throw Error(fmt::format("{}: not a readable HDF5 file {}", name, kCorrupt));
   return File(std::move(file), name, name);
