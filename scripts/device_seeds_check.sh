@@ -2,8 +2,8 @@
 # Issue 34 on the GPU machine in one call (device time is scarce): builds the cuda preset,
 # runs the GPU tests of what the issue touched (the insertion build, the input-order walk, the
 # GPU tree, the tree collision search and the collision engine), compute-sanitizer racecheck
-# and memcheck on an insertion build, the randomized insertion builds of
-# scripts/device_insertion_check.sh (BUILDS, default 1000, each batch under a timeout), then
+# and memcheck on an insertion build, the randomized insertion builds against Morton's of
+# GpuTreeInsertion.DeviceSweep (BUILDS, default 1000, each batch under a timeout), then
 # `nbody bench seeds --device all` (and its seeds-collisions part) into $OUT/seeds.
 # A short table last.
 #   scripts/device_seeds_check.sh

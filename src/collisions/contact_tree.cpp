@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "collisions/parallel.hpp"
+#include "core/morton.hpp"
 #include "core/radix_sort.hpp"
 #include "nbody/error.hpp"
 
@@ -25,24 +26,6 @@ constexpr std::size_t kScanBodies = 16;
 constexpr std::size_t kParallelSearchMin = 10000;
 // Bodies per work item: fixed, so the pair order never depends on the thread count.
 constexpr std::size_t kChunkBodies = 1024;
-
-/// Bits of v spread to every dim-th bit (v < 2^21 in 3D, < 2^31 in 2D; the usual masks).
-std::uint64_t spread(std::uint64_t v, int dim) {
-  if (dim == 2) {
-    v &= 0xffffffffu;
-    v = (v | v << 16) & 0x0000ffff0000ffffull;
-    v = (v | v << 8) & 0x00ff00ff00ff00ffull;
-    v = (v | v << 4) & 0x0f0f0f0f0f0f0f0full;
-    v = (v | v << 2) & 0x3333333333333333ull;
-    return (v | v << 1) & 0x5555555555555555ull;
-  }
-  v &= 0x1fffff;
-  v = (v | v << 32) & 0x1f00000000ffffull;
-  v = (v | v << 16) & 0x1f0000ff0000ffull;
-  v = (v | v << 8) & 0x100f00f00f00f00full;
-  v = (v | v << 4) & 0x10c30c30c30c30c3ull;
-  return (v | v << 2) & 0x1249249249249249ull;
-}
 
 std::uint64_t morton(const std::uint64_t* c, int dim) {
   std::uint64_t k = 0;

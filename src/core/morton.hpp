@@ -1,7 +1,8 @@
 #pragma once
 // Bit spreading for Morton keys, host and device: the CPU tree (tree_build.cpp) and the GPU
 // tree (tree/cuda/tree_gpu_build.cu) interleave coordinates the same way (x bit 0, y bit 1,
-// z bit 2 of each digit).
+// z bit 2 of each digit); the tree collision search (collisions/contact_tree.cpp and its
+// GPU twin) spreads with the same functions, axis 0 the most significant.
 #include <cstdint>
 
 #include "nbody/host_device.hpp"
@@ -28,6 +29,11 @@ NBODY_HD std::uint64_t spread2(std::uint64_t v) {
   v = (v | v << 2) & 0x3333333333333333ULL;
   v = (v | v << 1) & 0x5555555555555555ULL;
   return v;
+}
+
+/// spread2 in 2D, spread3 in 3D.
+NBODY_HD std::uint64_t spread(std::uint64_t v, int dim) {
+  return dim == 2 ? spread2(v) : spread3(v);
 }
 
 }  // namespace nbody

@@ -165,7 +165,7 @@ TEST(GpuTreeInsertion, RandomizedBuildsGiveTheMortonCells) {
   EXPECT_EQ(mismatches, 0);
 }
 
-// The device sweep of scripts/device_insertion_check.sh (skipped unless
+// The device sweep of scripts/device_seeds_check.sh (skipped unless
 // NBODY_INSERTION_SWEEP="first,count,total" is set): builds first .. first + count - 1 of
 // `total`, build k of N = 10^(7 (k / (total - 1))^2) bodies (1 to 10^7, most of them small),
 // kind and dimension in turn; cells compared up to 3 10^5 bodies, cell count and forces beyond.

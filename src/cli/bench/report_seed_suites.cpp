@@ -38,16 +38,7 @@ std::vector<std::size_t> seed_sizes(const BenchArgs& a, const std::string& devic
 std::vector<std::pair<std::string, double>> stage_ms(const ParticleSystem& ps,
                                                      const GravityOptions& g, double per_config) {
   Simulation sim(ps, g, IntegratorOptions{});
-  sim.step(kDt);
-  sim.times() = PhaseTimes{};
-  sim.gravity_stages() = PhaseTimes{};
-  const auto start = Clock::now();
-  std::uint64_t steps = 0;
-  while (steps < 3 ||
-         (std::chrono::duration<double>(Clock::now() - start).count() < per_config && steps < 50)) {
-    sim.step(kDt);
-    ++steps;
-  }
+  const std::uint64_t steps = timed_steps(sim, per_config, 50);
   std::vector<std::pair<std::string, double>> out;
   double staged = 0;
   for (const auto& [stage, seconds] : sim.gravity_stages().entries()) {

@@ -28,17 +28,7 @@ SuiteResult phases_suite(const BenchArgs& a) {
       // O(N^2) on the host: seconds per step
       if (algorithm == GravityAlgorithm::Direct && d == "cpu" && n > 50000) continue;
       Simulation sim(ps, solver_options(a, d, algorithm), IntegratorOptions{}, c);
-      sim.step(kDt);
-      sim.times() = PhaseTimes{};
-      sim.gravity_stages() = PhaseTimes{};
-      const auto start = Clock::now();
-      std::uint64_t steps = 0;
-      while (steps < 3 ||
-             (std::chrono::duration<double>(Clock::now() - start).count() < b.per_config &&
-              steps < 100)) {
-        sim.step(kDt);
-        ++steps;
-      }
+      const std::uint64_t steps = timed_steps(sim, b.per_config, 100);
       const std::string config = fmt::format("{} {}", d, to_string(algorithm));
       const PhaseTimes& t = sim.times();
       const double step =

@@ -81,6 +81,23 @@ inline double step_seconds(const ParticleSystem& ps, const GravityOptions& g, do
   return step_seconds(sim, per_config);
 }
 
+/// After one warm-up step, steps with the stage timers cleared: at least 3, then while
+/// `per_config` seconds last, at most `most`; returns the steps taken (sim.times() and
+/// sim.gravity_stages() hold their sums).
+inline std::uint64_t timed_steps(Simulation& sim, double per_config, std::uint64_t most) {
+  sim.step(kDt);
+  sim.times() = PhaseTimes{};
+  sim.gravity_stages() = PhaseTimes{};
+  const auto start = Clock::now();
+  std::uint64_t steps = 0;
+  while (steps < 3 || (std::chrono::duration<double>(Clock::now() - start).count() < per_config &&
+                       steps < most)) {
+    sim.step(kDt);
+    ++steps;
+  }
+  return steps;
+}
+
 /// A solver measured against N: skips N once the step time predicted from the last
 /// measured size (cost ~ N^exponent) passes the cap.
 struct Series {

@@ -14,6 +14,7 @@
 #include "collisions/cuda/collision_engine.cuh"
 #include "collisions/cuda/collision_engine_shared.cuh"
 #include "core/cuda/cuda_check.cuh"
+#include "core/morton.hpp"
 
 namespace nbody::cuda_collisions {
 namespace {
@@ -27,24 +28,6 @@ constexpr int kStack = 7 * 21 + 8;
 
 __host__ __device__ inline int bits_for(int dim) {
   return dim == 2 ? 31 : 21;
-}
-
-/// Bits of v spread to every dim-th bit (the CPU's masks, contact_tree.cpp).
-__device__ inline unsigned long long spread(unsigned long long v, int dim) {
-  if (dim == 2) {
-    v &= 0xffffffffull;
-    v = (v | v << 16) & 0x0000ffff0000ffffull;
-    v = (v | v << 8) & 0x00ff00ff00ff00ffull;
-    v = (v | v << 4) & 0x0f0f0f0f0f0f0f0full;
-    v = (v | v << 2) & 0x3333333333333333ull;
-    return (v | v << 1) & 0x5555555555555555ull;
-  }
-  v &= 0x1fffffull;
-  v = (v | v << 32) & 0x1f00000000ffffull;
-  v = (v | v << 16) & 0x1f0000ff0000ffull;
-  v = (v | v << 8) & 0x100f00f00f00f00full;
-  v = (v | v << 4) & 0x10c30c30c30c30c3ull;
-  return (v | v << 2) & 0x1249249249249249ull;
 }
 
 __device__ inline unsigned long long compact(unsigned long long k, int dim) {

@@ -29,12 +29,14 @@
 // same bits.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/cuda/cuda_check.cuh"
 #include "core/cuda/device_buffer.cuh"
 #include "core/cuda/vec4.cuh"
 #include "gravity/cuda/device_forces.cuh"
@@ -173,6 +175,26 @@ struct InsertTree {
 inline constexpr int kSlotEmpty = -1;
 inline constexpr int kSlotLocked = -2;
 
+/// The end of a level's kernel (the Morton build's build_level, the insertion build's
+/// layout_level), called by every thread: the last block to finish records where the next
+/// level's cells end (what the level appended, capped at the capacity) and resets the
+/// level's ticket for the next build. No block waits on another.
+#if defined(__CUDACC__)  // the GPU tests include this header from plain C++
+template <class Real>
+__device__ inline void finish_level(const TreeView<Real>& t, int level) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    const unsigned ticket = atomicAdd(&t.level_done[level], 1u);
+    if (ticket == gridDim.x - 1) {
+      const unsigned used = atomicAdd(&t.counter[0], 0u);
+      t.level_start[level + 2] = used < t.capacity ? used : t.capacity;
+      t.level_done[level] = 0;
+    }
+  }
+}
+#endif
+
 // Stages (tree_gpu_build.cu, tree_gpu_walk.cu). Each launches on `stream` and checks.
 template <class Real>
 void launch_keys(const TreeView<Real>& t, cudaStream_t stream);
@@ -299,6 +321,20 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
 
  private:
   void reserve_cells(std::size_t cells);
+  /// Runs `write_cells` (a build's stage that appends cells: the Morton split, the insertion
+  /// build's layout), and again with twice the room while it runs out of cell slots (the
+  /// overflow flag, counter[1]); returns the cells used.
+  template <class WriteCells>
+  unsigned until_cells_fit(const WriteCells& write_cells, cudaStream_t stream) {
+    for (;;) {
+      write_cells();
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 2 * sizeof(unsigned),
+                                       cudaMemcpyDeviceToHost, stream));
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      if ((host_counters_[1] & 1u) == 0) return host_counters_[0];
+      reserve_cells(std::max<std::size_t>(2 * cell_capacity_, std::size_t(host_counters_[0]) + 64));
+    }
+  }
   /// The Morton build's sort and build stages (events 1 to 3); returns the cells used.
   unsigned build_morton(std::size_t n, cudaStream_t stream);
   /// The insertion build's stages (events 1 to 3): keys and insertion ("build"), layout and

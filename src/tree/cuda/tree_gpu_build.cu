@@ -144,17 +144,7 @@ __global__ void build_level(TreeView<Real> t, int level) {
       t.link[c].child_count = __popc(used_mask);
     }
   }
-  // The last block to finish records where the next level ends (no block waits).
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    const unsigned ticket = atomicAdd(&t.level_done[level], 1u);
-    if (ticket == gridDim.x - 1) {
-      const unsigned used = atomicAdd(&t.counter[0], 0u);
-      t.level_start[level + 2] = used < t.capacity ? used : t.capacity;
-      t.level_done[level] = 0;
-    }
-  }
+  finish_level(t, level);
 }
 
 /// b_max of a cell whose centre of mass (as stored) is (x, y, z): the largest distance from

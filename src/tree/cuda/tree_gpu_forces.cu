@@ -324,19 +324,7 @@ unsigned TreeForces<Real>::build_morton(std::size_t n, cudaStream_t stream) {
   NBODY_CUDA_CHECK(cudaEventRecord(events_[2], stream));
 
   // build, grown and redone while the cells overflow
-  unsigned cells = 0;
-  for (;;) {
-    launch_build(view(n), stream);
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 2 * sizeof(unsigned),
-                                     cudaMemcpyDeviceToHost, stream));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    if ((host_counters_[1] & 1u) == 0) {
-      cells = host_counters_[0];
-      break;
-    }
-    reserve_cells(std::max<std::size_t>(2 * cell_capacity_, std::size_t(host_counters_[0]) + 64));
-  }
-  return cells;
+  return until_cells_fit([&] { launch_build(view(n), stream); }, stream);
 }
 
 template <class Real>

@@ -109,18 +109,8 @@ unsigned TreeForces<Real>::build_insertion(std::size_t n, cudaStream_t stream) {
 
   // sort: the pointer tree laid out level by level (redone while the cells overflow), then
   // the bodies put in tree order
-  unsigned cells = 0;
-  for (;;) {
-    launch_layout(view(n), insert_view(), stream);
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counter_.data(), 2 * sizeof(unsigned),
-                                     cudaMemcpyDeviceToHost, stream));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    if ((host_counters_[1] & 1u) == 0) {
-      cells = host_counters_[0];
-      break;
-    }
-    reserve_cells(std::max<std::size_t>(2 * cell_capacity_, std::size_t(host_counters_[0]) + 64));
-  }
+  const unsigned cells =
+      until_cells_fit([&] { launch_layout(view(n), insert_view(), stream); }, stream);
   launch_place(view(n), insert_view(), stream);
   return cells;
 }

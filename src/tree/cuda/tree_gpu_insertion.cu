@@ -240,17 +240,7 @@ __global__ void layout_level(TreeView<Real> t, InsertTree s, int level) {
     t.link[c].first_child = int(base);
     t.link[c].child_count = int(used);
   }
-  // The last block to finish records where the next level ends (as build_level).
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    const unsigned ticket = atomicAdd(&t.level_done[level], 1u);
-    if (ticket == gridDim.x - 1) {
-      const unsigned used = atomicAdd(&t.counter[0], 0u);
-      t.level_start[level + 2] = used < t.capacity ? used : t.capacity;
-      t.level_done[level] = 0;
-    }
-  }
+  finish_level(t, level);
 }
 
 /// Each body's tree position: its leaf cell's first plus its rank there by (key, index), the
