@@ -89,6 +89,39 @@ class ThreadReducer final : public ForceReducer {
     copies().to_device(recv, all.data(), all.size(), stream);
   }
 
+  [[nodiscard]] std::vector<Bytes> exchange(const std::vector<Bytes>& send) override {
+    if (send.size() != std::size_t(parts()))
+      throw Error("ThreadReducer::exchange: one buffer per part expected");
+    // Staged as [size of buffer 0 .. P-1][buffer 0][buffer 1]...; each part takes its own.
+    Bytes staged(send.size() * sizeof(std::size_t));
+    for (std::size_t p = 0; p < send.size(); ++p) {
+      const std::size_t n = send[p].size();
+      std::memcpy(staged.data() + p * sizeof n, &n, sizeof n);
+      staged.insert(staged.end(), send[p].begin(), send[p].end());
+    }
+    std::vector<Bytes> received(send.size());
+    group_->exchange(part_, staged.data(), staged.size(),
+                     [&](const std::vector<std::vector<char>>& parts) {
+                       for (std::size_t from = 0; from < parts.size(); ++from) {
+                         std::size_t at = parts.size() * sizeof(std::size_t), n = 0;
+                         for (std::size_t p = 0; p <= std::size_t(part_); ++p) {
+                           std::memcpy(&n, parts[from].data() + p * sizeof n, sizeof n);
+                           if (p < std::size_t(part_)) at += n;
+                         }
+                         received[from].assign(parts[from].begin() + std::ptrdiff_t(at),
+                                               parts[from].begin() + std::ptrdiff_t(at + n));
+                       }
+                     });
+    return received;
+  }
+
+  [[nodiscard]] std::vector<Bytes> all_gather(const Bytes& bytes) override {
+    std::vector<Bytes> all;
+    group_->exchange(part_, bytes.data(), bytes.size(),
+                     [&](const std::vector<std::vector<char>>& parts) { all = parts; });
+    return all;
+  }
+
   [[nodiscard]] int max(int value) override {
     int out = value;
     group_->exchange(part_, &value, sizeof value, [&](const std::vector<std::vector<char>>& parts) {

@@ -6,6 +6,7 @@
 // build without MPI) is the case parts() == 1, with nothing to sum.
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 namespace nbody {
 
@@ -28,6 +29,17 @@ class ForceReducer {
   /// The largest of each process's value (e.g. "a signal arrived here"), so that every
   /// process takes the same decision at the same step.
   [[nodiscard]] virtual int max(int value) = 0;
+
+  // Point-to-point traffic of the domain decomposition (docs/distributed.md part 2): every
+  // rank owns its bodies, and what moves between ranks is bytes (bodies that migrate, the
+  // locally essential trees, the direct sum's travelling blocks). Collective: every process
+  // calls them, in the same order.
+  using Bytes = std::vector<char>;
+  /// send[p] (parts() entries) goes to process p; returns what every process sent to this
+  /// one, in process order (MPI_Alltoallv). Empty buffers cost no traffic.
+  [[nodiscard]] virtual std::vector<Bytes> exchange(const std::vector<Bytes>& send) = 0;
+  /// Every process's bytes, in process order (MPI_Allgatherv).
+  [[nodiscard]] virtual std::vector<Bytes> all_gather(const Bytes& bytes) = 0;
 };
 
 /// The processes of this run: MPI_COMM_WORLD when nbody was started by mpirun (and built

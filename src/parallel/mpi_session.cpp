@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -65,6 +66,42 @@ class MpiGroup final : public ForceReducer {
     return out;
   }
 
+  [[nodiscard]] std::vector<Bytes> exchange(const std::vector<Bytes>& send) override {
+    if (send.size() != std::size_t(size_))
+      throw Error(fmt::format("exchange: {} buffers for {} processes", send.size(), size_));
+    std::vector<long long> out_bytes(std::size_t(size_)), in_bytes(std::size_t(size_));
+    for (int p = 0; p < size_; ++p)
+      out_bytes[std::size_t(p)] = (long long)send[std::size_t(p)].size();
+    check(
+        MPI_Alltoall(out_bytes.data(), 1, MPI_LONG_LONG, in_bytes.data(), 1, MPI_LONG_LONG, comm_),
+        "MPI_Alltoall");
+    const auto out_counts = int_counts(out_bytes), in_counts = int_counts(in_bytes);
+    const auto out_at = offsets(out_counts), in_at = offsets(in_counts);
+    Bytes packed(std::size_t(out_at.back() + out_counts.back())),
+        received(std::size_t(in_at.back() + in_counts.back()));
+    for (int p = 0; p < size_; ++p)
+      std::copy(send[std::size_t(p)].begin(), send[std::size_t(p)].end(),
+                packed.begin() + out_at[std::size_t(p)]);
+    check(MPI_Alltoallv(packed.data(), out_counts.data(), out_at.data(), MPI_BYTE, received.data(),
+                        in_counts.data(), in_at.data(), MPI_BYTE, comm_),
+          "MPI_Alltoallv");
+    return split(received, in_counts, in_at);
+  }
+
+  [[nodiscard]] std::vector<Bytes> all_gather(const Bytes& bytes) override {
+    long long mine = (long long)bytes.size();
+    std::vector<long long> sizes(std::size_t(size_));
+    check(MPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm_),
+          "MPI_Allgather");
+    const auto counts = int_counts(sizes);
+    const auto at = offsets(counts);
+    Bytes received(std::size_t(at.back() + counts.back()));
+    check(MPI_Allgatherv(bytes.data(), int(mine), MPI_BYTE, received.data(), counts.data(),
+                         at.data(), MPI_BYTE, comm_),
+          "MPI_Allgatherv");
+    return split(received, counts, at);
+  }
+
  private:
   /// The NCCL group, made on first use (collective: every rank reaches it at one step).
   parallel::DeviceSum& device() {
@@ -92,6 +129,31 @@ class MpiGroup final : public ForceReducer {
       device_ = parallel::make_nccl_sum(rank_, size_, id);
     }
     return *device_;
+  }
+  /// MPI counts and displacements are int: a message or a total over 2 GiB is refused
+  /// (the decomposition's messages are a rank's share of the bodies, far below that).
+  static std::vector<int> int_counts(const std::vector<long long>& bytes) {
+    std::vector<int> counts;
+    long long total = 0;
+    for (const long long b : bytes) {
+      total += b;
+      if (total > INT_MAX)
+        throw Error(fmt::format("MPI: a point-to-point exchange of {} bytes (over 2 GiB)", total));
+      counts.push_back(int(b));
+    }
+    return counts;
+  }
+  static std::vector<int> offsets(const std::vector<int>& counts) {
+    std::vector<int> at(counts.size(), 0);
+    for (std::size_t p = 1; p < counts.size(); ++p) at[p] = at[p - 1] + counts[p - 1];
+    return at;
+  }
+  static std::vector<Bytes> split(const Bytes& all, const std::vector<int>& counts,
+                                  const std::vector<int>& at) {
+    std::vector<Bytes> out(counts.size());
+    for (std::size_t p = 0; p < counts.size(); ++p)
+      out[p].assign(all.begin() + at[p], all.begin() + at[p] + counts[p]);
+    return out;
   }
   static bool finalized() {
     int done = 0;

@@ -12,6 +12,10 @@ class SingleProcess final : public ForceReducer {
   void sum_device(void*, std::size_t, bool, void*) override {}
   void gather_device(const void*, void*, std::size_t, bool, void*) override {}
   [[nodiscard]] int max(int value) override { return value; }
+  [[nodiscard]] std::vector<Bytes> exchange(const std::vector<Bytes>& send) override {
+    return send;
+  }
+  [[nodiscard]] std::vector<Bytes> all_gather(const Bytes& bytes) override { return {bytes}; }
 };
 
 /// Whether the environment says an MPI launcher started this process, and with how many.
