@@ -69,7 +69,8 @@ class MpiGroup final : public ForceReducer {
   [[nodiscard]] std::vector<Bytes> exchange(const std::vector<Bytes>& send) override {
     if (send.size() != std::size_t(size_))
       throw Error(fmt::format("exchange: {} buffers for {} processes", send.size(), size_));
-    std::vector<long long> out_bytes(std::size_t(size_)), in_bytes(std::size_t(size_));
+    std::vector<long long> out_bytes(static_cast<std::size_t>(size_)),
+        in_bytes(static_cast<std::size_t>(size_));
     for (int p = 0; p < size_; ++p)
       out_bytes[std::size_t(p)] = (long long)send[std::size_t(p)].size();
     check(
@@ -90,7 +91,7 @@ class MpiGroup final : public ForceReducer {
 
   [[nodiscard]] std::vector<Bytes> all_gather(const Bytes& bytes) override {
     long long mine = (long long)bytes.size();
-    std::vector<long long> sizes(std::size_t(size_));
+    std::vector<long long> sizes(static_cast<std::size_t>(size_));
     check(MPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm_),
           "MPI_Allgather");
     const auto counts = int_counts(sizes);
