@@ -34,6 +34,7 @@ struct Cut {
   double target = 0;       // prefix cost aimed at
   double count_lo = 0;     // allowed prefix counts (inclusive)
   double count_hi = 0;     //
+  double count_slack = 0;  // how near a window edge is near enough (the cap binds there)
   std::uint64_t cell = 0;  // first key of the cell being refined
   int level = 0;           // its level
   double base_cost = 0;    // global prefix cost and count below `cell`
@@ -125,9 +126,12 @@ void resolve(Cut& c, const double* h, std::size_t buckets, int sub, int dim, dou
       return descend(s);
   }
   // Else the window's edge is nearest the target: refine the bucket beside the best cut,
-  // toward the target, when it holds cost.
-  const std::size_t s = pc[best] < c.target ? best : best - 1;
-  if (s < buckets && h[2 * s] > 0) return descend(s);  // (best 0 above the target: s wraps)
+  // toward the target, when it holds cost and the edge is not near enough already (the cap
+  // binds: the cut ends near the edge, at a coarse cell boundary rather than a key).
+  const bool up = pc[best] < c.target;
+  const double gap = up ? c.count_hi - pn[best] : pn[best] - c.count_lo;
+  const std::size_t s = up ? best : best - 1;  // (best 0 and down: s wraps, below)
+  if (s < buckets && h[2 * s] > 0 && gap > c.count_slack) return descend(s);
   finish(best, false);
 }
 
@@ -188,6 +192,7 @@ DomainCuts balance(const std::vector<std::uint64_t>& keys, const std::vector<dou
     c.target = total * k / parts;
     c.count_lo = cap > 0 ? std::max(0.0, n - (parts - k) * cap) : 0.0;
     c.count_hi = cap > 0 ? std::min(n, k * cap) : n;
+    c.count_slack = 0.5 * options.tolerance * cap;
     resolve(c, h0.data(), buckets0, sub0, dim, tol_abs, key_levels(dim));
     if (!c.done) pending.push_back(&c);
   }
@@ -205,6 +210,7 @@ DomainCuts balance(const std::vector<std::uint64_t>& keys, const std::vector<dou
         const double target = c.target;
         c = Cut{};
         c.target = target, c.count_lo = lo, c.count_hi = hi;
+        c.count_slack = 0.5 * options.tolerance * cap;
         rounds += refine(in, {&c}, comm, tol_abs);
         c.met = false;
       }

@@ -197,17 +197,35 @@ TEST(DomainCuts, BadCostsStopEveryRank) {
   for (int thrown : results) EXPECT_EQ(thrown, 1);
 }
 
+TEST(DomainCuts, NoBodiesAnywhereGiveEverythingToTheLastRank) {
+  const auto got = testing::run_parts<DomainCuts>(3, [](std::shared_ptr<ForceReducer> r) {
+    return parallel::balance({}, {}, 3, *r, {.tolerance = 0.05, .max_bodies_per_rank = 1});
+  });
+  EXPECT_EQ(got[1].first, (std::vector<std::uint64_t>{0, 0, 0, parallel::kKeyEnd}));
+  EXPECT_EQ(got[1].owner(12345), 2);
+}
+
 // Not a test: the figures for docs/distributed.md (--gtest_also_run_disabled_tests).
 TEST(DomainCuts, DISABLED_MeasurePlummer200k) {
-  const ParticleSystem all = testing::domain_bodies(200000, 3);
-  for (const bool skewed : {false, true}) {
-    for (const int parts : {2, 4}) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const auto got = cut(all, 3, parts, skewed);
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::printf("Plummer N=200000 P=%d cost=%s: imbalance %.5f, %d rounds, level %d, %.3f s\n",
-                  parts, skewed ? "1/(r+0.01)" : "uniform", got[0].imbalance, got[0].cuts.rounds,
-                  got[0].cuts.level, s);
+  const std::size_t n = 200000;
+  const ParticleSystem all = testing::domain_bodies(n, 3);
+  for (const double tolerance : {0.05, 0.01, 0.001}) {
+    for (const bool skewed : {false, true}) {
+      for (const int parts : {2, 4}) {
+        for (const bool capped : {false, true}) {
+          if (capped && (!skewed || tolerance != 0.05)) continue;
+          const std::size_t cap = capped ? n / std::size_t(parts) * 105 / 100 : 0;
+          const auto t0 = std::chrono::steady_clock::now();
+          const auto got = cut(all, 3, parts, skewed, {tolerance, cap});
+          const double s =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          std::printf(
+              "Plummer N=%zu P=%d cost=%s tolerance=%g cap=%zu: imbalance %.5f, %d rounds, "
+              "level %d, met %d, %.3f s (P thread ranks, with the keys)\n",
+              n, parts, skewed ? "1/(r+0.01)" : "uniform", tolerance, cap, got[0].imbalance,
+              got[0].cuts.rounds, got[0].cuts.level, int(got[0].cuts.tolerance_met), s);
+        }
+      }
     }
   }
 }
