@@ -1,0 +1,114 @@
+// The collective solver of the domain decomposition (domain_gravity.hpp): keys, cut,
+// migration, then the forces by the ring (direct sum) or the essential trees (tree).
+#include "parallel/domain_gravity.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
+#include "parallel/direct_ring.hpp"
+#include "parallel/domain_tree_forces.hpp"
+
+namespace nbody::parallel {
+namespace {
+
+class Domain final : public DomainGravity {
+ public:
+  Domain(const GravityOptions& o, std::shared_ptr<ForceReducer> comm, DomainOptions domain)
+      : options_(o), comm_(std::move(comm)), domain_(domain) {
+    if (o.algorithm == GravityAlgorithm::Direct) {
+      ring_ = make_direct_ring(o.precision, o.G, o.softening, o.threads);
+    } else {
+      tree_ = make_domain_tree_forces(o);
+    }
+  }
+
+  [[nodiscard]] std::string name() const override {
+    return fmt::format("domain-{}-{}", options_.algorithm == GravityAlgorithm::Direct
+                                          ? "direct-ring"
+                                          : "tree-let",
+                       comm_->parts());
+  }
+
+  void compute_forces(ParticleSystem& ps, bool potential) override {
+    ForceReducer& comm = *comm_;
+    const int dim = options_.algorithm == GravityAlgorithm::Direct ? 3 : options_.dim;
+    const KeyCube cube = global_cube(ps, dim, comm, options_.threads);
+    std::vector<std::uint64_t> keys = domain_keys(ps, dim, cube, options_.threads);
+    if (cost_.size() != ps.size()) cost_.assign(ps.size(), 1.0);  // first call, or merges
+    stats_ = {};
+    if (cuts_.first.empty()) {
+      stats_.recut = true;
+    } else {
+      stats_.imbalance = imbalance(keys, cost_, cuts_, comm);
+      stats_.recut = stats_.imbalance > domain_.recut_imbalance;
+    }
+    if (stats_.recut) cuts_ = balance(keys, cost_, dim, comm, domain_.balance);
+#ifndef NDEBUG
+    const Census before = census(ps, comm);
+#endif
+    stats_.migration = migrate(ps, keys, &cost_, cuts_, comm);
+#ifndef NDEBUG
+    check_census(before, census(ps, comm), "domain decomposition, migration");
+#endif
+    stats_.bodies = ps.size();
+    if (ring_) {
+      ring_->compute_forces(ps, potential, comm);
+      stats_.bytes_sent = ring_->stats().bytes_sent;
+      // Every body of the direct sum costs the same N interactions.
+      std::fill(cost_.begin(), cost_.end(), 1.0);
+      solver_stats_.interactions_per_body =
+          ps.empty() ? 0.0 : double(ring_->stats().pairs) / double(ps.size());
+    } else {
+      const DomainTreeResult r = tree_->compute_forces(ps, potential, cube, comm, cost_);
+      stats_.bytes_sent = r.bytes_sent;
+      solver_stats_ = r.solver;
+    }
+  }
+
+  void compute_forces_active(ParticleSystem&, bool, const std::vector<std::uint32_t>&) override {
+    throw input_error("--timestep",
+                      "hierarchical time steps do not run under the domain decomposition yet",
+                      "adaptive");
+  }
+
+  [[nodiscard]] SolverStats stats() const override { return solver_stats_; }
+  [[nodiscard]] DomainStats domain_stats() const override { return stats_; }
+  [[nodiscard]] const DomainCuts& cuts() const override { return cuts_; }
+
+ private:
+  GravityOptions options_;
+  std::shared_ptr<ForceReducer> comm_;
+  DomainOptions domain_;
+  std::unique_ptr<DirectRing> ring_;
+  std::unique_ptr<DomainTreeForces> tree_;
+  DomainCuts cuts_;
+  std::vector<double> cost_;  // per local body: the last evaluation's interactions
+  DomainStats stats_;
+  SolverStats solver_stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<DomainGravity> make_domain_gravity(const GravityOptions& options,
+                                                   std::shared_ptr<ForceReducer> comm,
+                                                   DomainOptions domain) {
+  validate(options);
+  if (!comm) throw Error("make_domain_gravity: no communicator");
+  if (options.device != Device::Cpu)
+    throw input_error("--device", "the domain decomposition runs on CPU ranks for now", "gpu");
+  if (options.algorithm == GravityAlgorithm::None)
+    throw input_error("--gravity", "the domain decomposition needs a force algorithm", "none");
+  if (options.algorithm == GravityAlgorithm::Direct && options.kernel != ForceKernel::Fast)
+    throw input_error("--kernel", "the domain decomposition's direct sum is the fast kernel's",
+                      to_string(options.kernel));
+  if (!(domain.recut_imbalance >= 1.0))
+    throw Error(fmt::format("domain decomposition: a re-cut threshold of {} (must be >= 1)",
+                            domain.recut_imbalance));
+  return std::make_unique<Domain>(options, std::move(comm), domain);
+}
+
+}  // namespace nbody::parallel

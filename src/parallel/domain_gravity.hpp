@@ -1,0 +1,53 @@
+#pragma once
+// Gravity when every rank owns its bodies (issue 35, docs/distributed.md part 2): a
+// GravitySolver whose compute_forces() is collective and first moves the bodies. Each call:
+//   1. the keys of the local bodies in the cube of all ranks' bodies (domain.hpp);
+//   2. a new cut of the key line when the last evaluation's measured work (interactions
+//      per body) is out of balance by more than DomainOptions::recut_imbalance, or at the
+//      first call;
+//   3. migration: every body to the rank that owns its key (ids conserved: the census is
+//      checked in debug builds);
+//   4. the forces of the local bodies from all bodies: the tree by locally essential trees
+//      (tree/essential_tree.hpp), the direct sum by the ring of travelling blocks
+//      (direct_ring.hpp).
+// So ps changes under the call: its bodies, their order and their number. The leapfrog and
+// the other one-evaluation schemes read every body's state after the evaluation, so they
+// step owned bodies as they step all of them.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "nbody/distributed.hpp"
+#include "nbody/gravity.hpp"
+#include "parallel/domain.hpp"
+
+namespace nbody::parallel {
+
+struct DomainOptions {
+  /// A new cut when the slowest rank's measured work over the mean passes this.
+  double recut_imbalance = 1.1;
+  /// The cut's own tolerance and the memory cap per rank (domain.hpp).
+  BalanceOptions balance;
+};
+
+/// What the last evaluation did on this rank.
+struct DomainStats {
+  double imbalance = 1;          // of the last evaluation's work under the cut it met
+  bool recut = false;            // this evaluation cut the key line again
+  MigrationStats migration;      // the bodies that left and arrived
+  std::uint64_t bytes_sent = 0;  // essential trees or ring blocks sent
+  std::size_t bodies = 0;        // owned after the migration
+};
+
+class DomainGravity : public GravitySolver {
+ public:
+  [[nodiscard]] virtual DomainStats domain_stats() const = 0;
+  [[nodiscard]] virtual const DomainCuts& cuts() const = 0;
+};
+
+/// The solver for `options` (CPU direct sum or tree; dim 2 or 3) over the ranks of `comm`.
+/// Throws nbody::Error naming the option for what the decomposition does not do yet.
+[[nodiscard]] std::unique_ptr<DomainGravity> make_domain_gravity(
+    const GravityOptions& options, std::shared_ptr<ForceReducer> comm, DomainOptions domain = {});
+
+}  // namespace nbody::parallel

