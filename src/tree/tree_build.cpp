@@ -159,11 +159,11 @@ void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int th
 void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int threads,
                 const RootCube& cube, Tree& t, BuildScratch& scratch) {
   reset_tree(t, ps.size(), dim, leaf_size);
-  if (ps.size() == 0) return;
-  t.root_x = cube.x;
+  t.root_x = cube.x;  // also without bodies: the empty tree's essential trees carry it
   t.root_y = cube.y;
   t.root_z = dim == 2 ? 0.0 : cube.z;
   t.root_half = cube.half;
+  if (ps.size() == 0) return;
   split_in_cube(ps, threads, t, scratch);
 }
 
