@@ -1,5 +1,11 @@
 // Walk groups: the tree-ordered bodies cut into runs that share one interaction list
-// (tree_walk.cpp says why groups).
+// (tree_walk.cpp).
+//
+// Why groups: the walk itself (pointer-free but branchy) costs about as much per visited
+// cell as ~20 kernel interactions, so sharing one walk among ~30-60 bodies makes it
+// negligible, and the kernel runs on long lists at full vector speed. The price is a
+// longer list per body (the group test opens more): see the measurements in
+// tree_solver.cpp. Measured split at N = 1e5 (perf): kernel 52%, walk + list filling 40%.
 #include <algorithm>
 #include <cstdint>
 #include <vector>

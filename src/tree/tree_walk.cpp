@@ -13,11 +13,8 @@
 // quadrupole from one 1/sqrt, adding into the same accelerations. Potentials, when asked
 // for, come from the same kernels (one more add or two per interaction).
 //
-// Why groups: the walk itself (pointer-free but branchy) costs about as much per visited
-// cell as ~20 kernel interactions, so sharing one walk among ~30-60 bodies makes it
-// negligible, and the kernel runs on long lists at full vector speed. The price is a
-// longer list per body (the group test opens more): see the measurements in
-// tree_solver.cpp. Measured split at N = 1e5 (perf): kernel 52%, walk + list filling 40%.
+// Other sources (walk_forces with a sources tree: a rank's received essential trees,
+// essential_tree.hpp): the same walk and kernels; no self term; pruned cells used whole.
 //
 // Determinism: a group's list order and its sums depend only on the tree, never on which
 // thread runs it, so the forces are bitwise identical for any number of threads.
@@ -148,10 +145,8 @@ struct ListInfo {
 /// = alpha |a_old| / G, the group's smallest); otherwise open >= theta^2 d^2 (geometric or
 /// bmax, by what set_opening() stored). Flattened: with the Quad instances GCC stopped
 /// inlining distance2_point_box into some of them (12% more instructions in the walk).
-/// t is the sources' tree; Foreign: another tree than the group's (never with FindSelf),
-/// whose pruned cells (Tree::kPrunedCell) are used whole whatever the test says: the
-/// sender opened every cell a group of this box could open (essential_tree.cpp), and a
-/// pruned cell has nothing to open into; ListInfo::forced counts those the test would open.
+/// t: the sources. Foreign: not the group's tree; its pruned cells are used whole whatever
+/// the test says (essential_tree.cpp: the sender's test was monotone), counted in `forced`.
 template <bool FindSelf, bool Relative, bool Quad, bool Foreign, class Real>
 [[gnu::flatten]] ListInfo collect_interactions(const Tree& t, const WalkSetup<Real>& w,
                                                std::uint32_t gb, Box g, double alpha_a,
@@ -275,8 +270,7 @@ ListInfo collect_for(const Tree& t, const WalkSetup<Real>& w, std::uint32_t gb, 
                 : collect_interactions<FindSelf, Relative, false, Foreign>(t, w, gb, g, alpha_a, s);
 }
 
-/// The interaction list of a group of t (whose first body is gb, box g) from `sources`:
-/// t itself unless Foreign.
+/// The interaction list of a group (first body gb, box g) from `sources`.
 template <bool Foreign, bool Relative, class Real>
 ListInfo collect_list(const Tree& sources, const WalkSetup<Real>& w, std::uint32_t gb, Box g,
                       double alpha_a, bool potential, Scratch<Real>& s) {
@@ -290,8 +284,7 @@ ListInfo collect_list(const Tree& sources, const WalkSetup<Real>& w, std::uint32
   }
 }
 
-/// One group's walk, kernel and results; returns its interactions. t: the targets' tree;
-/// sources: t itself, or (Foreign) another tree in the same root cube.
+/// One group of t's walk over `sources` (t unless Foreign), kernel, results; its interactions.
 template <bool Foreign, class Real>
 std::uint64_t walk_group(const Tree& t, const Tree& sources, const WalkSetup<Real>& w, Group group,
                          bool potential, bool count, Scratch<Real>& s, WalkOutput& out,
@@ -326,8 +319,7 @@ std::uint64_t walk_group(const Tree& t, const Tree& sources, const WalkSetup<Rea
                                     .phi = potential ? s.phi.data() : nullptr,
                                     .self_first = list.self_first};
   w.kernel(args, 0, padded);
-  if (list.cells != 0) {  // --quadrupole: the cells, added to the bodies' sums
-    // The same targets and sums as the bodies' kernel.
+  if (list.cells != 0) {  // --quadrupole: the cells, added to the bodies' sums (same targets)
     const simd::CellArgs<Real> cells{s.cells.data(), list.cells, args.eps2, args.ax, args.ay,
                                      args.az,        args.tx,    args.ty,   args.tz, args.phi};
     w.cell_kernel(cells, 0, group.end - group.begin);  // rounded up to its own step
