@@ -78,6 +78,32 @@ TEST_P(EssentialTree, DomainsAgreeWithOneTree) {
   }
 }
 
+TEST(EssentialTreeSmall, EveryCriterionAtThreeThousand) {
+  // The tests above at N = 3000 (they are long physics tests, not run under the
+  // sanitizers): P = 1 bit for bit, no pruned cell a group would open, the same accuracy.
+  for (const Settings& s :
+       {Settings{3, OpeningCriterion::Geometric, true}, Settings{3, OpeningCriterion::Bmax, false},
+        Settings{3, OpeningCriterion::Relative, true},
+        Settings{2, OpeningCriterion::Relative, false}}) {
+    const ParticleSystem ps = plummer(3000, s.dim);
+    const std::vector<double> a_old =
+        s.mac == OpeningCriterion::Relative ? old_accelerations(ps, s) : std::vector<double>{};
+    const Forces one = one_tree(ps, s, a_old);
+    const Forces single = decomposed(ps, s, a_old, 1, kCutLevel);
+    EXPECT_EQ(single.ax, one.ax);
+    EXPECT_EQ(single.phi, one.phi);
+    const auto idx = sample_indices(ps.size(), 200, 3);
+    ParticleSystem exact = ps;
+    direct_accelerations_for(ps, idx, 1.0, 0.0, exact);
+    const double tree_error =
+        summarize_errors(relative_force_errors(with(ps, one), exact, idx)).median;
+    const Forces dd = decomposed(ps, s, a_old, 3, kCutLevel);
+    EXPECT_EQ(dd.forced, 0u);
+    EXPECT_LE(summarize_errors(relative_force_errors(with(ps, dd), exact, idx)).median,
+              1.1 * tree_error);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Criteria, EssentialTree,
                          ::testing::Values(Settings{3, OpeningCriterion::Geometric, false},
                                            Settings{3, OpeningCriterion::Geometric, true},
