@@ -18,7 +18,8 @@ area_of() {
   case $1 in
     src/tree/* | include/nbody/physics/opening_criterion.hpp | include/nbody/physics/multipole.hpp | \
       include/nbody/physics/moments.hpp | tests/unit/test_tree*.cpp | tests/unit/test_opening_criteria.cpp | \
-      tests/unit/test_force_error.cpp | src/diagnostics/force_error.cpp) echo tree backend ;;
+      tests/unit/test_force_error.cpp | src/diagnostics/force_error.cpp) echo tree parallel backend ;;
+    tests/unit/*essential_tree*) echo parallel ;;
     src/gravity/* | include/nbody/physics/pair_force.hpp | include/nbody/gravity.hpp | \
       tests/unit/test_pair_force.cpp | tests/unit/test_direct_sum.cpp | tests/unit/test_shared_forces.cpp | \
       tests/unit/test_solver_potential.cpp | tests/unit/test_active_forces.cpp) echo gravity backend ;;

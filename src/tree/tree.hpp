@@ -55,6 +55,9 @@ struct Tree {
   // Largest distance from the centre of mass to a body of the cell (an upper bound for
   // inner cells: the children's, shifted), for the bmax opening criterion.
   std::vector<double> bmax;
+  /// The criterion the walk records' `open` values are for (compute_moments: Geometric,
+  /// set_opening: its argument); the walk of received sources checks it (essential_tree.hpp).
+  OpeningCriterion opening = OpeningCriterion::Geometric;
 
   /// What the force walk reads of a cell, packed in one 80-byte record (built by
   /// compute_moments): the walk visits thousands of cells per group, and reading them from
@@ -64,6 +67,8 @@ struct Tree {
   /// the parent's next; -1 at the end): a stackless depth-first walk.
   /// `open` is what the opening criterion compares (set_opening()): the squared size
   /// (edge, or b_max) for the geometric and bmax criteria, M s^2 for the relative one.
+  /// first_child: the first child, -1 for a leaf, kPrunedCell for a cell of an essential
+  /// tree sent without its children (essential_tree.hpp): always used whole.
   struct WalkNode {
     double comx, comy, comz, mass;
     double cx, cy, cz, half;
@@ -72,6 +77,7 @@ struct Tree {
     double open;
   };
   std::vector<WalkNode> walk_nodes;
+  static constexpr std::int32_t kPrunedCell = -2;
 
   [[nodiscard]] std::size_t cells() const { return first_child.size(); }
   [[nodiscard]] std::size_t bodies() const { return x.size(); }
@@ -96,11 +102,27 @@ struct BuildScratch {
   InsertionTimes insertion_times;
 };
 
+/// The root cube: centre and half edge length.
+struct RootCube {
+  double x = 0, y = 0, z = 0, half = 0;
+};
+
+/// The root cube build_tree makes for bodies whose coordinates lie in [lo, hi] per axis
+/// (z: [0, 0] when dim == 2): what a domain decomposition gives every rank from the
+/// all-reduced bounds, so that each local tree's cells are cells of the one global tree.
+[[nodiscard]] RootCube root_cube_from_bounds(const double (&lo)[3], const double (&hi)[3]);
+
 /// Builds the tree of ps's bodies (x, y only when dim == 2): bounding cube, Morton keys,
 /// sort, permutation into tree order, top-down split into cells of <= leaf_size bodies.
 /// threads: OpenMP threads (0 = default).
 void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int threads, Tree& t,
                 BuildScratch& scratch);
+/// The same in the given root cube instead of the bodies' own (every body must lie inside
+/// it: one outside would get the key of the nearest face's cell). A rank's local tree in
+/// the global cube: its cells are the global tree's cells that hold its bodies, restricted
+/// to them (whole global cells wherever the rank's key range covers them).
+void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int threads,
+                const RootCube& cube, Tree& t, BuildScratch& scratch);
 
 /// The seed documents' build (Burtscher & Pingali 2011; seed 001 section 6.1.3): the same
 /// root cube as build_tree, every body inserted from the root by an OpenMP loop into a
@@ -132,6 +154,13 @@ void compute_moments(Tree& t, bool quadrupole);
 
 /// The walk records' `open` for the criterion `mac` (physics/opening_criterion.hpp).
 void set_opening(Tree& t, OpeningCriterion mac);
+/// One cell's `open` value for `mac` (what set_opening stores; moments computed).
+[[nodiscard]] double opening_value(const Tree& t, std::size_t c, OpeningCriterion mac);
+
+/// The walk records (with the geometric criterion's `open`) from t's cell arrays and
+/// moments, and their `next` links; compute_moments' last step, and the essential tree
+/// reader's.
+void build_walk_nodes(Tree& t);
 
 /// A group of contiguous tree-ordered bodies that share one interaction list.
 struct Group {
@@ -162,12 +191,21 @@ struct WalkOptions {
   OpeningCriterion mac = OpeningCriterion::Geometric;
   double alpha = 0;
   const double* a_old = nullptr;
+  /// Fill WalkOutput::interactions (a domain decomposition balances its ranks by them).
+  bool count_interactions = false;
 };
 
 /// The walk's results per unit G, in TREE order.
 struct WalkOutput {
   std::vector<double> ax, ay, az;
   std::vector<double> phi;  // potentials; filled only when asked for
+  /// Per body (tree order), with WalkOptions::count_interactions: the length of its
+  /// group's interaction list (pairs + accepted cells); 0 for bodies outside the groups.
+  std::vector<std::uint32_t> interactions;
+  /// Pruned cells of received sources (essential_tree.hpp) that a group's own test would
+  /// have opened: used whole all the same. 0 when the sender's test was monotone, as
+  /// essential_tree.cpp argues; a test counts it.
+  std::uint64_t forced_accepts = 0;
 };
 
 /// Accelerations per unit G of every body, in TREE order, into out.ax, ay, az (resized),
@@ -181,5 +219,18 @@ struct WalkOutput {
 template <class Real>
 std::uint64_t walk_forces(const Tree& t, const std::vector<Group>& groups,
                           const WalkOptions& options, bool potential, WalkOutput& out);
+
+/// The same walk with other sources: the bodies of `targets` (its groups, and options.a_old
+/// in its tree order) against the cells and bodies of `sources`, e.g. an essential tree
+/// another rank sent (read_essential_tree) in the same root cube. No term is left out of
+/// the potentials (no target is a source; coincident bodies give 0 without softening, as
+/// in the direct sum). Pruned cells are always used whole (out.forced_accepts). Throws
+/// nbody::Error when the sources' dimension, quadrupoles or opening values do not match
+/// the options. A domain's forces: this with each received tree, plus walk_forces(targets,
+/// groups, ...) with its own, summed.
+template <class Real>
+std::uint64_t walk_forces(const Tree& targets, const std::vector<Group>& groups,
+                          const Tree& sources, const WalkOptions& options, bool potential,
+                          WalkOutput& out);
 
 }  // namespace nbody::tree

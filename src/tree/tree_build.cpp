@@ -48,6 +48,8 @@ void add_cell(Tree& t, std::int32_t parent, int level, double x, double y, doubl
   t.end.push_back(e);
 }
 
+void split_in_cube(const ParticleSystem& ps, int threads, Tree& t, BuildScratch& scratch);
+
 }  // namespace
 
 void append_root(Tree& t) {
@@ -100,15 +102,23 @@ void bounding_cube(const ParticleSystem& ps, int dim, int threads, Tree& t) {
     lz = std::min(lz, zi);
     hz = std::max(hz, zi);
   }
-  t.root_x = 0.5 * (lx + hx);
-  t.root_y = 0.5 * (ly + hy);
-  t.root_z = 0.5 * (lz + hz);
+  const RootCube cube = root_cube_from_bounds({lx, ly, lz}, {hx, hy, hz});
+  t.root_x = cube.x;
+  t.root_y = cube.y;
+  t.root_z = cube.z;
+  t.root_half = cube.half;
+}
+
+RootCube root_cube_from_bounds(const double (&lo)[3], const double (&hi)[3]) {
+  const double lx = lo[0], ly = lo[1], lz = lo[2], hx = hi[0], hy = hi[1], hz = hi[2];
+  RootCube cube{0.5 * (lx + hx), 0.5 * (ly + hy), 0.5 * (lz + hz), 0};
   const double extent = std::max({hx - lx, hy - ly, hz - lz});
   // Slightly larger than the extent so the extreme bodies get keys below 2^bits; all
   // bodies at one point still get a cube of positive size (its value does not matter).
   const double big = std::max(
       {std::abs(lx), std::abs(hx), std::abs(ly), std::abs(hy), std::abs(lz), std::abs(hz)});
-  t.root_half = extent > 0 ? 0.5 * extent * (1 + 1e-9) : (big > 0 ? big : 1.0);
+  cube.half = extent > 0 ? 0.5 * extent * (1 + 1e-9) : (big > 0 ? big : 1.0);
+  return cube;
 }
 
 void morton_keys(const ParticleSystem& ps, int dim, int threads, const Tree& t,
@@ -140,12 +150,31 @@ void morton_keys(const ParticleSystem& ps, int dim, int threads, const Tree& t,
 
 void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int threads, Tree& t,
                 BuildScratch& scratch) {
+  reset_tree(t, ps.size(), dim, leaf_size);
+  if (ps.size() == 0) return;
+  bounding_cube(ps, dim, threads, t);
+  split_in_cube(ps, threads, t, scratch);
+}
+
+void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int threads,
+                const RootCube& cube, Tree& t, BuildScratch& scratch) {
+  reset_tree(t, ps.size(), dim, leaf_size);
+  t.root_x = cube.x;  // also without bodies: the empty tree's essential trees carry it
+  t.root_y = cube.y;
+  t.root_z = dim == 2 ? 0.0 : cube.z;
+  t.root_half = cube.half;
+  if (ps.size() == 0) return;
+  split_in_cube(ps, threads, t, scratch);
+}
+
+namespace {
+
+/// build_tree's keys, sort and split, t reset and its root cube set.
+void split_in_cube(const ParticleSystem& ps, int threads, Tree& t, BuildScratch& scratch) {
   const std::size_t n = ps.size();
+  const int dim = t.dim;
   const int team = team_size(threads);
   const bool planar = dim == 2;
-  reset_tree(t, n, dim, leaf_size);
-  if (n == 0) return;
-  bounding_cube(ps, dim, threads, t);
   const int bits = key_bits_per_axis(dim);
   morton_keys(ps, dim, threads, t, scratch.keyed);
   const auto sn = static_cast<std::ptrdiff_t>(n);
@@ -188,5 +217,7 @@ void build_tree(const ParticleSystem& ps, int dim, std::size_t leaf_size, int th
     }
   }
 }
+
+}  // namespace
 
 }  // namespace nbody::tree

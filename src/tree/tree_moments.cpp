@@ -46,13 +46,17 @@ double body_reach(const Tree& t, std::size_t c) {
 
 }  // namespace
 
+double opening_value(const Tree& t, std::size_t c, OpeningCriterion mac) {
+  const double s = 2 * t.half[c];
+  return mac == OpeningCriterion::Bmax       ? t.bmax[c] * t.bmax[c]
+         : mac == OpeningCriterion::Relative ? t.mass[c] * s * s
+                                             : s * s;
+}
+
 void set_opening(Tree& t, OpeningCriterion mac) {
-  for (std::size_t c = 0; c < t.walk_nodes.size(); ++c) {
-    const double s = 2 * t.half[c];
-    t.walk_nodes[c].open = mac == OpeningCriterion::Bmax       ? t.bmax[c] * t.bmax[c]
-                           : mac == OpeningCriterion::Relative ? t.mass[c] * s * s
-                                                               : s * s;
-  }
+  t.opening = mac;
+  for (std::size_t c = 0; c < t.walk_nodes.size(); ++c)
+    t.walk_nodes[c].open = opening_value(t, c, mac);
 }
 
 void compute_moments(Tree& t, bool quadrupole) {
@@ -107,8 +111,14 @@ void compute_moments(Tree& t, bool quadrupole) {
     t.quad[c] = q;
   }
 
+  build_walk_nodes(t);
+}
+
+void build_walk_nodes(Tree& t) {
   // The walk's packed records, and the stackless order: a child's `next` is its next
   // sibling, the last child's is its parent's (parents come first, so that is known).
+  const std::size_t cells = t.cells();
+  t.opening = OpeningCriterion::Geometric;
   t.walk_nodes.resize(cells);
   for (std::size_t c = 0; c < cells; ++c) {
     auto& w = t.walk_nodes[c];
@@ -125,7 +135,7 @@ void compute_moments(Tree& t, bool quadrupole) {
          t.begin[c],
          t.end[c],
          4 * t.half[c] * t.half[c]};
-    if (t.is_leaf(c)) continue;
+    if (t.first_child[c] < 0) continue;  // a leaf, or a pruned cell
     const auto first = static_cast<std::size_t>(t.first_child[c]);
     const std::size_t last = first + t.child_count[c] - 1;
     for (std::size_t ch = first; ch < last; ++ch) {

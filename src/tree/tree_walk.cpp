@@ -13,11 +13,8 @@
 // quadrupole from one 1/sqrt, adding into the same accelerations. Potentials, when asked
 // for, come from the same kernels (one more add or two per interaction).
 //
-// Why groups: the walk itself (pointer-free but branchy) costs about as much per visited
-// cell as ~20 kernel interactions, so sharing one walk among ~30-60 bodies makes it
-// negligible, and the kernel runs on long lists at full vector speed. The price is a
-// longer list per body (the group test opens more): see the measurements in
-// tree_solver.cpp. Measured split at N = 1e5 (perf): kernel 52%, walk + list filling 40%.
+// Other sources (walk_forces with a sources tree: a rank's received essential trees,
+// essential_tree.hpp): the same walk and kernels; no self term; pruned cells used whole.
 //
 // Determinism: a group's list order and its sums depend only on the tree, never on which
 // thread runs it, so the forces are bitwise identical for any number of threads.
@@ -29,6 +26,7 @@
 #include "gravity/direct_simd_kernels.hpp"
 #include "nbody/physics/multipole.hpp"
 #include "nbody/physics/opening_criterion.hpp"
+#include "tree/essential_tree.hpp"
 #include "tree/tree.hpp"
 
 namespace nbody::tree {
@@ -62,52 +60,6 @@ struct Scratch {
   AlignedVector<simd::CellSource<Real>> cells;
   AlignedVector<Real> tx, ty, tz, ax, ay, az, phi;
 };
-
-}  // namespace
-
-void make_groups(const Tree& t, std::size_t max_group, std::vector<Group>& groups) {
-  groups.clear();
-  if (t.cells() == 0) return;
-  max_group = std::max<std::size_t>(max_group, 1);
-  auto emit_chunks = [&](std::uint32_t b, std::uint32_t e) {
-    // A leaf at maximum depth may hold more than max_group bodies: cut it in chunks.
-    for (std::uint32_t s = b; s < e; s += static_cast<std::uint32_t>(max_group)) {
-      groups.push_back({s, static_cast<std::uint32_t>(std::min<std::size_t>(e, s + max_group))});
-    }
-  };
-  std::vector<std::int32_t> stack{0};
-  while (!stack.empty()) {
-    const auto c = static_cast<std::size_t>(stack.back());
-    stack.pop_back();
-    if (t.end[c] - t.begin[c] <= max_group || t.is_leaf(c)) {
-      emit_chunks(t.begin[c], t.end[c]);
-      continue;
-    }
-    // Consecutive small children are merged while the run fits: siblings are adjacent in
-    // tree order and share the parent's box. Without merging the octree's groups held 19
-    // bodies on average (Plummer, max 64) and the kernel, padded to 32 targets, did
-    // 1.9x the useful work.
-    std::uint32_t run_b = 0, run_e = 0;
-    const auto first = static_cast<std::size_t>(t.first_child[c]);
-    for (std::size_t ch = first; ch < first + t.child_count[c]; ++ch) {
-      const std::uint32_t count = t.end[ch] - t.begin[ch];
-      if (count > max_group) {
-        stack.push_back(static_cast<std::int32_t>(ch));
-        continue;
-      }
-      if (run_e > run_b && run_e == t.begin[ch] && run_e - run_b + count <= max_group) {
-        run_e = t.end[ch];
-        continue;
-      }
-      if (run_e > run_b) emit_chunks(run_b, run_e);
-      run_b = t.begin[ch];
-      run_e = t.end[ch];
-    }
-    if (run_e > run_b) emit_chunks(run_b, run_e);
-  }
-}
-
-namespace {
 
 /// What one walk shares between its groups: the scaling, the opening test, the kernel.
 /// The kernel works on scaled data, as the direct sum's (direct_simd.cpp): positions
@@ -178,6 +130,7 @@ Box bounding_box(const Tree& t, std::uint32_t gb, std::uint32_t ge) {
 /// the length of its cell list (Quad).
 struct ListInfo {
   std::size_t length = 0, self_first = 0, cells = 0;
+  std::size_t forced = 0;  // Foreign: pruned cells the group's test would have opened
 };
 
 /// Walks the tree for the group whose first body is gb and whose box is g: fills s.jx..
@@ -192,10 +145,13 @@ struct ListInfo {
 /// = alpha |a_old| / G, the group's smallest); otherwise open >= theta^2 d^2 (geometric or
 /// bmax, by what set_opening() stored). Flattened: with the Quad instances GCC stopped
 /// inlining distance2_point_box into some of them (12% more instructions in the walk).
-template <bool FindSelf, bool Relative, bool Quad, class Real>
+/// t: the sources. Foreign: not the group's tree; its pruned cells are used whole whatever
+/// the test says (essential_tree.cpp: the sender's test was monotone), counted in `forced`.
+template <bool FindSelf, bool Relative, bool Quad, bool Foreign, class Real>
 [[gnu::flatten]] ListInfo collect_interactions(const Tree& t, const WalkSetup<Real>& w,
                                                std::uint32_t gb, Box g, double alpha_a,
                                                Scratch<Real>& s) {
+  static_assert(!(FindSelf && Foreign), "no target is a source of another tree");
   // Copies in registers: the stores into the list below could alias the setup's doubles
   // for all the compiler knows, and would then make it reload them every time.
   const double sp = w.sp, sm = w.sm, theta2 = w.theta2, slack = w.slack;
@@ -230,6 +186,12 @@ template <bool FindSelf, bool Relative, bool Quad, class Real>
         open = relative_must_open(nd.open, alpha_a, d2, 4 * h * h);
       } else {
         open = bh_must_open(nd.open, theta2, d2);
+      }
+    }
+    if constexpr (Foreign) {
+      if (open && nd.first_child == Tree::kPrunedCell) {
+        ++info.forced;
+        open = false;
       }
     }
     if (!open) {
@@ -301,17 +263,32 @@ void finish_group(const WalkSetup<Real>& w, std::uint32_t gb, std::uint32_t ge, 
 }
 
 /// collect_interactions for the setup's --quadrupole.
-template <bool FindSelf, bool Relative, class Real>
+template <bool FindSelf, bool Relative, bool Foreign, class Real>
 ListInfo collect_for(const Tree& t, const WalkSetup<Real>& w, std::uint32_t gb, Box g,
                      double alpha_a, Scratch<Real>& s) {
-  return w.quad ? collect_interactions<FindSelf, Relative, true>(t, w, gb, g, alpha_a, s)
-                : collect_interactions<FindSelf, Relative, false>(t, w, gb, g, alpha_a, s);
+  return w.quad ? collect_interactions<FindSelf, Relative, true, Foreign>(t, w, gb, g, alpha_a, s)
+                : collect_interactions<FindSelf, Relative, false, Foreign>(t, w, gb, g, alpha_a, s);
 }
 
-/// One group's walk, kernel and results; returns its interactions.
-template <class Real>
-std::uint64_t walk_group(const Tree& t, const WalkSetup<Real>& w, Group group, bool potential,
-                         Scratch<Real>& s, WalkOutput& out) {
+/// The interaction list of a group (first body gb, box g) from `sources`.
+template <bool Foreign, bool Relative, class Real>
+ListInfo collect_list(const Tree& sources, const WalkSetup<Real>& w, std::uint32_t gb, Box g,
+                      double alpha_a, bool potential, Scratch<Real>& s) {
+  if constexpr (Foreign) {
+    ListInfo list = collect_for<false, Relative, true>(sources, w, gb, g, alpha_a, s);
+    list.self_first = list.length;  // past the list: the kernel leaves no term out
+    return list;
+  } else {
+    return potential ? collect_for<true, Relative, false>(sources, w, gb, g, alpha_a, s)
+                     : collect_for<false, Relative, false>(sources, w, gb, g, alpha_a, s);
+  }
+}
+
+/// One group of t's walk over `sources` (t unless Foreign), kernel, results; its interactions.
+template <bool Foreign, class Real>
+std::uint64_t walk_group(const Tree& t, const Tree& sources, const WalkSetup<Real>& w, Group group,
+                         bool potential, bool count, Scratch<Real>& s, WalkOutput& out,
+                         std::uint64_t& forced) {
   const Box g = group.box_end != 0 ? bounding_box(t, group.box_begin, group.box_end)
                                    : bounding_box(t, group.begin, group.end);
   ListInfo list;
@@ -321,12 +298,11 @@ std::uint64_t walk_group(const Tree& t, const WalkSetup<Real>& w, Group group, b
     const std::uint32_t e = group.box_end != 0 ? group.box_end : group.end;
     for (std::uint32_t k = b; k < e; ++k) a_min = std::min(a_min, w.a_old[k]);
     const double alpha_a = w.alpha * a_min;
-    list = potential ? collect_for<true, true>(t, w, group.begin, g, alpha_a, s)
-                     : collect_for<false, true>(t, w, group.begin, g, alpha_a, s);
+    list = collect_list<Foreign, true>(sources, w, group.begin, g, alpha_a, potential, s);
   } else {
-    list = potential ? collect_for<true, false>(t, w, group.begin, g, 0.0, s)
-                     : collect_for<false, false>(t, w, group.begin, g, 0.0, s);
+    list = collect_list<Foreign, false>(sources, w, group.begin, g, 0.0, potential, s);
   }
+  forced += list.forced;
   const std::size_t padded = pack_targets(t, w, group.begin, group.end, g, potential, s);
   const simd::KernelArgs<Real> args{.x = s.jx.data(),
                                     .y = s.jy.data(),
@@ -343,30 +319,35 @@ std::uint64_t walk_group(const Tree& t, const WalkSetup<Real>& w, Group group, b
                                     .phi = potential ? s.phi.data() : nullptr,
                                     .self_first = list.self_first};
   w.kernel(args, 0, padded);
-  if (list.cells != 0) {  // --quadrupole: the cells, added to the bodies' sums
-    // The same targets and sums as the bodies' kernel.
+  if (list.cells != 0) {  // --quadrupole: the cells, added to the bodies' sums (same targets)
     const simd::CellArgs<Real> cells{s.cells.data(), list.cells, args.eps2, args.ax, args.ay,
                                      args.az,        args.tx,    args.ty,   args.tz, args.phi};
     w.cell_kernel(cells, 0, group.end - group.begin);  // rounded up to its own step
   }
   finish_group(w, group.begin, group.end, potential, s, out);
+  if (count) {
+    std::fill(out.interactions.begin() + group.begin, out.interactions.begin() + group.end,
+              static_cast<std::uint32_t>(list.length + list.cells));
+  }
   return std::uint64_t(group.counted != 0 ? group.counted : group.end - group.begin) *
          (list.length + list.cells);
 }
 
-}  // namespace
-
-template <class Real>
-std::uint64_t walk_forces(const Tree& t, const std::vector<Group>& groups,
-                          const WalkOptions& options, bool potential, WalkOutput& out) {
-  const std::size_t n = t.bodies();
+/// walk_forces, both kinds: sources is targets (not Foreign) or another tree.
+template <bool Foreign, class Real>
+std::uint64_t walk_all(const Tree& targets, const std::vector<Group>& groups, const Tree& sources,
+                       const WalkOptions& options, bool potential, WalkOutput& out) {
+  const std::size_t n = targets.bodies();
   for (auto* v : {&out.ax, &out.ay, &out.az}) v->assign(n, 0.0);
   if (potential) out.phi.assign(n, 0.0);
-  if (n == 0) return 0;
-  const WalkSetup<Real> setup(t, options);
+  const bool count = options.count_interactions;
+  if (count) out.interactions.assign(n, 0);
+  out.forced_accepts = 0;
+  if (n == 0 || sources.cells() == 0) return 0;
+  const WalkSetup<Real> setup(sources, options);
 
   const auto ngroups = static_cast<std::ptrdiff_t>(groups.size());
-  std::uint64_t interactions = 0;
+  std::uint64_t interactions = 0, forced = 0;
   [[maybe_unused]] const int team = team_size(options.threads);
   // The scratch buffers grow as the walks need: a failed allocation is carried out of
   // the team (core/omp_team.hpp) and thrown here; the other threads skip their groups.
@@ -374,23 +355,46 @@ std::uint64_t walk_forces(const Tree& t, const std::vector<Group>& groups,
 #pragma omp parallel num_threads(team)
   {
     Scratch<Real> s;
-#pragma omp for schedule(dynamic, 1) reduction(+ : interactions)
+#pragma omp for schedule(dynamic, 1) reduction(+ : interactions, forced)
     for (std::ptrdiff_t g = 0; g < ngroups; ++g) {
       if (errors.failed()) continue;
-      std::uint64_t walked = 0;  // the reduction's variable stays out of the lambda
+      std::uint64_t walked = 0, group_forced = 0;  // the reductions' variables stay out
       errors.run([&] {
-        walked = walk_group(t, setup, groups[static_cast<std::size_t>(g)], potential, s, out);
+        walked = walk_group<Foreign>(targets, sources, setup, groups[static_cast<std::size_t>(g)],
+                                     potential, count, s, out, group_forced);
       });
       interactions += walked;
+      forced += group_forced;
     }
   }
   errors.rethrow();
+  out.forced_accepts = forced;
   return interactions;
+}
+
+}  // namespace
+
+template <class Real>
+std::uint64_t walk_forces(const Tree& t, const std::vector<Group>& groups,
+                          const WalkOptions& options, bool potential, WalkOutput& out) {
+  return walk_all<false, Real>(t, groups, t, options, potential, out);
+}
+
+template <class Real>
+std::uint64_t walk_forces(const Tree& targets, const std::vector<Group>& groups,
+                          const Tree& sources, const WalkOptions& options, bool potential,
+                          WalkOutput& out) {
+  check_sources(targets, sources, options);
+  return walk_all<true, Real>(targets, groups, sources, options, potential, out);
 }
 
 template std::uint64_t walk_forces<float>(const Tree&, const std::vector<Group>&,
                                           const WalkOptions&, bool, WalkOutput&);
 template std::uint64_t walk_forces<double>(const Tree&, const std::vector<Group>&,
+                                           const WalkOptions&, bool, WalkOutput&);
+template std::uint64_t walk_forces<float>(const Tree&, const std::vector<Group>&, const Tree&,
+                                          const WalkOptions&, bool, WalkOutput&);
+template std::uint64_t walk_forces<double>(const Tree&, const std::vector<Group>&, const Tree&,
                                            const WalkOptions&, bool, WalkOutput&);
 
 }  // namespace nbody::tree
