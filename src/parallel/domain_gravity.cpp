@@ -27,9 +27,8 @@ class Domain final : public DomainGravity {
   }
 
   [[nodiscard]] std::string name() const override {
-    return fmt::format("domain-{}-{}", options_.algorithm == GravityAlgorithm::Direct
-                                          ? "direct-ring"
-                                          : "tree-let",
+    return fmt::format("domain-{}-{}",
+                       options_.algorithm == GravityAlgorithm::Direct ? "direct-ring" : "tree-let",
                        comm_->parts());
   }
 
@@ -75,9 +74,15 @@ class Domain final : public DomainGravity {
                       "adaptive");
   }
 
-  [[nodiscard]] SolverStats stats() const override { return solver_stats_; }
-  [[nodiscard]] DomainStats domain_stats() const override { return stats_; }
-  [[nodiscard]] const DomainCuts& cuts() const override { return cuts_; }
+  [[nodiscard]] SolverStats stats() const override {
+    return solver_stats_;
+  }
+  [[nodiscard]] DomainStats domain_stats() const override {
+    return stats_;
+  }
+  [[nodiscard]] const DomainCuts& cuts() const override {
+    return cuts_;
+  }
 
  private:
   GravityOptions options_;

@@ -47,7 +47,8 @@ class DomainGravity : public GravitySolver {
 
 /// The solver for `options` (CPU direct sum or tree; dim 2 or 3) over the ranks of `comm`.
 /// Throws nbody::Error naming the option for what the decomposition does not do yet.
-[[nodiscard]] std::unique_ptr<DomainGravity> make_domain_gravity(
-    const GravityOptions& options, std::shared_ptr<ForceReducer> comm, DomainOptions domain = {});
+[[nodiscard]] std::unique_ptr<DomainGravity> make_domain_gravity(const GravityOptions& options,
+                                                                 std::shared_ptr<ForceReducer> comm,
+                                                                 DomainOptions domain = {});
 
 }  // namespace nbody::parallel

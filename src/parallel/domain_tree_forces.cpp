@@ -39,28 +39,29 @@ class TreeForces final : public DomainTreeForces {
     tree::compute_moments(tree_, options_.quadrupole);
     // The relative criterion needs every body's last |a|; without (the first evaluation)
     // theta decides, as in one process.
-    const OpeningCriterion mac =
-        relative || options_.mac != OpeningCriterion::Relative ? options_.mac
-                                                               : OpeningCriterion::Geometric;
+    const OpeningCriterion mac = relative || options_.mac != OpeningCriterion::Relative
+                                     ? options_.mac
+                                     : OpeningCriterion::Geometric;
     if (mac != OpeningCriterion::Geometric) tree::set_opening(tree_, mac);
     a_old_tree_.resize(relative ? n : 0);
     for (std::size_t k = 0; k < a_old_tree_.size(); ++k) a_old_tree_[k] = a_old_[tree_.order[k]];
     tree::make_groups(tree_, tree::kMaxGroup, groups_);
-    tree::WalkOptions w{options_.theta, options_.quadrupole, options_.softening,
-                        options_.threads};
+    tree::WalkOptions w{options_.theta, options_.quadrupole, options_.softening, options_.threads};
     w.mac = mac;
     w.alpha = options_.alpha;
     w.a_old = a_old_tree_.empty() ? nullptr : a_old_tree_.data();
     w.count_interactions = true;
 
     // Every rank's box, then the essential trees in one exchange.
-    const auto boxes =
-        comm.all_gather(tree::receiver_box_bytes(tree::receiver_box(tree_, w.a_old)));
+    // One box per walk group: one box around a Plummer domain spans its outliers, nearly
+    // the whole cube, and would have every rank sent nearly everything (tree-accuracy.md).
+    const auto boxes = comm.all_gather(
+        tree::receiver_boxes_bytes(tree::receiver_boxes(tree_, groups_, w.a_old, groups_.size())));
     std::vector<ForceReducer::Bytes> send(boxes.size());
     DomainTreeResult result;
     for (std::size_t q = 0; q < boxes.size(); ++q) {
       if (int(q) == comm.part()) continue;
-      send[q] = tree::essential_tree(tree_, tree::read_receiver_box(boxes[q]), w);
+      send[q] = tree::essential_tree(tree_, tree::read_receiver_boxes(boxes[q]), w);
       result.bytes_sent += send[q].size();
     }
     const auto received = comm.exchange(send);
@@ -91,7 +92,8 @@ class TreeForces final : public DomainTreeForces {
     a_old_.resize(n);
     const double inv_g = std::abs(1.0 / options_.G);
     for (std::size_t i = 0; i < n; ++i)
-      a_old_[i] = std::sqrt(ps.ax[i] * ps.ax[i] + ps.ay[i] * ps.ay[i] + ps.az[i] * ps.az[i]) * inv_g;
+      a_old_[i] =
+          std::sqrt(ps.ax[i] * ps.ax[i] + ps.ay[i] * ps.ay[i] + ps.az[i] * ps.az[i]) * inv_g;
     return true;
   }
 

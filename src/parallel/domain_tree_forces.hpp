@@ -24,9 +24,8 @@ class DomainTreeForces {
   /// which must all lie in `cube` (the cube of all ranks' bodies), G included; cost gets
   /// each body's interactions (pairs + accepted cells, its own tree's and the received
   /// ones'), the measure of work the next cut balances.
-  virtual DomainTreeResult compute_forces(ParticleSystem& ps, bool potential,
-                                          const KeyCube& cube, ForceReducer& comm,
-                                          std::vector<double>& cost) = 0;
+  virtual DomainTreeResult compute_forces(ParticleSystem& ps, bool potential, const KeyCube& cube,
+                                          ForceReducer& comm, std::vector<double>& cost) = 0;
 };
 
 [[nodiscard]] std::unique_ptr<DomainTreeForces> make_domain_tree_forces(

@@ -30,6 +30,15 @@ using nbody::AlignedVector;
   return dim == 2 ? 31 : 21;
 }
 
+// The CPU solvers' tree shape (tree_solver.cpp, the domain decomposition's local trees).
+/// Bodies per leaf at most (except at maximum depth).
+inline constexpr std::size_t kLeafSize = 8;
+/// Bodies per walk group at most. Larger groups share one walk among more bodies but open
+/// more cells. Plummer N = 1e5, theta 0.5, 2 threads, float: 64 -> 135-145 ms (3183
+/// interactions/body, walk alone 53 ms), 96 -> 130 ms, 128 -> 120-124 ms (3861/body, walk
+/// alone 34 ms); double is the same at 64 and 128 (~252 ms, kernel-bound).
+inline constexpr std::size_t kMaxGroup = 128;
+
 struct Tree {
   int dim = 3;
   std::size_t leaf_size = 8;

@@ -30,13 +30,8 @@
 namespace nbody {
 namespace {
 
-/// Bodies per leaf at most (except at maximum depth).
-constexpr std::size_t kLeafSize = 8;
-/// Bodies per walk group at most. Larger groups share one walk among more bodies but open
-/// more cells. Plummer N = 1e5, theta 0.5, 2 threads, float: 64 -> 135-145 ms (3183
-/// interactions/body, walk alone 53 ms), 96 -> 130 ms, 128 -> 120-124 ms (3861/body, walk
-/// alone 34 ms); double is the same at 64 and 128 (~252 ms, kernel-bound).
-constexpr std::size_t kMaxGroup = 128;
+using tree::kLeafSize;
+using tree::kMaxGroup;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
