@@ -91,6 +91,14 @@ class Simulation {
   [[nodiscard]] const ParticleSystem& particles() const;
   /// The state, to change: uploaded again before the next step or diagnostics.
   [[nodiscard]] ParticleSystem& edit_particles();
+  /// Whether each process owns only its bodies: a run on several CPU ranks whose options
+  /// the domain decomposition takes (docs/distributed.md). particles() is then this
+  /// process's bodies, size() the number over all processes, diagnostics() collective, and
+  /// the bodies cannot be edited.
+  [[nodiscard]] bool decomposed() const;
+  /// The whole state: particles(), or in a decomposed run every process's bodies gathered
+  /// on every process in id order. Then collective: every process calls it at the same point.
+  [[nodiscard]] const ParticleSystem& all_particles() const;
   /// Positions only, x y z interleaved as float (12 bytes a body: what drawing needs; on
   /// the GPU only they cross the bus).
   void positions(std::vector<float>& xyz) const;
@@ -158,6 +166,10 @@ class Simulation {
   [[nodiscard]] PhaseTimes& gravity_stages() { return gravity_stages_; }
 
  private:
+  /// A decomposed run: the number of bodies over all processes (none merge) and the
+  /// bodies last gathered by all_particles().
+  std::size_t total_bodies_ = 0;
+  mutable std::unique_ptr<ParticleSystem> gathered_;
   /// Copies the state from the stepper when the host copy is stale.
   void download_if_stale() const;
   /// Copies the host copy to the stepper when it was edited.

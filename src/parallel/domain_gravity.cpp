@@ -54,18 +54,13 @@ class Domain final : public DomainGravity {
     check_census(before, census(ps, comm), "domain decomposition, migration");
 #endif
     stats_.bodies = ps.size();
-    if (ring_) {
-      ring_->compute_forces(ps, potential, comm);
-      stats_.bytes_sent = ring_->stats().bytes_sent;
-      // Every body of the direct sum costs the same N interactions.
-      std::fill(cost_.begin(), cost_.end(), 1.0);
-      solver_stats_.interactions_per_body =
-          ps.empty() ? 0.0 : double(ring_->stats().pairs) / double(ps.size());
-    } else {
-      const DomainTreeResult r = tree_->compute_forces(ps, potential, cube, comm, cost_);
-      stats_.bytes_sent = r.bytes_sent;
-      solver_stats_ = r.solver;
-    }
+    forces(ps, potential, cube);
+  }
+
+  void compute_forces_in_place(ParticleSystem& ps, bool potential) override {
+    const int dim = options_.algorithm == GravityAlgorithm::Direct ? 3 : options_.dim;
+    if (cost_.size() != ps.size()) cost_.assign(ps.size(), 1.0);
+    forces(ps, potential, global_cube(ps, dim, *comm_, options_.threads));
   }
 
   void compute_forces_active(ParticleSystem&, bool, const std::vector<std::uint32_t>&) override {
@@ -85,6 +80,23 @@ class Domain final : public DomainGravity {
   }
 
  private:
+  /// The forces of ps's bodies as they are distributed now.
+  void forces(ParticleSystem& ps, bool potential, const KeyCube& cube) {
+    ForceReducer& comm = *comm_;
+    if (ring_) {
+      ring_->compute_forces(ps, potential, comm);
+      stats_.bytes_sent = ring_->stats().bytes_sent;
+      // Every body of the direct sum costs the same N interactions.
+      std::fill(cost_.begin(), cost_.end(), 1.0);
+      solver_stats_.interactions_per_body =
+          ps.empty() ? 0.0 : double(ring_->stats().pairs) / double(ps.size());
+    } else {
+      const DomainTreeResult r = tree_->compute_forces(ps, potential, cube, comm, cost_);
+      stats_.bytes_sent = r.bytes_sent;
+      solver_stats_ = r.solver;
+    }
+  }
+
   GravityOptions options_;
   std::shared_ptr<ForceReducer> comm_;
   DomainOptions domain_;
@@ -97,6 +109,16 @@ class Domain final : public DomainGravity {
 };
 
 }  // namespace
+
+bool runs_decomposed(const SimulationOptions& o) {
+  const GravityOptions& g = o.gravity;
+  const bool solver = g.device == Device::Cpu && g.G != 0 &&
+                      ((g.algorithm == GravityAlgorithm::Direct && g.kernel == ForceKernel::Fast) ||
+                       g.algorithm == GravityAlgorithm::Tree);
+  return solver && o.integrator.timestep == TimestepMode::Fixed &&
+         o.integrator.scheme != IntegratorScheme::Ias15 &&
+         o.collisions.model == CollisionModel::None;
+}
 
 std::unique_ptr<DomainGravity> make_domain_gravity(const GravityOptions& options,
                                                    std::shared_ptr<ForceReducer> comm,

@@ -19,6 +19,7 @@
 
 #include "nbody/distributed.hpp"
 #include "nbody/gravity.hpp"
+#include "nbody/simulation.hpp"
 #include "parallel/domain.hpp"
 
 namespace nbody::parallel {
@@ -41,9 +42,21 @@ struct DomainStats {
 
 class DomainGravity : public GravitySolver {
  public:
+  /// compute_forces() without the cut and the migration: the bodies stay where they are
+  /// (the forces do not depend on who owns which body, only their accuracy, a little), for
+  /// an evaluation that must not reorder them (the potentials of bodies whose
+  /// accelerations are kept). Collective.
+  virtual void compute_forces_in_place(ParticleSystem& ps, bool potential) = 0;
   [[nodiscard]] virtual DomainStats domain_stats() const = 0;
   [[nodiscard]] virtual const DomainCuts& cuts() const = 0;
 };
+
+/// Whether a run with these options steps owned bodies when it has several CPU ranks: the
+/// CPU direct sum (fast kernel) and tree, fixed steps of the schemes of one evaluation a
+/// step (leapfrog, Euler, kinematic, with or without damping), no collisions. The rest
+/// (GPU ranks, collisions, hierarchical steps, IAS15) still runs with the state replicated
+/// on every rank (docs/distributed.md).
+[[nodiscard]] bool runs_decomposed(const SimulationOptions& options);
 
 /// The solver for `options` (CPU direct sum or tree; dim 2 or 3) over the ranks of `comm`.
 /// Throws nbody::Error naming the option for what the decomposition does not do yet.

@@ -26,6 +26,8 @@
 #include "integrators/block_steps.hpp"
 #include "integrators/ias15.hpp"
 #include "nbody/error.hpp"
+#include "parallel/domain_gravity.hpp"
+#include "parallel/domain_state.hpp"
 #include "simulation/stepper.hpp"
 
 namespace nbody {
@@ -50,9 +52,16 @@ class HostStepper final : public Stepper {
             {.epsilon = options.integrator.ias15_epsilon, .rule = options.integrator.ias15_rule}),
         block_steps_(options.integrator, options.gravity.softening),
         reducer_(std::move(reducer)) {
-    // Several processes: this one computes its share, and the shares are summed (a solver
-    // that cannot split computes everything everywhere, with nothing to sum).
-    sharing_ = reducer_ && reducer_->parts() > 1 &&
+    // Several processes: each owns its bodies where the decomposition runs (the forces by
+    // the ring or the essential trees, the bodies migrating); else every one holds them all,
+    // computes its share of the forces, and the shares are summed (a solver that cannot
+    // split computes everything everywhere, with nothing to sum).
+    if (reducer_ && reducer_->parts() > 1 && parallel::runs_decomposed(options)) {
+      auto domain = parallel::make_domain_gravity(options.gravity, reducer_);
+      domain_ = domain.get();
+      gravity_ = std::move(domain);
+    }
+    sharing_ = !domain_ && reducer_ && reducer_->parts() > 1 &&
                gravity_->set_share(reducer_->part(), reducer_->parts());
     // IAS15 with few bodies: the scalar float64 reference instead of the SIMD kernel, which
     // pads each evaluation to blocks of 64 targets (3 bodies cost as much as 64) and is the
@@ -152,6 +161,7 @@ class HostStepper final : public Stepper {
   void download_positions(std::vector<float>& xyz) override { positions_as_float(*state_, xyz); }
 
   [[nodiscard]] Diagnostics diagnostics(EnergyMethod method) override {
+    if (domain_) return owned_diagnostics(method);
     switch (method) {
       case EnergyMethod::Exact:
         return compute_diagnostics(*state_, options_.gravity.G, options_.gravity.softening);
@@ -163,11 +173,28 @@ class HostStepper final : public Stepper {
     }
   }
 
+  [[nodiscard]] bool owns_bodies() const override { return domain_ != nullptr; }
+
   [[nodiscard]] StepTimes take_times() override { return std::exchange(times_, StepTimes{}); }
   [[nodiscard]] double time() const override { return state_->time; }
   [[nodiscard]] std::size_t size() const override { return state_->size(); }
 
  private:
+  /// diagnostics() of owned bodies (collective): the exact pair sum over the bodies
+  /// gathered (O(N^2) already), else each rank's sums all-reduced.
+  Diagnostics owned_diagnostics(EnergyMethod method) {
+    switch (method) {
+      case EnergyMethod::Exact:
+        return compute_diagnostics(parallel::gather_bodies(*state_, *reducer_), options_.gravity.G,
+                                   options_.gravity.softening);
+      case EnergyMethod::Solver:
+        evaluate(true);
+        return parallel::summed_diagnostics(*state_, *reducer_, true);
+      default:
+        return parallel::summed_diagnostics(*state_, *reducer_, false);
+    }
+  }
+
   /// One step of dt in the bins' substeps (integrators/block_steps.hpp) with this
   /// stepper's stages: the collision stage, the solver's forces of the active bodies.
   void block_step(double dt, bool potential) {
@@ -227,7 +254,11 @@ class HostStepper final : public Stepper {
   /// caller (Simulation's "diagnostics" phase), not as a step's gravity.
   void evaluate_potentials(ParticleSystem& ps) {
     for (int k = 0; k < 3; ++k) kept_[k] = *axes(ps)[k];
-    gravity(ps, true);
+    if (domain_) {
+      domain_->compute_forces_in_place(ps, true);  // no migration: the kept order holds
+    } else {
+      gravity(ps, true);
+    }
     for (int k = 0; k < 3; ++k) axes(ps)[k]->swap(kept_[k]);
     ps.set_accelerations_valid();
   }
@@ -271,6 +302,7 @@ class HostStepper final : public Stepper {
   Ias15 ias15_;             // --integrator ias15: its own steps (own_step)
   BlockSteps block_steps_;  // adaptive time steps
   std::shared_ptr<ForceReducer> reducer_;
+  parallel::DomainGravity* domain_ = nullptr;  // gravity_, when this process owns its bodies
   bool sharing_ = false;
   bool potential_wanted_ = false;  // the evaluations of this step compute the potentials
   ParticleSystem* state_ = nullptr;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "nbody/error.hpp"
+#include "parallel/domain_state.hpp"
 #include "simulation/stepper.hpp"
 
 namespace nbody {
@@ -96,8 +97,13 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
   check_integrator_options(options_);
   check_radii(options_, *particles_);
   stepper_ = make_stepper(options_, reducer_);
+  // Every process holds the whole start: in a decomposed run each keeps its share, and the
+  // first force evaluation sends every body to its owner.
+  total_bodies_ = particles_->size();
+  if (decomposed())
+    *particles_ = parallel::keep_share(*particles_, reducer_->part(), reducer_->parts());
   stepper_->upload(*particles_);  // the one copy in
-  energy_method_ = run_energy_method(options_, particles_->size());
+  energy_method_ = run_energy_method(options_, total_bodies_);
 }
 
 Simulation::Simulation(ParticleSystem particles, const GravityOptions& gravity,
@@ -130,7 +136,19 @@ const ParticleSystem& Simulation::particles() const {
   return *particles_;
 }
 
+bool Simulation::decomposed() const {
+  return stepper_->owns_bodies();
+}
+
+const ParticleSystem& Simulation::all_particles() const {
+  if (!decomposed()) return particles();
+  gathered_ = std::make_unique<ParticleSystem>(parallel::gather_bodies(*particles_, *reducer_));
+  return *gathered_;
+}
+
 ParticleSystem& Simulation::edit_particles() {
+  if (decomposed())
+    throw Error("the bodies of a run decomposed over several processes cannot be edited");
   download_if_stale();
   host_edited_ = true;
   particles_->invalidate_potentials();  // the bodies may move
@@ -150,6 +168,7 @@ double Simulation::time() const {
 }
 
 std::size_t Simulation::size() const {
+  if (decomposed()) return total_bodies_;  // no collisions there: N stays
   return host_stale_ ? stepper_->size() : particles_->size();
 }
 
@@ -225,6 +244,8 @@ void Simulation::evaluate_forces(bool potentials) {
 }
 
 void Simulation::reconfigure(const SimulationOptions& options) {
+  if (decomposed())
+    throw Error("a run decomposed over several processes cannot change its options");
   const SimulationOptions next = complete_options(options, particles_->dim);
   download_if_stale();
   check_integrator_options(next);
@@ -281,7 +302,7 @@ Diagnostics Simulation::diagnostics(EnergyMethod method) {
     const Diagnostics moments = stepper_->diagnostics(EnergyMethod::Off);
     return with_potential(
         moments,
-        tree_potential_energy(*particles_, options_.gravity.G, options_.gravity.softening,
+        tree_potential_energy(all_particles(), options_.gravity.G, options_.gravity.softening,
                               options_.gravity.threads),
         EnergyMethod::Tree);
   }

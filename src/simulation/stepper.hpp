@@ -88,6 +88,11 @@ class Stepper {
   /// Whether diagnostics() takes EnergyMethod::Tree itself (the GPU's device tree); else
   /// Simulation evaluates it with the CPU tree on the host copy.
   [[nodiscard]] virtual bool tree_energy_here() const { return false; }
+  /// Whether this process steps only the bodies it owns (a decomposed run on several CPU
+  /// ranks, parallel/domain_gravity.hpp): upload() then takes this process's share, the
+  /// bodies migrate between processes at every force evaluation, and diagnostics() is
+  /// collective (the ranks' sums all-reduced).
+  [[nodiscard]] virtual bool owns_bodies() const { return false; }
   /// The times and collision totals of the steps since the last call.
   [[nodiscard]] virtual StepTimes take_times() = 0;
   /// The simulated time and the number of bodies, without copying the state.

@@ -1,9 +1,13 @@
-"""Several MPI ranks on the CPU (issue 11): `mpirun -np P nbody run` gives the same result as
-one process, and only rank 0 writes and talks.
+"""Several MPI ranks on the CPU (issues 11 and 35): `mpirun -np P nbody run` gives one process's
+result, and only rank 0 writes and talks.
 
-Each body's force is computed by one rank (a slice of the direct sum's target bodies, or the
-tree's walk groups of a slice of the bodies), the shares summed with exact zeros elsewhere,
-so the results are bit for bit those of one process: the final files are compared as bytes.
+Two schemes (docs/distributed.md). Where the domain decomposition runs (the direct sum's fast
+kernel and the tree, fixed steps, no collisions) every rank owns its bodies: the direct sum's
+ring adds the same terms in another order (files equal to ~1e-15), the tree's essential trees
+see a cell split between ranks as one multipole per rank (a small part of the tree's own
+error: checked against how far one process's tree run is from its direct-sum run). Elsewhere
+(collisions, adaptive steps) the state is replicated and each body's force computed by one
+rank, the shares summed with exact zeros elsewhere: bit for bit one process's files.
 Skipped (with the reason) when mpirun or an MPI build is missing.
 """
 import json
@@ -39,6 +43,32 @@ def mpirun(ranks, *args, check=True):
 BASE = ["--model", "plummer", "-n", 1500, "--seed", 7, "--softening", 0.02, "--dt", 0.005, "--steps", 30, "-q"]
 
 
+def numbers(path):
+    """The rows of a text output (or energy.csv) as lists of floats, the header left out."""
+    rows = []
+    for line in path.read_text().splitlines():
+        if line.startswith("#") or not line.strip() or line[0].isalpha():
+            continue
+        rows.append([float(v) for v in line.replace(",", " ").split()])
+    return rows
+
+
+def differences(a, b):
+    """|x_a - x_b| over every number of two outputs of the same bodies."""
+    ra, rb = numbers(a), numbers(b)
+    assert len(ra) == len(rb) and all(len(x) == len(y) for x, y in zip(ra, rb)), f"{a} and {b} differ in shape"
+    return sorted(abs(x - y) for u, v in zip(ra, rb) for x, y in zip(u, v))
+
+
+def largest_difference(a, b):
+    return max(differences(a, b), default=0.0)
+
+
+def median_difference(a, b):
+    d = differences(a, b)
+    return d[len(d) // 2]
+
+
 @unittest.skipIf(MPIRUN is None, "mpirun not found (scripts/setup.sh installs openmpi-bin)")
 @unittest.skipIf(not built_with_mpi(), "nbody was built without MPI (libopenmpi-dev)")
 class TestRanksEqualOneProcess(CliTestCase):
@@ -51,14 +81,43 @@ class TestRanksEqualOneProcess(CliTestCase):
             mpirun(ranks, "run", *args, "-o", out)
             self.assertEqual(one.read_bytes(), out.read_bytes(), f"{extra}: {ranks} ranks differ from one process")
 
+    def assert_close_to_one_process(self, extra, tolerance=None, steps=30):
+        """Decomposed runs on 2, 3 and 4 ranks against one process: the direct sum within
+        `tolerance`; the tree (tolerance None) as accurate as one process's tree (its largest
+        departure from the direct sum's run), and apart from it by a small part of that
+        departure (the median: a few bodies beside a cell split between ranks differ by as
+        much as the tree's error, the others by rounding)."""
+        args = [*BASE[:-3], "--steps", steps, "-q", *extra]
+        one = self.dir / "one.txt"
+        nbody("run", *args, "-o", one)
+        direct = self.dir / "direct.txt"
+        if tolerance is None:
+            nbody("run", *BASE[:-3], "--steps", steps, "-q", "--gravity", "direct", "-o", direct)
+        for ranks in (2, 3, 4):
+            out = self.dir / f"ranks{ranks}.txt"
+            proc = mpirun(ranks, "run", *args, "-o", out, "--json")
+            self.assertIn("domain-", json.loads(proc.stdout)["solver"])  # each rank owns its bodies
+            if tolerance is not None:
+                self.assertLessEqual(largest_difference(out, one), tolerance, f"{extra}: {ranks} ranks")
+                continue
+            self.assertLessEqual(largest_difference(out, direct), 1.2 * largest_difference(one, direct),
+                                 f"{extra}: {ranks} ranks")
+            # The forces' median difference is 0.2-5 % of the tree's error (test_domain_gravity.cpp);
+            # after 30 steps the positions' and velocities' is 1-12 % (measured, 2-4 ranks).
+            self.assertLessEqual(median_difference(out, one), 0.25 * median_difference(one, direct),
+                                 f"{extra}: {ranks} ranks")
+
     def test_direct_sum(self):
-        self.assert_same_as_one_process(["--gravity", "direct"])
+        self.assert_close_to_one_process(["--gravity", "direct"], tolerance=1e-12)
+
+    def test_tree(self):
+        self.assert_close_to_one_process(["--gravity", "tree"])
 
     def test_scalar_direct_sum(self):
         self.assert_same_as_one_process(["--gravity", "direct", "--kernel", "scalar"], steps=5)
 
     def test_tree_with_quadrupoles(self):
-        self.assert_same_as_one_process(["--gravity", "tree", "--theta", 0.6, "--quadrupole"])
+        self.assert_close_to_one_process(["--gravity", "tree", "--theta", 0.6, "--quadrupole", "--mac", "bmax"])
 
     def test_merging_collisions(self):
         self.assert_same_as_one_process(["--radius", 0.02, "--collisions", "merge"])
@@ -89,8 +148,9 @@ class TestRanksEqualOneProcess(CliTestCase):
         mpirun(2, "run", *common, "--steps", 20, "--checkpoint-every", 20, "--output-dir", parts)
         mpirun(4, "run", *common, "--steps", 40, "--output-dir", parts, "--restart", "latest",
                "-o", parts / "final.txt")
-        self.assertEqual((whole / "final.txt").read_bytes(), (parts / "final.txt").read_bytes())
-        self.assertEqual((whole / "energy.csv").read_bytes(), (parts / "energy.csv").read_bytes())
+        # The bodies migrate between 2 ranks, then 4 read the checkpoint and go on.
+        self.assertLessEqual(largest_difference(whole / "final.txt", parts / "final.txt"), 1e-12)
+        self.assertLessEqual(largest_difference(whole / "energy.csv", parts / "energy.csv"), 1e-12)
 
     def test_other_commands_refuse_several_ranks(self):
         proc = mpirun(2, "gen", "plummer", "-n", 10, "-o", self.dir / "x.txt", check=False)

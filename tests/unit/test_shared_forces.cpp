@@ -1,11 +1,16 @@
 // The CPU solvers' share of the work in a distributed run (docs/distributed.md), with the
-// ranks as threads (thread_ranks.hpp): P = 2, 3 and 4 parts give one process's state bit
+// ranks as threads (thread_ranks.hpp). Where the state is replicated (collisions,
+// hierarchical steps, the scalar kernel), P = 2, 3 and 4 parts give one process's state bit
 // for bit, because each body's force comes from exactly one part and the others add exact
-// zeros. Also checked: a part's own result is zero outside its share and the shares
-// cover every body, so a solver that ignored set_share (every part computing everything,
-// P times the sum) or dropped bodies would fail.
+// zeros; where each part owns its bodies (the domain decomposition), one process's state to
+// the rounding of the ring's sums and within a small part of the tree's error. Also checked: a
+// part's own result is zero outside its share and the shares cover every body, so a solver that
+// ignored set_share (every part computing everything, P times the sum) or dropped bodies would
+// fail.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +20,8 @@
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
+#include "parallel/domain_gravity.hpp"
+#include "simulation/stepper.hpp"
 #include "thread_ranks.hpp"
 
 namespace nbody {
@@ -79,12 +86,14 @@ ParticleSystem run(const Case& c, const ParticleSystem& start,
   if (c.integrator.timestep == TimestepMode::Adaptive) {
     EXPECT_GT(sim.timestep_stats().bins.size(), 2u) << c.name << ": too few bins to test";
   }
-  return sim.particles();
+  // Decomposed runs (each part owns its bodies) gather them, in id order: one process's.
+  EXPECT_EQ(sim.decomposed(), sim.processes() > 1 && parallel::runs_decomposed(sim.options()));
+  return sim.all_particles();
 }
 
 class SharedForces : public ::testing::TestWithParam<Case> {};
 
-TEST_P(SharedForces, PartsGiveOneProcessBitForBit) {
+TEST_P(SharedForces, PartsGiveOneProcess) {
   const Case& c = GetParam();
   // 5000 bodies: more than four 1024-body chunks per part for the tree at P = 4.
   const ParticleSystem start = cluster(5000, c.radius, c.gravity.dim);
@@ -102,8 +111,26 @@ TEST_P(SharedForces, PartsGiveOneProcessBitForBit) {
                   got.ax[i] != one.ax[i] || got.ay[i] != one.ay[i] || got.az[i] != one.az[i] ||
                   got.mass[i] != one.mass[i];
       }
-      EXPECT_EQ(differ, 0u) << c.name << " P = " << parts << " part " << p
-                            << ": bodies not bit-identical";
+      if (!parallel::runs_decomposed(
+              complete_options({c.gravity, c.integrator, c.collisions}, c.gravity.dim))) {
+        EXPECT_EQ(differ, 0u) << c.name << " P = " << parts << " part " << p
+                              << ": bodies not bit-identical";
+        continue;
+      }
+      // Owned bodies: the ring's sums in another order (rounding), the essential trees'
+      // cells split between parts (a small part of the tree's error, test_domain_gravity.cpp;
+      // measured after 4 steps: 1.7e-8 in 3D, 1.2e-6 in 2D, whose tree error is 20x larger).
+      double worst = 0;
+      for (std::size_t i = 0; i < one.size(); ++i) {
+        EXPECT_EQ(got.id[i], one.id[i]);
+        worst = std::max(worst,
+                         std::hypot(got.x[i] - one.x[i], got.y[i] - one.y[i], got.z[i] - one.z[i]));
+      }
+      if (p == 0)
+        std::printf("[ measured ] %s, %d parts (decomposed): largest |x - x_one| %.3e\n",
+                    c.name.c_str(), parts, worst);
+      EXPECT_LE(worst, c.gravity.algorithm == GravityAlgorithm::Direct ? 1e-13 : 1e-5)
+          << c.name << " P = " << parts;
     }
   }
 }

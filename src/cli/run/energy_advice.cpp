@@ -121,7 +121,7 @@ std::vector<std::string> energy_warnings(const RunArgs& a, Simulation& sim, doub
   if (g.softening == 0 && n > kFewBodies && g.algorithm != GravityAlgorithm::None) {
     // About the mean spacing of the bodies inside the half-mass radius: close encounters
     // are smoothed below it, the collisionless dynamics above it kept.
-    const double rh = half_mass_radius(sim.particles(), end.com);
+    const double rh = half_mass_radius(sim.all_particles(), end.com);  // on every rank
     const double eps = one_digit(rh / std::cbrt(double(n) / 2));
     if (eps > 0)
       helps.push_back(

@@ -240,22 +240,36 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   // holds the accelerations and potentials of the initial positions.
   sim.evaluate_forces(energy == EnergyMethod::Solver || snapshots.wants_potential());
   Diagnostics now = sim.diagnostics();
+  // The whole state for an output, on rank 0 (null elsewhere). A decomposed run (every rank
+  // owns its bodies, docs/distributed.md) gathers it: every rank must take part, so every
+  // rank calls this at the same points.
+  auto output_state = [&]() -> const ParticleSystem* {
+    if (sim.decomposed()) {
+      const ParticleSystem& all = sim.all_particles();
+      return root ? &all : nullptr;
+    }
+    return root ? &sim.particles() : nullptr;
+  };
+  // Diagnostics are collective in a decomposed run: every rank computes the ones rank 0
+  // reports.
+  const bool diagnose_everywhere = sim.decomposed();
   const double e0 = resumed ? resumed->initial_energy : now.total_energy;
   auto write_snapshot_now = [&] {
     // The solver's potentials (a gravity pass when this step did not compute them), on
     // every rank: with several processes the shares are summed.
     if (snapshots.wants_potential()) sim.evaluate_forces(true);
-    if (!root) return snapshots.skip(sim.time());
     ScopedPhase phase(sim.times(), "io");
-    const ParticleSystem& ps = sim.particles();
-    snapshots.write(ps, snapshots.wants_potential() ? &ps.potential : nullptr);
+    const ParticleSystem* ps = output_state();
+    if (!root) return snapshots.skip(sim.time());
+    snapshots.write(*ps, snapshots.wants_potential() ? &ps->potential : nullptr);
   };
   auto write_checkpoint_now = [&] {
     ScopedPhase phase(sim.times(), "io");
+    const ParticleSystem* ps = output_state();
     if (!root) return checkpoints.skip(sim.steps_done());
     create_dir(dir);
     CheckpointState state;
-    state.particles = sim.particles();
+    state.particles = *ps;
     state.step = sim.steps_done();
     state.initial_energy = e0;
     state.collisions = sim.collision_totals();
@@ -274,15 +288,17 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   // steps and the last step, like a snapshot series (a restart goes on from its step).
   auto every_output = [&] {
     const std::uint64_t s = sim.steps_done();
-    if (!a.output.empty() && root) {
+    if (!a.output.empty()) {
       ScopedPhase phase(sim.times(), "io");
-      write_particles(numbered_path(a.output, s), sim.particles(),
-                      resolve_format(a.output, a.format));
+      if (const ParticleSystem* ps = output_state())
+        write_particles(numbered_path(a.output, s), *ps, resolve_format(a.output, a.format));
     }
+    const bool energy_line = has_energy && (talk || diagnose_everywhere);
+    const double drift =
+        energy_line ? relative_energy_drift(e0, sim.diagnostics().total_energy) : 0.0;
     if (!talk) return;
     if (has_energy) {
-      fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, sim.time(),
-                 relative_energy_drift(e0, sim.diagnostics().total_energy));
+      fmt::print(human, "step {:>8}  t = {:<12.6g} |dE/E| = {:.3e}\n", s, sim.time(), drift);
     } else {
       fmt::print(human, "step {:>8}  t = {:<12.6g}\n", s, sim.time());
     }
@@ -330,7 +346,10 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     const std::uint64_t s = sim.steps_done();
     const bool last = !more_steps();
     if (out.stats_every > 0 && s % out.stats_every == 0) {
-      if (root) log_energy(sim.diagnostics());
+      if (root || diagnose_everywhere) {
+        const Diagnostics d = sim.diagnostics();
+        if (root) log_energy(d);
+      }
       logged_step = s;
     }
     if (snapshots.enabled() && snapshots.due(s, sim.time())) write_snapshot_now();
@@ -358,7 +377,15 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     // own rule).
     const bool drift_cheap = energy == EnergyMethod::Exact || energy == EnergyMethod::Tree ||
                              (energy == EnergyMethod::Solver && progress_energy);
-    progress.update(s, sim.time(), drift_cheap ? std::function<double()>(drift_now) : nullptr);
+    if (diagnose_everywhere) {
+      // Rank 0's line decides, every rank computes the drift it shows.
+      const bool wanted = drift_cheap && all_ranks_max(root && progress.wants_energy()) != 0;
+      const double drift = wanted ? drift_now() : 0.0;
+      progress.update(s, sim.time(),
+                      wanted ? std::function<double()>([drift] { return drift; }) : nullptr);
+    } else {
+      progress.update(s, sim.time(), drift_cheap ? std::function<double()>(drift_now) : nullptr);
+    }
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -377,9 +404,10 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     log_energy(result.end);
   // A run given --restart ends with a checkpoint, so `--restart latest` goes on from here.
   if ((checkpointing || !out.restart.empty()) && result.steps > 0) write_checkpoint_now();
-  if (!a.output.empty() && root) {
+  if (!a.output.empty()) {
     ScopedPhase phase(sim.times(), "io");
-    write_particles(a.output, sim.particles(), resolve_format(a.output, a.format));
+    if (const ParticleSystem* ps = output_state())
+      write_particles(a.output, *ps, resolve_format(a.output, a.format));
   }
   sim.times().add("io", io_times.get("io") + a.restart.read_seconds);
   if (talk) print_run_summary(human, a, sim, result);
