@@ -1,13 +1,15 @@
 #include "cli/run/run_files.hpp"
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "nbody/input_error.hpp"
 
 namespace nbody::cli {
 
@@ -134,6 +136,26 @@ std::optional<fs::path> latest_checkpoint(const fs::path& dir) {
   auto all = checkpoints_in(dir);
   if (all.empty()) return std::nullopt;
   return all.back().second;
+}
+
+/// out.txt, step 100 -> out_000100.txt (numbered outputs of --every beside the final one).
+fs::path numbered_path(const fs::path& path, std::uint64_t step) {
+  auto numbered = path;
+  numbered.replace_filename(
+      fmt::format("{}_{:06d}{}", path.stem().string(), step, path.extension().string()));
+  return numbered;
+}
+
+/// Creates `dir` (and its parents) when missing; the message names the option that asked.
+void create_dir(const fs::path& dir, std::string_view option) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw input_error(option,
+                      fmt::format("cannot create the folder ({})",
+                                  ec ? ec.message() : "a file of that name exists"),
+                      dir.string());
+  }
 }
 
 }  // namespace nbody::cli

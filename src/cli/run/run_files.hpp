@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/run/output_options.hpp"
@@ -73,5 +74,11 @@ class CheckpointSeries {
 /// The checkpoint with the highest step in dir (files checkpoint_<step>.<ext>), if any.
 [[nodiscard]] std::optional<std::filesystem::path> latest_checkpoint(
     const std::filesystem::path& dir);
+
+/// out.txt, step 100 -> out_000100.txt (numbered outputs of --every beside the final one).
+[[nodiscard]] std::filesystem::path numbered_path(const std::filesystem::path& path,
+                                                  std::uint64_t step);
+/// Creates `dir` (and its parents) when missing; the message names the option that asked.
+void create_dir(const std::filesystem::path& dir, std::string_view option = "--output-dir");
 
 }  // namespace nbody::cli

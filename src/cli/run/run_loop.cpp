@@ -34,31 +34,7 @@
 
 namespace nbody::cli {
 
-namespace {
-
 namespace fs = std::filesystem;
-
-/// out.txt, step 100 -> out_000100.txt (numbered outputs of --every beside the final one).
-fs::path numbered_path(const fs::path& path, std::uint64_t step) {
-  auto numbered = path;
-  numbered.replace_filename(
-      fmt::format("{}_{:06d}{}", path.stem().string(), step, path.extension().string()));
-  return numbered;
-}
-
-/// Creates `dir` (and its parents) when missing; the message names the option that asked.
-void create_dir(const fs::path& dir, std::string_view option = "--output-dir") {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) {
-    throw input_error(option,
-                      fmt::format("cannot create the folder ({})",
-                                  ec ? ec.message() : "a file of that name exists"),
-                      dir.string());
-  }
-}
-
-}  // namespace
 
 int run_simulation(RunArgs& a, const CLI::App& app) {
   // Several MPI ranks: all of them step the (replicated) state; rank 0 alone talks and
