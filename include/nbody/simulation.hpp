@@ -46,6 +46,16 @@ struct TimestepStats {
   double dt_last = 0, dt_min = 0, dt_max = 0;  // of the accepted steps
 };
 
+/// What the domain decomposition did over the steps so far (a decomposed run:
+/// Simulation::decomposed(); zeros otherwise), on this process.
+struct DecompositionStats {
+  std::uint64_t evaluations = 0;  // force evaluations (each one keys, maybe cuts, migrates)
+  std::uint64_t recuts = 0;       // of them, those that cut the key line anew
+  std::uint64_t migrated = 0;     // bodies that arrived here
+  std::uint64_t bytes_sent = 0;   // essential trees or ring blocks sent from here
+  double imbalance = 1;  // the last evaluation's: the slowest rank's measured work / the mean
+};
+
 class Stepper;
 struct StepTimes;
 
@@ -99,6 +109,8 @@ class Simulation {
   /// The whole state: particles(), or in a decomposed run every process's bodies gathered
   /// on every process in id order. Then collective: every process calls it at the same point.
   [[nodiscard]] const ParticleSystem& all_particles() const;
+  /// What the decomposition did so far (zeros unless decomposed()).
+  [[nodiscard]] const DecompositionStats& decomposition() const { return decomposition_; }
   /// Positions only, x y z interleaved as float (12 bytes a body: what drawing needs; on
   /// the GPU only they cross the bus).
   void positions(std::vector<float>& xyz) const;
@@ -169,6 +181,7 @@ class Simulation {
   /// A decomposed run: the number of bodies over all processes (none merge) and the
   /// bodies last gathered by all_particles().
   std::size_t total_bodies_ = 0;
+  DecompositionStats decomposition_;
   mutable std::unique_ptr<ParticleSystem> gathered_;
   /// Copies the state from the stepper when the host copy is stale.
   void download_if_stale() const;

@@ -247,6 +247,15 @@ class HostStepper final : public Stepper {
     const auto start = std::chrono::steady_clock::now();
     gravity(ps, potential);
     times_.gravity_seconds += seconds_since(start);
+    if (domain_) {
+      const parallel::DomainStats d = domain_->domain_stats();
+      DecompositionStats& sum = times_.decomposition;
+      sum.evaluations += 1;
+      sum.recuts += d.recut ? 1 : 0;
+      sum.migrated += d.migration.received;
+      sum.bytes_sent += d.bytes_sent;
+      sum.imbalance = d.imbalance;
+    }
   }
 
   /// The potentials at the current positions, by gravity alone (the bodies have had their

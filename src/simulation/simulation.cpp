@@ -224,6 +224,14 @@ void Simulation::count_step(const StepTimes& t, std::chrono::steady_clock::time_
 }
 
 void Simulation::add_times(const StepTimes& t) {
+  if (t.decomposition.evaluations > 0) {
+    DecompositionStats& d = decomposition_;
+    d.evaluations += t.decomposition.evaluations;
+    d.recuts += t.decomposition.recuts;
+    d.migrated += t.decomposition.migrated;
+    d.bytes_sent += t.decomposition.bytes_sent;
+    d.imbalance = t.decomposition.imbalance;
+  }
   for (const auto& [stage, seconds] : t.stages.entries()) gravity_stages_.add(stage, seconds);
   times_.add("gravity", t.gravity_seconds);
   if (options_.collisions.model != CollisionModel::None) {

@@ -27,6 +27,7 @@ struct StepTimes {
   double gravity_seconds = 0;    // force evaluations (the sum of the processes' shares included)
   double collision_seconds = 0;  // collision stages (wall time on the host, kernels on the GPU)
   CollisionTotals collisions;    // every collision stage; empty without collisions
+  DecompositionStats decomposition;  // a decomposed run's evaluations (Simulation sums them)
   PhaseTimes stages;  // the force evaluation's stages (tree: build, walk / bbox ... force)
   // Hierarchical time steps (left 0 by fixed steps; Simulation counts those itself):
   std::uint64_t substeps = 0;            // force evaluations of active sets

@@ -165,6 +165,12 @@ class TestRanksEqualOneProcess(CliTestCase):
         for r in rows:
             self.assertGreater(r["ms_per_step"], 0)
             self.assertGreater(r["efficiency"], 0)
+            self.assertGreaterEqual(r["load_balance"], 1.0)
+            # CPU ranks own their bodies: the rows say what travelled.
+            self.assertEqual(r["decomposed"], r["ranks"] > 1)
+            if r["ranks"] > 1:
+                self.assertGreater(r["bytes_per_step"], 0)
+                self.assertGreaterEqual(r["work_imbalance"], 1.0)
 
 
 if __name__ == "__main__":

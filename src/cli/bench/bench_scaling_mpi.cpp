@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -32,7 +33,25 @@ struct Row {
   std::size_t n;
   int steps;
   double ms_per_step, efficiency;
+  // Several ranks: the gravity time's slowest rank over the mean; a decomposed run also
+  // the bytes all ranks sent a step, the bodies that migrated a step and the measured
+  // work's imbalance under the cut (DecompositionStats).
+  double load_balance = 1;
+  bool decomposed = false;
+  double bytes_per_step = 0, migrated_per_step = 0, work_imbalance = 1;
 };
+
+/// The largest of each rank's value (collective).
+double largest(ForceReducer& group, double value) {
+  ForceReducer::Bytes mine(sizeof value);
+  std::memcpy(mine.data(), &value, sizeof value);
+  for (const auto& b : group.all_gather(mine)) {
+    double v = 0;
+    std::memcpy(&v, b.data(), sizeof v);
+    value = std::max(value, v);
+  }
+  return value;
+}
 
 /// Plummer spheres, generated once per N (the largest take seconds).
 const ParticleSystem& bodies(std::size_t n) {
@@ -51,7 +70,7 @@ const ParticleSystem& bodies(std::size_t n) {
 /// Milliseconds per step on the first `ranks` ranks (rank 0's clock); -1 on the others.
 /// `stages`: rank 0's milliseconds per step of each force stage and of the rest.
 double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n, int ranks,
-                  int& steps, std::string& stages) {
+                  int& steps, std::string& stages, Row& row) {
   const std::shared_ptr<ForceReducer> all = world();
   const std::shared_ptr<ForceReducer> group = first_ranks(ranks);  // collective
   double ms = -1;
@@ -74,6 +93,7 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
         group->part() == 0 ? std::clamp(int(a.seconds / std::max(warm, 1e-6)), 3, 50) : 0);
     sim.times() = {};  // the stage times of the timed steps only
     sim.gravity_stages() = {};
+    const DecompositionStats before = sim.decomposition();
     (void)group->max(0);  // start together
     t0 = Clock::now();
     // The GPU path's step() returns when its stream is done, so the loop times the steps
@@ -81,6 +101,18 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
     for (int s = 0; s < chosen; ++s) sim.step(1e-4);
     (void)group->max(0);
     ms = 1e3 * std::chrono::duration<double>(Clock::now() - t0).count() / chosen;
+    double gravity = sim.times().get("gravity"), mean = gravity;
+    group->sum(&mean, 1);
+    mean /= group->parts();
+    row.load_balance = mean > 0 ? largest(*group, gravity) / mean : 1.0;
+    const DecompositionStats& after = sim.decomposition();
+    row.decomposed = sim.decomposed();
+    double moved[2] = {double(after.bytes_sent - before.bytes_sent),
+                       double(after.migrated - before.migrated)};
+    group->sum(moved, 2);
+    row.bytes_per_step = moved[0] / chosen;
+    row.migrated_per_step = moved[1] / chosen;
+    row.work_imbalance = after.imbalance;
     // Where the time goes, each figure as "rank 0's/the slowest rank's" (a collective
     // waits for the slowest).
     const double per = 1e3 / double(chosen);
@@ -136,17 +168,28 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
             scaling == "strong" ? n_fixed : n_fixed / std::size_t(world_ranks) * std::size_t(p);
         int steps = 0;
         std::string stages;
-        const double ms = time_steps(a, algorithm, n, p, steps, stages);
+        Row row{algorithm, scaling, p, n, 0, 0, 0};
+        const double ms = time_steps(a, algorithm, n, p, steps, stages, row);
         if (!root) continue;
         if (p == 1) t1 = ms;
         const std::size_t n1 = scaling == "strong" ? n_fixed : n_fixed / std::size_t(world_ranks);
         const double eff = scaling == "strong"
                                ? t1 / (double(p) * ms)
                                : work(algorithm, n) / work(algorithm, n1) / double(p) * t1 / ms;
-        rows.push_back({algorithm, scaling, p, n, steps, ms, eff});
+        row.steps = steps, row.ms_per_step = ms, row.efficiency = eff;
+        rows.push_back(row);
         fmt::print(
-            "{:<7} {:<7} P = {:<3} N = {:>10}  {:>10.3f} ms/step ({} steps)  efficiency {:.1f}%\n",
-            to_string(algorithm), scaling, p, n, ms, steps, 100 * eff);
+            "{:<7} {:<7} P = {:<3} N = {:>10}  {:>10.3f} ms/step ({} steps)  efficiency "
+            "{:.1f}%{}\n",
+            to_string(algorithm), scaling, p, n, ms, steps, 100 * eff,
+            p == 1 ? std::string()
+                   : fmt::format("  balance {:.2f}{}", row.load_balance,
+                                 row.decomposed
+                                     ? fmt::format(" (work {:.2f}), {:.2f} MB and {:.0f} bodies "
+                                                   "moved a step",
+                                                   row.work_imbalance, 1e-6 * row.bytes_per_step,
+                                                   row.migrated_per_step)
+                                     : std::string(", replicated")));
         if (a.timings) fmt::print("        ms/step:{}\n", stages);
         std::fflush(stdout);
       }
@@ -163,6 +206,11 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
                    {"steps", r.steps},
                    {"ms_per_step", r.ms_per_step},
                    {"efficiency", r.efficiency},
+                   {"load_balance", r.load_balance},
+                   {"decomposed", r.decomposed},
+                   {"bytes_per_step", r.bytes_per_step},
+                   {"migrated_per_step", r.migrated_per_step},
+                   {"work_imbalance", r.work_imbalance},
                    {"device", a.device},
                    {"precision", "float"},
                    {"theta", theta},
