@@ -25,54 +25,29 @@ std::uint64_t cell_width(int dim, int level) {
 }
 
 KeyCube global_cube(const ParticleSystem& local, int dim, ForceReducer& comm, int threads) {
-  const bool planar = dim == 2;
-  const double inf = std::numeric_limits<double>::infinity();
   // lo x y z, hi x y z, then 1 when this rank has bodies.
-  double box[7] = {inf, inf, inf, -inf, -inf, -inf, local.empty() ? 0.0 : 1.0};
-  double lx = inf, ly = inf, lz = inf, hx = -inf, hy = -inf, hz = -inf;
-  const auto sn = static_cast<std::ptrdiff_t>(local.size());
-#pragma omp parallel for num_threads(team_size(threads)) schedule(static) if (sn >= 50000) \
-    reduction(min                                                                          \
-              : lx, ly, lz) reduction(max                                                  \
-                                      : hx, hy, hz)
-  for (std::ptrdiff_t i = 0; i < sn; ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    lx = std::min(lx, local.x[u]);
-    hx = std::max(hx, local.x[u]);
-    ly = std::min(ly, local.y[u]);
-    hy = std::max(hy, local.y[u]);
-    const double zi = planar ? 0.0 : local.z[u];
-    lz = std::min(lz, zi);
-    hz = std::max(hz, zi);
-  }
-  box[0] = lx, box[1] = ly, box[2] = lz, box[3] = hx, box[4] = hy, box[5] = hz;
+  double lo[3], hi[3];
+  tree::body_bounds(local, dim, threads, lo, hi);
+  const double box[7] = {lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], local.empty() ? 0.0 : 1.0};
   ForceReducer::Bytes mine(sizeof box);
   std::memcpy(mine.data(), box, sizeof box);
-  const auto all = comm.all_gather(mine);
-
-  // The union's extremes as two bodies: the tree's bounding_cube of them is its cube of all
-  // bodies (its min/max see the same extremes), so the formula lives in one place.
-  ParticleSystem corners;
-  corners.resize(2);
+  // The union's extremes (min and max are exact, so they are those of all bodies), then the
+  // tree's own cube of them: the formula lives in one place.
   bool any = false;
-  for (const auto& bytes : all) {
+  for (const auto& bytes : comm.all_gather(mine)) {
     if (bytes.size() != sizeof box) throw Error("global_cube: a rank sent a malformed box");
     double b[7];
     std::memcpy(b, bytes.data(), sizeof b);
     if (b[6] == 0) continue;
-    if (!any) {
-      corners.x = {b[0], b[3]}, corners.y = {b[1], b[4]}, corners.z = {b[2], b[5]};
-      any = true;
-      continue;
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = any ? std::min(lo[k], b[k]) : b[k];
+      hi[k] = any ? std::max(hi[k], b[3 + k]) : b[3 + k];
     }
-    corners.x[0] = std::min(corners.x[0], b[0]), corners.x[1] = std::max(corners.x[1], b[3]);
-    corners.y[0] = std::min(corners.y[0], b[1]), corners.y[1] = std::max(corners.y[1], b[4]);
-    corners.z[0] = std::min(corners.z[0], b[2]), corners.z[1] = std::max(corners.z[1], b[5]);
+    any = true;
   }
   if (!any) return {};
-  tree::Tree t;
-  tree::bounding_cube(corners, dim, 1, t);
-  return {t.root_x, t.root_y, t.root_z, t.root_half};
+  const tree::RootCube cube = tree::root_cube_from_bounds(lo, hi);
+  return {cube.x, cube.y, cube.z, cube.half};
 }
 
 std::vector<std::uint64_t> domain_keys(const ParticleSystem& local, int dim, const KeyCube& cube,

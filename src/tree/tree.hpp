@@ -145,6 +145,9 @@ void build_tree_insertion(const ParticleSystem& ps, int dim, std::size_t leaf_si
 // The steps both builds share, so that they make the same cells (tree_build.cpp).
 /// Clears t's cells and sizes its body arrays for n bodies.
 void reset_tree(Tree& t, std::size_t n, int dim, std::size_t leaf_size);
+/// The smallest and largest coordinates of ps's bodies (z: 0 when dim == 2; +-inf when there
+/// are none).
+void body_bounds(const ParticleSystem& ps, int dim, int threads, double (&lo)[3], double (&hi)[3]);
 /// The root cube around ps's bodies into t.root_* (n >= 1).
 void bounding_cube(const ParticleSystem& ps, int dim, int threads, Tree& t);
 /// Every body's Morton key in t's root cube, as (key, body index) in body order: the

@@ -80,10 +80,10 @@ void reset_tree(Tree& t, std::size_t n, int dim, std::size_t leaf_size) {
   t.keys.resize(n);
 }
 
-void bounding_cube(const ParticleSystem& ps, int dim, int threads, Tree& t) {
+void body_bounds(const ParticleSystem& ps, int dim, int threads, double (&lo)[3], double (&hi)[3]) {
   const std::size_t n = ps.size();
   const bool planar = dim == 2;
-  // Bounding cube: a parallel min/max reduction.
+  // A parallel min/max reduction.
   const double inf = std::numeric_limits<double>::infinity();
   double lx = inf, ly = inf, lz = inf, hx = -inf, hy = -inf, hz = -inf;
   const auto sn = static_cast<std::ptrdiff_t>(n);
@@ -102,7 +102,13 @@ void bounding_cube(const ParticleSystem& ps, int dim, int threads, Tree& t) {
     lz = std::min(lz, zi);
     hz = std::max(hz, zi);
   }
-  const RootCube cube = root_cube_from_bounds({lx, ly, lz}, {hx, hy, hz});
+  lo[0] = lx, lo[1] = ly, lo[2] = lz, hi[0] = hx, hi[1] = hy, hi[2] = hz;
+}
+
+void bounding_cube(const ParticleSystem& ps, int dim, int threads, Tree& t) {
+  double lo[3], hi[3];
+  body_bounds(ps, dim, threads, lo, hi);
+  const RootCube cube = root_cube_from_bounds(lo, hi);
   t.root_x = cube.x;
   t.root_y = cube.y;
   t.root_z = cube.z;

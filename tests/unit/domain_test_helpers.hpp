@@ -1,6 +1,7 @@
 #pragma once
-// Bodies for the ownership tests (test_domain.cpp, test_migration.cpp): a Plummer sphere
-// whose every per-body field holds something checkable, dealt to P thread ranks.
+// Bodies for the domain decomposition's tests (test_domain.cpp, test_migration.cpp,
+// test_direct_ring.cpp, test_domain_gravity.cpp): Plummer spheres, some with every per-body
+// field checkable, dealt to P thread ranks.
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -54,6 +55,17 @@ inline ParticleSystem subset(const ParticleSystem& all,
   if (all.accelerations_valid()) out.set_accelerations_valid();
   if (all.potentials_valid()) out.set_potentials_valid();
   return out;
+}
+
+/// A Plummer sphere as the generator makes it.
+inline ParticleSystem plummer_sphere(std::size_t n, int dim, std::uint64_t seed) {
+  return generate({.model = "plummer", .n = n, .seed = seed, .dim = dim});
+}
+
+/// Bodies part, part + parts, ...: a scattered share, so that every rank's bodies meet every
+/// other rank's (in the ring) and all of them migrate at the first evaluation.
+inline ParticleSystem dealt_share(const ParticleSystem& all, int part, int parts) {
+  return subset(all, [&](std::size_t i) { return int(i % std::size_t(parts)) == part; });
 }
 
 /// Body i's first rank: i % P, except that the last of P >= 3 ranks starts with none.

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "domain_test_helpers.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "parallel/direct_ring.hpp"
@@ -17,27 +18,8 @@
 namespace nbody {
 namespace {
 
-ParticleSystem plummer(std::size_t n, int dim) {
-  ModelOptions m;
-  m.model = "plummer";
-  m.n = n;
-  m.seed = 5;
-  m.dim = dim;
-  return generate(m);
-}
-
-/// The bodies of `all` whose index is `part` modulo `parts` (every rank a scattered
-/// share: each one's bodies meet every other's in the ring).
-ParticleSystem share(const ParticleSystem& all, int part, int parts) {
-  ParticleSystem ps;
-  ps.dim = all.dim;
-  for (std::size_t i = std::size_t(part); i < all.size(); i += std::size_t(parts))
-    ps.add(all.body(i));
-  return ps;
-}
-
 void ring_matches_one_process(Precision precision, int dim, double tolerance) {
-  const ParticleSystem all = plummer(1000, dim);
+  const ParticleSystem all = testing::plummer_sphere(1000, dim, 5);
   GravityOptions o;
   o.precision = precision;
   o.softening = 0.01;
@@ -47,7 +29,7 @@ void ring_matches_one_process(Precision precision, int dim, double tolerance) {
   for (const int parts : {1, 2, 3, 4}) {
     const auto got =
         testing::run_parts<ParticleSystem>(parts, [&](std::shared_ptr<ForceReducer> comm) {
-          ParticleSystem mine = share(all, comm->part(), comm->parts());
+          ParticleSystem mine = testing::dealt_share(all, comm->part(), comm->parts());
           auto ring = parallel::make_direct_ring(precision, o.G, o.softening, 1);
           ring->compute_forces(mine, true, *comm);
           EXPECT_TRUE(mine.accelerations_valid());
@@ -84,13 +66,14 @@ TEST(DirectRing, FloatMatchesOneProcess) {
 }
 
 TEST(DirectRing, RankWithoutBodies) {
-  const ParticleSystem all = plummer(50, 3);
+  const ParticleSystem all = testing::plummer_sphere(50, 3, 5);
   GravityOptions o;
   o.precision = Precision::Double;
   ParticleSystem one = all;
   make_gravity_solver(o)->compute_forces(one, false);
   const auto got = testing::run_parts<ParticleSystem>(3, [&](std::shared_ptr<ForceReducer> c) {
-    ParticleSystem mine = c->part() == 1 ? ParticleSystem{} : share(all, c->part() / 2, 2);
+    ParticleSystem mine =
+        c->part() == 1 ? ParticleSystem{} : testing::dealt_share(all, c->part() / 2, 2);
     parallel::make_direct_ring(Precision::Double, 1.0, 0.0, 1)->compute_forces(mine, false, *c);
     return mine;
   });

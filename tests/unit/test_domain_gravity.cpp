@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "domain_test_helpers.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
@@ -22,23 +23,6 @@
 
 namespace nbody {
 namespace {
-
-ParticleSystem plummer(std::size_t n, int dim, unsigned seed = 9) {
-  ModelOptions m;
-  m.model = "plummer";
-  m.n = n;
-  m.seed = seed;
-  m.dim = dim;
-  return generate(m);
-}
-
-ParticleSystem share(const ParticleSystem& all, int part, int parts) {
-  ParticleSystem ps;
-  ps.dim = all.dim;
-  for (std::size_t i = std::size_t(part); i < all.size(); i += std::size_t(parts))
-    ps.add(all.body(i));
-  return ps;
-}
 
 /// Every rank's bodies by id (each id once over all ranks: the test fails otherwise).
 std::map<std::uint64_t, Body> by_id(const std::vector<ParticleSystem>& ranks,
@@ -74,7 +58,7 @@ double median(std::vector<double> v) {
 std::vector<ParticleSystem> evaluate(const ParticleSystem& all, const GravityOptions& o,
                                      int parts) {
   return testing::run_parts<ParticleSystem>(parts, [&](std::shared_ptr<ForceReducer> comm) {
-    ParticleSystem mine = share(all, comm->part(), comm->parts());
+    ParticleSystem mine = testing::dealt_share(all, comm->part(), comm->parts());
     auto gravity = parallel::make_domain_gravity(o, comm);
     gravity->compute_forces(mine, true);
     const auto keys = parallel::domain_keys(
@@ -88,7 +72,7 @@ std::vector<ParticleSystem> evaluate(const ParticleSystem& all, const GravityOpt
 }
 
 TEST(DomainGravity, DirectSumIsOneProcessOnEveryRankCount) {
-  const ParticleSystem all = plummer(1500, 3);
+  const ParticleSystem all = testing::plummer_sphere(1500, 3, 9);
   GravityOptions o;
   o.softening = 0.01;
   ParticleSystem one = all;
@@ -103,7 +87,7 @@ TEST(DomainGravity, DirectSumIsOneProcessOnEveryRankCount) {
 }
 
 void tree_matches_one_process(GravityOptions o, const char* what) {
-  const ParticleSystem all = plummer(12000, o.dim);
+  const ParticleSystem all = testing::plummer_sphere(12000, o.dim, 9);
   ParticleSystem exact = all, one = all;
   GravityOptions direct = o;
   direct.algorithm = GravityAlgorithm::Direct;
@@ -154,7 +138,7 @@ TEST(DomainGravity, TreeBmaxWithQuadrupoles) {
 TEST(DomainGravity, TreeRelativeCriterionOnItsSecondEvaluation) {
   GravityOptions o = tree_options(3);
   o.mac = OpeningCriterion::Relative;
-  const ParticleSystem all = plummer(12000, 3);
+  const ParticleSystem all = testing::plummer_sphere(12000, 3, 9);
   ParticleSystem exact = all, one = all;
   GravityOptions direct = o;
   direct.algorithm = GravityAlgorithm::Direct;
@@ -168,7 +152,7 @@ TEST(DomainGravity, TreeRelativeCriterionOnItsSecondEvaluation) {
   for (const int parts : {2, 4}) {
     const auto ranks =
         testing::run_parts<ParticleSystem>(parts, [&](std::shared_ptr<ForceReducer> comm) {
-          ParticleSystem mine = share(all, comm->part(), comm->parts());
+          ParticleSystem mine = testing::dealt_share(all, comm->part(), comm->parts());
           auto gravity = parallel::make_domain_gravity(o, comm);
           gravity->compute_forces(mine, false);
           gravity->compute_forces(mine, false);
@@ -188,7 +172,7 @@ TEST(DomainGravity, TreeRelativeCriterionOnItsSecondEvaluation) {
 std::vector<ParticleSystem> leapfrog(const ParticleSystem& all, const GravityOptions& o, int parts,
                                      int steps, double dt) {
   return testing::run_parts<ParticleSystem>(parts, [&](std::shared_ptr<ForceReducer> comm) {
-    ParticleSystem mine = share(all, comm->part(), comm->parts());
+    ParticleSystem mine = testing::dealt_share(all, comm->part(), comm->parts());
     auto gravity = parallel::make_domain_gravity(o, comm);
     auto integrator = make_integrator({});
     std::size_t moved = 0;
@@ -218,7 +202,7 @@ std::pair<double, double> position_differences(const ParticleSystem& one,
 // the direct sum's positions are one process's to rounding; the tree's stay within what
 // the tree's own force error makes of them.
 TEST(DomainGravity, LeapfrogRunsMatchOneProcess) {
-  const ParticleSystem all = plummer(2000, 3, 4);
+  const ParticleSystem all = testing::plummer_sphere(2000, 3, 4);
   const int steps = 40;
   const double dt = 0.01;
   auto run_one = [&](const GravityOptions& o) {
@@ -265,7 +249,7 @@ TEST(DomainGravity, RefusesWhatItDoesNotDoYet) {
   scalar.kernel = ForceKernel::Scalar;
   EXPECT_THROW((void)parallel::make_domain_gravity(scalar, comm), Error);
   auto direct = parallel::make_domain_gravity(GravityOptions{}, comm);
-  ParticleSystem ps = plummer(10, 3);
+  ParticleSystem ps = testing::plummer_sphere(10, 3, 9);
   EXPECT_THROW(direct->compute_forces_active(ps, false, {0}), Error);
 }
 
