@@ -14,6 +14,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/omp_team.hpp"
 #include "tree/essential_tree.hpp"
 #include "tree/tree.hpp"
 
@@ -59,11 +60,19 @@ class TreeForces final : public DomainTreeForces {
         tree::receiver_boxes_bytes(tree::receiver_boxes(tree_, groups_, w.a_old, groups_.size())));
     std::vector<ForceReducer::Bytes> send(boxes.size());
     DomainTreeResult result;
-    for (std::size_t q = 0; q < boxes.size(); ++q) {
-      if (int(q) == comm.part()) continue;
-      send[q] = tree::essential_tree(tree_, tree::read_receiver_boxes(boxes[q]), w);
-      result.bytes_sent += send[q].size();
+    // One receiver's tree a thread (independent: each reads the local tree alone).
+    RegionErrors errors;
+    const auto receivers = static_cast<std::ptrdiff_t>(boxes.size());
+#pragma omp parallel for schedule(dynamic) \
+    num_threads(team_size(options_.threads)) if (receivers > 2)
+    for (std::ptrdiff_t q = 0; q < receivers; ++q) {
+      const auto u = static_cast<std::size_t>(q);
+      if (q != comm.part())
+        errors.run(
+            [&] { send[u] = tree::essential_tree(tree_, tree::read_receiver_boxes(boxes[u]), w); });
     }
+    errors.rethrow();
+    for (const auto& bytes : send) result.bytes_sent += bytes.size();
     const auto received = comm.exchange(send);
     result.solver.build_seconds = seconds_since(t0);
 

@@ -65,6 +65,27 @@ struct TestBox {
   double c[3], e[3], alpha_a;
 };
 
+/// The box around boxes pool[b..e) with their smallest alpha |a_min|: it opens every cell
+/// one of them opens (a box inside it is no nearer, and a smaller |a_min| opens no less),
+/// so a cell it does not open needs no test against them one by one.
+TestBox union_of(const std::vector<TestBox>& tests, const std::vector<std::uint32_t>& pool,
+                 std::uint32_t b, std::uint32_t e) {
+  double lo[3], hi[3], alpha_a = tests[pool[b]].alpha_a;
+  for (int a = 0; a < 3; ++a) lo[a] = hi[a] = tests[pool[b]].c[a];
+  for (std::uint32_t i = b; i < e; ++i) {
+    const TestBox& t = tests[pool[i]];
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], t.c[a] - t.e[a]);
+      hi[a] = std::max(hi[a], t.c[a] + t.e[a]);
+    }
+    alpha_a = std::min(alpha_a, t.alpha_a);
+  }
+  TestBox u{};
+  for (int a = 0; a < 3; ++a) u.c[a] = 0.5 * (lo[a] + hi[a]), u.e[a] = 0.5 * (hi[a] - lo[a]);
+  u.alpha_a = alpha_a;
+  return u;
+}
+
 }  // namespace
 
 ReceiverBox receiver_box(const Tree& t, const double* a_old) {
@@ -208,6 +229,7 @@ std::vector<char> essential_tree(const Tree& local, const std::vector<ReceiverBo
   // those boxes alone, `pool[from[r]..to[r])`, and opened when one of them opens it.
   std::vector<std::int32_t> sent;  // the records' cells in the local tree
   std::vector<std::uint32_t> pool, from, to;
+  std::vector<TestBox> unions;  // per record: the union of its parent's openers
   std::vector<CellRecord> records;
   std::vector<BodyRecord> bodies;
   if (local.cells() != 0 && !tests.empty()) {
@@ -215,6 +237,7 @@ std::vector<char> essential_tree(const Tree& local, const std::vector<ReceiverBo
     sent.push_back(0);
     from.push_back(0);
     to.push_back(static_cast<std::uint32_t>(pool.size()));
+    unions.push_back(union_of(tests, pool, 0, to.back()));
   }
   for (std::size_t r = 0; r < sent.size(); ++r) {
     const auto k = static_cast<std::size_t>(sent[r]);
@@ -232,8 +255,10 @@ std::vector<char> essential_tree(const Tree& local, const std::vector<ReceiverBo
                    0,
                    0};
     const auto first_opener = static_cast<std::uint32_t>(pool.size());
-    for (std::uint32_t i = from[r]; i < to[r]; ++i) {
-      if (opens(k, tests[pool[i]])) pool.push_back(pool[i]);
+    if (to[r] - from[r] == 1 || opens(k, unions[r])) {  // else no opener opens it
+      for (std::uint32_t i = from[r]; i < to[r]; ++i) {
+        if (opens(k, tests[pool[i]])) pool.push_back(pool[i]);
+      }
     }
     const auto openers_end = static_cast<std::uint32_t>(pool.size());
     const std::uint32_t count = local.end[k] - local.begin[k];
@@ -250,10 +275,12 @@ std::vector<char> essential_tree(const Tree& local, const std::vector<ReceiverBo
       rec.first_child = static_cast<std::int32_t>(sent.size());
       rec.child_count = local.child_count[k];
       const auto first = static_cast<std::size_t>(local.first_child[k]);
+      const TestBox around = union_of(tests, pool, first_opener, openers_end);
       for (std::size_t ch = first; ch < first + local.child_count[k]; ++ch) {
         sent.push_back(static_cast<std::int32_t>(ch));
         from.push_back(first_opener);
         to.push_back(openers_end);
+        unions.push_back(around);
       }
     }
     records.push_back(rec);
