@@ -65,25 +65,44 @@ struct TestBox {
   double c[3], e[3], alpha_a;
 };
 
-/// The box around boxes pool[b..e) with their smallest alpha |a_min|: it opens every cell
-/// one of them opens (a box inside it is no nearer, and a smaller |a_min| opens no less),
-/// so a cell it does not open needs no test against them one by one.
-TestBox union_of(const std::vector<TestBox>& tests, const std::vector<std::uint32_t>& pool,
-                 std::uint32_t b, std::uint32_t e) {
-  double lo[3], hi[3], alpha_a = tests[pool[b]].alpha_a;
-  for (int a = 0; a < 3; ++a) lo[a] = hi[a] = tests[pool[b]].c[a];
-  for (std::uint32_t i = b; i < e; ++i) {
-    const TestBox& t = tests[pool[i]];
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = std::min(lo[a], t.c[a] - t.e[a]);
-      hi[a] = std::max(hi[a], t.c[a] + t.e[a]);
-    }
-    alpha_a = std::min(alpha_a, t.alpha_a);
-  }
+/// The box around two boxes with the smaller alpha |a_min|: it opens every cell either opens
+/// (a box inside it is no nearer, and a smaller |a_min| opens no less).
+TestBox around(const TestBox& a, const TestBox& b) {
   TestBox u{};
-  for (int a = 0; a < 3; ++a) u.c[a] = 0.5 * (lo[a] + hi[a]), u.e[a] = 0.5 * (hi[a] - lo[a]);
-  u.alpha_a = alpha_a;
+  for (int k = 0; k < 3; ++k) {
+    const double lo = std::min(a.c[k] - a.e[k], b.c[k] - b.e[k]);
+    const double hi = std::max(a.c[k] + a.e[k], b.c[k] + b.e[k]);
+    u.c[k] = 0.5 * (lo + hi), u.e[k] = 0.5 * (hi - lo);
+  }
+  u.alpha_a = std::min(a.alpha_a, b.alpha_a);
   return u;
+}
+
+/// A receiver's boxes as a binary tree of the boxes around them, over their order (runs of
+/// consecutive groups, near each other): node 1 the root, node i's children 2i and 2i + 1,
+/// the boxes the leaves width .. width + count - 1; padding nodes are not real.
+struct BoxTree {
+  std::size_t width = 0;
+  std::vector<TestBox> node;
+  std::vector<char> real;
+};
+
+BoxTree box_tree(const std::vector<TestBox>& tests) {
+  BoxTree t;
+  t.width = 1;
+  while (t.width < tests.size()) t.width *= 2;
+  t.node.resize(2 * t.width);
+  t.real.assign(2 * t.width, 0);
+  for (std::size_t i = 0; i < tests.size(); ++i)
+    t.node[t.width + i] = tests[i], t.real[t.width + i] = 1;
+  for (std::size_t i = t.width - 1; i >= 1; --i) {
+    const bool l = t.real[2 * i] != 0, r = t.real[2 * i + 1] != 0;
+    if (l || r) {
+      t.node[i] = l && r ? around(t.node[2 * i], t.node[2 * i + 1]) : t.node[l ? 2 * i : 2 * i + 1];
+      t.real[i] = 1;
+    }
+  }
+  return t;
 }
 
 }  // namespace
@@ -228,16 +247,15 @@ std::vector<char> essential_tree(const Tree& local, const std::vector<ReceiverBo
   // which lie in boxes that opened the parent (monotonicity): so a cell is tested against
   // those boxes alone, `pool[from[r]..to[r])`, and opened when one of them opens it.
   std::vector<std::int32_t> sent;  // the records' cells in the local tree
-  std::vector<std::uint32_t> pool, from, to;
-  std::vector<TestBox> unions;  // per record: the union of its parent's openers
+  std::vector<std::uint32_t> pool, from, to, stack;
+  const BoxTree boxes_tree = box_tree(tests);
   std::vector<CellRecord> records;
   std::vector<BodyRecord> bodies;
   if (local.cells() != 0 && !tests.empty()) {
-    for (std::uint32_t i = 0; i < tests.size(); ++i) pool.push_back(i);
+    pool.push_back(1);  // the root of the boxes' tree
     sent.push_back(0);
     from.push_back(0);
-    to.push_back(static_cast<std::uint32_t>(pool.size()));
-    unions.push_back(union_of(tests, pool, 0, to.back()));
+    to.push_back(1);
   }
   for (std::size_t r = 0; r < sent.size(); ++r) {
     const auto k = static_cast<std::size_t>(sent[r]);
@@ -254,33 +272,45 @@ std::vector<char> essential_tree(const Tree& local, const std::vector<ReceiverBo
                    0,
                    0,
                    0};
+    // The parent's openers are nodes of the boxes' tree. A node that does not open the cell
+    // has no box under it that does (its box is around theirs); one that does is opened
+    // down to a box that does, which decides that the cell is opened; after that the nodes
+    // that open it are kept whole for the children, so a cell costs the tests of the nodes
+    // near it, not of every box.
     const auto first_opener = static_cast<std::uint32_t>(pool.size());
-    if (to[r] - from[r] == 1 || opens(k, unions[r])) {  // else no opener opens it
-      for (std::uint32_t i = from[r]; i < to[r]; ++i) {
-        if (opens(k, tests[pool[i]])) pool.push_back(pool[i]);
+    bool opened = false;
+    stack.assign(pool.begin() + from[r], pool.begin() + to[r]);
+    while (!stack.empty()) {
+      const std::uint32_t n = stack.back();
+      stack.pop_back();
+      if (boxes_tree.real[n] == 0 || !opens(k, boxes_tree.node[n])) continue;
+      if (opened || n >= boxes_tree.width) {
+        opened = opened || n >= boxes_tree.width;
+        pool.push_back(n);
+        continue;
       }
+      stack.push_back(2 * n + 1);
+      stack.push_back(2 * n);
     }
     const auto openers_end = static_cast<std::uint32_t>(pool.size());
     const std::uint32_t count = local.end[k] - local.begin[k];
     // A leaf of one body is sent with its body even when accepted: the receiver's walk
     // then takes it as the one-process walk does (a lone body is a pair, not a cell).
-    if (local.is_leaf(k) && (count == 1 || openers_end > first_opener)) {
+    if (local.is_leaf(k) && (count == 1 || opened)) {
       rec.first_child = -1;
       rec.begin = static_cast<std::uint32_t>(bodies.size());
       for (std::uint32_t b = local.begin[k]; b < local.end[k]; ++b) {
         bodies.push_back({local.x[b], local.y[b], local.z[b], local.m[b]});
       }
       rec.end = static_cast<std::uint32_t>(bodies.size());
-    } else if (!local.is_leaf(k) && openers_end > first_opener) {
+    } else if (!local.is_leaf(k) && opened) {
       rec.first_child = static_cast<std::int32_t>(sent.size());
       rec.child_count = local.child_count[k];
       const auto first = static_cast<std::size_t>(local.first_child[k]);
-      const TestBox around = union_of(tests, pool, first_opener, openers_end);
       for (std::size_t ch = first; ch < first + local.child_count[k]; ++ch) {
         sent.push_back(static_cast<std::int32_t>(ch));
         from.push_back(first_opener);
         to.push_back(openers_end);
-        unions.push_back(around);
       }
     }
     records.push_back(rec);
