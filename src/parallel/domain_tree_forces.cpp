@@ -78,13 +78,9 @@ class TreeForces final : public DomainTreeForces {
 
     const auto t1 = std::chrono::steady_clock::now();
     std::uint64_t interactions = tree::walk_forces<Real>(tree_, groups_, w, potential, total_);
-    // The other ranks' trees as one source tree: each group walks them once.
-    std::vector<tree::Tree> trees;
-    for (std::size_t q = 0; q < received.size(); ++q)
-      if (int(q) != comm.part() && !received[q].empty())
-        trees.push_back(tree::read_essential_tree(received[q]));
-    const tree::Tree sources = tree::merge_sources(std::move(trees));
-    if (sources.cells() != 0) {
+    for (std::size_t q = 0; q < received.size(); ++q) {
+      if (int(q) == comm.part() || received[q].empty()) continue;
+      const tree::Tree sources = tree::read_essential_tree(received[q]);
       interactions += tree::walk_forces<Real>(tree_, groups_, sources, w, potential, remote_);
       add(remote_, potential);
     }

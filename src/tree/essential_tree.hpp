@@ -88,12 +88,6 @@ void check_sources(const Tree& targets, const Tree& sources, const WalkOptions& 
 /// malformed buffer.
 [[nodiscard]] Tree read_essential_tree(const std::vector<char>& bytes);
 
-/// The received trees as one source tree: a new root (always opened) over their roots, so
-/// that a group walks the sources of every other rank once instead of once a tree. The
-/// trees must share the root cube, dimension, criterion and moments (nbody::Error
-/// otherwise); up to 255 of them; empty ones are left out.
-[[nodiscard]] Tree merge_sources(std::vector<Tree> trees);
-
 /// How many cells of each kind a buffer holds (for reports and tests; validated as read).
 struct EssentialTreeCounts {
   std::size_t cells = 0, pruned = 0, leaves = 0, bodies = 0, bytes = 0;

@@ -8,10 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
-#include <limits>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "nbody/error.hpp"
 #include "tree/essential_tree.hpp"
@@ -154,89 +151,6 @@ EssentialTreeCounts essential_tree_counts(const Tree& received, std::size_t byte
     n.leaves += f == -1 ? 1 : 0;
   }
   return n;
-}
-
-Tree merge_sources(std::vector<Tree> trees) {
-  trees.erase(
-      std::remove_if(trees.begin(), trees.end(), [](const Tree& t) { return t.cells() == 0; }),
-      trees.end());
-  if (trees.size() <= 1) return trees.empty() ? Tree{} : std::move(trees[0]);
-  const Tree& first = trees[0];
-  if (trees.size() > 255) throw Error("merge_sources: more than 255 trees under one root");
-  for (const Tree& t : trees) {
-    if (t.dim != first.dim || t.opening != first.opening || t.quad.empty() != first.quad.empty() ||
-        t.root_x != first.root_x || t.root_y != first.root_y || t.root_z != first.root_z ||
-        t.root_half != first.root_half) {
-      throw Error("merge_sources: trees of other cubes, dimensions, criteria or moments");
-    }
-  }
-  // Cell 0 is a new root over the trees' roots, cells 1 .. m; then each tree's other cells
-  // in its own order (children stay consecutive), its bodies after the earlier trees'.
-  std::size_t cells = 1, bodies = 0;
-  for (const Tree& t : trees) cells += t.cells(), bodies += t.bodies();
-  Tree out;
-  reset_tree(out, bodies, first.dim, first.leaf_size);
-  out.order.clear();
-  out.keys.clear();
-  out.root_x = first.root_x, out.root_y = first.root_y, out.root_z = first.root_z;
-  out.root_half = first.root_half;
-  const bool quad = !first.quad.empty();
-  for (auto* v : {&out.mass, &out.comx, &out.comy, &out.comz, &out.bmax}) v->assign(cells, 0.0);
-  if (quad) out.quad.assign(cells, {});
-  for (auto* v : {&out.first_child, &out.parent}) v->assign(cells, -1);
-  out.child_count.assign(cells, 0);
-  out.level.assign(cells, 0);
-  for (auto* v : {&out.cx, &out.cy, &out.cz, &out.half}) v->assign(cells, 0.0);
-  out.begin.assign(cells, 0);
-  out.end.assign(cells, 0);
-  out.first_child[0] = 1;
-  out.child_count[0] = static_cast<std::uint8_t>(trees.size());
-  out.cx[0] = first.root_x, out.cy[0] = first.root_y, out.cz[0] = first.root_z;
-  out.half[0] = first.root_half;
-  std::size_t base = 1 + trees.size();
-  std::uint32_t body_base = 0;
-  for (std::size_t i = 0; i < trees.size(); ++i) {
-    const Tree& t = trees[i];
-    auto at = [&](std::size_t c) { return c == 0 ? 1 + i : base + c - 1; };
-    for (std::size_t c = 0; c < t.cells(); ++c) {
-      const std::size_t o = at(c);
-      out.first_child[o] = t.first_child[c] > 0
-                               ? static_cast<std::int32_t>(at(std::size_t(t.first_child[c])))
-                               : t.first_child[c];
-      out.child_count[o] = t.child_count[c];
-      out.parent[o] = c == 0 ? 0 : static_cast<std::int32_t>(at(std::size_t(t.parent[c])));
-      out.level[o] = static_cast<std::uint8_t>(t.level[c] + 1);
-      out.cx[o] = t.cx[c], out.cy[o] = t.cy[c], out.cz[o] = t.cz[c], out.half[o] = t.half[c];
-      const bool bodies_here = t.first_child[c] == -1;
-      out.begin[o] = bodies_here ? t.begin[c] + body_base : 0;
-      out.end[o] = bodies_here ? t.end[c] + body_base : 0;
-      out.mass[o] = t.mass[c], out.comx[o] = t.comx[c], out.comy[o] = t.comy[c];
-      out.comz[o] = t.comz[c], out.bmax[o] = t.bmax[c];
-      if (quad) out.quad[o] = t.quad[c];
-    }
-    std::copy(t.x.begin(), t.x.end(), out.x.begin() + body_base);
-    std::copy(t.y.begin(), t.y.end(), out.y.begin() + body_base);
-    std::copy(t.z.begin(), t.z.end(), out.z.begin() + body_base);
-    std::copy(t.m.begin(), t.m.end(), out.m.begin() + body_base);
-    base += t.cells() - 1;
-    body_base += static_cast<std::uint32_t>(t.bodies());
-    // The new root's mass and centre of mass (never used: it is always opened, below).
-    out.mass[0] += t.mass[0];
-    out.comx[0] += t.mass[0] * t.comx[0];
-    out.comy[0] += t.mass[0] * t.comy[0];
-    out.comz[0] += t.mass[0] * t.comz[0];
-  }
-  if (out.mass[0] > 0) {
-    out.comx[0] /= out.mass[0], out.comy[0] /= out.mass[0], out.comz[0] /= out.mass[0];
-  } else {
-    out.comx[0] = out.root_x, out.comy[0] = out.root_y, out.comz[0] = out.root_z;
-  }
-  build_walk_nodes(out);
-  set_opening(out, first.opening);
-  // The new root spans the cube (every group lies in it) and stands for trees that each
-  // hold only their own part of a cell: always opened.
-  out.walk_nodes[0].open = std::numeric_limits<double>::infinity();
-  return out;
 }
 
 }  // namespace nbody::tree

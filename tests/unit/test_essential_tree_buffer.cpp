@@ -144,61 +144,6 @@ TEST(EssentialTreeBuffer, MalformedBuffersThrow) {
   EXPECT_THROW((void)read_receiver_boxes(boxes), Error);
 }
 
-// One source tree over several received ones (merge_sources): a group's forces from it are
-// the sum of its forces from each (double: to rounding; the interaction counts exactly),
-// and trees of another cube or criterion are refused.
-TEST(EssentialTreeBuffer, MergedSourcesAreTheSumOfTheTrees) {
-  const ParticleSystem ps = plummer(6000, 3);
-  const RootCube cube = global_cube(ps, 3);
-  const auto dom = domains(ps, 3, cube, 4, 4);
-  Settings s{3, OpeningCriterion::Geometric, true};
-  std::vector<Walkable> w(4);
-  BuildScratch scratch;
-  for (std::size_t p = 0; p < 4; ++p) {
-    ParticleSystem sub;
-    sub.resize(dom[p].size());
-    for (std::size_t k = 0; k < dom[p].size(); ++k) {
-      const std::size_t i = dom[p][k];
-      sub.x[k] = ps.x[i], sub.y[k] = ps.y[i], sub.z[k] = ps.z[i], sub.mass[k] = ps.mass[i];
-    }
-    build_tree(sub, 3, kLeaf, 0, cube, w[p].t, scratch);
-    prepare(w[p], s, OpeningCriterion::Geometric, {}, dom[p]);
-  }
-  const auto boxes = receiver_boxes(w[0].t, w[0].groups, nullptr, w[0].groups.size());
-  std::vector<Tree> received;
-  WalkOutput sum, one;
-  std::uint64_t separate = 0;
-  for (std::size_t p = 1; p < 4; ++p) {
-    received.push_back(read_essential_tree(essential_tree(w[p].t, boxes, options_for(s, w[p]))));
-    separate +=
-        walk_forces<double>(w[0].t, w[0].groups, received.back(), options_for(s, w[0]), true, one);
-    if (sum.ax.empty())
-      sum = one;
-    else
-      for (std::size_t k = 0; k < one.ax.size(); ++k) {
-        sum.ax[k] += one.ax[k], sum.ay[k] += one.ay[k], sum.az[k] += one.az[k];
-        sum.phi[k] += one.phi[k], sum.interactions[k] += one.interactions[k];
-      }
-  }
-  received.push_back(Tree{});  // an empty one is left out
-  const Tree merged = merge_sources(received);
-  EXPECT_EQ(merged.cells(), 1 + received[0].cells() + received[1].cells() + received[2].cells());
-  WalkOutput got;
-  EXPECT_EQ(walk_forces<double>(w[0].t, w[0].groups, merged, options_for(s, w[0]), true, got),
-            separate);
-  EXPECT_EQ(got.interactions, sum.interactions);
-  double worst = 0;
-  for (std::size_t k = 0; k < got.ax.size(); ++k) {
-    const double a = std::hypot(sum.ax[k], sum.ay[k], sum.az[k]);
-    worst = std::max(
-        worst, std::hypot(got.ax[k] - sum.ax[k], got.ay[k] - sum.ay[k], got.az[k] - sum.az[k]) / a);
-    worst = std::max(worst, std::abs(got.phi[k] / sum.phi[k] - 1));
-  }
-  EXPECT_LE(worst, 1e-12);
-  received[1].root_half *= 2;  // another cube
-  EXPECT_THROW((void)merge_sources(received), Error);
-}
-
 TEST(EssentialTreeBuffer, FarDomainSendsLittle) {
   // Two Plummer spheres (clipped to 10 scale radii) 200 apart along z, whose keys' top
   // digit tells apart: one per domain. Each sends the other a few cells and no bodies.
