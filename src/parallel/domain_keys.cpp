@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/hilbert.hpp"
 #include "core/omp_team.hpp"
 #include "nbody/error.hpp"
 #include "parallel/domain.hpp"
@@ -51,13 +52,20 @@ KeyCube global_cube(const ParticleSystem& local, int dim, ForceReducer& comm, in
 }
 
 std::vector<std::uint64_t> domain_keys(const ParticleSystem& local, int dim, const KeyCube& cube,
-                                       int threads) {
+                                       int threads, DomainCurve curve) {
   tree::Tree t;  // morton_keys reads only the root cube
   t.root_x = cube.cx, t.root_y = cube.cy, t.root_z = cube.cz, t.root_half = cube.half;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed;
   tree::morton_keys(local, dim, threads, t, keyed);
+  // The Hilbert keys from the Morton keys' grid points: one quantisation for both curves.
+  const bool hilbert = curve == DomainCurve::Hilbert;
   std::vector<std::uint64_t> keys(keyed.size());
-  for (std::size_t i = 0; i < keyed.size(); ++i) keys[i] = keyed[i].first;
+  const auto n = static_cast<std::ptrdiff_t>(keyed.size());
+#pragma omp parallel for num_threads(team_size(threads)) schedule(static) if (hilbert && n > 4096)
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    const std::uint64_t morton = keyed[std::size_t(i)].first;
+    keys[std::size_t(i)] = hilbert ? hilbert_from_morton(morton, dim) : morton;
+  }
   return keys;
 }
 
