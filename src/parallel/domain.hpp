@@ -39,7 +39,9 @@ KeyCube global_cube(const ParticleSystem& local, int dim, ForceReducer& comm, in
 /// are more compact (consecutive cells are face neighbours, the Z curve jumps), so the
 /// essential trees sent are smaller (DISABLED_MeasureBytes in test_domain_curve.cpp).
 enum class DomainCurve { Morton, Hilbert };
-/// What a run uses unless told otherwise: the curve that sent fewer essential-tree bytes.
+/// What a run uses unless told otherwise: the curve that sent fewer essential-tree bytes
+/// (Plummer, N = 200000, theta 0.5, 8 seeds: 31 % fewer at P = 4, 8 and 16, 16 % at P = 2;
+/// a uniform cube: within 2 %, its power-of-two pieces being the same octants either way).
 inline constexpr DomainCurve kDefaultCurve = DomainCurve::Hilbert;
 
 /// Each local body's key in `cube` along `curve`, in body order. Morton: tree::morton_keys'

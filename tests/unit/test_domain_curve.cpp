@@ -320,9 +320,6 @@ TEST(DomainCurveForces, DISABLED_MeasureBytes) {
   const GravityOptions o = geometric_tree();
   const std::size_t n = 200000;
   const int seeds = std::getenv("NBODY_SEEDS") ? std::atoi(std::getenv("NBODY_SEEDS")) : 8;
-  std::printf(
-      "| model | P | Morton MB | Hilbert MB | Hilbert / Morton | per seed: min, max | Hilbert "
-      "fewer | imbalance M, H |\n");
   {  // what the keys cost: one thread, the best of 5
     const ParticleSystem all = testing::plummer_sphere(n, 3, 11);
     for (const DomainCurve curve : {DomainCurve::Morton, DomainCurve::Hilbert}) {
@@ -338,6 +335,9 @@ TEST(DomainCurveForces, DISABLED_MeasureBytes) {
                   curve == DomainCurve::Hilbert ? "Hilbert" : "Morton", best * 1e3);
     }
   }
+  std::printf(
+      "| model | P | Morton MB | Hilbert MB | Hilbert / Morton | per seed: min, max | Hilbert "
+      "fewer | imbalance M, H |\n");
   for (const char* model : {"plummer", "uniform-cube"}) {
     std::vector<ParticleSystem> bodies;
     for (int k = 0; k < seeds; ++k)
