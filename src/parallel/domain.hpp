@@ -1,11 +1,12 @@
 #pragma once
 // Ownership of bodies in the domain decomposition (issue 35, docs/distributed.md part 2):
-// every rank owns the bodies whose Morton keys lie in its piece [first[r], first[r+1]) of the
-// key line, cut so that the last step's force work is balanced; bodies that leave a piece
-// migrate to its owner. A library layer: the stepping driver calls these every step.
+// every rank owns the bodies whose keys (Hilbert or Morton: DomainCurve) lie in its piece
+// [first[r], first[r+1]) of the key line, cut so that the last step's force work is balanced;
+// bodies that leave a piece migrate to its owner. A library layer: the stepping driver calls these
+// every step.
 //
-// The keys ARE the CPU tree's keys (tree::morton_keys in tree::bounding_cube's cube of all
-// bodies of all ranks), and every cut is a boundary of the tree's cells of some level, so
+// The keys come from the CPU tree's grid (tree::morton_keys in tree::bounding_cube's cube of
+// all bodies of all ranks), and every cut is a boundary of the tree's cells of some level, so
 // each rank's piece is a union of the global tree's cells: the locally essential trees rely
 // on it, and a rank's local tree has the global tree's cells below that level.
 //
@@ -32,9 +33,22 @@ struct KeyCube {
 /// bodies anywhere the cube is {0, 0, 0, 1}. dim 2: z ignored (the tree's convention).
 KeyCube global_cube(const ParticleSystem& local, int dim, ForceReducer& comm, int threads);
 
-/// Each local body's Morton key in `cube`, in body order: tree::morton_keys' keys.
+/// The curve along which the key line orders the bodies. Both visit every tree cell of every
+/// level as one aligned range of keys of width cell_width(dim, level) (core/hilbert.hpp), so
+/// the cuts and the essential trees are the same code for both; the Hilbert curve's pieces
+/// are more compact (consecutive cells are face neighbours, the Z curve jumps), so the
+/// essential trees sent are smaller (DISABLED_MeasureBytes in test_domain_curve.cpp).
+enum class DomainCurve { Morton, Hilbert };
+/// What a run uses unless told otherwise: the curve that sent fewer essential-tree bytes
+/// (Plummer, N = 200000, theta 0.5, 8 seeds: 31 % fewer at P = 4, 8 and 16, 16 % at P = 2;
+/// a uniform cube: within 2 %, its power-of-two pieces being the same octants either way).
+inline constexpr DomainCurve kDefaultCurve = DomainCurve::Hilbert;
+
+/// Each local body's key in `cube` along `curve`, in body order. Morton: tree::morton_keys'
+/// keys; Hilbert: the same grid point's Hilbert key (hilbert_from_morton). One run must use
+/// one curve everywhere (cut, imbalance, migration, census of ownership).
 std::vector<std::uint64_t> domain_keys(const ParticleSystem& local, int dim, const KeyCube& cube,
-                                       int threads);
+                                       int threads, DomainCurve curve = kDefaultCurve);
 
 /// Bits of a key: dim * tree::key_bits_per_axis(dim) (63 in 3D, 62 in 2D); keys < 2^bits.
 [[nodiscard]] int key_bits(int dim);

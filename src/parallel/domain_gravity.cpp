@@ -36,7 +36,7 @@ class Domain final : public DomainGravity {
     ForceReducer& comm = *comm_;
     const int dim = options_.algorithm == GravityAlgorithm::Direct ? 3 : options_.dim;
     const KeyCube cube = global_cube(ps, dim, comm, options_.threads);
-    std::vector<std::uint64_t> keys = domain_keys(ps, dim, cube, options_.threads);
+    std::vector<std::uint64_t> keys = domain_keys(ps, dim, cube, options_.threads, domain_.curve);
     if (cost_.size() != ps.size()) cost_.assign(ps.size(), 1.0);  // first call, or merges
     stats_ = {};
     if (cuts_.first.empty()) {

@@ -29,6 +29,8 @@ struct DomainOptions {
   double recut_imbalance = 1.1;
   /// The cut's own tolerance and the memory cap per rank (domain.hpp).
   BalanceOptions balance;
+  /// The curve of the key line (domain.hpp): who owns which body; the trees are the same.
+  DomainCurve curve = kDefaultCurve;
 };
 
 /// What the last evaluation did on this rank.

@@ -5,12 +5,38 @@
 #include <limits>
 #include <utility>
 
+#include "core/hilbert.hpp"
 #include "core/omp_team.hpp"
 #include "nbody/error.hpp"
 #include "parallel/domain.hpp"
 #include "tree/tree.hpp"
 
 namespace nbody::parallel {
+
+namespace {
+
+// On x86-64 an AVX2 clone beside the baseline one, chosen at load time: the transform is
+// branch-free integer work that vectorises over bodies (measured, 200000 keys, one thread:
+// 14.5 ms with SSE2, 2.2 ms with AVX2). Not under the sanitizers (an ifunc resolver runs
+// before their runtime is up).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define NBODY_KEY_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define NBODY_KEY_CLONES
+#endif
+
+/// Morton keys to the same points' Hilbert keys, in place.
+NBODY_KEY_CLONES void hilbert_from_morton_block(std::uint64_t* k, std::ptrdiff_t n, int dim) {
+  if (dim == 2) {
+#pragma omp simd
+    for (std::ptrdiff_t i = 0; i < n; ++i) k[i] = hilbert_from_morton2(k[i]);
+  } else {
+#pragma omp simd
+    for (std::ptrdiff_t i = 0; i < n; ++i) k[i] = hilbert_from_morton3(k[i]);
+  }
+}
+
+}  // namespace
 
 int key_levels(int dim) {
   return tree::key_bits_per_axis(dim);
@@ -51,13 +77,23 @@ KeyCube global_cube(const ParticleSystem& local, int dim, ForceReducer& comm, in
 }
 
 std::vector<std::uint64_t> domain_keys(const ParticleSystem& local, int dim, const KeyCube& cube,
-                                       int threads) {
+                                       int threads, DomainCurve curve) {
   tree::Tree t;  // morton_keys reads only the root cube
   t.root_x = cube.cx, t.root_y = cube.cy, t.root_z = cube.cz, t.root_half = cube.half;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed;
   tree::morton_keys(local, dim, threads, t, keyed);
   std::vector<std::uint64_t> keys(keyed.size());
   for (std::size_t i = 0; i < keyed.size(); ++i) keys[i] = keyed[i].first;
+  if (curve == DomainCurve::Morton) return keys;
+  // The Hilbert keys from the Morton keys' grid points: one quantisation for both curves.
+  const auto n = static_cast<std::ptrdiff_t>(keys.size());
+  constexpr std::ptrdiff_t kBlock = 8192;
+  const std::ptrdiff_t blocks = (n + kBlock - 1) / kBlock;
+#pragma omp parallel for num_threads(team_size(threads)) schedule(static) if (blocks > 8)
+  for (std::ptrdiff_t b = 0; b < blocks; ++b) {
+    const std::ptrdiff_t start = b * kBlock;
+    hilbert_from_morton_block(keys.data() + start, std::min(kBlock, n - start), dim);
+  }
   return keys;
 }
 

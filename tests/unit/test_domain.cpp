@@ -37,7 +37,8 @@ TEST(DomainKeys, GlobalCubeAndKeysAreTheOneProcessTree) {
         const ParticleSystem mine =
             testing::subset(all, [&](std::size_t i) { return first_rank(i, parts) == r->part(); });
         const KeyCube cube = parallel::global_cube(mine, dim, *r, 1);
-        return CubeAndKeys{cube, parallel::domain_keys(mine, dim, cube, 1)};
+        return CubeAndKeys{
+            cube, parallel::domain_keys(mine, dim, cube, 1, parallel::DomainCurve::Morton)};
       });
       std::vector<std::size_t> next(std::size_t(parts), 0);
       for (int p = 0; p < parts; ++p) {
@@ -84,7 +85,10 @@ std::vector<Balanced> cut(const ParticleSystem& all, int dim, int parts, bool sk
   return testing::run_parts<Balanced>(parts, [&](std::shared_ptr<ForceReducer> r) {
     const ParticleSystem mine =
         testing::subset(all, [&](std::size_t i) { return first_rank(i, parts) == r->part(); });
-    const auto keys = parallel::domain_keys(mine, dim, parallel::global_cube(mine, dim, *r, 1), 1);
+    // Morton keys: pieces() counts by tree::morton_keys (the Hilbert keys' cuts are tested in
+    // test_domain_curve.cpp).
+    const auto keys = parallel::domain_keys(mine, dim, parallel::global_cube(mine, dim, *r, 1), 1,
+                                            parallel::DomainCurve::Morton);
     std::vector<double> cost(mine.size(), 1.0);
     if (skewed)
       for (std::size_t i = 0; i < mine.size(); ++i) cost[i] = testing::core_cost(mine, i);
