@@ -39,10 +39,13 @@ KeyCube global_cube(const ParticleSystem& local, int dim, ForceReducer& comm, in
 /// are more compact (consecutive cells are face neighbours, the Z curve jumps), so the
 /// essential trees sent are smaller (DISABLED_MeasureBytes in test_domain_curve.cpp).
 enum class DomainCurve { Morton, Hilbert };
-/// What a run uses unless told otherwise: the curve that sent fewer essential-tree bytes
-/// (Plummer, N = 200000, theta 0.5, 8 seeds: 31 % fewer at P = 4, 8 and 16, 16 % at P = 2;
-/// a uniform cube: within 2 %, its power-of-two pieces being the same octants either way).
-inline constexpr DomainCurve kDefaultCurve = DomainCurve::Hilbert;
+/// What a run uses unless told otherwise. Measured both ways: one evaluation after a
+/// rebalance (Plummer, N = 200000, theta 0.5, 8 seeds) sent 31 % fewer essential-tree bytes
+/// with Hilbert at P = 4, 8 and 16; but `nbody bench scaling-mpi` on 16 ranks (N = 524288,
+/// its one seed, steps after the first) sent 13 % and 8 % more at P = 4 and 8, the same at
+/// 16, in the same time within the spread of calls, and migrated 3x the bodies a step. So
+/// Morton stays the default until a longer study settles it (docs/distributed.md).
+inline constexpr DomainCurve kDefaultCurve = DomainCurve::Morton;
 
 /// Each local body's key in `cube` along `curve`, in body order. Morton: tree::morton_keys'
 /// keys; Hilbert: the same grid point's Hilbert key (hilbert_from_morton). One run must use

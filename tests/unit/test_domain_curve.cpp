@@ -244,7 +244,7 @@ GravityOptions geometric_tree() {
 
 // Either curve's ownership: one process's tree within 10 % of the tree's median error
 // against the direct sum (the target), P = 2..4; and the Hilbert pieces send fewer
-// essential-tree bytes (why they are the default; DISABLED_MeasureBytes at N = 200000).
+// essential-tree bytes at this seed (DISABLED_MeasureBytes measures it over seeds).
 void either_curve_is_one_process_tree(int dim) {
   const ParticleSystem all = testing::plummer_sphere(8000, dim, 9);
   GravityOptions o = geometric_tree();
