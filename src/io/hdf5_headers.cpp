@@ -235,8 +235,36 @@ class HeaderWalk {
       bad_(what + " is a string of 0 bytes");
     } else if (cls == 9) {  // variable length: the base type follows
       (void)datatype(p + 8, size - 8, what, depth + 1);
+    } else if (cls == 8) {
+      enumeration(p, size, what, version, depth);
+    } else if (cls == 5) {  // opaque: a tag of the length in the class bits
+      if (8 + std::uint64_t{p[1]} > size) bad_(what + ": its opaque tag runs past it");
+    } else if (cls == 6 || cls == 10) {
+      // Compound and array types nest member types whose names libhdf5 1.10 copies with
+      // strdup wherever they end; no file nbody reads has them.
+      bad_(fmt::format("{} has class {} ({}), which nbody does not read", what, cls,
+                       cls == 6 ? "compound" : "array"));
     }
     return bytes;
+  }
+
+  /// An enumeration (h5py writes booleans as one): an integer base type, then each member's
+  /// name, which libhdf5 1.10 copies with strdup (a fuzz regression: a variable-length type
+  /// turned enumeration by one bit made it read past the header), then the values.
+  void enumeration(const unsigned char* p, std::uint64_t size, const std::string& what,
+                   unsigned version, int depth) {
+    const std::uint64_t members = little(p + 1, 2);
+    if (size < 20 || (p[8] & 0x0f) != 0) bad_(what + ": an enumeration without an integer base");
+    const std::uint64_t base = datatype(p + 8, 12, what, depth + 1);
+    std::uint64_t pos = 20;
+    for (std::uint64_t m = 0; m < members; ++m) {
+      const void* end = pos < size ? std::memchr(p + pos, 0, size - pos) : nullptr;
+      if (end == nullptr) bad_(what + ": an enumeration's member name runs past it");
+      const std::uint64_t length = static_cast<const unsigned char*>(end) - (p + pos) + 1;
+      pos += version < 3 ? align8(length) : length;
+    }
+    if (pos > size || members > (size - pos) / base)
+      bad_(what + ": an enumeration's values run past it");
   }
 
   void attribute(const unsigned char* p, std::uint64_t size) {
