@@ -65,33 +65,10 @@ KernelFn<Real> kernel_for(Isa isa) {
   return &baseline::accelerations;
 }
 
-/// e with 2^-e * largest in [0.5, 1) (0 for largest == 0), clamped to [-limit, limit].
-int scale_exponent(double largest, int limit) {
-  if (!(largest > 0) || !std::isfinite(largest)) return 0;
-  int e = 0;
-  (void)std::frexp(largest, &e);
-  return std::clamp(e, -limit, limit);
-}
-
-/// The kernels work on scaled data: positions and softening times 2^-p, masses times
-/// 2^-q, with p and q chosen to make both O(1); accelerations scale back by 2^(q-2p) (m/r^2)
-/// and potentials by 2^(q-p) (m/r).
-/// Powers of two scale exactly (every kernel operation gives the same bits, scaled, short
-/// of subnormals), so in ordinary units this changes nothing. It keeps the kernels'
-/// float quantities in range whatever the units: in float, r^2 overflows for r > 1.8e19
-/// and masses above 3.4e38 (a galaxy in SI units), and the double kernel starts from a
-/// float rsqrt of r^2.
-struct Scaling {
-  double position = 1, mass = 1, acceleration = 1, potential = 1;
-};
-
 Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
   double extent = std::isfinite(softening) ? std::abs(softening) : 0.0;
   for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
-  const int p = scale_exponent(extent, 400);  // limits keep every factor a normal double
-  const int q = scale_exponent(largest_finite_magnitude(ps.mass, 0.0), 200);
-  return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p),
-          std::ldexp(1.0, q - p)};
+  return power_of_two_scaling(extent, largest_finite_magnitude(ps.mass, 0.0));
 }
 
 template <class Real>

@@ -29,14 +29,6 @@ namespace {
 using simd::kBlock;
 using simd::KernelArgs;
 
-/// 2^e with 2^-e * largest in [0.5, 1), clamped as the one-process direct sum clamps it.
-double power_of_two_above(double largest, int limit) {
-  if (!(largest > 0) || !std::isfinite(largest)) return 1.0;
-  int e = 0;
-  (void)std::frexp(largest, &e);
-  return std::ldexp(1.0, std::clamp(e, -limit, limit));
-}
-
 template <class Real>
 class Ring final : public DirectRing {
  public:
@@ -58,7 +50,7 @@ class Ring final : public DirectRing {
     block_.assign(n * 4, Real(0));
     for (std::size_t i = 0; i < n; ++i) {
       block_[4 * i] = tx_[i], block_[4 * i + 1] = ty_[i], block_[4 * i + 2] = tz_[i];
-      block_[4 * i + 3] = Real(ps.mass[i] * mass_scale_);
+      block_[4 * i + 3] = Real(ps.mass[i] * scale_.mass);
     }
     std::vector<double> ax(n, 0.0), ay(n, 0.0), az(n, 0.0), phi(potential ? n : 0, 0.0);
     stats_ = {};
@@ -80,14 +72,14 @@ class Ring final : public DirectRing {
     }
     for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
     for (std::size_t i = 0; i < n; ++i) {
-      ps.ax[i] = G_ * ax[i] * acceleration_scale_;
-      ps.ay[i] = G_ * ay[i] * acceleration_scale_;
-      ps.az[i] = G_ * az[i] * acceleration_scale_;
+      ps.ax[i] = G_ * ax[i] * scale_.acceleration;
+      ps.ay[i] = G_ * ay[i] * scale_.acceleration;
+      ps.az[i] = G_ * az[i] * scale_.acceleration;
     }
     ps.set_accelerations_valid();
     if (potential) {
       ps.potential.resize(n);
-      for (std::size_t i = 0; i < n; ++i) ps.potential[i] = G_ * phi[i] * potential_scale_;
+      for (std::size_t i = 0; i < n; ++i) ps.potential[i] = G_ * phi[i] * scale_.potential;
       ps.set_potentials_valid();
     } else {
       ps.invalidate_potentials();
@@ -99,8 +91,8 @@ class Ring final : public DirectRing {
   }
 
  private:
-  /// The scaling of direct_simd.cpp's kernel_scaling, from the extents of all ranks, so
-  /// that every rank scales the blocks alike.
+  /// The one-process direct sum's scaling (unit_scaling.hpp), from the extents of all
+  /// ranks, so that every rank scales the blocks alike.
   void scale(const ParticleSystem& ps, ForceReducer& comm) {
     double mine[2] = {std::isfinite(softening_) ? std::abs(softening_) : 0.0, 0.0};
     for (const auto* v : {&ps.x, &ps.y, &ps.z}) mine[0] = largest_finite_magnitude(*v, mine[0]);
@@ -115,11 +107,7 @@ class Ring final : public DirectRing {
       extent = std::max(extent, theirs[0]);
       mass = std::max(mass, theirs[1]);
     }
-    const double p = power_of_two_above(extent, 400), q = power_of_two_above(mass, 200);
-    position_scale_ = 1.0 / p;
-    mass_scale_ = 1.0 / q;
-    acceleration_scale_ = q / (p * p);
-    potential_scale_ = q / p;
+    scale_ = power_of_two_scaling(extent, mass);
   }
 
   /// The local bodies as the kernel's targets, padded to whole i-blocks (padding on the
@@ -129,9 +117,9 @@ class Ring final : public DirectRing {
     for (auto* v : {&tx_, &ty_, &tz_, &ax_, &ay_, &az_, &phi_}) v->resize(padded);
     for (std::size_t i = 0; i < padded; ++i) {
       const std::size_t s = std::min(i, n - 1);
-      tx_[i] = Real(ps.x[s] * position_scale_);
-      ty_[i] = Real(ps.y[s] * position_scale_);
-      tz_[i] = Real(ps.z[s] * position_scale_);
+      tx_[i] = Real(ps.x[s] * scale_.position);
+      ty_[i] = Real(ps.y[s] * scale_.position);
+      tz_[i] = Real(ps.z[s] * scale_.position);
     }
   }
 
@@ -146,7 +134,7 @@ class Ring final : public DirectRing {
       xs_[j] = block_[4 * j], ys_[j] = block_[4 * j + 1], zs_[j] = block_[4 * j + 2];
       ms_[j] = block_[4 * j + 3];
     }
-    const Real eps = Real(softening_ * position_scale_);
+    const Real eps = Real(softening_ * scale_.position);
     const KernelArgs<Real> args{.x = xs_.data(),
                                 .y = ys_.data(),
                                 .z = zs_.data(),
@@ -182,7 +170,7 @@ class Ring final : public DirectRing {
   double G_, softening_;
   int threads_;
   void (*kernel_)(const KernelArgs<Real>&, std::size_t, std::size_t);
-  double position_scale_ = 1, mass_scale_ = 1, acceleration_scale_ = 1, potential_scale_ = 1;
+  Scaling scale_;
   AlignedVector<Real> tx_, ty_, tz_, ax_, ay_, az_, phi_, xs_, ys_, zs_, ms_;
   std::vector<Real> block_;  // the block in hand: x y z m interleaved, scaled
   RingStats stats_;

@@ -5,24 +5,25 @@
 
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 #include <vector>
 
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/physics/moments.hpp"
+#include "parallel/body_fields.hpp"
 
 namespace nbody::parallel {
 namespace {
 
 using Bytes = ForceReducer::Bytes;
 
-/// One body's record in a gather: 11 doubles (x, v, a, m, r), the potential, the id.
-constexpr std::size_t kRecord = 12 * sizeof(double) + sizeof(std::uint64_t);
+/// One body's record in a gather: its doubles (body_fields), then its id.
+constexpr std::size_t kRecord = kBodyDoubles * sizeof(double) + sizeof(std::uint64_t);
 
-std::vector<const std::vector<double>*> fields(const ParticleSystem& ps) {
-  return {&ps.x,  &ps.y,  &ps.z,  &ps.vx,   &ps.vy,    &ps.vz,
-          &ps.ax, &ps.ay, &ps.az, &ps.mass, &ps.radius};
+std::uint64_t id_of(const char* record) {
+  std::uint64_t id;
+  std::memcpy(&id, record + kBodyDoubles * sizeof(double), sizeof id);
+  return id;
 }
 
 }  // namespace
@@ -35,9 +36,7 @@ ParticleSystem keep_share(const ParticleSystem& all, int part, int parts) {
     v.erase(v.begin() + std::ptrdiff_t(r.last), v.end());
     v.erase(v.begin(), v.begin() + std::ptrdiff_t(r.first));
   };
-  for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az,
-                  &ps.potential, &ps.mass, &ps.radius})
-    cut(*v);
+  for (auto* v : body_fields(ps)) cut(*v);
   cut(ps.id);
   return ps;
 }
@@ -49,72 +48,43 @@ ParticleSystem gather_bodies(const ParticleSystem& local, ForceReducer& comm) {
   Bytes mine(2 + n * kRecord);
   mine[0] = char(acc), mine[1] = char(phi);
   char* at = mine.data() + 2;
+  const auto fields = body_fields(local);
   for (std::size_t i = 0; i < n; ++i) {
-    for (const auto* f : fields(local)) {
-      const double v = f->size() == n ? (*f)[i] : 0.0;
+    for (const auto* f : fields) {
+      const double v = f->size() == n && (f != &local.potential || phi) ? (*f)[i] : 0.0;
       std::memcpy(at, &v, sizeof v), at += sizeof v;
     }
-    const double p = phi ? local.potential[i] : 0.0;
-    std::memcpy(at, &p, sizeof p), at += sizeof p;
     std::memcpy(at, &local.id[i], sizeof(std::uint64_t)), at += sizeof(std::uint64_t);
   }
   const auto all = comm.all_gather(mine);
-  ParticleSystem out;
-  out.dim = local.dim;
-  out.time = local.time;
+  // Every record, in id order: the order one process keeps its bodies in.
+  std::vector<const char*> records;
   bool all_acc = true, all_phi = true;
-  std::size_t total = 0;
   for (const Bytes& b : all) {
     if (b.size() < 2 || (b.size() - 2) % kRecord != 0)
       throw Error(fmt::format("gathering the bodies: a rank sent {} bytes", b.size()));
-    total += (b.size() - 2) / kRecord;
-  }
-  out.resize(total);
-  out.potential.resize(total);
-  std::size_t k = 0;
-  for (const Bytes& b : all) {
     all_acc = all_acc && b[0] != 0;
     all_phi = all_phi && b[1] != 0;
-    const char* from = b.data() + 2;
-    for (std::size_t i = 0; i < (b.size() - 2) / kRecord; ++i, ++k) {
-      for (auto* f : {&out.x, &out.y, &out.z, &out.vx, &out.vy, &out.vz, &out.ax, &out.ay, &out.az,
-                      &out.mass, &out.radius, &out.potential}) {
-        std::memcpy(&(*f)[k], from, sizeof(double)), from += sizeof(double);
-      }
-      std::memcpy(&out.id[k], from, sizeof(std::uint64_t)), from += sizeof(std::uint64_t);
-    }
+    for (std::size_t r = 2; r < b.size(); r += kRecord) records.push_back(b.data() + r);
   }
-  // Id order: the order one process keeps its bodies in.
-  std::vector<std::size_t> order(total);
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return out.id[a] < out.id[b]; });
-  ParticleSystem sorted = out;
-  for (std::size_t j = 0; j < total; ++j) {
-    const std::size_t s = order[j];
-    for (auto [to, from] : {std::pair{&sorted.x, &out.x},
-                            {&sorted.y, &out.y},
-                            {&sorted.z, &out.z},
-                            {&sorted.vx, &out.vx},
-                            {&sorted.vy, &out.vy},
-                            {&sorted.vz, &out.vz},
-                            {&sorted.ax, &out.ax},
-                            {&sorted.ay, &out.ay},
-                            {&sorted.az, &out.az},
-                            {&sorted.mass, &out.mass},
-                            {&sorted.radius, &out.radius},
-                            {&sorted.potential, &out.potential}})
-      (*to)[j] = (*from)[s];
-    sorted.id[j] = out.id[s];
+  std::sort(records.begin(), records.end(),
+            [](const char* a, const char* b) { return id_of(a) < id_of(b); });
+  ParticleSystem out;
+  out.dim = local.dim;
+  out.time = local.time;
+  out.resize(records.size());
+  const auto to = body_fields(out);
+  for (std::size_t k = 0; k < records.size(); ++k) {
+    for (int f = 0; f < kBodyDoubles; ++f)
+      std::memcpy(&(*to[std::size_t(f)])[k], records[k] + f * sizeof(double), sizeof(double));
+    out.id[k] = id_of(records[k]);
   }
-  if (!all_phi) sorted.potential.clear();
+  if (!all_phi) out.potential.clear();
   if (all_acc) {
-    sorted.set_accelerations_valid();
-    if (all_phi) sorted.set_potentials_valid();
-  } else {
-    sorted.invalidate_accelerations();
+    out.set_accelerations_valid();
+    if (all_phi) out.set_potentials_valid();
   }
-  return sorted;
+  return out;
 }
 
 Diagnostics summed_diagnostics(const ParticleSystem& local, ForceReducer& comm, bool potentials) {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "nbody/error.hpp"
+#include "parallel/body_fields.hpp"
 #include "parallel/domain.hpp"
 
 namespace nbody::parallel {
@@ -30,17 +31,8 @@ struct Header {
   std::uint64_t count = 0;
 };
 
-// The doubles of a body, in record order.
-constexpr int kDoubles = 12;
-std::vector<double>* fields(ParticleSystem& ps, int f) {
-  std::vector<double>* all[kDoubles] = {&ps.x,  &ps.y,    &ps.z,      &ps.vx,
-                                        &ps.vy, &ps.vz,   &ps.ax,     &ps.ay,
-                                        &ps.az, &ps.mass, &ps.radius, &ps.potential};
-  return all[f];
-}
-
 std::size_t record_bytes(bool has_cost) {
-  return kDoubles * sizeof(double) + 2 * sizeof(std::uint64_t) + (has_cost ? sizeof(double) : 0);
+  return kBodyDoubles * sizeof(double) + 2 * sizeof(std::uint64_t) + (has_cost ? sizeof(double) : 0);
 }
 
 template <class T>
@@ -96,7 +88,7 @@ void unpack(const Bytes& buf, int from, int me, ParticleSystem& local,
     throw bad(fmt::format("{} bodies announced, {} bytes of records", h.count, body));
   const std::size_t n = local.size(), m = h.count;
   // Every key must be this rank's before anything is appended.
-  const std::size_t key_at = kDoubles * sizeof(double) + sizeof(std::uint64_t);
+  const std::size_t key_at = kBodyDoubles * sizeof(double) + sizeof(std::uint64_t);
   for (std::size_t i = 0; i < m; ++i) {
     std::uint64_t key;
     std::memcpy(&key, buf.data() + sizeof(Header) + i * rec + key_at, sizeof key);
@@ -108,13 +100,14 @@ void unpack(const Bytes& buf, int from, int me, ParticleSystem& local,
   acc_valid = acc_valid && (h.flags & kAccelerationsValid);
   pot_valid = pot_valid && (h.flags & kPotentialsValid);
   has_potential = has_potential && (h.flags & kHasPotential);
-  for (int f = 0; f < kDoubles; ++f) fields(local, f)->resize(n + m);
+  for (auto* f : body_fields(local)) f->resize(n + m);
   local.id.resize(n + m);
   keys.resize(n + m);
   if (cost) cost->resize(n + m);
   const char* at = buf.data() + sizeof(Header);
+  const auto fields = body_fields(local);
   for (std::size_t i = n; i < n + m; ++i) {
-    for (int f = 0; f < kDoubles; ++f) (*fields(local, f))[i] = take<double>(at);
+    for (auto* f : fields) (*f)[i] = take<double>(at);
     local.id[i] = take<std::uint64_t>(at);
     keys[i] = take<std::uint64_t>(at);
     if (cost) (*cost)[i] = take<double>(at);
@@ -165,10 +158,11 @@ MigrationStats migrate(ParticleSystem& local, std::vector<std::uint64_t>& keys,
       at[u] = send[u].data() + sizeof h;
       stats.sent += count[u], stats.bytes_sent += send[u].size();
     }
+    const auto fields = body_fields(local);
     for (std::size_t i = 0; i < n; ++i) {
       if (dest[i] == me) continue;
       char*& w = at[std::size_t(dest[i])];
-      for (int f = 0; f < kDoubles - 1; ++f) put(w, (*fields(local, f))[i]);
+      for (int f = 0; f < kBodyDoubles - 1; ++f) put(w, (*fields[f])[i]);
       put(w, has_potential ? local.potential[i] : 0.0);
       put(w, local.id[i]);
       put(w, keys[i]);
@@ -186,7 +180,8 @@ MigrationStats migrate(ParticleSystem& local, std::vector<std::uint64_t>& keys,
         if (dest[i] == me) v[kept++] = v[i];
       v.resize(kept);
     };
-    for (int f = 0; f < kDoubles - 1; ++f) compact(*fields(local, f));
+    const auto fields = body_fields(local);
+    for (int f = 0; f < kBodyDoubles - 1; ++f) compact(*fields[f]);
     if (has_potential) compact(local.potential);
     compact(local.id);
     compact(keys);

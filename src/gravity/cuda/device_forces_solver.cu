@@ -19,20 +19,11 @@ namespace {
 
 using gpu::Vec4;
 
-/// The power-of-two factors of a system (positions and softening times `position`,
-/// masses times `mass`, accelerations from the kernels times `acceleration`, potentials
-/// times `potential`: a scaled m / r is the physical one times mass / position).
-struct Scaling {
-  double position = 1, mass = 1, acceleration = 1, potential = 1;
-};
-
+/// The power-of-two factors of a system (unit_scaling.hpp: the CPU SIMD solver's).
 Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
   double extent = std::isfinite(softening) ? std::abs(softening) : 0.0;
   for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
-  const int p = scale_exponent(extent, kPositionExponentLimit);
-  const int q = scale_exponent(largest_finite_magnitude(ps.mass, 0.0), kMassExponentLimit);
-  return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p),
-          std::ldexp(1.0, q - p)};
+  return power_of_two_scaling(extent, largest_finite_magnitude(ps.mass, 0.0));
 }
 
 /// ps's (x, y, z, m) scaled into out[0, n), z = 0 when planar.

@@ -11,6 +11,7 @@
 #include "core/cuda/launch.cuh"
 #include "nbody/error.hpp"
 #include "tree/cuda/tree_gpu.cuh"
+#include "tree/cuda/tree_gpu_insertion.cuh"
 
 namespace nbody::cuda_tree {
 

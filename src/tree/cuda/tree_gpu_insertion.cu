@@ -27,6 +27,7 @@
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
 #include "tree/cuda/tree_gpu.cuh"
+#include "tree/cuda/tree_gpu_insertion.cuh"
 
 namespace nbody::cuda_tree {
 
