@@ -32,7 +32,8 @@ struct Header {
 };
 
 std::size_t record_bytes(bool has_cost) {
-  return kBodyDoubles * sizeof(double) + 2 * sizeof(std::uint64_t) + (has_cost ? sizeof(double) : 0);
+  return kBodyDoubles * sizeof(double) + 2 * sizeof(std::uint64_t) +
+         (has_cost ? sizeof(double) : 0);
 }
 
 template <class T>
