@@ -263,11 +263,9 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// hierarchies with small active sets (not measured, no GPU here).
   void launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                      const unsigned* active, std::size_t n_active) override;
-  /// The shares do not overlap (each body is walked by one process): each process packs
-  /// the accelerations of its dealt chunks (tree order, 3 values per body, 4 with the
-  /// potential when the last launch computed it) and one all-gather brings every chunk to
-  /// every process, 3 (4) values per body once instead of the 4 values twice of an
-  /// all-reduce.
+  /// The shares do not overlap: each process packs the accelerations of its dealt chunks (tree
+  /// order, 3 values per body, 4 with the last launch's potentials) and one all-gather brings
+  /// every chunk to every process: 3 (4) values per body once, not 4 twice (an all-reduce).
   void exchange(ForceReducer& reducer, std::size_t n, cudaStream_t stream) override;
   /// Every process builds the same tree; each walks the groups of its share of the bodies.
   bool set_share(int part, int parts) override {
@@ -278,8 +276,7 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   [[nodiscard]] std::string name() const override;
   [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const override;
   [[nodiscard]] double interactions_per_body() const override;
-  /// Walk groups of the last launch (after synchronisation).
-  [[nodiscard]] unsigned groups() const { return host_counters_[2]; }
+  [[nodiscard]] unsigned groups() const { return host_counters_[2]; }  // last launch's walk groups
   /// The seeds' "without kernel 4": launch() walks the bodies in their input order, in
   /// groups of kMaxGroup consecutive bodies (each with its own bounding box), instead of
   /// the tree order's groups. The same tree and criterion: the forces agree within the
@@ -287,7 +284,6 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   void set_input_order_walk(bool input);
   /// The cells of the last build (copied back, synchronous): for tests.
   [[nodiscard]] std::vector<CellLink> cells() const;
-
   // The decomposed step (issue 35): launch() = build_only + walk_sources(own) + the counters.
   /// launch() before the walk; old accelerations given serve every walk of this build.
   void build_only(std::size_t n, cudaStream_t stream);
@@ -298,6 +294,9 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// Device, body order (the caller zeroes it): later walks add each body's list entries to it.
   void record_costs(float* cost) { cost_ = cost; }
   [[nodiscard]] const Bounds* bounds_device() const { return bounds_.data(); }  // last build's
+  /// Later builds place the root cube as for bodies of this box (null: their own), so that
+  /// every rank given the same box builds cells of one global tree.
+  void set_root_box(const Bounds* box);
   /// After build_only (tree_gpu_essential.cu): each receiver's essential tree size (one sync).
   std::vector<EssentialCounts> count_essential(const std::vector<ReceiverBox<Real>>& boxes,
                                                const WalkParams& p, cudaStream_t s);
@@ -341,8 +340,7 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   void scratch(std::size_t bytes);
   void throw_if_failed() const;
   [[nodiscard]] TreeView<Real> view(std::size_t n) const;
-  /// The walk's parameters, and in t the criterion's arrays, for this launch (the relative
-  /// criterion uses the old accelerations once: the next launch needs them again).
+  /// The walk's parameters, and in t the criterion's arrays (a_old: when given for this build).
   [[nodiscard]] WalkParams walk_params(TreeView<Real>& t, bool potential);
   /// The walk's interaction count, copied back after each launch.
   [[nodiscard]] unsigned long long* host_interactions() const {
@@ -389,8 +387,10 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   std::size_t temp_bytes_ = 0;
   unsigned* host_counters_ = nullptr;  // pinned: 4 counters, then the interaction count
   bool a_old_use_ = false;             // this build's walks use the old accelerations
-  float* cost_ = nullptr;              // record_costs
-  EssentialScratch<Real> ess_;         // count_essential, write_essential
+  bool root_box_set_ = false;
+  Bounds root_box_{};
+  float* cost_ = nullptr;       // record_costs
+  EssentialScratch<Real> ess_;  // count_essential, write_essential
   /// Receiver k's opened and include flags, its leaves' body counts (count: added to its counts).
   void essential_flags(std::size_t k, cudaStream_t s, bool count);
   static constexpr int kStages = 5;

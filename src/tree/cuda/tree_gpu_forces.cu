@@ -66,7 +66,7 @@ TreeForces<Real>::TreeForces(int dim, double theta, bool quadrupole, OpeningCrit
   NBODY_CUDA_CHECK(cudaMemset(level_done_.data(), 0, 33 * sizeof(unsigned)));
   NBODY_CUDA_CHECK(cudaMemset(counter_.data(), 0, 6 * sizeof(unsigned)));
   interactions_.reserve(1, "tree interaction count");
-  bounds_.reserve(1, "bounding box");
+  bounds_.reserve(2, "bounding box");  // the bodies', the root cube's (set_root_box)
   NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_counters_),
                                   4 * sizeof(unsigned) + sizeof(unsigned long long)));
   std::fill_n(host_counters_, 6, 0u);
@@ -153,7 +153,7 @@ TreeView<Real> TreeForces<Real>::view(std::size_t n) const {
   v.sorted = sorted_.data();
   v.order = order_.data();
   v.keys = keys_.data();
-  v.bounds = bounds_.data();
+  v.bounds = bounds_.data() + (root_box_set_ ? 1 : 0);
   v.counter = counter_.data();
   v.level_start = levels_.data();
   v.level_done = level_done_.data();
@@ -219,6 +219,10 @@ unsigned TreeForces<Real>::build(std::size_t n, cudaStream_t stream) {
   scratch(bytes);
   NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), bytes, input, bounds_.data(), items,
                                              MergeBounds{}, empty, stream));
+  if (root_box_set_) {
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(bounds_.data() + 1, &root_box_, sizeof(Bounds),
+                                     cudaMemcpyHostToDevice, stream));
+  }
   NBODY_CUDA_CHECK(cudaEventRecord(events_[1], stream));
 
   unsigned cells = 0;
@@ -281,6 +285,12 @@ void TreeForces<Real>::copy_counters(cudaStream_t stream) {
 }
 
 template <class Real>
+void TreeForces<Real>::set_root_box(const Bounds* box) {
+  root_box_set_ = box != nullptr;
+  if (box != nullptr) root_box_ = *box;
+}
+
+template <class Real>
 void TreeForces<Real>::build_only(std::size_t n, cudaStream_t stream) {
   n_ = n;
   walked_ = n;
@@ -298,13 +308,15 @@ template <class Real>
 void TreeForces<Real>::walk_sources(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                                     const TreeSources<Real>* foreign, bool accumulate) {
   potential_ = potential;
-  if (n == 0 || n != n_) {
-    if (n != n_)
-      throw Error("GPU tree: walk_sources of " + std::to_string(n) + " bodies after a build of " +
-                  std::to_string(n_));
-    return;
+  if (n != n_) {
+    throw Error("GPU tree: walk_sources of " + std::to_string(n) + " bodies after a build of " +
+                std::to_string(n_));
   }
+  if (n == 0) return;
   if (foreign != nullptr && foreign->cells == 0) return;  // nothing received
+  if (input_walk_ && (foreign != nullptr || accumulate || cost_ != nullptr)) {
+    throw Error("GPU tree: the input-order walk takes no foreign sources, sums or costs");
+  }
   // The walk's cursors (groups, abandoned groups, the second pass's), so that one build can be
   // walked against several source trees.
   NBODY_CUDA_CHECK(cudaMemsetAsync(counter_.data() + 3, 0, 3 * sizeof(unsigned), stream));

@@ -40,13 +40,15 @@ unsigned walk_warps(bool, int) {
                 walk_blocks<Real, true, true>(), walk_blocks<Real, false, true>(),
                 walk_blocks<Real, true, false, true>(), walk_blocks<Real, false, false, true>(),
                 walk_blocks<Real, true, true, true>(), walk_blocks<Real, false, true, true>(),
-                mac_walk_blocks<Real>()});
+                mac_walk_blocks<Real>(), foreign_walk_blocks<Real>()});
   return blocks * unsigned(kWalkWarps<Real>);
 }
 
 template <class Real>
 void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                  Vec4<Real>* out, cudaStream_t stream) {
+  if (t.foreign.box || t.accumulate || t.cost)
+    return launch_foreign_walk(t, p, eps2, stacks, out, stream);
   if (t.bmax || t.a_old) return launch_mac_walk(t, p, eps2, stacks, out, stream, false);
   launch_walk_variant<false, false>(t, p, eps2, stacks, out, stream);
 }

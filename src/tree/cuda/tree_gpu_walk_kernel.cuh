@@ -40,17 +40,6 @@ __device__ __forceinline__ unsigned tree_position(const unsigned* active_pos, un
   }
 }
 
-/// A walked body's result: written, or added (the walk of a further source tree).
-template <class Real>
-__device__ __forceinline__ void store(Vec4<Real>& to, const Vec4<Real>& v, bool accumulate) {
-  if (accumulate) {
-    const Vec4<Real> a = to;
-    to = {a.x + v.x, a.y + v.y, a.z + v.z, a.w + v.w};
-  } else {
-    to = v;
-  }
-}
-
 /// Pass 1 (Single false): one warp per group, abandoning a group whose list passes
 /// `budget` entries (recorded in t.expensive). Such groups are loose clumps of a
 /// sparse region whose box reaches a dense one (measured: one 88-body halo group of a 1M
@@ -70,15 +59,17 @@ __device__ __forceinline__ void store(Vec4<Real>& to, const Vec4<Real>& v, bool 
 /// group's bodies; in pass 2 the body's own, GADGET-4's per-body test: a group's smallest
 /// is set by its body nearest the system's centre, where |a| -> 0); otherwise the geometric test (a
 /// kernel of its own, so that the default one keeps its registers).
+/// Foreign: the walk of TreeForces::walk_sources (t.foreign's sources when set, t.accumulate,
+/// t.cost); its own variant too (else 80 -> 96 registers in the default float kernel).
 template <class Real, class Math, bool Quad, bool Single, bool Pot, bool Active = false,
-          bool Mac = false>
+          bool Mac = false, bool Foreign = false>
 __global__ void __launch_bounds__(kWalkThreads<Real>)
     tree_walk(TreeView<Real> t, Real theta2, Real eps2, unsigned long long budget, int* stacks,
               Vec4<Real>* out) {
   __shared__ ListsFor<Real, Quad, Pot> lists[kWalkWarps<Real>];
   // The sources: the tree's own cells and bodies, or foreign ones (a received essential tree,
   // TreeForces::walk_sources); the targets (groups, t.sorted, order, a_old) are the tree's.
-  const bool own = t.foreign.box == nullptr;
+  const bool own = !Foreign || t.foreign.box == nullptr;
   const Vec4<Real>* __restrict__ box = own ? t.box : t.foreign.box;
   const Vec4<Real>* __restrict__ com = own ? t.com : t.foreign.com;
   const Vec4<Real>* __restrict__ quad = own ? t.quad : t.foreign.quad;
@@ -245,9 +236,10 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
           accept = true;
           if constexpr (Quad) {  // a tiny leaf: its bodies (kQuadLeafBodies)
             const CellLink lk = link[c];
-            // (end - begin - 1: a leaf without bodies, an essential tree's pruned cell, stays a
-            // cell)
-            if (lk.first_child < 0 && lk.end - lk.begin - 1u < kQuadLeafBodies) {
+            // (Foreign: a leaf without bodies, an essential tree's pruned cell, stays a cell)
+            const unsigned count = lk.end - lk.begin;
+            if (lk.first_child < 0 &&
+                (Foreign ? count - 1u < kQuadLeafBodies : count <= kQuadLeafBodies)) {
               accept = false;
               leaf_bodies = int(lk.end - lk.begin);
               first = int(lk.begin);
@@ -349,8 +341,8 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
       if (lane == 0) {
         const unsigned i = t.order[tree_position<Active>(t.active_pos, grp.begin)];
         store(out[i], {me.ax[0], me.ay[0], planar ? Real(0) : me.az[0], Pot ? me.phi[0] : Real(0)},
-              t.accumulate);
-        if (t.cost) t.cost[i] += float(entries);
+              Foreign && t.accumulate);
+        if (Foreign && t.cost) t.cost[i] += float(entries);
       }
     } else {
 #pragma unroll
@@ -362,8 +354,8 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
           const unsigned o = t.order[at];
           store(out[o],
                 {me.ax[k], me.ay[k], planar ? Real(0) : me.az[k], Pot ? me.phi[k] : Real(0)},
-                t.accumulate);
-          if (t.cost) t.cost[o] += float(entries);
+                Foreign && t.accumulate);
+          if (Foreign && t.cost) t.cost[o] += float(entries);
         }
       }
     }
@@ -372,23 +364,24 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
 }
 
 template <class Real, bool Softened, bool Quad, bool Single = false, bool Pot = false,
-          bool Active = false, bool Mac = false>
+          bool Active = false, bool Mac = false, bool Foreign = false>
 auto walk_kernel() {
   using Math = typename cuda_gravity::MathFor<Real, true, Softened>::type;
-  return tree_walk<Real, Math, Quad, Single, Pot, Active, Mac>;
+  return tree_walk<Real, Math, Quad, Single, Pot, Active, Mac, Foreign>;
 }
 
 /// The persistent grid of a walk variant. Queried once (device 0 is the only one used):
 /// it was three runtime queries per launch, on every step.
-template <class Real, bool Softened, bool Quad, bool Pot = false, bool Mac = false>
+template <class Real, bool Softened, bool Quad, bool Pot = false, bool Mac = false,
+          bool Foreign = false>
 unsigned walk_blocks() {
   static const unsigned blocks = [] {
     int device = 0, sms = 1, per_sm = 0;
     NBODY_CUDA_CHECK(cudaGetDevice(&device));
     NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, walk_kernel<Real, Softened, Quad, false, Pot, false, Mac>(), kWalkThreads<Real>,
-        0));
+        &per_sm, walk_kernel<Real, Softened, Quad, false, Pot, false, Mac, Foreign>(),
+        kWalkThreads<Real>, 0));
     return unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
   }();
   return blocks;

@@ -14,6 +14,13 @@
 
 namespace nbody::cuda_tree {
 
+/// The walk with t.foreign, t.accumulate or t.cost set (tree_gpu_walk_foreign.cu), any criterion.
+template <class Real>
+void launch_foreign_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
+                         Vec4<Real>* out, cudaStream_t stream);
+template <class Real>
+unsigned foreign_walk_blocks();
+
 namespace {
 
 // A budget of list entries, at least 4096 and at most 10^9 (b = 1e30: none).
@@ -43,8 +50,8 @@ inline unsigned long long relative_entry_budget(double alpha) {
 /// launch_walk (Active false) and launch_active_walk: one variant's pass 1 and pass 2 (for
 /// the abandoned groups) on its persistent grid. The active walk runs on the full walk's
 /// grid, for which the stacks are sized (walk_warps: the most over every variant).
-/// Mac: the bmax or relative criterion's kernels (tree_walk).
-template <bool Active, bool Mac, class Real>
+/// Mac: the bmax or relative criterion's kernels (tree_walk); Foreign: walk_sources' kernels.
+template <bool Active, bool Mac, class Real, bool Foreign = false>
 void launch_walk_variant(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                          Vec4<Real>* out, cudaStream_t stream) {
   const Real theta2 = Real(p.theta * p.theta);
@@ -56,12 +63,14 @@ void launch_walk_variant(const TreeView<Real>& t, const WalkParams& p, Real eps2
   auto go = [&](auto softened, auto quad, auto pot) {
     constexpr bool S = decltype(softened)::value, Q = decltype(quad)::value,
                    P = decltype(pot)::value;
-    const unsigned blocks = walk_blocks<Real, S, Q, P, Mac>();
-    walk_kernel<Real, S, Q, false, P, Active, Mac>()<<<blocks, kWalkThreads<Real>, 0, stream>>>(
-        t, theta2, eps2, budget, stacks, out);
+    const unsigned blocks = walk_blocks<Real, S, Q, P, Mac, Foreign>();
+    walk_kernel<Real, S, Q, false, P, Active, Mac,
+                Foreign>()<<<blocks, kWalkThreads<Real>, 0, stream>>>(t, theta2, eps2, budget,
+                                                                      stacks, out);
     NBODY_CUDA_CHECK_LAUNCH("tree_walk");
-    walk_kernel<Real, S, Q, true, P, Active, Mac>()<<<blocks, kWalkThreads<Real>, 0, stream>>>(
-        t, theta2, eps2, budget, stacks, out);
+    walk_kernel<Real, S, Q, true, P, Active, Mac,
+                Foreign>()<<<blocks, kWalkThreads<Real>, 0, stream>>>(t, theta2, eps2, budget,
+                                                                      stacks, out);
     NBODY_CUDA_CHECK_LAUNCH("tree_walk");
   };
   auto with_quad = [&](auto softened, auto pot) {

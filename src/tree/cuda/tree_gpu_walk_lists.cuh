@@ -155,6 +155,17 @@ __device__ __forceinline__ void evaluate_big_strided(const CellLink* __restrict_
   }
 }
 
+/// A walked body's result: written, or added (the walk of a further source tree).
+template <class Real>
+__device__ __forceinline__ void store(Vec4<Real>& to, const Vec4<Real>& v, bool accumulate) {
+  if (accumulate) {
+    const Vec4<Real> a = to;
+    to = {a.x + v.x, a.y + v.y, a.z + v.z, a.w + v.w};
+  } else {
+    to = v;
+  }
+}
+
 /// Calls f(std::integral_constant<int, K>{}) with K = the group's bodies per lane (1 to 4), so
 /// that a small group does not pay for 4 slots per lane.
 template <class F>

@@ -1,0 +1,369 @@
+// The GPU locally essential tree (issue 35; tree_gpu_essential.cu) and the walk against
+// foreign sources (TreeForces::walk_sources): bodies split into halves A and B, A's forces
+// from A's own tree plus B's essential tree for A's box must be as accurate as one tree of
+// A and B (against a double direct sum on a sample of A) and close to it, for each opening
+// criterion, with quadrupoles and potentials, in 3D and 2D. Also: the essential tree of a far
+// box is small, that of a box around everything ships every body, a built tree walked twice
+// gives twice its forces (the walk's cursors reset per walk), and the per-body costs sum to
+// the walk's interactions. Every test skips itself without a GPU.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend_test.hpp"
+#include "core/cuda/launch.cuh"
+#include "tree/cuda/tree_gpu.cuh"
+
+namespace nbody {
+namespace {
+
+using cuda_tree::EssentialCounts;
+using cuda_tree::ReceiverBox;
+using cuda_tree::TreeForces;
+using cuda_tree::TreeSources;
+using gpu::Vec4;
+using Body = Vec4<double>;
+
+constexpr double kEps = 0.01;
+constexpr std::size_t kN = 200000;
+constexpr std::size_t kSample = 1000;  // A's bodies checked against the direct sum
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+/// A Plummer sphere (3D) or a 2D exponential disk, total mass 1.
+std::vector<Body> system_of(int dim, std::size_t n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<Body> b(n);
+  for (auto& x : b) {
+    if (dim == 3) {
+      const double r = 1.0 / std::sqrt(std::pow(std::max(u(rng), 1e-12), -2.0 / 3.0) - 1.0);
+      const double c = 2 * u(rng) - 1, phi = 6.283185307179586 * u(rng), s = std::sqrt(1 - c * c);
+      x = {r * s * std::cos(phi), r * s * std::sin(phi), r * c, 1.0 / double(n)};
+    } else {
+      const double r = -0.3 * std::log(std::max(u(rng), 1e-12)), phi = 6.283185307179586 * u(rng);
+      x = {r * std::cos(phi), r * std::sin(phi), 0.0, 1.0 / double(n)};
+    }
+  }
+  return b;
+}
+
+/// Two halves of one system. The trees of A and B are built in the root cube of the whole
+/// (set_root_box), so that their cells are cells of the one tree of A and B, as in a
+/// distributed run.
+struct Split {
+  int dim = 3;
+  std::vector<Body> a, b, all;
+  cuda_tree::Bounds root{};         // of the whole, from its float coordinates (as the build's)
+  std::vector<std::size_t> sample;  // indices into a
+  std::vector<Body> exact;          // direct sum (ax, ay, az, phi) at a[sample[k]]
+};
+
+Split split_of(const std::string& kind, int dim) {
+  const std::vector<Body> s = system_of(dim, kN, dim == 3 ? 11 : 12);
+  Split sp;
+  sp.dim = dim;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> g;
+  double nx = g(rng), ny = g(rng), nz = dim == 3 ? g(rng) : 0.0;
+  for (const Body& x : s) {
+    bool in_a = x.x < 0;
+    if (kind == "plane") in_a = nx * x.x + ny * x.y + nz * x.z < 0.1;
+    if (kind == "interleaved") {  // a checkerboard of cells of 1/4: Morton-like halves
+      const long k =
+          long(std::floor(4 * x.x)) + long(std::floor(4 * x.y)) + long(std::floor(4 * x.z));
+      in_a = (k & 1) == 0;
+    }
+    (in_a ? sp.a : sp.b).push_back(x);
+  }
+  for (int k = 0; k < 3; ++k) sp.root.lo[k] = 1e300, sp.root.hi[k] = -1e300;
+  for (const Body& x : s) {
+    const double p[3] = {double(float(x.x)), double(float(x.y)),
+                         dim == 2 ? 0.0 : double(float(x.z))};
+    for (int k = 0; k < 3; ++k) {
+      sp.root.lo[k] = std::min(sp.root.lo[k], p[k]);
+      sp.root.hi[k] = std::max(sp.root.hi[k], p[k]);
+    }
+  }
+  sp.all = sp.a;
+  sp.all.insert(sp.all.end(), sp.b.begin(), sp.b.end());
+  for (std::size_t k = 0; k < kSample; ++k) sp.sample.push_back(k * sp.a.size() / kSample);
+  for (const std::size_t i : sp.sample) {
+    Body e{0, 0, 0, 0};
+    const Body& t = sp.a[i];
+    for (const Body& x : sp.all) {
+      const double dx = x.x - t.x, dy = x.y - t.y, dz = x.z - t.z;
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      if (r2 == 0) continue;  // the body itself
+      const double inv = 1.0 / std::sqrt(r2 + kEps * kEps), w = x.w * inv * inv * inv;
+      e.x += w * dx, e.y += w * dy, e.z += w * dz, e.w -= x.w * inv;
+    }
+    sp.exact.push_back(e);
+  }
+  return sp;
+}
+
+const Split& split(const std::string& kind, int dim) {
+  static std::map<std::string, Split> cache;
+  const std::string key = kind + std::to_string(dim);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, split_of(kind, dim)).first;
+  return it->second;
+}
+
+struct Case {
+  OpeningCriterion mac = OpeningCriterion::Geometric;
+  double theta = 0.5;
+  bool quad = false, potential = false;
+  double alpha = 0.002;
+  [[nodiscard]] std::string name() const {
+    return std::string(to_string(mac)) + " theta " + std::to_string(theta) +
+           (quad ? " quadrupole" : "") + (potential ? " potential" : "");
+  }
+  [[nodiscard]] bool relative() const { return mac == OpeningCriterion::Relative; }
+};
+
+template <class Real>
+std::unique_ptr<TreeForces<Real>> tree(int dim, const Case& c) {
+  return std::make_unique<TreeForces<Real>>(dim, c.theta, c.quad, c.mac, c.alpha);
+}
+
+template <class Real>
+void upload(TreeForces<Real>& f, const std::vector<Body>& in, const std::vector<double>* a_old) {
+  f.reserve(in.size());
+  std::vector<Vec4<Real>> b(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i)
+    b[i] = {Real(in[i].x), Real(in[i].y), Real(in[i].z), Real(in[i].w)};
+  check(cudaMemcpy(f.bodies(), b.data(), b.size() * sizeof(b[0]), cudaMemcpyHostToDevice), "up");
+  if (a_old != nullptr) {
+    std::vector<Real> a(a_old->begin(), a_old->end());
+    check(cudaMemcpy(f.old_accelerations(in.size()), a.data(), a.size() * sizeof(Real),
+                     cudaMemcpyHostToDevice),
+          "a_old");
+  }
+}
+
+template <class Real>
+std::vector<Body> download(const TreeForces<Real>& f, std::size_t n) {
+  check(cudaDeviceSynchronize(), "walk");
+  std::vector<Vec4<Real>> out(n);
+  check(cudaMemcpy(out.data(), f.out(), n * sizeof(out[0]), cudaMemcpyDeviceToHost), "down");
+  std::vector<Body> r;
+  for (const auto& a : out) r.push_back({double(a.x), double(a.y), double(a.z), double(a.w)});
+  return r;
+}
+
+/// One launch's forces of all bodies (the first evaluation; also the relative criterion's a_old).
+template <class Real>
+std::vector<Body> one_tree(int dim, const Case& c, const std::vector<Body>& in,
+                           const std::vector<double>* a_old) {
+  auto f = tree<Real>(dim, c);
+  upload(*f, in, a_old);
+  f->launch(in.size(), Real(kEps), nullptr, c.potential);
+  return download(*f, in.size());
+}
+
+std::vector<double> magnitudes(const std::vector<Body>& a, std::size_t from, std::size_t n) {
+  std::vector<double> m;
+  for (std::size_t i = from; i < from + n; ++i)
+    m.push_back(std::sqrt(a[i].x * a[i].x + a[i].y * a[i].y + a[i].z * a[i].z));
+  return m;
+}
+
+template <class Real>
+ReceiverBox<Real> box_of(const TreeForces<Real>& f, Real alpha_a) {
+  cuda_tree::Bounds b{};
+  check(cudaMemcpy(&b, f.bounds_device(), sizeof(b), cudaMemcpyDeviceToHost), "bounds");
+  return {Real(0.5 * (b.lo[0] + b.hi[0])),
+          Real(0.5 * (b.lo[1] + b.hi[1])),
+          Real(0.5 * (b.lo[2] + b.hi[2])),
+          Real(0.5 * (b.hi[0] - b.lo[0])),
+          Real(0.5 * (b.hi[1] - b.lo[1])),
+          Real(0.5 * (b.hi[2] - b.lo[2])),
+          alpha_a};
+}
+
+/// Quantile q of v.
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, std::size_t(q * double(v.size())))];
+}
+
+double error(const Body& a, const Body& ref, bool potential) {
+  if (potential) return std::abs(a.w - ref.w) / std::abs(ref.w);
+  const double dx = a.x - ref.x, dy = a.y - ref.y, dz = a.z - ref.z;
+  return std::sqrt((dx * dx + dy * dy + dz * dz) / (ref.x * ref.x + ref.y * ref.y + ref.z * ref.z));
+}
+
+/// A's forces from A's tree and B's essential tree against the one tree's.
+template <class Real>
+void check_decomposed(const Split& sp, const Case& c, const std::string& what) {
+  const int dim = sp.dim;
+  const std::size_t na = sp.a.size(), nb = sp.b.size();
+  std::vector<double> a_old_all, a_old_a, a_old_b;
+  if (c.relative()) {  // the old accelerations: a first (geometric) evaluation
+    const std::vector<Body> first = one_tree<Real>(dim, c, sp.all, nullptr);
+    a_old_all = magnitudes(first, 0, na + nb);
+    a_old_a.assign(a_old_all.begin(), a_old_all.begin() + long(na));
+    a_old_b.assign(a_old_all.begin() + long(na), a_old_all.end());
+  }
+  const std::vector<Body> whole =
+      one_tree<Real>(dim, c, sp.all, c.relative() ? &a_old_all : nullptr);
+
+  auto fa = tree<Real>(dim, c), fb = tree<Real>(dim, c);
+  fa->set_root_box(&sp.root);  // the float bounds: the double case's root differs by roundings
+  fb->set_root_box(&sp.root);
+  upload(*fa, sp.a, c.relative() ? &a_old_a : nullptr);
+  upload(*fb, sp.b, c.relative() ? &a_old_b : nullptr);
+  fa->build_only(na, nullptr);
+  fa->walk_sources(na, Real(kEps), nullptr, c.potential, nullptr, false);
+  fb->build_only(nb, nullptr);
+  const Real alpha_a =
+      c.relative() ? Real(c.alpha * *std::min_element(a_old_a.begin(), a_old_a.end())) : Real(0);
+  const auto counts =
+      fb->count_essential({box_of(*fa, alpha_a)}, {c.theta, c.quad, c.potential}, nullptr);
+  ASSERT_EQ(counts.size(), 1u);
+  void* packed = nullptr;
+  check(cudaMalloc(&packed, fb->essential_bytes(counts[0])), "packed");
+  fb->write_essential(0, packed, nullptr);
+  const TreeSources<Real> src = fa->essential_sources(packed, counts[0]);
+  fa->walk_sources(na, Real(kEps), nullptr, c.potential, &src, true);
+  const std::vector<Body> decomposed = download(*fa, na);
+  check(cudaFree(packed), "free");
+
+  std::vector<double> e_one, e_dec, diff;
+  for (std::size_t k = 0; k < sp.sample.size(); ++k) {
+    const std::size_t i = sp.sample[k];
+    e_one.push_back(error(whole[i], sp.exact[k], c.potential));
+    e_dec.push_back(error(decomposed[i], sp.exact[k], c.potential));
+    Body d = decomposed[i];
+    d.x += sp.exact[k].x - whole[i].x, d.y += sp.exact[k].y - whole[i].y;
+    d.z += sp.exact[k].z - whole[i].z, d.w += sp.exact[k].w - whole[i].w;
+    diff.push_back(error(d, sp.exact[k], c.potential));  // |dec - whole| / |exact|
+  }
+  const double m1 = quantile(e_one, 0.5), p1 = quantile(e_one, 0.99);
+  const double md = quantile(e_dec, 0.5), pd = quantile(e_dec, 0.99), mdiff = quantile(diff, 0.5);
+  std::printf(
+      "[ measured ] %s: one tree median %.3e p99 %.3e, decomposed median %.3e p99 %.3e, "
+      "median difference %.3e; essential tree %u of %zu cells, %u of %zu bodies\n",
+      what.c_str(), m1, p1, md, pd, mdiff, counts[0].cells, fb->cells().size(), counts[0].bodies,
+      nb);
+  EXPECT_LE(md, 1.3 * m1) << what;
+  EXPECT_LE(pd, 1.3 * p1) << what;
+  EXPECT_LT(mdiff, m1) << what;
+  EXPECT_LE(counts[0].bodies, nb) << what;
+}
+
+class GpuEssentialTree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    NBODY_SKIP_WITHOUT_GPU();
+    gpu::select_gpu();
+  }
+};
+
+TEST_F(GpuEssentialTree, DecomposedForcesMatchOneTree) {
+  const std::vector<Case> cases = {
+      {OpeningCriterion::Geometric, 0.5, false, false},
+      {OpeningCriterion::Geometric, 0.75, false, false},
+      {OpeningCriterion::Geometric, 0.5, true, false},
+      {OpeningCriterion::Geometric, 0.75, true, true},
+      {OpeningCriterion::Geometric, 0.5, false, true},
+      {OpeningCriterion::Bmax, 0.6, false, false},
+      {OpeningCriterion::Relative, 0.5, false, false, 0.002},
+      {OpeningCriterion::Relative, 0.5, true, true, 0.002},
+  };
+  for (const auto& [kind, dim] : std::vector<std::pair<std::string, int>>{
+           {"x", 3}, {"plane", 3}, {"interleaved", 3}, {"x", 2}, {"plane", 2}}) {
+    const Split& sp = split(kind, dim);
+    for (const Case& c : cases) {
+      check_decomposed<float>(sp, c, kind + " " + std::to_string(dim) + "D " + c.name());
+    }
+  }
+  check_decomposed<double>(split("x", 3), cases[2], "x 3D double " + cases[2].name());
+}
+
+TEST_F(GpuEssentialTree, FarBoxGetsLittleAndAnAllCoveringBoxEverything) {
+  const Split& sp = split("x", 3);
+  for (const bool quad : {false, true}) {
+    auto fb = tree<float>(3, Case{OpeningCriterion::Geometric, 0.5, quad});
+    upload(*fb, sp.b, nullptr);
+    fb->build_only(sp.b.size(), nullptr);
+    const std::size_t cells = fb->cells().size();
+    const ReceiverBox<float> far{-30, 0, 0, 1, 1, 1}, all{0, 0, 0, 1e4, 1e4, 1e4};
+    const auto both = fb->count_essential({far, all}, {0.5, quad, false}, nullptr);
+    const auto one = fb->count_essential({far}, {0.5, quad, false}, nullptr);
+    std::printf("[ measured ] far box: %u of %zu cells, %u of %zu bodies\n", both[0].cells, cells,
+                both[0].bodies, sp.b.size());
+    EXPECT_EQ(one[0].cells, both[0].cells);
+    EXPECT_EQ(one[0].bodies, both[0].bodies);
+    EXPECT_LT(both[0].cells, cells / 20);
+    EXPECT_LT(both[0].bodies, sp.b.size() / 20);
+    EXPECT_GT(both[0].cells, 0u);
+    EXPECT_EQ(both[1].cells, cells);
+    EXPECT_EQ(both[1].bodies, sp.b.size());
+    // The all-covering tree walked as foreign sources is B's own walk without the self-pairs:
+    // the same forces for a tree of B against itself (no potential: no self-exclusion asked).
+    void* packed = nullptr;
+    check(cudaMalloc(&packed, fb->essential_bytes(both[1])), "packed");
+    fb->write_essential(1, packed, nullptr);
+    fb->walk_sources(sp.b.size(), 0.01f, nullptr, false, nullptr, false);
+    const std::vector<Body> own = download(*fb, sp.b.size());
+    const TreeSources<float> src = fb->essential_sources(packed, both[1]);
+    fb->walk_sources(sp.b.size(), 0.01f, nullptr, false, &src, false);
+    const std::vector<Body> foreign = download(*fb, sp.b.size());
+    check(cudaFree(packed), "free");
+    EXPECT_EQ(own.size(), foreign.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < own.size(); ++i)
+      worst = std::max(worst, error(foreign[i], own[i], false));
+    EXPECT_LT(worst, 1e-5);
+  }
+}
+
+TEST_F(GpuEssentialTree, WalksOfOneBuildAddUpAndCostsSumToTheInteractions) {
+  const Split& sp = split("x", 3);
+  const std::size_t n = sp.a.size();
+  for (const Case& c :
+       {Case{OpeningCriterion::Geometric, 0.5, true, true}, Case{OpeningCriterion::Bmax, 0.6}}) {
+    auto f = tree<float>(3, c);
+    upload(*f, sp.a, nullptr);
+    float* cost = nullptr;
+    check(cudaMalloc(reinterpret_cast<void**>(&cost), n * sizeof(float)), "cost");
+    check(cudaMemset(cost, 0, n * sizeof(float)), "cost");
+    f->record_costs(cost);
+    f->build_only(n, nullptr);
+    f->walk_sources(n, float(kEps), nullptr, c.potential, nullptr, false);
+    const std::vector<Body> once = download(*f, n);
+    const double per_body = f->interactions_per_body();
+    f->walk_sources(n, float(kEps), nullptr, c.potential, nullptr, true);
+    const std::vector<Body> twice = download(*f, n);
+    f->record_costs(nullptr);
+    std::vector<float> costs(n);
+    check(cudaMemcpy(costs.data(), cost, n * sizeof(float), cudaMemcpyDeviceToHost), "costs");
+    check(cudaFree(cost), "free");
+    std::size_t off = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      off += twice[i].x != 2 * once[i].x || twice[i].w != 2 * once[i].w;
+    }
+    EXPECT_EQ(off, 0u) << c.name();
+    double total = 0;
+    for (const float x : costs) total += x;
+    EXPECT_GT(per_body, 10.0) << c.name();
+    // Two walks: twice one walk's interactions, each summed into the counter and the costs.
+    EXPECT_NEAR(f->interactions_per_body(), 2 * per_body, 1e-9 * per_body) << c.name();
+    EXPECT_NEAR(total, f->interactions_per_body() * double(n), 1e-6 * total) << c.name();
+  }
+}
+
+}  // namespace
+}  // namespace nbody
