@@ -167,7 +167,7 @@ __global__ void write_cells(TreeView<Real> t, unsigned cells,
 }
 
 template <class Real>
-TestBox<Real> test_box(const ReceiverBox<Real>& r, double theta) {
+TestBox<Real> test_box(const ReceiverBox<Real>& r, double theta, bool relative) {
   // Stricter than any group inside the box (the file's comment).
   const double ulps = sizeof(Real) == 4 ? 1e-6 : 1e-14;
   const double margin =
@@ -179,7 +179,7 @@ TestBox<Real> test_box(const ReceiverBox<Real>& r, double theta) {
           Real(double(r.hx) + margin),
           Real(double(r.hy) + margin),
           Real(double(r.hz) + margin),
-          Real(double(r.alpha_a) * (1 - 1e-4)),
+          relative ? Real(double(r.alpha_a) * (1 - 1e-4)) : Real(0),  // else by theta
           Real(theta * theta * (1 - 1e-4))};
 }
 
@@ -211,7 +211,8 @@ void TreeForces<Real>::essential_flags(std::size_t k, cudaStream_t s, bool count
   const unsigned cells = cells_;
   open_for_box<Real><<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
       box_.data(), com_.data(), mac_ == OpeningCriterion::Bmax ? bmax_.data() : nullptr, cells,
-      dim_, test_box(ess_.boxes[k], ess_.theta), ess_.open.data());
+      dim_, test_box(ess_.boxes[k], ess_.theta, mac_ == OpeningCriterion::Relative),
+      ess_.open.data());
   NBODY_CUDA_CHECK_LAUNCH("essential open_for_box");
   include_cells<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
       link_.data(), ess_.parent.data(), ess_.open.data(), cells, ess_.flags.data(),
