@@ -78,16 +78,6 @@ Split split_of(const std::string& kind, int dim) {
   std::mt19937_64 rng(5);
   std::normal_distribution<double> g;
   double nx = g(rng), ny = g(rng), nz = dim == 3 ? g(rng) : 0.0;
-  for (const Body& x : s) {
-    bool in_a = x.x < 0;
-    if (kind == "plane") in_a = nx * x.x + ny * x.y + nz * x.z < 0.1;
-    if (kind == "interleaved") {  // a checkerboard of cells of 1/4: Morton-like halves
-      const long k =
-          long(std::floor(4 * x.x)) + long(std::floor(4 * x.y)) + long(std::floor(4 * x.z));
-      in_a = (k & 1) == 0;
-    }
-    (in_a ? sp.a : sp.b).push_back(x);
-  }
   for (int k = 0; k < 3; ++k) sp.root.lo[k] = 1e300, sp.root.hi[k] = -1e300;
   for (const Body& x : s) {
     const double p[3] = {double(float(x.x)), double(float(x.y)),
@@ -96,6 +86,20 @@ Split split_of(const std::string& kind, int dim) {
       sp.root.lo[k] = std::min(sp.root.lo[k], p[k]);
       sp.root.hi[k] = std::max(sp.root.hi[k], p[k]);
     }
+  }
+  // The interleaved halves: a checkerboard of the root cube's cells of about 0.5 (Morton-like
+  // domains at one level: only the larger cells hold bodies of both halves).
+  double extent = 0;
+  for (int k = 0; k < 3; ++k) extent = std::max(extent, sp.root.hi[k] - sp.root.lo[k]);
+  const double cell = extent / std::exp2(std::ceil(std::log2(extent / 0.5)));
+  auto grid = [&](double v, int k) {
+    return long(std::floor((v - 0.5 * (sp.root.lo[k] + sp.root.hi[k]) + 0.5 * extent) / cell));
+  };
+  for (const Body& x : s) {
+    bool in_a = x.x < 0;
+    if (kind == "plane") in_a = nx * x.x + ny * x.y + nz * x.z < 0.1;
+    if (kind == "interleaved") in_a = ((grid(x.x, 0) + grid(x.y, 1) + grid(x.z, 2)) & 1) == 0;
+    (in_a ? sp.a : sp.b).push_back(x);
   }
   sp.all = sp.a;
   sp.all.insert(sp.all.end(), sp.b.begin(), sp.b.end());

@@ -386,7 +386,7 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   DeviceBuffer<unsigned char> temp_;  // cub scratch
   std::size_t temp_bytes_ = 0;
   unsigned* host_counters_ = nullptr;  // pinned: 4 counters, then the interaction count
-  bool a_old_use_ = false;             // this build's walks use the old accelerations
+  bool a_old_use_ = false, cursors_fresh_ = false;  // a_old for this build; cursors just reset
   bool root_box_set_ = false;
   Bounds root_box_{};
   float* cost_ = nullptr;       // record_costs

@@ -301,6 +301,7 @@ void TreeForces<Real>::build_only(std::size_t n, cudaStream_t stream) {
   throw_if_failed();
   reserve(n);
   build(n, stream);
+  cursors_fresh_ = true;  // the group write reset them
   NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
 }
 
@@ -317,9 +318,11 @@ void TreeForces<Real>::walk_sources(std::size_t n, Real eps, cudaStream_t stream
   if (input_walk_ && (foreign != nullptr || accumulate || cost_ != nullptr)) {
     throw Error("GPU tree: the input-order walk takes no foreign sources, sums or costs");
   }
-  // The walk's cursors (groups, abandoned groups, the second pass's), so that one build can be
-  // walked against several source trees.
-  NBODY_CUDA_CHECK(cudaMemsetAsync(counter_.data() + 3, 0, 3 * sizeof(unsigned), stream));
+  // The walk's cursors (groups, abandoned groups, the second pass's) back to 0 for each further
+  // walk of the build (received trees); the first finds them reset by the build.
+  if (!std::exchange(cursors_fresh_, false)) {
+    NBODY_CUDA_CHECK(cudaMemsetAsync(counter_.data() + 3, 0, 3 * sizeof(unsigned), stream));
+  }
   TreeView<Real> t = view(n);
   if (foreign != nullptr) t.foreign = *foreign;
   t.accumulate = accumulate;
