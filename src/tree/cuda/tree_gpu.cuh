@@ -41,6 +41,7 @@
 #include "core/cuda/vec4.cuh"
 #include "gravity/cuda/device_forces.cuh"
 #include "nbody/gravity.hpp"
+#include "tree/cuda/tree_gpu_sources.cuh"
 
 namespace nbody::cuda_tree {
 
@@ -152,10 +153,14 @@ struct TreeView {
   // consecutive runs of input-order bodies, each tested with the box of its own bodies
   // (not of t.groups[g], which is then the same list as active_groups).
   bool own_box = false;
+  // TreeForces::walk_sources: foreign.box set, the sources are foreign's (targets: the tree's);
+  // accumulate: out[i] +=; cost: each walked body's list entries added to cost[i] (body order).
+  TreeSources<Real> foreign{};
+  bool accumulate = false;
+  float* cost = nullptr;
 };
 
-/// The insertion build's pointer tree (tree_gpu_insertion.cuh).
-struct InsertTree;
+struct InsertTree;  // the insertion build's pointer tree (tree_gpu_insertion.cuh)
 
 /// The end of a level's kernel (the Morton build's build_level, the insertion build's
 /// layout_level), called by every thread: the last block to finish records where the next
@@ -253,14 +258,9 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// each process walks the active bodies of its own chunks; exchange() gathers every chunk, so the
   /// active entries are whole after it (no zeros needed).
   ///
-  /// Rebuild or refit: between two substeps every body has drifted, so the tree is rebuilt
-  /// from scratch (the bbox, sort, build and summarise stages of every launch). A refit (the last
-  /// tree's order and topology, boxes and moments recomputed bottom-up from the drifted bodies)
-  /// would skip the sort and the build, but the summarise stage stays, the cells' boxes must grow
-  /// to hold bodies that left them (a looser opening test, so longer lists for every active walk),
-  /// and the order goes stale as bodies cross cells. It would pay only where the active sets are
-  /// small and many substeps share one tree, i.e. in deep hierarchies; not measured (no GPU here),
-  /// so the rebuild is kept.
+  /// Rebuilt from scratch each substep, not refitted: a refit keeps the summarise stage, grows the
+  /// cells' boxes (longer lists) and lets the order go stale; it would pay only in deep
+  /// hierarchies with small active sets (not measured, no GPU here).
   void launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                      const unsigned* active, std::size_t n_active) override;
   /// The shares do not overlap (each body is walked by one process): each process packs
@@ -287,6 +287,27 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   void set_input_order_walk(bool input);
   /// The cells of the last build (copied back, synchronous): for tests.
   [[nodiscard]] std::vector<CellLink> cells() const;
+
+  // The decomposed step (issue 35): launch() = build_only + walk_sources(own) + the counters.
+  /// launch() before the walk; old accelerations given serve every walk of this build.
+  void build_only(std::size_t n, cudaStream_t stream);
+  /// The built tree's groups against its own cells (foreign null) or foreign ones (none: skipped);
+  /// accumulate: out() += instead of =. Interactions sum over the walks of one build.
+  void walk_sources(std::size_t n, Real eps, cudaStream_t stream, bool potential,
+                    const TreeSources<Real>* foreign, bool accumulate);
+  /// Device, body order (the caller zeroes it): later walks add each body's list entries to it.
+  void record_costs(float* cost) { cost_ = cost; }
+  [[nodiscard]] const Bounds* bounds_device() const { return bounds_.data(); }  // last build's
+  /// After build_only (tree_gpu_essential.cu): each receiver's essential tree size (one sync).
+  std::vector<EssentialCounts> count_essential(const std::vector<ReceiverBox<Real>>& boxes,
+                                               const WalkParams& p, cudaStream_t s);
+  /// Receiver k's essential tree into `packed` (essential_bytes(counts[k]) bytes, device,
+  /// aligned to sizeof(Vec4<Real>)), on the stream.
+  void write_essential(std::size_t k, void* packed, cudaStream_t s);
+  /// Bytes of a packed tree (box, com, quad when quadrupole, link, bmax when bmax, bodies), and
+  /// the walk's view of one (received) buffer.
+  [[nodiscard]] std::size_t essential_bytes(EssentialCounts c) const;
+  [[nodiscard]] TreeSources<Real> essential_sources(const void* packed, EssentialCounts c) const;
 
  private:
   void reserve_cells(std::size_t cells);
@@ -367,6 +388,11 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   DeviceBuffer<unsigned char> temp_;  // cub scratch
   std::size_t temp_bytes_ = 0;
   unsigned* host_counters_ = nullptr;  // pinned: 4 counters, then the interaction count
+  bool a_old_use_ = false;             // this build's walks use the old accelerations
+  float* cost_ = nullptr;              // record_costs
+  EssentialScratch<Real> ess_;         // count_essential, write_essential
+  /// Receiver k's opened and include flags, its leaves' body counts (count: added to its counts).
+  void essential_flags(std::size_t k, cudaStream_t s, bool count);
   static constexpr int kStages = 5;
   cudaEvent_t events_[kStages + 1] = {};
 };

@@ -9,6 +9,7 @@
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
+#include <utility>
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
@@ -75,10 +76,8 @@ void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t strea
   n_ = n;
   walked_ = n_active;
   potential_ = potential;
-  if (n == 0) {
-    a_old_given_ = false;
-    return;
-  }
+  a_old_use_ = std::exchange(a_old_given_, false) && n > 0;
+  if (n == 0) return;
   throw_if_failed();
   reserve(n);
   build(n, stream);

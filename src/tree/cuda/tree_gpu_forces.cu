@@ -183,7 +183,7 @@ Real* TreeForces<Real>::old_accelerations(std::size_t n) {
 template <class Real>
 WalkParams TreeForces<Real>::walk_params(TreeView<Real>& t, bool potential) {
   WalkParams p{theta_, quadrupole_, potential};
-  if (std::exchange(a_old_given_, false)) {
+  if (a_old_use_) {
     t.a_old = a_old_.data();
     t.alpha = Real(alpha_);
   }
@@ -203,62 +203,6 @@ void TreeForces<Real>::scratch(std::size_t bytes) {
     temp_.reserve(bytes, "cub scratch");
     temp_bytes_ = bytes;
   }
-}
-
-namespace {
-
-/// exchange(): this process's chunks, in chunk order, `width` values per body (3: the
-/// acceleration; 4: and the potential), 0 past n.
-template <class Real>
-__global__ void pack_share(const Vec4<Real>* __restrict__ out, const unsigned* __restrict__ order,
-                           unsigned n, unsigned part, unsigned parts, unsigned long long slots,
-                           unsigned width, Real* send) {
-  const unsigned long long s = blockIdx.x * 256ull + threadIdx.x;
-  if (s >= slots) return;
-  const unsigned long long chunk = (s / kShareChunkBodies) * parts + part;
-  const unsigned long long pos = chunk * kShareChunkBodies + s % kShareChunkBodies;
-  const Vec4<Real> a = pos < n ? out[order[pos]] : Vec4<Real>{};
-  Real* d = send + width * s;
-  d[0] = a.x, d[1] = a.y, d[2] = a.z;
-  if (width == 4) d[3] = a.w;
-}
-
-/// exchange(): every body's acceleration (and potential) from its owner's block of the
-/// gathered chunks.
-template <class Real>
-__global__ void unpack_shares(const Real* __restrict__ recv, const unsigned* __restrict__ order,
-                              unsigned n, unsigned parts, unsigned long long slots, unsigned width,
-                              Vec4<Real>* out) {
-  const unsigned pos = blockIdx.x * 256u + threadIdx.x;
-  if (pos >= n) return;
-  const unsigned chunk = pos / kShareChunkBodies;
-  const unsigned long long s = (chunk % parts) * slots +
-                               (unsigned long long)(chunk / parts) * kShareChunkBodies +
-                               pos % kShareChunkBodies;
-  const Real* r = recv + width * s;
-  out[order[pos]] = {r[0], r[1], r[2], width == 4 ? r[3] : Real(0)};
-}
-
-}  // namespace
-
-template <class Real>
-void TreeForces<Real>::exchange(ForceReducer& reducer, std::size_t n, cudaStream_t stream) {
-  if (n == 0) return;
-  const std::size_t chunks = (n + kShareChunkBodies - 1) / kShareChunkBodies;
-  const std::size_t parts = std::size_t(parts_);
-  const std::size_t slots = (chunks + parts - 1) / parts * kShareChunkBodies;  // per process, equal
-  const unsigned width = potential_ ? 4u : 3u;
-  share_send_.reserve(width * slots, "force shares");
-  share_recv_.reserve(width * slots * parts, "gathered force shares");
-  pack_share<Real><<<gpu::blocks_for(slots, 256), 256, 0, stream>>>(
-      out_.data(), order_.data(), unsigned(n), unsigned(part_), unsigned(parts), slots, width,
-      share_send_.data());
-  NBODY_CUDA_CHECK_LAUNCH("pack_share");
-  reducer.gather_device(share_send_.data(), share_recv_.data(), width * slots,
-                        std::is_same_v<Real, double>, stream);
-  unpack_shares<Real><<<gpu::blocks_for(n, 256), 256, 0, stream>>>(
-      share_recv_.data(), order_.data(), unsigned(n), unsigned(parts), slots, width, out_.data());
-  NBODY_CUDA_CHECK_LAUNCH("unpack_shares");
 }
 
 template <class Real>
@@ -337,21 +281,37 @@ void TreeForces<Real>::copy_counters(cudaStream_t stream) {
 }
 
 template <class Real>
-void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) {
+void TreeForces<Real>::build_only(std::size_t n, cudaStream_t stream) {
   n_ = n;
   walked_ = n;
-  potential_ = potential;
-  if (n == 0) {
-    a_old_given_ = false;
-    return;
-  }
+  // The old accelerations given for this build serve each of its walks (own tree, then every
+  // received one); the next build needs them again.
+  a_old_use_ = std::exchange(a_old_given_, false) && n > 0;
+  if (n == 0) return;
   throw_if_failed();
   reserve(n);
   build(n, stream);
-
-  // force
   NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
+}
+
+template <class Real>
+void TreeForces<Real>::walk_sources(std::size_t n, Real eps, cudaStream_t stream, bool potential,
+                                    const TreeSources<Real>* foreign, bool accumulate) {
+  potential_ = potential;
+  if (n == 0 || n != n_) {
+    if (n != n_)
+      throw Error("GPU tree: walk_sources of " + std::to_string(n) + " bodies after a build of " +
+                  std::to_string(n_));
+    return;
+  }
+  if (foreign != nullptr && foreign->cells == 0) return;  // nothing received
+  // The walk's cursors (groups, abandoned groups, the second pass's), so that one build can be
+  // walked against several source trees.
+  NBODY_CUDA_CHECK(cudaMemsetAsync(counter_.data() + 3, 0, 3 * sizeof(unsigned), stream));
   TreeView<Real> t = view(n);
+  if (foreign != nullptr) t.foreign = *foreign;
+  t.accumulate = accumulate;
+  t.cost = cost_;
   const WalkParams p = walk_params(t, potential);
   if (input_walk_) {
     prepare_input_walk(t, n, stream);
@@ -360,6 +320,13 @@ void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream, bool
     launch_walk(t, p, eps * eps, stacks_.data(), out_.data(), stream);
   }
   copy_counters(stream);
+}
+
+template <class Real>
+void TreeForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) {
+  potential_ = potential;
+  build_only(n, stream);
+  walk_sources(n, eps, stream, potential, nullptr, false);
 }
 
 template <class Real>

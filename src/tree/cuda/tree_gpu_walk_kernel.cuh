@@ -40,6 +40,17 @@ __device__ __forceinline__ unsigned tree_position(const unsigned* active_pos, un
   }
 }
 
+/// A walked body's result: written, or added (the walk of a further source tree).
+template <class Real>
+__device__ __forceinline__ void store(Vec4<Real>& to, const Vec4<Real>& v, bool accumulate) {
+  if (accumulate) {
+    const Vec4<Real> a = to;
+    to = {a.x + v.x, a.y + v.y, a.z + v.z, a.w + v.w};
+  } else {
+    to = v;
+  }
+}
+
 /// Pass 1 (Single false): one warp per group, abandoning a group whose list passes
 /// `budget` entries (recorded in t.expensive). Such groups are loose clumps of a
 /// sparse region whose box reaches a dense one (measured: one 88-body halo group of a 1M
@@ -65,12 +76,15 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
     tree_walk(TreeView<Real> t, Real theta2, Real eps2, unsigned long long budget, int* stacks,
               Vec4<Real>* out) {
   __shared__ ListsFor<Real, Quad, Pot> lists[kWalkWarps<Real>];
-  const Vec4<Real>* __restrict__ box = t.box;
-  const Vec4<Real>* __restrict__ com = t.com;
-  const Vec4<Real>* __restrict__ quad = t.quad;
-  const CellLink* __restrict__ link = t.link;
-  const Vec4<Real>* __restrict__ sorted = t.sorted;
-  [[maybe_unused]] const Real* __restrict__ bmax = t.bmax;
+  // The sources: the tree's own cells and bodies, or foreign ones (a received essential tree,
+  // TreeForces::walk_sources); the targets (groups, t.sorted, order, a_old) are the tree's.
+  const bool own = t.foreign.box == nullptr;
+  const Vec4<Real>* __restrict__ box = own ? t.box : t.foreign.box;
+  const Vec4<Real>* __restrict__ com = own ? t.com : t.foreign.com;
+  const Vec4<Real>* __restrict__ quad = own ? t.quad : t.foreign.quad;
+  const CellLink* __restrict__ link = own ? t.link : t.foreign.link;
+  const Vec4<Real>* __restrict__ sorted = own ? t.sorted : t.foreign.sorted;
+  [[maybe_unused]] const Real* __restrict__ bmax = own ? t.bmax : t.foreign.bmax;
   [[maybe_unused]] const bool relative = Mac && t.a_old != nullptr;
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const unsigned below = (1u << lane) - 1u;
@@ -124,7 +138,7 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
       const unsigned i = grp.begin + lane + 32u * unsigned(k);
       // Idle slots copy a group body.
       const unsigned held = tree_position<Active>(t.active_pos, i < grp.end ? i : grp.begin);
-      const Vec4<Real> b = sorted[held];
+      const Vec4<Real> b = t.sorted[held];
       me.id[k] = held;
       me.x[k] = b.x;
       me.y[k] = b.y;
@@ -136,7 +150,7 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
       if constexpr (Active && !Single) {
         if (!t.own_box) {  // the input-order walk: the walked bodies' own box
           const unsigned j = whole.begin + lane + 32u * unsigned(k);
-          e = sorted[j < whole.end ? j : whole.begin];
+          e = t.sorted[j < whole.end ? j : whole.begin];
         }
       }
       lx = k == 0 ? e.x : min(lx, e.x);
@@ -188,10 +202,11 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
     };
     auto flush_big = [&](int count) {
       if constexpr (Single) {
-        evaluate_big_strided<Real, Math, Pot>(link, sorted, my.big, count, eps2, lane, me);
+        evaluate_big_strided<Real, Math, Pot>(link, sorted, my.big, count, eps2, lane, own, me);
       } else {
         with_slots(slots, [&](auto k) {
-          evaluate_big<decltype(k)::value, Real, Math, Pot>(link, sorted, my.big, count, eps2, me);
+          evaluate_big<decltype(k)::value, Real, Math, Pot>(link, sorted, my.big, count, eps2, own,
+                                                            me);
         });
       }
     };
@@ -230,7 +245,9 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
           accept = true;
           if constexpr (Quad) {  // a tiny leaf: its bodies (kQuadLeafBodies)
             const CellLink lk = link[c];
-            if (lk.first_child < 0 && lk.end - lk.begin <= kQuadLeafBodies) {
+            // (end - begin - 1: a leaf without bodies, an essential tree's pruned cell, stays a
+            // cell)
+            if (lk.first_child < 0 && lk.end - lk.begin - 1u < kQuadLeafBodies) {
               accept = false;
               leaf_bodies = int(lk.end - lk.begin);
               first = int(lk.begin);
@@ -270,7 +287,7 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
       const int at = n_bodies + warp_exclusive_sum(leaf_bodies, lane, added);
       for (int j = 0; j < leaf_bodies; ++j) {
         my.bodies[at + j] = sorted[first + j];
-        if constexpr (Pot) my.index[at + j] = unsigned(first + j);
+        if constexpr (Pot) my.index[at + j] = own ? unsigned(first + j) : kNotABody;
       }
       n_bodies += added;
       const unsigned bigs = __ballot_sync(kFull, big_leaf);
@@ -330,8 +347,10 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
         if constexpr (Pot) me.phi[0] += __shfl_xor_sync(kFull, me.phi[0], off);
       }
       if (lane == 0) {
-        out[t.order[tree_position<Active>(t.active_pos, grp.begin)]] = {
-            me.ax[0], me.ay[0], planar ? Real(0) : me.az[0], Pot ? me.phi[0] : Real(0)};
+        const unsigned i = t.order[tree_position<Active>(t.active_pos, grp.begin)];
+        store(out[i], {me.ax[0], me.ay[0], planar ? Real(0) : me.az[0], Pot ? me.phi[0] : Real(0)},
+              t.accumulate);
+        if (t.cost) t.cost[i] += float(entries);
       }
     } else {
 #pragma unroll
@@ -340,8 +359,11 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
         if (i >= grp.end) continue;
         const unsigned at = tree_position<Active>(t.active_pos, i);
         if (share_owner(at, t.share_parts) == t.share_part) {
-          out[t.order[at]] = {me.ax[k], me.ay[k], planar ? Real(0) : me.az[k],
-                              Pot ? me.phi[k] : Real(0)};
+          const unsigned o = t.order[at];
+          store(out[o],
+                {me.ax[k], me.ay[k], planar ? Real(0) : me.az[k], Pot ? me.phi[k] : Real(0)},
+                t.accumulate);
+          if (t.cost) t.cost[o] += float(entries);
         }
       }
     }

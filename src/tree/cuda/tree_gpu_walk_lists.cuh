@@ -100,11 +100,12 @@ __device__ __forceinline__ void evaluate_quad(const QuadEntry<Real>* list, int c
   }
 }
 
-/// Big leaves: their bodies straight from global memory (all lanes read the same one).
+/// Big leaves: their bodies straight from global memory (all lanes read the same one). own:
+/// the sources are the targets' tree (else a foreign body is never the target itself).
 template <int K, class Real, class Math, bool Pot>
 __device__ __forceinline__ void evaluate_big(const CellLink* __restrict__ link,
                                              const Vec4<Real>* __restrict__ sorted, const int* list,
-                                             int count, Real eps2, Target<Real>& me) {
+                                             int count, Real eps2, bool own, Target<Real>& me) {
   for (int e = 0; e < count; ++e) {
     const CellLink lk = link[list[e]];
     for (unsigned j = lk.begin; j < lk.end; ++j) {
@@ -112,7 +113,7 @@ __device__ __forceinline__ void evaluate_big(const CellLink* __restrict__ link,
 #pragma unroll
       for (int k = 0; k < K; ++k) {
         pair_term<Pot, Real, Math>(b.x - me.x[k], b.y - me.y[k], b.z - me.z[k], b.w, eps2, me.ax[k],
-                                   me.ay[k], me.az[k], me.phi[k], j == me.id[k]);
+                                   me.ay[k], me.az[k], me.phi[k], Pot && own && j == me.id[k]);
       }
     }
   }
@@ -143,13 +144,13 @@ template <class Real, class Math, bool Pot>
 __device__ __forceinline__ void evaluate_big_strided(const CellLink* __restrict__ link,
                                                      const Vec4<Real>* __restrict__ sorted,
                                                      const int* list, int count, Real eps2,
-                                                     unsigned lane, Target<Real>& me) {
+                                                     unsigned lane, bool own, Target<Real>& me) {
   for (int e = 0; e < count; ++e) {
     const CellLink lk = link[list[e]];
     for (unsigned j = lk.begin + lane; j < lk.end; j += 32) {
       const Vec4<Real> b = sorted[j];
       pair_term<Pot, Real, Math>(b.x - me.x[0], b.y - me.y[0], b.z - me.z[0], b.w, eps2, me.ax[0],
-                                 me.ay[0], me.az[0], me.phi[0], j == me.id[0]);
+                                 me.ay[0], me.az[0], me.phi[0], Pot && own && j == me.id[0]);
     }
   }
 }

@@ -1,0 +1,306 @@
+// The locally essential tree on the GPU, sender side (issue 35; the CPU's is
+// src/tree/essential_tree.cpp, whose comment proves the test monotone): for a receiver
+// described by one box, the cells and bodies of this tree that the receiver's walk can
+// need, packed into one device buffer that the receiver walks as foreign sources
+// (TreeForces::walk_sources).
+//
+// A cell is opened for the box when the walk's test (tree_walk, tree_gpu_walk_kernel.cuh,
+// with the same helpers of physics/opening_criterion.hpp) opens it for a group whose box
+// is the receiver's: a group inside the box opens no cell the box accepts. The box's test
+// is made a little stricter (the box widened by 1e-4 of its largest half extent plus a few
+// ulps of its centre, theta^2 and alpha_a times 1 - 1e-4): a group's box is computed in Real
+// from the bodies, the receiver's box elsewhere, and they may differ by roundings.
+//
+// The essential tree: the root, and every child of an included cell that is opened for the
+// box; so a cell is included iff every ancestor is opened. Everything per cell in
+// parallel: the parents (one kernel), the opened flags (one kernel), the include flags by a
+// walk up the parents (at most key_bits levels), then two cub scans (compacted cell indices
+// in cell order, which keep a cell's children contiguous; the body offsets of the included
+// leaves) and a write kernel. An included leaf ships its bodies; an included inner cell that
+// is not opened becomes a leaf without bodies (every receiver group accepts it whole); an
+// opened one keeps its children. Cells keep their box, moments and b_max unchanged, so the
+// root's half (the walk's slack) is the sender root's.
+#include <cuda_runtime.h>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/launch.cuh"
+#include "nbody/error.hpp"
+#include "nbody/physics/opening_criterion.hpp"
+#include "tree/cuda/tree_gpu.cuh"
+
+namespace nbody::cuda_tree {
+
+namespace {
+
+/// The packed buffer's sections (byte offsets), each aligned to a Vec4<Real>.
+template <class Real>
+struct Layout {
+  std::size_t box, com, quad, link, bmax, bodies, end;
+};
+
+constexpr std::size_t round_up(std::size_t x, std::size_t a) {
+  return (x + a - 1) / a * a;
+}
+
+template <class Real>
+Layout<Real> layout(EssentialCounts c, bool quadrupole, bool bmax) {
+  constexpr std::size_t v = sizeof(Vec4<Real>);
+  Layout<Real> l{};
+  l.box = 0;
+  l.com = l.box + c.cells * v;
+  l.quad = l.com + c.cells * v;
+  l.link = l.quad + (quadrupole ? 2 * c.cells * v : 0);
+  l.bmax = l.link + round_up(c.cells * sizeof(CellLink), v);
+  l.bodies = l.bmax + (bmax ? round_up(round_up(c.cells, 4) * sizeof(Real), v) : 0);
+  l.end = l.bodies + c.bodies * v;
+  return l;
+}
+
+__global__ void cell_parents(const CellLink* __restrict__ link, unsigned cells, int* parent) {
+  const unsigned c = blockIdx.x * 256u + threadIdx.x;
+  if (c >= cells) return;
+  if (c == 0) parent[0] = -1;
+  const CellLink lk = link[c];
+  for (int j = 0; j < (lk.first_child >= 0 ? lk.child_count : 0); ++j)
+    parent[lk.first_child + j] = int(c);
+}
+
+/// The receiver box as the open test reads it (already widened, criterion constants scaled).
+template <class Real>
+struct TestBox {
+  Real cx, cy, cz, hx, hy, hz, alpha_a, theta2;
+};
+
+/// 1 where the walk's test opens cell c for a group whose box is b (tree_walk's test).
+template <class Real>
+__global__ void open_for_box(const Vec4<Real>* __restrict__ box, const Vec4<Real>* __restrict__ com,
+                             const Real* __restrict__ bmax, unsigned cells, int dim,
+                             TestBox<Real> b, unsigned char* opened) {
+  const unsigned c = blockIdx.x * 256u + threadIdx.x;
+  if (c >= cells) return;
+  const Real slack = box[0].w * (sizeof(Real) == 4 ? Real(0x1p-20) : Real(0x1p-40));
+  const Vec4<Real> q = box[c], m = com[c];
+  const Real h = q.w, s = Real(2) * h;
+  bool open = boxes_overlap(q.x, q.y, q.z, h, h, dim == 2 ? Real(0) : h, b.cx, b.cy, b.cz, b.hx,
+                            b.hy, b.hz, slack);
+  if (!open) {
+    const Real d2 = distance2_point_box(m.x, m.y, m.z, b.cx, b.cy, b.cz, b.hx, b.hy, b.hz);
+    if (b.alpha_a > Real(0)) {
+      open = relative_must_open(m.w * s * s, b.alpha_a, d2, s * s);
+    } else if (bmax != nullptr) {
+      open = bh_must_open(bmax[c] * bmax[c], b.theta2, d2);
+    } else {
+      open = bh_must_open(s * s, b.theta2, d2);
+    }
+  }
+  opened[c] = open ? 1 : 0;
+}
+
+/// included[c]: every ancestor opened; bodies[c]: an included leaf's body count. counts (when
+/// set) gets the cells and bodies added.
+__global__ void include_cells(const CellLink* __restrict__ link, const int* __restrict__ parent,
+                              const unsigned char* __restrict__ opened, unsigned cells,
+                              unsigned* included, unsigned* bodies, unsigned* counts) {
+  const unsigned c = blockIdx.x * 256u + threadIdx.x;
+  bool in = c < cells;
+  unsigned count = 0;
+  if (in) {
+    for (int p = parent[c]; p >= 0 && in; p = parent[p]) in = opened[p] != 0;
+    const CellLink lk = link[c];
+    count = in && lk.first_child < 0 ? lk.end - lk.begin : 0u;
+    included[c] = in ? 1u : 0u;
+    bodies[c] = count;
+  }
+  if (counts != nullptr) {
+    __shared__ unsigned block_bodies;
+    if (threadIdx.x == 0) block_bodies = 0;
+    const int block_cells = __syncthreads_count(in);  // also orders the zeroing
+    if (count) atomicAdd(&block_bodies, count);
+    __syncthreads();
+    if (threadIdx.x == 0 && block_cells) atomicAdd(&counts[0], unsigned(block_cells));
+    if (threadIdx.x == 0 && block_bodies) atomicAdd(&counts[1], block_bodies);
+  }
+}
+
+template <class Real>
+struct Packed {
+  Vec4<Real>* box;
+  Vec4<Real>* com;
+  Vec4<Real>* quad;
+  CellLink* link;
+  Real* bmax;
+  Vec4<Real>* bodies;
+};
+
+template <class Real>
+__global__ void write_cells(TreeView<Real> t, unsigned cells,
+                            const unsigned char* __restrict__ opened,
+                            const unsigned* __restrict__ included,
+                            const unsigned* __restrict__ index, const unsigned* __restrict__ offset,
+                            Packed<Real> out) {
+  const unsigned c = blockIdx.x * 256u + threadIdx.x;
+  if (c >= cells || !included[c]) return;
+  const unsigned i = index[c], at = offset[c];
+  out.box[i] = t.box[c];
+  out.com[i] = t.com[c];
+  if (out.quad) {
+    out.quad[2 * std::size_t(i)] = t.quad[2 * std::size_t(c)];
+    out.quad[2 * std::size_t(i) + 1] = t.quad[2 * std::size_t(c) + 1];
+  }
+  if (out.bmax) out.bmax[i] = t.bmax[c];
+  const CellLink lk = t.link[c];
+  if (lk.first_child >= 0) {
+    // Opened: its children (all included, contiguous); otherwise a leaf without bodies.
+    out.link[i] = opened[c] ? CellLink{int(index[lk.first_child]), lk.child_count, at, at}
+                            : CellLink{-1, 0, at, at};
+    return;
+  }
+  out.link[i] = {-1, 0, at, at + (lk.end - lk.begin)};
+  for (unsigned j = 0; j < lk.end - lk.begin; ++j) out.bodies[at + j] = t.sorted[lk.begin + j];
+}
+
+template <class Real>
+TestBox<Real> test_box(const ReceiverBox<Real>& r, double theta) {
+  // Stricter than any group inside the box (the file's comment).
+  const double ulps = sizeof(Real) == 4 ? 1e-6 : 1e-14;
+  const double margin =
+      1e-4 * std::max({double(r.hx), double(r.hy), double(r.hz)}) +
+      ulps * (std::fabs(double(r.cx)) + std::fabs(double(r.cy)) + std::fabs(double(r.cz)));
+  return {r.cx,
+          r.cy,
+          r.cz,
+          Real(double(r.hx) + margin),
+          Real(double(r.hy) + margin),
+          Real(double(r.hz) + margin),
+          Real(double(r.alpha_a) * (1 - 1e-4)),
+          Real(theta * theta * (1 - 1e-4))};
+}
+
+}  // namespace
+
+template <class Real>
+std::size_t TreeForces<Real>::essential_bytes(EssentialCounts c) const {
+  return layout<Real>(c, quadrupole_, mac_ == OpeningCriterion::Bmax).end;
+}
+
+template <class Real>
+TreeSources<Real> TreeForces<Real>::essential_sources(const void* packed, EssentialCounts c) const {
+  const Layout<Real> l = layout<Real>(c, quadrupole_, mac_ == OpeningCriterion::Bmax);
+  const auto* base = static_cast<const unsigned char*>(packed);
+  TreeSources<Real> s;
+  s.box = reinterpret_cast<const Vec4<Real>*>(base + l.box);
+  s.com = reinterpret_cast<const Vec4<Real>*>(base + l.com);
+  s.quad = quadrupole_ ? reinterpret_cast<const Vec4<Real>*>(base + l.quad) : nullptr;
+  s.link = reinterpret_cast<const CellLink*>(base + l.link);
+  s.bmax = mac_ == OpeningCriterion::Bmax ? reinterpret_cast<const Real*>(base + l.bmax) : nullptr;
+  s.sorted = reinterpret_cast<const Vec4<Real>*>(base + l.bodies);
+  s.cells = c.cells;
+  s.bodies = c.bodies;
+  return s;
+}
+
+template <class Real>
+void TreeForces<Real>::essential_flags(std::size_t k, cudaStream_t s, bool count) {
+  const unsigned cells = cells_;
+  open_for_box<Real><<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
+      box_.data(), com_.data(), mac_ == OpeningCriterion::Bmax ? bmax_.data() : nullptr, cells,
+      dim_, test_box(ess_.boxes[k], ess_.theta), ess_.open.data());
+  NBODY_CUDA_CHECK_LAUNCH("essential open_for_box");
+  include_cells<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
+      link_.data(), ess_.parent.data(), ess_.open.data(), cells, ess_.flags.data(),
+      ess_.bodies.data(), count ? ess_.counts.data() + 2 * k : nullptr);
+  NBODY_CUDA_CHECK_LAUNCH("essential include_cells");
+}
+
+template <class Real>
+std::vector<EssentialCounts> TreeForces<Real>::count_essential(
+    const std::vector<ReceiverBox<Real>>& boxes, const WalkParams& p, cudaStream_t s) {
+  std::vector<EssentialCounts> counts(boxes.size());
+  ess_.boxes = boxes;
+  ess_.theta = p.theta;
+  const unsigned cells = n_ == 0 ? 0u : cells_;
+  if (cells == 0 || boxes.empty()) return counts;
+  ess_.open.reserve(cells_, "essential tree opened flags");
+  ess_.parent.reserve(cells_, "essential tree parents");
+  ess_.flags.reserve(cells_, "essential tree include flags");
+  ess_.index.reserve(cells_, "essential tree cell indices");
+  ess_.bodies.reserve(cells_, "essential tree body counts");
+  ess_.offset.reserve(cells_, "essential tree body offsets");
+  ess_.counts.reserve(2 * boxes.size(), "essential tree counts");
+  if (2 * boxes.size() > ess_.host_capacity) {
+    if (ess_.host) NBODY_CUDA_CHECK(cudaFreeHost(ess_.host));
+    ess_.host = nullptr;
+    NBODY_CUDA_CHECK(
+        cudaMallocHost(reinterpret_cast<void**>(&ess_.host), 2 * boxes.size() * sizeof(unsigned)));
+    ess_.host_capacity = 2 * boxes.size();
+  }
+  cell_parents<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(link_.data(), cells, ess_.parent.data());
+  NBODY_CUDA_CHECK_LAUNCH("essential cell_parents");
+  NBODY_CUDA_CHECK(cudaMemsetAsync(ess_.counts.data(), 0, 2 * boxes.size() * sizeof(unsigned), s));
+  for (std::size_t k = 0; k < boxes.size(); ++k) essential_flags(k, s, true);
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(ess_.host, ess_.counts.data(),
+                                   2 * boxes.size() * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
+  for (std::size_t k = 0; k < boxes.size(); ++k)
+    counts[k] = {ess_.host[2 * k], ess_.host[2 * k + 1]};
+  return counts;
+}
+
+template <class Real>
+void TreeForces<Real>::write_essential(std::size_t k, void* packed, cudaStream_t s) {
+  if (k >= ess_.boxes.size()) {
+    throw Error("GPU tree: write_essential(" + std::to_string(k) + ") after count_essential of " +
+                std::to_string(ess_.boxes.size()) + " receivers");
+  }
+  const unsigned cells = n_ == 0 ? 0u : cells_;
+  if (cells == 0) return;
+  essential_flags(k, s, false);  // again (cheap): one set of per-cell arrays for all receivers
+  std::size_t bytes = 0;
+  const auto items = static_cast<long long>(cells);
+  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, ess_.flags.data(),
+                                                 ess_.index.data(), items, s));
+  scratch(bytes);
+  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, ess_.flags.data(),
+                                                 ess_.index.data(), items, s));
+  bytes = 0;
+  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, ess_.bodies.data(),
+                                                 ess_.offset.data(), items, s));
+  scratch(bytes);
+  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, ess_.bodies.data(),
+                                                 ess_.offset.data(), items, s));
+  const EssentialCounts c{ess_.host[2 * k], ess_.host[2 * k + 1]};
+  const Layout<Real> l = layout<Real>(c, quadrupole_, mac_ == OpeningCriterion::Bmax);
+  auto* base = static_cast<unsigned char*>(packed);
+  const Packed<Real> out{
+      reinterpret_cast<Vec4<Real>*>(base + l.box),
+      reinterpret_cast<Vec4<Real>*>(base + l.com),
+      quadrupole_ ? reinterpret_cast<Vec4<Real>*>(base + l.quad) : nullptr,
+      reinterpret_cast<CellLink*>(base + l.link),
+      mac_ == OpeningCriterion::Bmax ? reinterpret_cast<Real*>(base + l.bmax) : nullptr,
+      reinterpret_cast<Vec4<Real>*>(base + l.bodies)};
+  write_cells<Real><<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
+      view(n_), cells, ess_.open.data(), ess_.flags.data(), ess_.index.data(), ess_.offset.data(),
+      out);
+  NBODY_CUDA_CHECK_LAUNCH("essential write_cells");
+}
+
+#define NBODY_ESSENTIAL_INSTANTIATE(Real)                                                      \
+  template std::size_t TreeForces<Real>::essential_bytes(EssentialCounts) const;               \
+  template TreeSources<Real> TreeForces<Real>::essential_sources(const void*, EssentialCounts) \
+      const;                                                                                   \
+  template void TreeForces<Real>::essential_flags(std::size_t, cudaStream_t, bool);            \
+  template std::vector<EssentialCounts> TreeForces<Real>::count_essential(                     \
+      const std::vector<ReceiverBox<Real>>&, const WalkParams&, cudaStream_t);                 \
+  template void TreeForces<Real>::write_essential(std::size_t, void*, cudaStream_t);
+NBODY_ESSENTIAL_INSTANTIATE(float)
+NBODY_ESSENTIAL_INSTANTIATE(double)
+#undef NBODY_ESSENTIAL_INSTANTIATE
+
+}  // namespace nbody::cuda_tree

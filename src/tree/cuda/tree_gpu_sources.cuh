@@ -1,0 +1,65 @@
+#pragma once
+// The GPU tree's walk against other sources (issue 35: a rank owns only its bodies): the
+// cells and bodies of a received locally essential tree as the sources of a walk whose
+// targets stay the walking tree's own groups, and what a sender needs to know of a receiver
+// to write that tree (tree_gpu_essential.cu). Plain C++ (the GPU tests include it).
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "core/cuda/device_buffer.cuh"
+#include "core/cuda/vec4.cuh"
+
+namespace nbody::cuda_tree {
+
+struct CellLink;
+
+/// A tree's cells and bodies as the sources of a walk (a received essential tree); the walk's
+/// targets (groups, bodies, order, a_old) stay the TreeView's own.
+template <class Real>
+struct TreeSources {
+  const gpu::Vec4<Real>* box = nullptr;
+  const gpu::Vec4<Real>* com = nullptr;
+  const gpu::Vec4<Real>* quad = nullptr;
+  const CellLink* link = nullptr;
+  const gpu::Vec4<Real>* sorted = nullptr;
+  const Real* bmax = nullptr;
+  unsigned cells = 0, bodies = 0;
+};
+
+/// Where a receiver's bodies lie (scaled units, the walk's): a box, and for the relative
+/// criterion alpha * the smallest |a_old| / G of its bodies (0: open by theta, as the walk
+/// without a_old).
+template <class Real>
+struct ReceiverBox {
+  Real cx, cy, cz, hx, hy, hz;
+  Real alpha_a = 0;
+};
+
+/// The size of one receiver's essential tree.
+struct EssentialCounts {
+  unsigned cells = 0, bodies = 0;
+};
+
+/// TreeForces' state for the essential trees (tree_gpu_essential.cu): the last count's boxes and
+/// theta; per cell the parent, opened and include flags, compacted indices, leaves' body counts
+/// and offsets; per receiver the counts (device, and pinned host).
+template <class Real>
+struct EssentialScratch {
+  std::vector<ReceiverBox<Real>> boxes;
+  double theta = 0;
+  gpu::DeviceBuffer<int> parent;
+  gpu::DeviceBuffer<unsigned char> open;
+  gpu::DeviceBuffer<unsigned> flags, index, bodies, offset, counts;
+  unsigned* host = nullptr;
+  std::size_t host_capacity = 0;
+  EssentialScratch() = default;
+  EssentialScratch(const EssentialScratch&) = delete;
+  EssentialScratch& operator=(const EssentialScratch&) = delete;
+  ~EssentialScratch() {
+    if (host) cudaFreeHost(host);
+  }
+};
+
+}  // namespace nbody::cuda_tree
