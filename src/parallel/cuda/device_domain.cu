@@ -216,7 +216,7 @@ void DeviceDomain::compute_keys(const DeviceBodies& b, std::size_t n, cudaStream
   NBODY_CUDA_CHECK_LAUNCH("key_kernel");
 }
 
-void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, cudaStream_t stream) {
+void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, bool measured, cudaStream_t stream) {
   // The cube of all ranks' bodies (the tree's formula, tree::root_cube_from_bounds).
   double box[7] = {0, 0, 0, 0, 0, 0, n > 0 ? 1.0 : 0.0};
   if (n > 0) {
@@ -259,17 +259,18 @@ void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, cudaStream_t stream
   compute_keys(b, n, stream);
   // The keys and the last walk's work per body to the host, the histograms all-reduced.
   std::vector<std::uint64_t> keys(n);
-  std::vector<float> work(b.work ? n : 0);
+  const bool weighed = b.work && measured;  // the work of an evaluation, not of none yet
+  std::vector<float> work(weighed ? n : 0);
   if (n > 0) {
     NBODY_CUDA_CHECK(cudaMemcpyAsync(keys.data(), keys_.data(), n * sizeof(std::uint64_t),
                                      cudaMemcpyDeviceToHost, stream));
-    if (b.work)
+    if (weighed)
       NBODY_CUDA_CHECK(cudaMemcpyAsync(work.data(), b.work->data(), n * sizeof(float),
                                        cudaMemcpyDeviceToHost, stream));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   std::vector<double> cost;
-  if (b.work) {
+  if (weighed) {
     cost.resize(n);
     for (std::size_t i = 0; i < n; ++i)
       cost[i] = std::isfinite(work[i]) && work[i] >= 1.0f ? double(work[i]) : 1.0;
@@ -300,7 +301,7 @@ void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, double work, cu
   }
   stats_.imbalance = measured && total > 0 ? most / (total / parts) : 1.0;
   if (!have_cut_ || stats_.imbalance > options_.recut_imbalance) {
-    cut(b, n, stream);
+    cut(b, n, measured, stream);
     stats_.recut = true;
   } else {
     compute_keys(b, n, stream);

@@ -53,7 +53,8 @@ class DeviceDomain {
   [[nodiscard]] const DomainCuts& cuts() const { return cuts_; }
 
  private:
-  void cut(const DeviceBodies& bodies, std::size_t n, cudaStream_t stream);
+  /// measured: the bodies' work is of an evaluation (else every body counts 1).
+  void cut(const DeviceBodies& bodies, std::size_t n, bool measured, cudaStream_t stream);
   void compute_keys(const DeviceBodies& bodies, std::size_t n, cudaStream_t stream);
   void migrate(const DeviceBodies& bodies, std::size_t& n, cudaStream_t stream);
   void scratch(std::size_t bytes);

@@ -194,7 +194,7 @@ class DeviceStepper final : public Stepper {
 
  private:
   friend class BlockSteps<DeviceStepper>;
-  friend struct StateCopies;
+  friend struct cuda_resident::StateCopies;
   [[nodiscard]] State state() const {
     return {x_.data(),  y_.data(),  z_.data(),  vx_.data(), vy_.data(),  vz_.data(),
             ax_.data(), ay_.data(), az_.data(), m_.data(),  unsigned(n_)};
@@ -316,7 +316,7 @@ class DeviceStepper final : public Stepper {
   }
 
   /// The forces of the last evaluation, in the order of this rank's bodies.
-  [[nodiscard]] Vec4<Real>* forces_out() const {
+  [[nodiscard]] gpu::Vec4<Real>* forces_out() const {
     return domain_forces_ ? domain_forces_->out() : forces_->out();
   }
 

@@ -182,8 +182,8 @@ class DomainForces {
     std::vector<EssentialCounts> counts;
     if (!receivers.empty()) counts = tree_->count_essential(receivers, params, stream);
     // Sizes to every rank, theirs to this one.
-    std::vector<ForceReducer::Bytes> announce(std::size_t(parts));
-    std::vector<EssentialCounts> to(std::size_t(parts)), from(std::size_t(parts));
+    std::vector<ForceReducer::Bytes> announce(static_cast<std::size_t>(parts));
+    std::vector<EssentialCounts> to(static_cast<std::size_t>(parts)), from(static_cast<std::size_t>(parts));
     for (std::size_t k = 0; k < receivers.size(); ++k)
       to[std::size_t(receiver_rank[k])] = counts[k];
     for (int p = 0; p < parts; ++p) {
@@ -191,10 +191,10 @@ class DomainForces {
       std::memcpy(announce[std::size_t(p)].data(), &to[std::size_t(p)], sizeof(EssentialCounts));
     }
     const auto heard = comm_->exchange(announce);
-    std::vector<const void*> send(std::size_t(parts));
-    std::vector<void*> recv(std::size_t(parts));
-    std::vector<std::size_t> send_bytes(std::size_t(parts)), recv_bytes(std::size_t(parts)),
-        send_at(std::size_t(parts)), recv_at(std::size_t(parts));
+    std::vector<const void*> send(static_cast<std::size_t>(parts));
+    std::vector<void*> recv(static_cast<std::size_t>(parts));
+    std::vector<std::size_t> send_bytes(static_cast<std::size_t>(parts)), recv_bytes(static_cast<std::size_t>(parts)),
+        send_at(static_cast<std::size_t>(parts)), recv_at(static_cast<std::size_t>(parts));
     std::size_t send_total = 0, recv_total = 0;
     for (int p = 0; p < parts; ++p) {
       const auto q = std::size_t(p);
