@@ -122,6 +122,24 @@ class ThreadReducer final : public ForceReducer {
     return all;
   }
 
+  void exchange_device(const std::vector<const void*>& send,
+                       const std::vector<std::size_t>& send_bytes, const std::vector<void*>& recv,
+                       const std::vector<std::size_t>& recv_bytes, void* stream) override {
+    std::vector<Bytes> staged(send.size());
+    for (std::size_t p = 0; p < send.size(); ++p) {
+      if (int(p) == part_ || send_bytes[p] == 0) continue;
+      staged[p].resize(send_bytes[p]);
+      copies().to_host(staged[p].data(), send[p], send_bytes[p], stream);
+    }
+    const std::vector<Bytes> got = exchange(staged);
+    for (std::size_t p = 0; p < recv.size(); ++p) {
+      if (int(p) == part_ || recv_bytes[p] == 0) continue;
+      if (got[p].size() != recv_bytes[p])
+        throw Error("ThreadReducer::exchange_device: a message of another size than announced");
+      copies().to_device(recv[p], got[p].data(), recv_bytes[p], stream);
+    }
+  }
+
   [[nodiscard]] int max(int value) override {
     int out = value;
     group_->exchange(part_, &value, sizeof value, [&](const std::vector<std::vector<char>>& parts) {

@@ -1,6 +1,7 @@
 #pragma once
 // What this binary was built with and what the machine offers (for --version,
 // benchmark labels and error messages).
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,8 @@ struct BuildInfo {
 /// init_distributed in distributed.hpp). Every CUDA path selects it with cudaSetDevice.
 void use_gpu(int index);
 [[nodiscard]] int gpu_in_use();
+/// Bytes of memory in use on the GPU this process computes on (the device's total minus
+/// its free memory: every process's allocations and the CUDA context's); 0 without CUDA.
+[[nodiscard]] std::size_t gpu_memory_used();
 
 }  // namespace nbody

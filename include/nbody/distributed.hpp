@@ -1,9 +1,10 @@
 #pragma once
 // Several processes (MPI ranks, one per GPU) sharing one simulation (docs/distributed.md).
-// The state is replicated: every rank holds all bodies and integrates them identically.
-// Each rank computes the forces of its share of the work, with exact zeros elsewhere, and
-// a ForceReducer sums the shares, so every rank gets the whole result. One process (or a
-// build without MPI) is the case parts() == 1, with nothing to sum.
+// Where the domain decomposition runs, every rank owns its bodies and the ranks exchange
+// bodies, essential trees and force blocks (exchange, exchange_device); elsewhere the state
+// is replicated: every rank holds all bodies, computes the forces of its share of the work
+// with exact zeros elsewhere, and a ForceReducer sums the shares. One process (or a build
+// without MPI) is the case parts() == 1, with nothing to sum.
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -40,6 +41,15 @@ class ForceReducer {
   [[nodiscard]] virtual std::vector<Bytes> exchange(const std::vector<Bytes>& send) = 0;
   /// Every process's bytes, in process order (MPI_Allgatherv).
   [[nodiscard]] virtual std::vector<Bytes> all_gather(const Bytes& bytes) = 0;
+  /// Device memory point to point: send[p] (send_bytes[p] bytes) goes to process p and
+  /// recv[p] (recv_bytes[p] bytes, which the caller learned from exchange() or all_gather())
+  /// comes from p, ordered on the CUDA stream `stream` (NCCL send/recv in one group; through
+  /// the host where a test has no NCCL). This process's own entry and empty ones move
+  /// nothing. Collective.
+  virtual void exchange_device(const std::vector<const void*>& send,
+                               const std::vector<std::size_t>& send_bytes,
+                               const std::vector<void*>& recv,
+                               const std::vector<std::size_t>& recv_bytes, void* stream) = 0;
 };
 
 /// The processes of this run: MPI_COMM_WORLD when nbody was started by mpirun (and built

@@ -8,4 +8,8 @@ std::vector<GpuDevice> gpu_devices(std::string* reason) {
   return {};
 }
 
+std::size_t gpu_memory_used() {
+  return 0;
+}
+
 }  // namespace nbody

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 namespace nbody::parallel {
 
@@ -17,6 +18,10 @@ class DeviceSum {
   /// recv = every rank's `count` values of send, in rank order (ncclAllGather).
   virtual void gather(const void* send, void* recv, std::size_t count, bool is_double,
                       void* stream) = 0;
+  /// ForceReducer::exchange_device: one ncclGroupStart/End of ncclSend and ncclRecv.
+  virtual void exchange(const std::vector<const void*>& send,
+                        const std::vector<std::size_t>& send_bytes, const std::vector<void*>& recv,
+                        const std::vector<std::size_t>& recv_bytes, void* stream) = 0;
 };
 
 [[nodiscard]] bool nccl_built_in();

@@ -112,9 +112,16 @@ class Domain final : public DomainGravity {
 
 bool runs_decomposed(const SimulationOptions& o) {
   const GravityOptions& g = o.gravity;
-  const bool solver = g.device == Device::Cpu && g.G != 0 &&
-                      ((g.algorithm == GravityAlgorithm::Direct && g.kernel == ForceKernel::Fast) ||
-                       g.algorithm == GravityAlgorithm::Tree);
+  // The GPU: the tree (not its input-order walk, whose groups are not the tree's) and the
+  // direct sum with any kernel (cuda/domain_forces.cuh); the CPU: the tree and the fast
+  // kernel's direct sum.
+  const bool gpu = g.device == Device::Gpu &&
+                   ((g.algorithm == GravityAlgorithm::Tree && !g.tree_input_order_walk) ||
+                    g.algorithm == GravityAlgorithm::Direct);
+  const bool cpu = g.device == Device::Cpu &&
+                   ((g.algorithm == GravityAlgorithm::Direct && g.kernel == ForceKernel::Fast) ||
+                    g.algorithm == GravityAlgorithm::Tree);
+  const bool solver = g.G != 0 && (gpu || cpu);
   return solver && o.integrator.timestep == TimestepMode::Fixed &&
          o.integrator.scheme != IntegratorScheme::Ias15 &&
          o.collisions.model == CollisionModel::None;

@@ -53,11 +53,11 @@ class DomainGravity : public GravitySolver {
   [[nodiscard]] virtual const DomainCuts& cuts() const = 0;
 };
 
-/// Whether a run with these options steps owned bodies when it has several CPU ranks: the
-/// CPU direct sum (fast kernel) and tree, fixed steps of the schemes of one evaluation a
-/// step (leapfrog, Euler, kinematic, with or without damping), no collisions. The rest
-/// (GPU ranks, collisions, hierarchical steps, IAS15) still runs with the state replicated
-/// on every rank (docs/distributed.md).
+/// Whether a run with these options steps owned bodies when it has several ranks: the CPU
+/// direct sum (fast kernel) and tree, the GPU tree and direct sum (simulation/cuda's
+/// DomainForces), fixed steps of the schemes of one evaluation a step (leapfrog, Euler,
+/// kinematic, with or without damping), no collisions. The rest (collisions, hierarchical
+/// steps, IAS15) still runs with the state replicated on every rank (docs/distributed.md).
 [[nodiscard]] bool runs_decomposed(const SimulationOptions& options);
 
 /// The solver for `options` (CPU direct sum or tree; dim 2 or 3) over the ranks of `comm`.

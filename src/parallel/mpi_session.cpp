@@ -60,6 +60,15 @@ class MpiGroup final : public ForceReducer {
     device().gather(send, recv, count, is_double, stream);
   }
 
+  void exchange_device(const std::vector<const void*>& send,
+                       const std::vector<std::size_t>& send_bytes, const std::vector<void*>& recv,
+                       const std::vector<std::size_t>& recv_bytes, void* stream) override {
+    if (send.size() != std::size_t(size_) || send_bytes.size() != send.size() ||
+        recv.size() != send.size() || recv_bytes.size() != send.size())
+      throw Error(fmt::format("exchange_device: buffers for {} processes expected", size_));
+    device().exchange(send, send_bytes, recv, recv_bytes, stream);
+  }
+
   [[nodiscard]] int max(int value) override {
     int out = value;
     check(MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");

@@ -16,6 +16,9 @@ class SingleProcess final : public ForceReducer {
     return send;
   }
   [[nodiscard]] std::vector<Bytes> all_gather(const Bytes& bytes) override { return {bytes}; }
+  void exchange_device(const std::vector<const void*>&, const std::vector<std::size_t>&,
+                       const std::vector<void*>&, const std::vector<std::size_t>&, void*) override {
+  }
 };
 
 /// Whether the environment says an MPI launcher started this process, and with how many.

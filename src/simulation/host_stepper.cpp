@@ -56,7 +56,8 @@ class HostStepper final : public Stepper {
     // the ring or the essential trees, the bodies migrating); else every one holds them all,
     // computes its share of the forces, and the shares are summed (a solver that cannot
     // split computes everything everywhere, with nothing to sum).
-    if (reducer_ && reducer_->parts() > 1 && parallel::runs_decomposed(options)) {
+    if (reducer_ && reducer_->parts() > 1 && options.gravity.device == Device::Cpu &&
+        parallel::runs_decomposed(options)) {
       auto domain = parallel::make_domain_gravity(options.gravity, reducer_);
       domain_ = domain.get();
       gravity_ = std::move(domain);

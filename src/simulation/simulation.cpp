@@ -142,7 +142,7 @@ bool Simulation::decomposed() const {
 
 const ParticleSystem& Simulation::all_particles() const {
   if (!decomposed()) return particles();
-  gathered_ = std::make_unique<ParticleSystem>(parallel::gather_bodies(*particles_, *reducer_));
+  gathered_ = std::make_unique<ParticleSystem>(parallel::gather_bodies(particles(), *reducer_));
   return *gathered_;
 }
 

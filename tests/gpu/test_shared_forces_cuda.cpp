@@ -1,6 +1,7 @@
-// The GPU's share of the work in a distributed run (docs/distributed.md), with the ranks
+// The GPU's share of the work in a distributed run with the state replicated
+// (docs/distributed.md: what still runs that way, e.g. hierarchical steps), with the ranks
 // as threads on one GPU (thread_ranks.hpp; the collectives go through the host instead of
-// NCCL): P = 2, 3 and 4 parts against one process, after 4 resident leapfrog steps.
+// NCCL): P = 2, 3 and 4 parts against one process, after 4 resident adaptive steps.
 // - the tree (chunks of tree positions dealt like cards, then an all-gather): bit for bit,
 //   in 3D and 2D, float and double with quadrupoles; N large enough for several chunks
 //   per part;
@@ -58,7 +59,11 @@ std::vector<Case> cases() {
 
 ParticleSystem run(const Case& c, const ParticleSystem& start,
                    std::shared_ptr<ForceReducer> reducer) {
-  Simulation sim(start, c.gravity, IntegratorOptions{}, {}, std::move(reducer));
+  // Hierarchical steps: the replicated scheme's (fixed steps own their bodies:
+  // test_domain_cuda.cpp); every force evaluation goes through the shares.
+  IntegratorOptions integrator;
+  integrator.timestep = TimestepMode::Adaptive;
+  Simulation sim(start, c.gravity, integrator, {}, std::move(reducer));
   for (int s = 0; s < 4; ++s) sim.step(2e-3);
   return sim.particles();
 }

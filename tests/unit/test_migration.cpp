@@ -154,6 +154,11 @@ class Damaging final : public ForceReducer {
     inner_->gather_device(a, b, n, d, s);
   }
   [[nodiscard]] int max(int v) override { return inner_->max(v); }
+  void exchange_device(const std::vector<const void*>& a, const std::vector<std::size_t>& an,
+                       const std::vector<void*>& b, const std::vector<std::size_t>& bn,
+                       void* s) override {
+    inner_->exchange_device(a, an, b, bn, s);
+  }
   [[nodiscard]] std::vector<Bytes> all_gather(const Bytes& b) override {
     return inner_->all_gather(b);
   }

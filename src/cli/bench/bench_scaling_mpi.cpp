@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/bench/bench_common.hpp"
+#include "nbody/build_info.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
@@ -39,6 +40,9 @@ struct Row {
   double load_balance = 1;
   bool decomposed = false;
   double bytes_per_step = 0, migrated_per_step = 0, work_imbalance = 1;
+  // GPUs: the most device memory a rank's run added (after its first step), and that per
+  // body the rank holds (N / P).
+  double gpu_bytes = 0, gpu_bytes_per_body = 0;
 };
 
 /// The largest of each rank's value (collective).
@@ -82,12 +86,18 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
     g.precision = Precision::Float;
     g.softening = softening_or(a, kBenchSoftening);
     g.theta = a.theta;
+    const std::size_t memory_before = gpu_memory_used();
     Simulation sim(bodies(n), g, IntegratorOptions{}, CollisionOptions{}, group);
     using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();
     sim.step(1e-4);  // warm-up: allocations, the first force evaluation, NCCL set-up
     (void)sim.time();
     const double warm = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (g.device == Device::Gpu) {
+      const std::size_t used = gpu_memory_used();
+      row.gpu_bytes = largest(*group, double(used > memory_before ? used - memory_before : 0));
+      row.gpu_bytes_per_body = row.gpu_bytes / (double(n) / group->parts());
+    }
     // The same number of steps on every rank of the group: rank 0's choice.
     chosen = group->max(
         group->part() == 0 ? std::clamp(int(a.seconds / std::max(warm, 1e-6)), 3, 50) : 0);
@@ -190,6 +200,9 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
                                                    row.work_imbalance, 1e-6 * row.bytes_per_step,
                                                    row.migrated_per_step)
                                      : std::string(", replicated")));
+        if (gpu)
+          fmt::print("        GPU memory: {:.2f} GB a rank, {:.0f} bytes a body it holds\n",
+                     1e-9 * row.gpu_bytes, row.gpu_bytes_per_body);
         if (a.timings) fmt::print("        ms/step:{}\n", stages);
         std::fflush(stdout);
       }
@@ -211,6 +224,8 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
                    {"bytes_per_step", r.bytes_per_step},
                    {"migrated_per_step", r.migrated_per_step},
                    {"work_imbalance", r.work_imbalance},
+                   {"gpu_bytes_per_rank", r.gpu_bytes},
+                   {"gpu_bytes_per_body", r.gpu_bytes_per_body},
                    {"device", a.device},
                    {"precision", "float"},
                    {"theta", theta},

@@ -33,7 +33,23 @@ class DeviceBuffer {
     data_ = static_cast<T*>(device_allocate(count * sizeof(T), what));
     capacity_ = count;
   }
+  /// reserve() that keeps the first `keep` elements (a device-to-device copy; synchronous).
+  void grow_keeping(std::size_t count, std::size_t keep, const char* what) {
+    if (count <= capacity_) return;
+    T* grown = static_cast<T*>(device_allocate(count * sizeof(T), what));
+    if (keep > 0 && data_) {
+      const cudaError_t e = cudaMemcpy(grown, data_, keep * sizeof(T), cudaMemcpyDeviceToDevice);
+      if (e != cudaSuccess) {
+        cudaFree(grown);
+        throw_cuda_error(e, what);
+      }
+    }
+    cudaFree(data_);
+    data_ = grown;
+    capacity_ = count;
+  }
   [[nodiscard]] T* data() const { return data_; }
+  [[nodiscard]] std::size_t capacity() const { return capacity_; }
 
  private:
   T* data_ = nullptr;

@@ -26,4 +26,13 @@ std::vector<GpuDevice> gpu_devices(std::string* reason) {
   return devices;
 }
 
+std::size_t gpu_memory_used() {
+  std::size_t free = 0, total = 0;
+  if (cudaSetDevice(gpu_in_use()) != cudaSuccess || cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return total - free;
+}
+
 }  // namespace nbody

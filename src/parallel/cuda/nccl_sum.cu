@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
@@ -39,6 +40,23 @@ class NcclSum final : public DeviceSum {
     check(ncclAllGather(send, recv, count, is_double ? ncclDouble : ncclFloat, comm_,
                         static_cast<cudaStream_t>(stream)),
           "ncclAllGather");
+  }
+
+  void exchange(const std::vector<const void*>& send, const std::vector<std::size_t>& send_bytes,
+                const std::vector<void*>& recv, const std::vector<std::size_t>& recv_bytes,
+                void* stream) override {
+    const auto s = static_cast<cudaStream_t>(stream);
+    int me = 0;
+    check(ncclCommUserRank(comm_, &me), "ncclCommUserRank");
+    check(ncclGroupStart(), "ncclGroupStart");
+    for (std::size_t p = 0; p < send.size(); ++p) {
+      if (int(p) == me) continue;
+      if (send_bytes[p] > 0)
+        check(ncclSend(send[p], send_bytes[p], ncclChar, int(p), comm_, s), "ncclSend");
+      if (recv_bytes[p] > 0)
+        check(ncclRecv(recv[p], recv_bytes[p], ncclChar, int(p), comm_, s), "ncclRecv");
+    }
+    check(ncclGroupEnd(), "ncclGroupEnd");
   }
 
   void sum(void* values, std::size_t n, bool is_double, void* stream) override {

@@ -37,10 +37,15 @@
 #include "gravity/unit_scaling.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/input_error.hpp"
+#include "parallel/cuda/device_domain.cuh"
+#include "parallel/domain_gravity.hpp"
+#include "parallel/domain_state.hpp"
 #include "simulation/cuda/device_block_steps.cuh"
 #include "simulation/cuda/device_forces_choice.cuh"
+#include "simulation/cuda/device_state_copies.cuh"
 #include "simulation/cuda/device_tree_energy.cuh"
 #include "simulation/cuda/diagnostics_kernels.cuh"
+#include "simulation/cuda/domain_forces.cuh"
 #include "simulation/cuda/integration_kernels.cuh"
 #include "simulation/stepper.hpp"
 
@@ -67,9 +72,16 @@ class DeviceStepper final : public Stepper {
     if (options.collisions.model != CollisionModel::None) {
       collisions_ = std::make_unique<cuda_collisions::CollisionEngine>(options.collisions);
     }
-    // Several processes: each computes its share of the forces, one all-reduce sums them
-    // (an algorithm that cannot split computes everything on every process, no sum).
-    sharing_ = reducer_ && reducer_->parts() > 1 &&
+    // Several processes: each owns its bodies where the decomposition runs (the tree's
+    // bodies migrate, domain_forces.cuh); else each computes its share of the forces of
+    // all bodies, one all-reduce sums them (an algorithm that cannot split computes
+    // everything on every process, no sum).
+    if (reducer_ && reducer_->parts() > 1 && parallel::runs_decomposed(options)) {
+      domain_forces_ = std::make_unique<DomainForces<Real>>(*forces_, reducer_, options.gravity);
+      if (domain_forces_->is_tree())
+        domain_ = std::make_unique<parallel::DeviceDomain>(reducer_, options.gravity.dim);
+    }
+    sharing_ = !domain_forces_ && reducer_ && reducer_->parts() > 1 &&
                forces_->set_share(reducer_->part(), reducer_->parts());
     NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (auto& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
@@ -86,51 +98,12 @@ class DeviceStepper final : public Stepper {
   DeviceStepper& operator=(const DeviceStepper&) = delete;
 
   [[nodiscard]] std::string solver_name() const override {
-    return forces_->name() + (std::is_same_v<Real, float> ? "-float" : "-double") + "-resident";
+    return forces_->name() + (std::is_same_v<Real, float> ? "-float" : "-double") +
+           (domain_forces_ ? "-domain-" + std::to_string(reducer_->parts()) : "-resident");
   }
+  [[nodiscard]] bool owns_bodies() const override { return domain_forces_ != nullptr; }
 
-  void upload(ParticleSystem& ps) override {
-    const std::size_t n = ps.size();
-    if (n > cuda_direct::kMaxBodies) {
-      cuda_direct::check_capacity(
-          n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);  // throws
-    }
-    for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &phi_, &m_, &r_})
-      a->reserve(std::max<std::size_t>(n, 1), "state");
-    id_.reserve(std::max<std::size_t>(n, 1), "state");
-    if (integrator_.timestep == TimestepMode::Adaptive) blocks_.reserve(n);
-    forces_->reserve(std::max<std::size_t>(n, 1));
-    n_ = n;
-    time_ = ps.time;
-    const std::size_t bytes = n * sizeof(double);
-    const std::pair<const std::vector<double>*, double*> copies[] = {
-        {&ps.x, x_.data()},   {&ps.y, y_.data()},   {&ps.z, z_.data()},    {&ps.vx, vx_.data()},
-        {&ps.vy, vy_.data()}, {&ps.vz, vz_.data()}, {&ps.mass, m_.data()}, {&ps.radius, r_.data()}};
-    for (const auto& [from, to] : copies) {
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from->data(), bytes, cudaMemcpyHostToDevice, stream_));
-    }
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(id_.data(), ps.id.data(), n * sizeof(std::uint64_t),
-                                     cudaMemcpyHostToDevice, stream_));
-    accelerations_valid_ =
-        ps.accelerations_valid() && ps.ax.size() == n && ps.ay.size() == n && ps.az.size() == n;
-    // Uploaded accelerations are an evaluation of these bodies (a checkpoint's: the tree's
-    // relative criterion opens after a restart as in the uninterrupted run).
-    if (accelerations_valid_) evaluated_ = n;
-    potentials_valid_ = false;  // evaluated again when asked for (never uploaded)
-    const std::pair<const std::vector<double>*, double*> accelerations[] = {
-        {&ps.ax, ax_.data()}, {&ps.ay, ay_.data()}, {&ps.az, az_.data()}};
-    for (const auto& [from, to] : accelerations) {
-      if (accelerations_valid_)
-        NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from->data(), bytes, cudaMemcpyHostToDevice, stream_));
-    }
-    // The scaling the per-call solvers would use for these bodies.
-    double extent = std::isfinite(softening_) ? std::abs(softening_) : 0.0;
-    for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
-    set_position_exponent(extent);
-    mass_exponent_ = cuda_gravity::scale_exponent(largest_finite_magnitude(ps.mass, 0.0),
-                                                  cuda_gravity::kMassExponentLimit);
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host arrays may change after this
-  }
+  void upload(ParticleSystem& ps) override { StateCopies::upload(*this, ps); }
 
   void step(double dt, bool potential) override {
     if (integrator_.timestep == TimestepMode::Adaptive) {  // device_block_steps.cuh
@@ -138,8 +111,8 @@ class DeviceStepper final : public Stepper {
       time_ += dt;
       return;
     }
-    potentials_valid_ = false;  // the bodies move
-    if (n_ > 0) {
+    potentials_valid_ = false;       // the bodies move
+    if (n_ > 0 || domain_forces_) {  // a rank that owns nothing still takes part
       const StepFactors f = step_factors(integrator_.scheme, dt, integrator_.damping);
       // Forces first, as the CPU integrators do: gravity alone (contacts wait for the drift).
       if (!accelerations_valid_) first_forces(false, false);
@@ -159,7 +132,7 @@ class DeviceStepper final : public Stepper {
                                        sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                        stream_));
       evaluate_forces(potential, !split);
-      launch_finish_step<Real>(integrator_.scheme, true, state(), forces_->out(), G_,
+      launch_finish_step<Real>(integrator_.scheme, true, state(), forces_out(), G_,
                                acceleration_scale(), f, stream_);
       if (potential) store_potentials();
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -169,16 +142,17 @@ class DeviceStepper final : public Stepper {
       std::memcpy(&extent, extent_host_.data(), sizeof extent);
       set_position_exponent(
           std::max(extent, std::isfinite(softening_) ? std::abs(softening_) : 0.0));
+      if (domain_forces_) position_exponent_ = reducer_->max(position_exponent_);
     }
     time_ += dt;
   }
 
   void evaluate(bool potential) override {
-    if (n_ == 0) return;
+    if (n_ == 0 && !domain_forces_) return;
     if (!accelerations_valid_) {  // gravity alone (contacts are resolved by the first step)
       first_forces(false, potential);
-    } else if (potential && !potentials_valid_) {  // the potentials; a stays as it was
-      evaluate_forces(true, false);
+    } else if (potential && !potentials_valid_) {       // the potentials; a stays as it was
+      evaluate_forces(true, false, nullptr, 0, false);  // no migration: a is kept in its order
       store_potentials();
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
       add_times_of_evaluations();
@@ -189,7 +163,7 @@ class DeviceStepper final : public Stepper {
   /// `collide_first`; potentials when `potential`), stored and timed before a step's own.
   void first_forces(bool collide_first, bool potential) {
     evaluate_forces(potential, collide_first);
-    launch_finish_step<Real>(integrator_.scheme, false, state(), forces_->out(), G_,
+    launch_finish_step<Real>(integrator_.scheme, false, state(), forces_out(), G_,
                              acceleration_scale(), StepFactors{}, stream_);
     accelerations_valid_ = true;
     if (potential) store_potentials();
@@ -197,57 +171,14 @@ class DeviceStepper final : public Stepper {
     add_times_of_evaluations();
   }
 
-  void download(ParticleSystem& ps) override {
-    const std::size_t n = n_;
-    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az,
-                    &ps.potential, &ps.mass, &ps.radius})
-      v->resize(n);
-    ps.id.resize(n);
-    const std::size_t bytes = n * sizeof(double);
-    const std::pair<const double*, std::vector<double>*> copies[] = {
-        {x_.data(), &ps.x},   {y_.data(), &ps.y},   {z_.data(), &ps.z},    {vx_.data(), &ps.vx},
-        {vy_.data(), &ps.vy}, {vz_.data(), &ps.vz}, {m_.data(), &ps.mass}, {r_.data(), &ps.radius},
-        {ax_.data(), &ps.ax}, {ay_.data(), &ps.ay}, {az_.data(), &ps.az}};
-    if (n > 0) {
-      for (const auto& [from, to] : copies) {
-        if (to == &ps.ax && !accelerations_valid_) break;
-        NBODY_CUDA_CHECK(cudaMemcpyAsync(to->data(), from, bytes, cudaMemcpyDeviceToHost, stream_));
-      }
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.id.data(), id_.data(), n * sizeof(std::uint64_t),
-                                       cudaMemcpyDeviceToHost, stream_));
-      if (potentials_valid_) {
-        NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.potential.data(), phi_.data(), bytes,
-                                         cudaMemcpyDeviceToHost, stream_));
-      }
-      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    }
-    ps.time = time_;
-    if (accelerations_valid_) {
-      ps.set_accelerations_valid();
-    } else {
-      ps.invalidate_accelerations();
-    }
-    if (potentials_valid_) {
-      ps.set_potentials_valid();
-    } else {
-      ps.invalidate_potentials();
-    }
-  }
-
+  void download(ParticleSystem& ps) override { StateCopies::download(*this, ps); }
   void download_positions(std::vector<float>& xyz) override {
-    xyz.resize(3 * n_);
-    if (n_ == 0) return;
-    positions_.reserve(3 * n_, "positions for drawing");
-    positions_host_.reserve(3 * n_);
-    launch_positions_to_float(state(), positions_.data(), stream_);
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(positions_host_.data(), positions_.data(),
-                                     3 * n_ * sizeof(float), cudaMemcpyDeviceToHost, stream_));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    std::memcpy(xyz.data(), positions_host_.data(), 3 * n_ * sizeof(float));
+    StateCopies::download_positions(*this, xyz);
   }
 
   [[nodiscard]] Diagnostics diagnostics(EnergyMethod method) override {
     if (method == EnergyMethod::Solver) evaluate(true);
+    if (domain_forces_) return decomposed_diagnostics(method);
     if (method == EnergyMethod::Tree) {
       potentials_valid_ = false;  // phi_ gets the energy tree's potentials
       return tree_energy_.diagnostics(state(), G_, softening_, position_exponent_, mass_exponent_,
@@ -255,7 +186,7 @@ class DeviceStepper final : public Stepper {
     }
     return device_diagnostics(state(), G_, softening_, method, phi_.data(), diagnostics_, stream_);
   }
-  [[nodiscard]] bool tree_energy_here() const override { return true; }
+  [[nodiscard]] bool tree_energy_here() const override { return !domain_forces_; }
 
   [[nodiscard]] StepTimes take_times() override { return std::exchange(times_, StepTimes{}); }
   [[nodiscard]] double time() const override { return time_; }
@@ -263,6 +194,7 @@ class DeviceStepper final : public Stepper {
 
  private:
   friend class BlockSteps<DeviceStepper>;
+  friend struct cuda_resident::StateCopies;
   [[nodiscard]] State state() const {
     return {x_.data(),  y_.data(),  z_.data(),  vx_.data(), vy_.data(),  vz_.data(),
             ax_.data(), ay_.data(), az_.data(), m_.data(),  unsigned(n_)};
@@ -282,7 +214,7 @@ class DeviceStepper final : public Stepper {
   /// phi from the last evaluation (which was asked for the potentials), before the
   /// position scaling changes.
   void store_potentials() {
-    launch_store_potentials<Real>(unsigned(n_), forces_->out(), G_, potential_scale(), phi_.data(),
+    launch_store_potentials<Real>(unsigned(n_), forces_out(), G_, potential_scale(), phi_.data(),
                                   stream_);
     potentials_valid_ = true;
   }
@@ -292,7 +224,8 @@ class DeviceStepper final : public Stepper {
   /// sum of the shares) into forces_->out(), timed by a pair of events. With `active`
   /// (a device list), the forces of those n_active bodies alone (launch_active).
   void evaluate_forces(bool potential, bool collide_first, const unsigned* active = nullptr,
-                       std::size_t n_active = 0) {
+                       std::size_t n_active = 0, bool migrate = true) {
+    if (domain_forces_) return evaluate_owned(potential, migrate);
     if (collide_first) collide();
     const double position_scale = std::ldexp(1.0, -position_exponent_);
     const double mass_scale = std::ldexp(1.0, -mass_exponent_);
@@ -331,10 +264,67 @@ class DeviceStepper final : public Stepper {
     times_.collision_seconds += st.detect_seconds + st.resolve_seconds;
   }
 
+  /// The forces of the bodies this rank owns (domain_forces.cuh), after the migration when
+  /// `migrate` (device_domain.cuh: the bodies may change, in number and order).
+  void evaluate_owned(bool potential, bool migrate) {
+    if (migrate && domain_) {
+      parallel::DeviceBodies b;
+      b.doubles = {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &m_, &r_};
+      b.id = &id_;
+      b.work = &work_;
+      domain_->update(b, n_, last_work_, stream_);
+      phi_.reserve(id_.capacity(), "state");
+      if (accelerations_valid_) evaluated_ = n_;  // a moved with its bodies
+      const parallel::DomainStats& d = domain_->stats();
+      DecompositionStats& sum = times_.decomposition;
+      sum.recuts += d.recut ? 1 : 0;
+      sum.migrated += d.migration.received;
+      sum.bytes_sent += d.migration.bytes_sent;
+      sum.imbalance = d.imbalance;
+    }
+    NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
+    const auto target = domain_forces_->prepare(n_);
+    launch_pack_bodies<Real>(state(), std::ldexp(1.0, -position_exponent_),
+                             std::ldexp(1.0, -mass_exponent_), unsigned(target.entries),
+                             target.bodies, stream_);
+    Real* a_old = domain_forces_->is_tree() && accelerations_valid_ && evaluated_ == n_ && n_ > 0
+                      ? forces_->old_accelerations(n_)
+                      : nullptr;
+    if (a_old)
+      launch_acceleration_magnitudes(state(), 1 / (std::abs(G_) * acceleration_scale()), a_old,
+                                     stream_);
+    evaluated_ = n_;
+    if (domain_ && n_ > 0)
+      NBODY_CUDA_CHECK(cudaMemsetAsync(work_.data(), 0, n_ * sizeof(float), stream_));
+    domain_forces_->launch(Real(softening_ * std::ldexp(1.0, -position_exponent_)), stream_,
+                           potential, a_old, domain_ ? work_.data() : nullptr);
+    NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
+    ++timed_pairs_;
+    times_.decomposition.evaluations += 1;
+    times_.decomposition.bytes_sent += domain_forces_->bytes_sent();
+  }
+
+  /// Every rank's sums (the moments, the kinetic energy, the solver's potentials); the
+  /// exact pair sum from every body, gathered to every rank's host.
+  Diagnostics decomposed_diagnostics(EnergyMethod method) {
+    if (method != EnergyMethod::Exact)
+      return device_diagnostics(state(), G_, softening_, method, phi_.data(), diagnostics_, stream_,
+                                reducer_.get());
+    ParticleSystem local;
+    download(local);
+    return compute_diagnostics(parallel::gather_bodies(local, *reducer_), G_, softening_);
+  }
+
+  /// The forces of the last evaluation, in the order of this rank's bodies.
+  [[nodiscard]] gpu::Vec4<Real>* forces_out() const {
+    return domain_forces_ ? domain_forces_->out() : forces_->out();
+  }
+
   /// After the stream's synchronisation: the event-timed evaluations since the last call
   /// as gravity time, and the per-stage times of the last one (tree).
   void add_times_of_evaluations() {
     if (timed_pairs_ == 0) return;
+    if (domain_forces_) last_work_ = domain_forces_->work();
     for (int k = 0; k < timed_pairs_; ++k) {
       float ms = 0;
       NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * k], events_[2 * k + 1]));
@@ -352,6 +342,10 @@ class DeviceStepper final : public Stepper {
   std::shared_ptr<ForceReducer> reducer_;
   DeviceTreeEnergy tree_energy_;  // --energy tree
   bool sharing_ = false;
+  std::unique_ptr<DomainForces<Real>> domain_forces_;  // this rank owns its bodies
+  std::unique_ptr<parallel::DeviceDomain> domain_;     // the tree's: keys, cuts, migration
+  DeviceBuffer<float> work_;                           // the tree's work per body (the cuts)
+  double last_work_ = -1;                              // this rank's work of the last evaluation
   cudaStream_t stream_ = nullptr;
   cudaEvent_t events_[4] = {};
   int timed_pairs_ = 0;

@@ -88,9 +88,43 @@ __global__ void sum_partials(const double* __restrict__ partial, unsigned blocks
 
 }  // namespace
 
+namespace {
+/// The O(N) sums of this process's bodies into host[0, kSums) (the moments, the kinetic
+/// energy, sum m phi): the decomposed run's share, all-reduced by the caller.
+bool local_sums(const State& s, EnergyMethod method, const double* phi,
+                DiagnosticsBuffers& buffers, cudaStream_t stream, double* host) {
+  const unsigned moment_blocks = blocks_for(s.n);
+  buffers.partial.reserve(std::size_t(moment_blocks) * kSums, "diagnostics partial sums");
+  buffers.result.reserve(kSums + 1, "diagnostics");
+  moments_kernel<<<moment_blocks, kThreads, 0, stream>>>(
+      s, method == EnergyMethod::Solver ? phi : nullptr, buffers.partial.data());
+  NBODY_CUDA_CHECK_LAUNCH("moments_kernel");
+  sum_partials<<<1, 32, 0, stream>>>(buffers.partial.data(), moment_blocks, kSums,
+                                     buffers.result.data());
+  NBODY_CUDA_CHECK_LAUNCH("sum_partials");
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(host, buffers.result.data(), kSums * sizeof(double),
+                                   cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return true;
+}
+}  // namespace
+
 Diagnostics device_diagnostics(const State& s, double G, double softening, EnergyMethod method,
-                               const double* phi, DiagnosticsBuffers& buffers,
-                               cudaStream_t stream) {
+                               const double* phi, DiagnosticsBuffers& buffers, cudaStream_t stream,
+                               ForceReducer* sum_over) {
+  if (sum_over) {  // every rank's sums (the exact pair sum is not a per-rank sum)
+    if (method == EnergyMethod::Exact)
+      throw Error("device diagnostics: the exact energy of a decomposed run is the host's");
+    double host[kSums + 1] = {};
+    if (s.n > 0) (void)local_sums(s, method, phi, buffers, stream, host);
+    sum_over->sum(host, kSums + 1);
+    double sums[kMomentSums];
+    for (int k = 0; k < kMomentSums; ++k) sums[k] = host[k];
+    const double potential = method == EnergyMethod::Solver ? 0.5 * host[kSolverPotential] : 0.0;
+    Diagnostics d = diagnostics_from_sums(sums, host[kKinetic], potential);
+    d.energy_method = method;
+    return d;
+  }
   if (s.n == 0) {
     Diagnostics none;
     none.energy_method = method;

@@ -7,6 +7,7 @@
 
 #include "core/cuda/device_buffer.cuh"
 #include "nbody/diagnostics.hpp"
+#include "nbody/distributed.hpp"
 #include "simulation/cuda/device_state.cuh"
 
 namespace nbody::cuda_resident {
@@ -20,9 +21,11 @@ struct DiagnosticsBuffers {
 /// Energies, momenta and centre of mass of the state (G and softening of the run), the
 /// potential energy by `method`: Exact (the float64 pair sum, O(N^2)), Solver (1/2 sum
 /// m_i phi_i from `phi`, the solver's potentials, N values, G included) or Off (none);
-/// synchronises the stream.
+/// synchronises the stream. With `sum_over` (a decomposed run: collective) the sums of
+/// every process's bodies (Solver or Off; Exact is refused: the pair sum needs every body).
 [[nodiscard]] Diagnostics device_diagnostics(const State& s, double G, double softening,
                                              EnergyMethod method, const double* phi,
-                                             DiagnosticsBuffers& buffers, cudaStream_t stream);
+                                             DiagnosticsBuffers& buffers, cudaStream_t stream,
+                                             ForceReducer* sum_over = nullptr);
 
 }  // namespace nbody::cuda_resident

@@ -60,6 +60,10 @@ __global__ void pack_bodies_kernel(State s, double position_scale, double mass_s
                                    unsigned n_padded, Vec4<Real>* __restrict__ bodies) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n_padded;
        i += gridDim.x * blockDim.x) {
+    if (s.n == 0) {  // a rank that owns no bodies: padding alone
+      bodies[i] = {Real(0), Real(0), Real(0), Real(0)};
+      continue;
+    }
     const unsigned k = i < s.n ? i : s.n - 1;
     bodies[i] = {Real(s.x[k] * position_scale), Real(s.y[k] * position_scale),
                  Real(s.z[k] * position_scale), i < s.n ? Real(s.m[k] * mass_scale) : Real(0)};

@@ -1,0 +1,82 @@
+#pragma once
+// The domain decomposition of GPU ranks (issue 35, docs/distributed.md part 2): the device
+// side of parallel/domain.hpp. Every rank's float64 state stays on its GPU; before each
+// force evaluation that may reorder the bodies, update():
+//   1. keys: each body's Morton key in a cube fixed at the last cut (a body that left the
+//      cube is clamped onto its faces: it still has exactly one owner);
+//   2. a new cut (domain.hpp's balance(), on the host: histograms all-reduced) at the first
+//      call and when the last evaluation's measured work is out of balance by more than
+//      DomainOptions::recut_imbalance: the only time the keys and the per-body work cross
+//      the bus;
+//   3. migration: the bodies whose keys another rank owns are packed into 104-byte records
+//      (a stable sort by destination), sent by NCCL (ForceReducer::exchange_device) after
+//      one small host exchange of the counts; arrivals fill the leavers' holes, bodies from
+//      the end fill the holes left over, everyone else stays where it was (no O(N) reorder).
+//   In debug builds a census of the ids (count, sum, xor over all ranks) is checked around
+//   every migration.
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "core/cuda/device_buffer.cuh"
+#include "nbody/distributed.hpp"
+#include "parallel/domain.hpp"
+#include "parallel/domain_gravity.hpp"
+
+namespace nbody::parallel {
+
+/// The per-body arrays of a rank's device state, all of them moved by a migration: x y z,
+/// vx vy vz, ax ay az, m, r (float64), the ids, and the work of the last walk (float, may be
+/// null: then every body counts 1).
+inline constexpr int kMigratedDoubles = 11;
+struct DeviceBodies {
+  std::array<gpu::DeviceBuffer<double>*, kMigratedDoubles> doubles{};
+  gpu::DeviceBuffer<std::uint64_t>* id = nullptr;
+  gpu::DeviceBuffer<float>* work = nullptr;
+};
+
+class DeviceDomain {
+ public:
+  DeviceDomain(std::shared_ptr<ForceReducer> comm, int dim, DomainOptions options = {});
+  ~DeviceDomain();
+  DeviceDomain(const DeviceDomain&) = delete;
+  DeviceDomain& operator=(const DeviceDomain&) = delete;
+
+  /// Collective. Sends every body to its owner (above); `n` is this rank's count before and
+  /// after; `work` this rank's total work of the last evaluation (the imbalance test; < 0:
+  /// none yet). Grows the arrays (keeping their contents) when arrivals need room.
+  void update(const DeviceBodies& bodies, std::size_t& n, double work, cudaStream_t stream);
+  [[nodiscard]] const DomainStats& stats() const { return stats_; }
+  [[nodiscard]] const DomainCuts& cuts() const { return cuts_; }
+
+ private:
+  /// measured: the bodies' work is of an evaluation (else every body counts 1).
+  void cut(const DeviceBodies& bodies, std::size_t n, bool measured, cudaStream_t stream);
+  void compute_keys(const DeviceBodies& bodies, std::size_t n, cudaStream_t stream);
+  void migrate(const DeviceBodies& bodies, std::size_t& n, cudaStream_t stream);
+  void scratch(std::size_t bytes);
+
+  std::shared_ptr<ForceReducer> comm_;
+  int dim_;
+  DomainOptions options_;
+  DomainCuts cuts_;
+  KeyCube cube_;
+  bool have_cut_ = false;
+  DomainStats stats_;
+  gpu::DeviceBuffer<std::uint64_t> keys_, first_;
+  gpu::DeviceBuffer<unsigned> dest_, leaving_, sorted_leaving_, dest_sorted_, tail_;
+  gpu::DeviceBuffer<unsigned char> flags_;
+  gpu::DeviceBuffer<unsigned> counts_;  // per destination, then the selection counts
+  gpu::DeviceBuffer<double> send_, recv_, bounds_;
+  gpu::DeviceBuffer<unsigned long long> census_;
+  gpu::DeviceBuffer<unsigned char> temp_;
+  std::size_t temp_bytes_ = 0;
+  gpu::PinnedBuffer<unsigned> counts_host_;
+  gpu::PinnedBuffer<double> bounds_host_;
+  gpu::PinnedBuffer<unsigned long long> census_host_;
+};
+
+}  // namespace nbody::parallel

@@ -1,0 +1,130 @@
+#pragma once
+// The device stepper's copies between the host's ParticleSystem and the resident state
+// (device_stepper.cu, whose friend this is): upload() once at the start, download() for
+// output, download_positions() for drawing.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/cuda/cuda_check.cuh"
+#include "gravity/cuda/force_scaling.cuh"
+#include "gravity/direct_cuda.hpp"
+#include "gravity/unit_scaling.hpp"
+#include "nbody/integrator.hpp"
+#include "nbody/particles.hpp"
+#include "simulation/cuda/integration_kernels.cuh"
+
+namespace nbody::cuda_resident {
+
+struct StateCopies {
+  template <class S>
+  static void upload(S& s, ParticleSystem& ps) {
+    using Real = typename S::RealType;
+    const std::size_t n = ps.size();
+    if (n > cuda_direct::kMaxBodies) {
+      cuda_direct::check_capacity(
+          n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);  // throws
+    }
+    for (auto* a : {&s.x_, &s.y_, &s.z_, &s.vx_, &s.vy_, &s.vz_, &s.ax_, &s.ay_, &s.az_, &s.phi_,
+                    &s.m_, &s.r_})
+      a->reserve(std::max<std::size_t>(n, 1), "state");
+    s.id_.reserve(std::max<std::size_t>(n, 1), "state");
+    if (s.domain_) s.work_.reserve(std::max<std::size_t>(n, 1), "work per body");
+    if (s.integrator_.timestep == TimestepMode::Adaptive) s.blocks_.reserve(n);
+    s.forces_->reserve(std::max<std::size_t>(n, 1));
+    s.n_ = n;
+    s.time_ = ps.time;
+    const std::size_t bytes = n * sizeof(double);
+    const std::pair<const std::vector<double>*, double*> copies[] = {
+        {&ps.x, s.x_.data()},    {&ps.y, s.y_.data()},     {&ps.z, s.z_.data()},
+        {&ps.vx, s.vx_.data()},  {&ps.vy, s.vy_.data()},   {&ps.vz, s.vz_.data()},
+        {&ps.mass, s.m_.data()}, {&ps.radius, s.r_.data()}};
+    for (const auto& [from, to] : copies) {
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from->data(), bytes, cudaMemcpyHostToDevice, s.stream_));
+    }
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(s.id_.data(), ps.id.data(), n * sizeof(std::uint64_t),
+                                     cudaMemcpyHostToDevice, s.stream_));
+    s.accelerations_valid_ =
+        ps.accelerations_valid() && ps.ax.size() == n && ps.ay.size() == n && ps.az.size() == n;
+    // Uploaded accelerations are an evaluation of these bodies (a checkpoint's: the tree's
+    // relative criterion opens after a restart as in the uninterrupted run).
+    if (s.accelerations_valid_) s.evaluated_ = n;
+    s.potentials_valid_ = false;  // evaluated again when asked for (never uploaded)
+    const std::pair<const std::vector<double>*, double*> accelerations[] = {
+        {&ps.ax, s.ax_.data()}, {&ps.ay, s.ay_.data()}, {&ps.az, s.az_.data()}};
+    for (const auto& [from, to] : accelerations) {
+      if (s.accelerations_valid_)
+        NBODY_CUDA_CHECK(
+            cudaMemcpyAsync(to, from->data(), bytes, cudaMemcpyHostToDevice, s.stream_));
+    }
+    // The scaling the per-call solvers would use for these bodies.
+    double extent = std::isfinite(s.softening_) ? std::abs(s.softening_) : 0.0;
+    for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
+    s.set_position_exponent(extent);
+    if (s.domain_forces_) s.position_exponent_ = s.reducer_->max(s.position_exponent_);
+    s.mass_exponent_ = cuda_gravity::scale_exponent(largest_finite_magnitude(ps.mass, 0.0),
+                                                    cuda_gravity::kMassExponentLimit);
+    if (s.domain_forces_)
+      s.mass_exponent_ = s.reducer_->max(s.mass_exponent_);  // one scaling for all
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream_));  // the host arrays may change after this
+  }
+
+  template <class S>
+  static void download(S& s, ParticleSystem& ps) {
+    const std::size_t n = s.n_;
+    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az,
+                    &ps.potential, &ps.mass, &ps.radius})
+      v->resize(n);
+    ps.id.resize(n);
+    const std::size_t bytes = n * sizeof(double);
+    const std::pair<const double*, std::vector<double>*> copies[] = {
+        {s.x_.data(), &ps.x},    {s.y_.data(), &ps.y},      {s.z_.data(), &ps.z},
+        {s.vx_.data(), &ps.vx},  {s.vy_.data(), &ps.vy},    {s.vz_.data(), &ps.vz},
+        {s.m_.data(), &ps.mass}, {s.r_.data(), &ps.radius}, {s.ax_.data(), &ps.ax},
+        {s.ay_.data(), &ps.ay},  {s.az_.data(), &ps.az}};
+    if (n > 0) {
+      for (const auto& [from, to] : copies) {
+        if (to == &ps.ax && !s.accelerations_valid_) break;
+        NBODY_CUDA_CHECK(
+            cudaMemcpyAsync(to->data(), from, bytes, cudaMemcpyDeviceToHost, s.stream_));
+      }
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.id.data(), s.id_.data(), n * sizeof(std::uint64_t),
+                                       cudaMemcpyDeviceToHost, s.stream_));
+      if (s.potentials_valid_) {
+        NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.potential.data(), s.phi_.data(), bytes,
+                                         cudaMemcpyDeviceToHost, s.stream_));
+      }
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream_));
+    }
+    ps.time = s.time_;
+    if (s.accelerations_valid_) {
+      ps.set_accelerations_valid();
+    } else {
+      ps.invalidate_accelerations();
+    }
+    if (s.potentials_valid_) {
+      ps.set_potentials_valid();
+    } else {
+      ps.invalidate_potentials();
+    }
+  }
+
+  template <class S>
+  static void download_positions(S& s, std::vector<float>& xyz) {
+    xyz.resize(3 * s.n_);
+    if (s.n_ == 0) return;
+    s.positions_.reserve(3 * s.n_, "positions for drawing");
+    s.positions_host_.reserve(3 * s.n_);
+    launch_positions_to_float(s.state(), s.positions_.data(), s.stream_);
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(s.positions_host_.data(), s.positions_.data(),
+                                     3 * s.n_ * sizeof(float), cudaMemcpyDeviceToHost, s.stream_));
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream_));
+    std::memcpy(xyz.data(), s.positions_host_.data(), 3 * s.n_ * sizeof(float));
+  }
+};
+
+}  // namespace nbody::cuda_resident

@@ -1,0 +1,256 @@
+#pragma once
+// The forces of a GPU rank that owns its bodies (issue 35, docs/distributed.md part 2), on
+// the bodies the device stepper packed (scaled units, the same scaling on every rank):
+// - the tree: the local tree of the owned bodies; every rank's bounding box (and for the
+//   relative criterion its smallest |a_old|) all-gathered; for every other rank the locally
+//   essential tree of the local one against that box (tree_gpu.cuh: the cells the box
+//   opens, the bodies of the leaves it reaches), sent by NCCL on a second stream while the
+//   local tree is walked; then the local groups walk each received tree, adding to their
+//   forces. Nothing of size N is held: the bodies, the tree and the essential trees.
+// - the direct sum: the bodies of all ranks gathered each step (16 bytes a body; the O(N^2)
+//   work dwarfs the O(N) traffic at every N the direct sum is used for), the each-pair-once
+//   kernel's tasks dealt over the ranks as in the replicated scheme, the partial forces
+//   summed, each rank keeping its own block. The state itself stays owned. Ownership does not
+//   change the work, so direct-sum bodies never migrate.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include <cub/device/device_reduce.cuh>
+
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/device_buffer.cuh"
+#include "gravity/cuda/direct_kernels.cuh"
+#include "nbody/distributed.hpp"
+#include "nbody/error.hpp"
+#include "tree/cuda/tree_gpu.cuh"
+
+namespace nbody::cuda_resident {
+
+template <class Real>
+class DomainForces {
+ public:
+  DomainForces(cuda_gravity::DeviceForces<Real>& forces, std::shared_ptr<ForceReducer> comm,
+               const GravityOptions& o)
+      : forces_(forces),
+        tree_(dynamic_cast<cuda_tree::TreeForces<Real>*>(&forces)),
+        direct_(dynamic_cast<cuda_direct::DirectForces<Real>*>(&forces)),
+        comm_(std::move(comm)),
+        options_(o) {
+    if (!tree_ && !direct_) throw Error("domain decomposition: no GPU tree or direct sum");
+    if (direct_) sharing_ = direct_->set_share(comm_->part(), comm_->parts());
+    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking));
+    NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
+    NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&received_, cudaEventDisableTiming));
+    a_min_.reserve(1, "smallest |a_old|");
+    a_min_host_.reserve(1);
+    bounds_host_.reserve(1);
+  }
+  ~DomainForces() {
+    if (written_) cudaEventDestroy(written_);
+    if (received_) cudaEventDestroy(received_);
+    if (comm_stream_) cudaStreamDestroy(comm_stream_);
+  }
+  DomainForces(const DomainForces&) = delete;
+  DomainForces& operator=(const DomainForces&) = delete;
+
+  [[nodiscard]] bool is_tree() const { return tree_ != nullptr; }
+  /// Collective. Where the stepper packs its n bodies, and how many entries (padding with
+  /// mass 0 included) it must write there.
+  struct PackTarget {
+    gpu::Vec4<Real>* bodies;
+    std::size_t entries;
+  };
+  PackTarget prepare(std::size_t n) {
+    n_ = n;
+    if (tree_) {
+      tree_->reserve(std::max<std::size_t>(n, 1));
+      return {tree_->bodies(), n};
+    }
+    // The direct sum: equal blocks of the largest rank's count (NCCL's all-gather).
+    std::size_t most = n;
+    for (const auto& b : comm_->all_gather(bytes_of(double(n)))) most = std::max(most, size_of(b));
+    block_ = std::max<std::size_t>(most, 1);
+    local_.reserve(block_, "this rank's bodies (direct sum)");
+    direct_->reserve(block_ * std::size_t(comm_->parts()));
+    return {local_.data(), block_};
+  }
+
+  /// Collective. The forces of the n packed bodies into out() (their order), with the
+  /// potentials in .w when `potential`; a_old: the relative criterion's |a_old| / G of the
+  /// packed bodies (null: none this evaluation). `work` (per body, may be null) gets each
+  /// body's interactions added.
+  void launch(Real eps, cudaStream_t stream, bool potential, const Real* a_old, float* work) {
+    bytes_sent_ = 0;
+    if (tree_) {
+      launch_tree(eps, stream, potential, a_old, work);
+    } else {
+      launch_direct(eps, stream, potential);
+    }
+  }
+  /// This rank's forces, in the order of its packed bodies.
+  [[nodiscard]] gpu::Vec4<Real>* out() const {
+    return tree_ ? tree_->out() : direct_->out() + std::size_t(comm_->part()) * block_;
+  }
+  /// This rank's interactions of the last launch (after the stream's synchronisation).
+  [[nodiscard]] double work() const {
+    return tree_ ? forces_.interactions_per_body() * double(n_)
+                 : double(n_) * double(block_ * std::size_t(comm_->parts()));
+  }
+  [[nodiscard]] std::uint64_t bytes_sent() const { return bytes_sent_; }
+
+ private:
+  static ForceReducer::Bytes bytes_of(double v) {
+    ForceReducer::Bytes b(sizeof v);
+    std::memcpy(b.data(), &v, sizeof v);
+    return b;
+  }
+  static std::size_t size_of(const ForceReducer::Bytes& b) {
+    double v = 0;
+    if (b.size() != sizeof v) throw Error("domain decomposition: a rank sent a malformed count");
+    std::memcpy(&v, b.data(), sizeof v);
+    return std::size_t(v);
+  }
+
+  void launch_direct(Real eps, cudaStream_t stream, bool potential) {
+    const std::size_t parts = std::size_t(comm_->parts()), total = block_ * parts;
+    comm_->gather_device(local_.data(), direct_->bodies(), 4 * block_, std::is_same_v<Real, double>,
+                         stream);
+    const std::size_t padded = direct_->padded(total);
+    if (padded > total)
+      NBODY_CUDA_CHECK(cudaMemsetAsync(direct_->bodies() + total, 0,
+                                       (padded - total) * sizeof(gpu::Vec4<Real>), stream));
+    direct_->launch(total, eps, stream, potential);
+    if (sharing_)
+      comm_->sum_device(direct_->out(), 4 * padded, std::is_same_v<Real, double>, stream);
+    bytes_sent_ = (parts - 1) * block_ * sizeof(gpu::Vec4<Real>) +
+                  (sharing_ ? 2 * padded * sizeof(gpu::Vec4<Real>) * (parts - 1) / parts : 0);
+  }
+
+  void launch_tree(Real eps, cudaStream_t stream, bool potential, const Real* a_old, float* work) {
+    using cuda_tree::EssentialCounts;
+    using cuda_tree::ReceiverBox;
+    const int parts = comm_->parts(), me = comm_->part();
+    tree_->record_costs(work);
+    // This rank's box (and smallest |a_old|), every rank's gathered.
+    double mine[8] = {0, 0, 0, 0, 0, 0, 0, n_ > 0 ? 1.0 : 0.0};
+    if (n_ > 0) {
+      tree_->build_only(n_, stream);
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(bounds_host_.data(), tree_->bounds_device(),
+                                       sizeof(cuda_tree::Bounds), cudaMemcpyDeviceToHost, stream));
+      if (a_old) {
+        std::size_t bytes = 0;
+        NBODY_CUDA_CHECK(
+            cub::DeviceReduce::Min(nullptr, bytes, a_old, a_min_.data(), (long long)n_, stream));
+        temp_.reserve(bytes, "smallest |a_old|");
+        NBODY_CUDA_CHECK(cub::DeviceReduce::Min(temp_.data(), bytes, a_old, a_min_.data(),
+                                                (long long)n_, stream));
+        NBODY_CUDA_CHECK(cudaMemcpyAsync(a_min_host_.data(), a_min_.data(), sizeof(Real),
+                                         cudaMemcpyDeviceToHost, stream));
+      }
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      const cuda_tree::Bounds& b = *bounds_host_.data();
+      for (int k = 0; k < 3; ++k) {
+        mine[k] = 0.5 * (b.lo[k] + b.hi[k]);
+        mine[3 + k] = 0.5 * (b.hi[k] - b.lo[k]);
+      }
+      if (options_.dim == 2) mine[2] = mine[5] = 0;
+      mine[6] = a_old ? options_.alpha * double(*a_min_host_.data()) : 0.0;
+    }
+    ForceReducer::Bytes out(sizeof mine);
+    std::memcpy(out.data(), mine, sizeof mine);
+    const auto boxes = comm_->all_gather(out);
+    std::vector<ReceiverBox<Real>> receivers;
+    std::vector<int> receiver_rank;
+    for (int p = 0; p < parts; ++p) {
+      double r[8];
+      if (boxes[std::size_t(p)].size() != sizeof r)
+        throw Error("domain decomposition: a rank sent a malformed box");
+      std::memcpy(r, boxes[std::size_t(p)].data(), sizeof r);
+      if (p == me || r[7] == 0 || n_ == 0) continue;
+      ReceiverBox<Real> box{Real(r[0]), Real(r[1]), Real(r[2]), Real(r[3]), Real(r[4]), Real(r[5])};
+      box.alpha_a = Real(r[6]);
+      receivers.push_back(box);
+      receiver_rank.push_back(p);
+    }
+    cuda_tree::WalkParams params{options_.theta, options_.quadrupole, potential};
+    std::vector<EssentialCounts> counts;
+    if (!receivers.empty()) counts = tree_->count_essential(receivers, params, stream);
+    // Sizes to every rank, theirs to this one.
+    std::vector<ForceReducer::Bytes> announce(static_cast<std::size_t>(parts));
+    std::vector<EssentialCounts> to(static_cast<std::size_t>(parts)), from(static_cast<std::size_t>(parts));
+    for (std::size_t k = 0; k < receivers.size(); ++k)
+      to[std::size_t(receiver_rank[k])] = counts[k];
+    for (int p = 0; p < parts; ++p) {
+      announce[std::size_t(p)].resize(sizeof(EssentialCounts));
+      std::memcpy(announce[std::size_t(p)].data(), &to[std::size_t(p)], sizeof(EssentialCounts));
+    }
+    const auto heard = comm_->exchange(announce);
+    std::vector<const void*> send(static_cast<std::size_t>(parts));
+    std::vector<void*> recv(static_cast<std::size_t>(parts));
+    std::vector<std::size_t> send_bytes(static_cast<std::size_t>(parts)), recv_bytes(static_cast<std::size_t>(parts)),
+        send_at(static_cast<std::size_t>(parts)), recv_at(static_cast<std::size_t>(parts));
+    std::size_t send_total = 0, recv_total = 0;
+    for (int p = 0; p < parts; ++p) {
+      const auto q = std::size_t(p);
+      if (heard[q].size() != sizeof(EssentialCounts))
+        throw Error("domain decomposition: a rank sent a malformed essential-tree size");
+      std::memcpy(&from[q], heard[q].data(), sizeof(EssentialCounts));
+      if (p == me) from[q] = {}, to[q] = {};
+      send_bytes[q] = to[q].cells > 0 ? tree_->essential_bytes(to[q]) : 0;
+      recv_bytes[q] = from[q].cells > 0 ? tree_->essential_bytes(from[q]) : 0;
+      send_at[q] = send_total;
+      recv_at[q] = recv_total;
+      send_total += (send_bytes[q] + 255) / 256 * 256;
+      recv_total += (recv_bytes[q] + 255) / 256 * 256;
+    }
+    send_.reserve(std::max<std::size_t>(send_total, 256), "essential trees sent");
+    recv_.reserve(std::max<std::size_t>(recv_total, 256), "essential trees received");
+    for (int p = 0; p < parts; ++p) {
+      const auto q = std::size_t(p);
+      send[q] = send_.data() + send_at[q];
+      recv[q] = recv_.data() + recv_at[q];
+    }
+    for (std::size_t k = 0; k < receivers.size(); ++k) {
+      const auto q = std::size_t(receiver_rank[k]);
+      tree_->write_essential(k, send_.data() + send_at[q], stream);
+      bytes_sent_ += send_bytes[q];
+    }
+    // The exchange on its own stream, while the local tree is walked.
+    NBODY_CUDA_CHECK(cudaEventRecord(written_, stream));
+    NBODY_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, written_, 0));
+    comm_->exchange_device(send, send_bytes, recv, recv_bytes, comm_stream_);
+    NBODY_CUDA_CHECK(cudaEventRecord(received_, comm_stream_));
+    if (n_ > 0) tree_->walk_sources(n_, eps, stream, potential, nullptr, false);
+    NBODY_CUDA_CHECK(cudaStreamWaitEvent(stream, received_, 0));
+    for (int p = 0; p < parts; ++p) {
+      const auto q = std::size_t(p);
+      if (n_ == 0 || from[q].cells == 0) continue;
+      const cuda_tree::TreeSources<Real> sources = tree_->essential_sources(recv[q], from[q]);
+      tree_->walk_sources(n_, eps, stream, potential, &sources, true);
+    }
+  }
+
+  cuda_gravity::DeviceForces<Real>& forces_;
+  cuda_tree::TreeForces<Real>* tree_;
+  cuda_direct::DirectForces<Real>* direct_;
+  std::shared_ptr<ForceReducer> comm_;
+  GravityOptions options_;
+  bool sharing_ = false;
+  std::size_t n_ = 0, block_ = 0;
+  std::uint64_t bytes_sent_ = 0;
+  cudaStream_t comm_stream_ = nullptr;
+  cudaEvent_t written_ = nullptr, received_ = nullptr;
+  gpu::DeviceBuffer<gpu::Vec4<Real>> local_;
+  gpu::DeviceBuffer<unsigned char> send_, recv_, temp_;
+  gpu::DeviceBuffer<Real> a_min_;
+  gpu::PinnedBuffer<Real> a_min_host_;
+  gpu::PinnedBuffer<cuda_tree::Bounds> bounds_host_;
+};
+
+}  // namespace nbody::cuda_resident

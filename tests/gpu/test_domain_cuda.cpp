@@ -1,0 +1,145 @@
+// GPU ranks that own their bodies (issue 35, docs/distributed.md part 2), with the ranks as
+// threads on one GPU (thread_ranks.hpp: the collectives and the point-to-point traffic go
+// through the host instead of NCCL): P = 2 and 3 against one process, after resident
+// leapfrog steps (the bodies migrate between the ranks at every step).
+// - ids: every body is on exactly one rank (all_particles() gathers N distinct ids);
+// - the tree (local trees and locally essential trees, cuda/domain_forces.cuh): every
+//   criterion, quadrupoles, 2D: as accurate as one process's tree against the direct sum
+//   (99th percentile within 1.3x), and its median difference from one process's tree within
+//   a quarter of the tree's median error (the issue's figure, 10 %, is measured by
+//   scripts/device_domain_check.sh at 2 GPUs);
+// - the direct sum (bodies gathered, each-pair-once tasks dealt): one process's forces to
+//   float rounding.
+// Skipped, and saying so, without a usable CUDA device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "backend_test.hpp"
+#include "gpu/cuda_copies.hpp"
+#include "nbody/initial_conditions.hpp"
+#include "nbody/simulation.hpp"
+#include "thread_ranks.hpp"
+
+namespace nbody {
+namespace {
+
+struct Case {
+  std::string name;
+  GravityOptions gravity;
+  std::size_t n;
+};
+
+GravityOptions gpu(GravityAlgorithm algorithm, Precision p) {
+  return test::gravity_options(Device::Gpu, algorithm, p, 0.01);
+}
+
+std::vector<Case> cases() {
+  GravityOptions planar = gpu(GravityAlgorithm::Tree, Precision::Float);
+  planar.dim = 2;
+  GravityOptions quad = gpu(GravityAlgorithm::Tree, Precision::Double);
+  quad.quadrupole = true;
+  GravityOptions bmax = gpu(GravityAlgorithm::Tree, Precision::Float);
+  bmax.mac = OpeningCriterion::Bmax;
+  GravityOptions relative = gpu(GravityAlgorithm::Tree, Precision::Float);
+  relative.mac = OpeningCriterion::Relative;
+  relative.alpha = 0.002;
+  GravityOptions wide = gpu(GravityAlgorithm::Tree, Precision::Float);
+  wide.theta = 0.8;
+  return {{"tree-float", gpu(GravityAlgorithm::Tree, Precision::Float), 60000},
+          {"tree-theta-0.8", wide, 60000},
+          {"quadtree-float", planar, 60000},
+          {"tree-double-quadrupole", quad, 40000},
+          {"tree-bmax", bmax, 40000},
+          {"tree-relative", relative, 40000},
+          {"direct-float", gpu(GravityAlgorithm::Direct, Precision::Float), 12000}};
+}
+
+/// Three leapfrog steps, then every rank's bodies (collective), in id order.
+ParticleSystem run(const Case& c, const ParticleSystem& start,
+                   std::shared_ptr<ForceReducer> reducer) {
+  Simulation sim(start, c.gravity, IntegratorOptions{}, {}, std::move(reducer));
+  for (int s = 0; s < 3; ++s) sim.step(5e-3);
+  return sim.all_particles();
+}
+
+/// |a - reference| / |reference| of every body.
+std::vector<double> relative_errors(const ParticleSystem& a, const ParticleSystem& ref) {
+  std::vector<double> e(ref.size());
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double dx = a.ax[i] - ref.ax[i], dy = a.ay[i] - ref.ay[i], dz = a.az[i] - ref.az[i];
+    const double r =
+        std::sqrt(ref.ax[i] * ref.ax[i] + ref.ay[i] * ref.ay[i] + ref.az[i] * ref.az[i]);
+    e[i] = std::sqrt(dx * dx + dy * dy + dz * dz) / (r > 0 ? r : 1);
+  }
+  return e;
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[std::min(v.size() - 1, std::size_t(q * double(v.size())))];
+}
+
+/// The direct-sum accelerations (float64, on the host) of ps's bodies.
+ParticleSystem direct_reference(const ParticleSystem& ps, const GravityOptions& g) {
+  ParticleSystem ref = ps;
+  GravityOptions cpu = g;
+  cpu.device = Device::Cpu;
+  cpu.algorithm = GravityAlgorithm::Direct;
+  cpu.precision = Precision::Double;
+  cpu.quadrupole = false;
+  cpu.mac = OpeningCriterion::Geometric;
+  make_gravity_solver(cpu)->compute_forces(ref, false);
+  return ref;
+}
+
+TEST(GpuDomain, OwnedBodiesGiveOneProcessForces) {
+  NBODY_SKIP_WITHOUT_GPU();
+  for (const Case& c : cases()) {
+    ModelOptions m;
+    m.model = "plummer";
+    m.n = c.n;
+    m.seed = 31;
+    m.dim = c.gravity.dim;
+    const ParticleSystem start = generate(m);
+    const ParticleSystem one = run(c, start, nullptr);
+    const bool tree = c.gravity.algorithm == GravityAlgorithm::Tree;
+    const ParticleSystem exact = tree ? direct_reference(one, c.gravity) : one;
+    const std::vector<double> tree_error = relative_errors(one, exact);
+    for (int parts : {2, 3}) {
+      const std::vector<ParticleSystem> each = testing::run_parts<ParticleSystem>(
+          parts, [&](std::shared_ptr<ForceReducer> r) { return run(c, start, std::move(r)); },
+          test::cuda_copies());
+      const std::string what = c.name + " P = " + std::to_string(parts);
+      const ParticleSystem& got = each[0];
+      ASSERT_EQ(got.size(), one.size()) << what;
+      for (std::size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(got.id[i], one.id[i]) << what << ": the ids are not one of each";
+      const std::vector<double> diff = relative_errors(got, one);
+      if (!tree) {
+        EXPECT_LE(quantile(diff, 1.0), 1e-4) << what;
+        std::printf("[ measured ] %s: largest |a - a_one| / |a_one| %.3e\n", what.c_str(),
+                    quantile(diff, 1.0));
+        continue;
+      }
+      // Positions differ only through the forces (3 steps): the states stay close.
+      const std::vector<double> error = relative_errors(got, direct_reference(got, c.gravity));
+      const double med = quantile(tree_error, 0.5), p99 = quantile(tree_error, 0.99);
+      EXPECT_LE(quantile(error, 0.99), 1.3 * p99) << what;
+      EXPECT_LE(quantile(error, 0.5), 1.3 * med) << what;
+      EXPECT_LE(quantile(diff, 0.5), 0.25 * med) << what;
+      std::printf(
+          "[ measured ] %s: tree error median %.3e p99 %.3e (one process %.3e %.3e); median "
+          "difference from one process %.1f %% of its error\n",
+          what.c_str(), quantile(error, 0.5), quantile(error, 0.99), med, p99,
+          100 * quantile(diff, 0.5) / med);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nbody
