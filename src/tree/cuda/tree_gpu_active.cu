@@ -113,6 +113,7 @@ void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t strea
   NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
   const WalkParams p = walk_params(t, potential);
   launch_active_walk(t, p, eps * eps, stacks_.data(), out_.data(), stream);
+  cursors_fresh_ = false;  // consumed: a walk_sources of this build resets them
   copy_counters(stream);
 }
 
