@@ -91,8 +91,8 @@ __global__ void sum_partials(const double* __restrict__ partial, unsigned blocks
 namespace {
 /// The O(N) sums of this process's bodies into host[0, kSums) (the moments, the kinetic
 /// energy, sum m phi): the decomposed run's share, all-reduced by the caller.
-bool local_sums(const State& s, EnergyMethod method, const double* phi,
-                DiagnosticsBuffers& buffers, cudaStream_t stream, double* host) {
+bool local_sums(const State& s, EnergyMethod method, const double* phi, DiagnosticsBuffers& buffers,
+                cudaStream_t stream, double* host) {
   const unsigned moment_blocks = blocks_for(s.n);
   buffers.partial.reserve(std::size_t(moment_blocks) * kSums, "diagnostics partial sums");
   buffers.result.reserve(kSums + 1, "diagnostics");

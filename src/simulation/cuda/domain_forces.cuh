@@ -21,7 +21,10 @@
 #include <type_traits>
 #include <vector>
 
+#include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_reduce.cuh>
+
+#include <cfloat>
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/device_buffer.cuh"
@@ -31,6 +34,24 @@
 #include "tree/cuda/tree_gpu.cuh"
 
 namespace nbody::cuda_resident {
+
+/// The bounding box of packed bodies (cub::DeviceReduce).
+template <class Real>
+struct PointBounds {
+  int dim;
+  __host__ __device__ cuda_tree::Bounds operator()(const gpu::Vec4<Real>& b) const {
+    const double z = dim == 2 ? 0.0 : double(b.z);
+    return {{double(b.x), double(b.y), z}, {double(b.x), double(b.y), z}};
+  }
+};
+struct MergeBounds {
+  __host__ __device__ cuda_tree::Bounds operator()(const cuda_tree::Bounds& a,
+                                                   const cuda_tree::Bounds& b) const {
+    cuda_tree::Bounds r;
+    for (int k = 0; k < 3; ++k) r.lo[k] = fmin(a.lo[k], b.lo[k]), r.hi[k] = fmax(a.hi[k], b.hi[k]);
+    return r;
+  }
+};
 
 template <class Real>
 class DomainForces {
@@ -48,6 +69,7 @@ class DomainForces {
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&received_, cudaEventDisableTiming));
     a_min_.reserve(1, "smallest |a_old|");
+    bounds_.reserve(1, "bounding box");
     a_min_host_.reserve(1);
     bounds_host_.reserve(1);
   }
@@ -132,17 +154,31 @@ class DomainForces {
                   (sharing_ ? 2 * padded * sizeof(gpu::Vec4<Real>) * (parts - 1) / parts : 0);
   }
 
+  /// The bounding box of the n_ packed bodies into bounds_host_ (after a synchronisation).
+  void local_bounds(cudaStream_t stream) {
+    const auto in =
+        thrust::make_transform_iterator(tree_->bodies(), PointBounds<Real>{options_.dim});
+    const cuda_tree::Bounds empty{{DBL_MAX, DBL_MAX, DBL_MAX}, {-DBL_MAX, -DBL_MAX, -DBL_MAX}};
+    std::size_t bytes = 0;
+    NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, in, bounds_.data(), (long long)n_,
+                                               MergeBounds{}, empty, stream));
+    temp_.reserve(bytes, "bounding box");
+    NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), bytes, in, bounds_.data(),
+                                               (long long)n_, MergeBounds{}, empty, stream));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(bounds_host_.data(), bounds_.data(), sizeof(cuda_tree::Bounds),
+                                     cudaMemcpyDeviceToHost, stream));
+  }
   void launch_tree(Real eps, cudaStream_t stream, bool potential, const Real* a_old, float* work) {
     using cuda_tree::EssentialCounts;
     using cuda_tree::ReceiverBox;
     const int parts = comm_->parts(), me = comm_->part();
     tree_->record_costs(work);
-    // This rank's box (and smallest |a_old|), every rank's gathered.
-    double mine[8] = {0, 0, 0, 0, 0, 0, 0, n_ > 0 ? 1.0 : 0.0};
+    // This rank's bounding box (and smallest |a_old|), every rank's gathered: their union is
+    // the root box of every rank's tree (set_root_box: the cells of one global tree, as the
+    // CPU's RootCube), each rank's own the receiver box of the essential trees sent to it.
+    double mine[8] = {0, 0, 0, 0, 0, 0, 0, n_ > 0 ? 1.0 : 0.0};  // lo, hi, alpha |a|_min, any
     if (n_ > 0) {
-      tree_->build_only(n_, stream);
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(bounds_host_.data(), tree_->bounds_device(),
-                                       sizeof(cuda_tree::Bounds), cudaMemcpyDeviceToHost, stream));
+      local_bounds(stream);
       if (a_old) {
         std::size_t bytes = 0;
         NBODY_CUDA_CHECK(
@@ -155,11 +191,7 @@ class DomainForces {
       }
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
       const cuda_tree::Bounds& b = *bounds_host_.data();
-      for (int k = 0; k < 3; ++k) {
-        mine[k] = 0.5 * (b.lo[k] + b.hi[k]);
-        mine[3 + k] = 0.5 * (b.hi[k] - b.lo[k]);
-      }
-      if (options_.dim == 2) mine[2] = mine[5] = 0;
+      for (int k = 0; k < 3; ++k) mine[k] = b.lo[k], mine[3 + k] = b.hi[k];
       mine[6] = a_old ? options_.alpha * double(*a_min_host_.data()) : 0.0;
     }
     ForceReducer::Bytes out(sizeof mine);
@@ -167,23 +199,38 @@ class DomainForces {
     const auto boxes = comm_->all_gather(out);
     std::vector<ReceiverBox<Real>> receivers;
     std::vector<int> receiver_rank;
+    cuda_tree::Bounds root{};
+    bool any = false;
     for (int p = 0; p < parts; ++p) {
       double r[8];
       if (boxes[std::size_t(p)].size() != sizeof r)
         throw Error("domain decomposition: a rank sent a malformed box");
       std::memcpy(r, boxes[std::size_t(p)].data(), sizeof r);
-      if (p == me || r[7] == 0 || n_ == 0) continue;
-      ReceiverBox<Real> box{Real(r[0]), Real(r[1]), Real(r[2]), Real(r[3]), Real(r[4]), Real(r[5])};
+      if (r[7] == 0) continue;
+      for (int k = 0; k < 3; ++k) {
+        root.lo[k] = any ? std::min(root.lo[k], r[k]) : r[k];
+        root.hi[k] = any ? std::max(root.hi[k], r[3 + k]) : r[3 + k];
+      }
+      any = true;
+      if (p == me || n_ == 0) continue;
+      ReceiverBox<Real> box{Real(0.5 * (r[0] + r[3])), Real(0.5 * (r[1] + r[4])),
+                            Real(0.5 * (r[2] + r[5])), Real(0.5 * (r[3] - r[0])),
+                            Real(0.5 * (r[4] - r[1])), Real(0.5 * (r[5] - r[2]))};
       box.alpha_a = Real(r[6]);
       receivers.push_back(box);
       receiver_rank.push_back(p);
+    }
+    if (n_ > 0) {
+      tree_->set_root_box(&root);
+      tree_->build_only(n_, stream);
     }
     cuda_tree::WalkParams params{options_.theta, options_.quadrupole, potential};
     std::vector<EssentialCounts> counts;
     if (!receivers.empty()) counts = tree_->count_essential(receivers, params, stream);
     // Sizes to every rank, theirs to this one.
     std::vector<ForceReducer::Bytes> announce(static_cast<std::size_t>(parts));
-    std::vector<EssentialCounts> to(static_cast<std::size_t>(parts)), from(static_cast<std::size_t>(parts));
+    std::vector<EssentialCounts> to(static_cast<std::size_t>(parts)),
+        from(static_cast<std::size_t>(parts));
     for (std::size_t k = 0; k < receivers.size(); ++k)
       to[std::size_t(receiver_rank[k])] = counts[k];
     for (int p = 0; p < parts; ++p) {
@@ -193,8 +240,9 @@ class DomainForces {
     const auto heard = comm_->exchange(announce);
     std::vector<const void*> send(static_cast<std::size_t>(parts));
     std::vector<void*> recv(static_cast<std::size_t>(parts));
-    std::vector<std::size_t> send_bytes(static_cast<std::size_t>(parts)), recv_bytes(static_cast<std::size_t>(parts)),
-        send_at(static_cast<std::size_t>(parts)), recv_at(static_cast<std::size_t>(parts));
+    std::vector<std::size_t> send_bytes(static_cast<std::size_t>(parts)),
+        recv_bytes(static_cast<std::size_t>(parts)), send_at(static_cast<std::size_t>(parts)),
+        recv_at(static_cast<std::size_t>(parts));
     std::size_t send_total = 0, recv_total = 0;
     for (int p = 0; p < parts; ++p) {
       const auto q = std::size_t(p);
@@ -249,6 +297,7 @@ class DomainForces {
   gpu::DeviceBuffer<gpu::Vec4<Real>> local_;
   gpu::DeviceBuffer<unsigned char> send_, recv_, temp_;
   gpu::DeviceBuffer<Real> a_min_;
+  gpu::DeviceBuffer<cuda_tree::Bounds> bounds_;
   gpu::PinnedBuffer<Real> a_min_host_;
   gpu::PinnedBuffer<cuda_tree::Bounds> bounds_host_;
 };
