@@ -216,8 +216,8 @@ void DeviceDomain::compute_keys(const DeviceBodies& b, std::size_t n, cudaStream
   NBODY_CUDA_CHECK_LAUNCH("key_kernel");
 }
 
-void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, bool measured, cudaStream_t stream) {
-  // The cube of all ranks' bodies (the tree's formula, tree::root_cube_from_bounds).
+bool DeviceDomain::global_bounds(const DeviceBodies& b, std::size_t n, double (&lo)[3],
+                                 double (&hi)[3], cudaStream_t stream) {
   double box[7] = {0, 0, 0, 0, 0, 0, n > 0 ? 1.0 : 0.0};
   if (n > 0) {
     const auto in = thrust::make_transform_iterator(
@@ -238,10 +238,10 @@ void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, bool measured, cuda
   }
   ForceReducer::Bytes mine(sizeof box);
   std::memcpy(mine.data(), box, sizeof box);
-  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   bool any = false;
   for (const auto& bytes : comm_->all_gather(mine)) {
-    if (bytes.size() != sizeof box) throw Error("domain cut: a rank sent a malformed box");
+    if (bytes.size() != sizeof box)
+      throw Error("domain decomposition: a rank sent a malformed box");
     double r[7];
     std::memcpy(r, bytes.data(), sizeof r);
     if (r[6] == 0) continue;
@@ -251,15 +251,31 @@ void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, bool measured, cuda
     }
     any = true;
   }
-  cube_ = {};
-  if (any) {
-    const tree::RootCube c = tree::root_cube_from_bounds(lo, hi);
-    cube_ = {c.x, c.y, c.z, c.half};
+  return any;
+}
+
+void DeviceDomain::root_box(double (&lo)[3], double (&hi)[3]) const {
+  for (int k = 0; k < 3; ++k) lo[k] = box_lo_[k], hi[k] = box_hi_[k];
+}
+
+void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, const double (&lo)[3],
+                       const double (&hi)[3], double seconds_per_interaction, cudaStream_t stream) {
+  // The domain box: a cube of twice the bodies' largest extent about their centre, so that
+  // escaping bodies stay inside for many steps (a body outside means a new cut).
+  double extent = 0;
+  for (int k = 0; k < (dim_ == 2 ? 2 : 3); ++k) extent = std::max(extent, hi[k] - lo[k]);
+  if (!(extent > 0) || !std::isfinite(extent)) extent = 1;
+  for (int k = 0; k < 3; ++k) {
+    const double c = 0.5 * (lo[k] + hi[k]);
+    box_lo_[k] = k == 2 && dim_ == 2 ? 0 : c - extent;
+    box_hi_[k] = k == 2 && dim_ == 2 ? 0 : c + extent;
   }
+  const tree::RootCube c = tree::root_cube_from_bounds(box_lo_, box_hi_);
+  cube_ = {c.x, c.y, c.z, c.half};
   compute_keys(b, n, stream);
   // The keys and the last walk's work per body to the host, the histograms all-reduced.
   std::vector<std::uint64_t> keys(n);
-  const bool weighed = b.work && measured;  // the work of an evaluation, not of none yet
+  const bool weighed = b.work && seconds_per_interaction > 0;
   std::vector<float> work(weighed ? n : 0);
   if (n > 0) {
     NBODY_CUDA_CHECK(cudaMemcpyAsync(keys.data(), keys_.data(), n * sizeof(std::uint64_t),
@@ -269,11 +285,14 @@ void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, bool measured, cuda
                                        cudaMemcpyDeviceToHost, stream));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
+  // Every rank weighs its bodies the same way when none measured yet (one per body).
+  const bool all_weighed = comm_->max(weighed ? 0 : 1) == 0;
   std::vector<double> cost;
-  if (weighed) {
+  if (all_weighed) {
     cost.resize(n);
+    const double scale = 1e6 * seconds_per_interaction;  // microseconds: well above 0
     for (std::size_t i = 0; i < n; ++i)
-      cost[i] = std::isfinite(work[i]) && work[i] >= 1.0f ? double(work[i]) : 1.0;
+      cost[i] = (std::isfinite(work[i]) && work[i] >= 1.0f ? double(work[i]) : 1.0) * scale;
   }
   cuts_ = balance(keys, cost, dim_, *comm_, options_.balance);
   NBODY_CUDA_CHECK(cudaMemcpyAsync(first_.data(), cuts_.first.data(),
@@ -282,10 +301,10 @@ void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, bool measured, cuda
   have_cut_ = true;
 }
 
-void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, double work, cudaStream_t stream) {
+void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, Work work, cudaStream_t stream) {
   stats_ = {};
-  // The measured imbalance of the last evaluation (its work under the cut it met).
-  double mine = work;
+  // The measured imbalance of the last evaluation: its force time under the cut it met.
+  double mine = work.seconds;
   ForceReducer::Bytes bytes(sizeof mine);
   std::memcpy(bytes.data(), &mine, sizeof mine);
   double most = 0, total = 0;
@@ -300,8 +319,14 @@ void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, double work, cu
     ++parts;
   }
   stats_.imbalance = measured && total > 0 ? most / (total / parts) : 1.0;
-  if (!have_cut_ || stats_.imbalance > options_.recut_imbalance) {
-    cut(b, n, measured, stream);
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  const bool any = global_bounds(b, n, lo, hi, stream);
+  bool inside = have_cut_;
+  for (int k = 0; k < (dim_ == 2 ? 2 : 3) && any; ++k)
+    inside = inside && lo[k] >= box_lo_[k] && hi[k] <= box_hi_[k];
+  if (!inside || stats_.imbalance > options_.recut_imbalance) {
+    const double per = measured && work.interactions > 0 ? work.seconds / work.interactions : 0;
+    cut(b, n, lo, hi, per, stream);
     stats_.recut = true;
   } else {
     compute_keys(b, n, stream);

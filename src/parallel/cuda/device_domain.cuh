@@ -2,13 +2,19 @@
 // The domain decomposition of GPU ranks (issue 35, docs/distributed.md part 2): the device
 // side of parallel/domain.hpp. Every rank's float64 state stays on its GPU; before each
 // force evaluation that may reorder the bodies, update():
-//   1. keys: each body's Morton key in a cube fixed at the last cut (a body that left the
-//      cube is clamped onto its faces: it still has exactly one owner);
-//   2. a new cut (domain.hpp's balance(), on the host: histograms all-reduced) at the first
-//      call and when the last evaluation's measured work is out of balance by more than
-//      DomainOptions::recut_imbalance: the only time the keys and the per-body work cross
-//      the bus;
-//   3. migration: the bodies whose keys another rank owns are packed into 104-byte records
+//   1. the bodies' bounding box, all-gathered; the domain box is fixed between cuts: a cube
+//      twice the size of all bodies' box at the cut, so that it holds them for many steps,
+//      and it is the root cube of every rank's tree (root_box(): the cuts fall on the cells
+//      of one global tree, as GADGET's domains on its top nodes, so no cell is split
+//      between ranks);
+//   2. keys: each body's Morton key in that cube;
+//   3. a new cut (domain.hpp's balance(), on the host: histograms all-reduced) at the first
+//      call, when a body has left the box, and when the last evaluation's measured force time
+//      is out of balance by more than DomainOptions::recut_imbalance. Each body's cost is its
+//      interactions of the last walk times its rank's seconds per interaction, so the cut
+//      balances time, not interactions (the ranks' walks differ in seconds per interaction).
+//      The only time the keys and the costs cross the bus;
+//   4. migration: the bodies whose keys another rank owns are packed into 104-byte records
 //      (a stable sort by destination), sent by NCCL (ForceReducer::exchange_device) after
 //      one small host exchange of the counts; arrivals fill the leavers' holes, bodies from
 //      the end fill the holes left over, everyone else stays where it was (no O(N) reorder).
@@ -45,16 +51,25 @@ class DeviceDomain {
   DeviceDomain(const DeviceDomain&) = delete;
   DeviceDomain& operator=(const DeviceDomain&) = delete;
 
+  /// This rank's last force evaluation: its seconds and interactions (< 0: none yet).
+  struct Work {
+    double seconds = -1, interactions = -1;
+  };
   /// Collective. Sends every body to its owner (above); `n` is this rank's count before and
-  /// after; `work` this rank's total work of the last evaluation (the imbalance test; < 0:
-  /// none yet). Grows the arrays (keeping their contents) when arrivals need room.
-  void update(const DeviceBodies& bodies, std::size_t& n, double work, cudaStream_t stream);
+  /// after. Grows the arrays (keeping their contents) when arrivals need room.
+  void update(const DeviceBodies& bodies, std::size_t& n, Work work, cudaStream_t stream);
+  /// The root box of every rank's tree (physical units), the same bits on every rank.
+  void root_box(double (&lo)[3], double (&hi)[3]) const;
   [[nodiscard]] const DomainStats& stats() const { return stats_; }
   [[nodiscard]] const DomainCuts& cuts() const { return cuts_; }
 
  private:
-  /// measured: the bodies' work is of an evaluation (else every body counts 1).
-  void cut(const DeviceBodies& bodies, std::size_t n, bool measured, cudaStream_t stream);
+  /// Every rank's bodies' bounds into lo/hi; false when no rank has a body.
+  bool global_bounds(const DeviceBodies& bodies, std::size_t n, double (&lo)[3], double (&hi)[3],
+                     cudaStream_t stream);
+  /// seconds_per_interaction > 0: the bodies' work is of an evaluation (else each counts 1).
+  void cut(const DeviceBodies& bodies, std::size_t n, const double (&lo)[3], const double (&hi)[3],
+           double seconds_per_interaction, cudaStream_t stream);
   void compute_keys(const DeviceBodies& bodies, std::size_t n, cudaStream_t stream);
   void migrate(const DeviceBodies& bodies, std::size_t& n, cudaStream_t stream);
   void scratch(std::size_t bytes);
@@ -64,6 +79,7 @@ class DeviceDomain {
   DomainOptions options_;
   DomainCuts cuts_;
   KeyCube cube_;
+  double box_lo_[3] = {}, box_hi_[3] = {};  // the domain box (root_box)
   bool have_cut_ = false;
   DomainStats stats_;
   gpu::DeviceBuffer<std::uint64_t> keys_, first_;

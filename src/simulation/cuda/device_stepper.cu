@@ -273,6 +273,9 @@ class DeviceStepper final : public Stepper {
       b.id = &id_;
       b.work = &work_;
       domain_->update(b, n_, last_work_, stream_);
+      domain_->root_box(root_.lo, root_.hi);
+      const double scale = std::ldexp(1.0, -position_exponent_);  // exact: the tree's units
+      for (int k = 0; k < 3; ++k) root_.lo[k] *= scale, root_.hi[k] *= scale;
       phi_.reserve(id_.capacity(), "state");
       if (accelerations_valid_) evaluated_ = n_;  // a moved with its bodies
       const parallel::DomainStats& d = domain_->stats();
@@ -297,7 +300,8 @@ class DeviceStepper final : public Stepper {
     if (domain_ && n_ > 0)
       NBODY_CUDA_CHECK(cudaMemsetAsync(work_.data(), 0, n_ * sizeof(float), stream_));
     domain_forces_->launch(Real(softening_ * std::ldexp(1.0, -position_exponent_)), stream_,
-                           potential, a_old, domain_ ? work_.data() : nullptr);
+                           potential, a_old, domain_ ? work_.data() : nullptr,
+                           domain_ ? &root_ : nullptr);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
     ++timed_pairs_;
     times_.decomposition.evaluations += 1;
@@ -324,7 +328,12 @@ class DeviceStepper final : public Stepper {
   /// as gravity time, and the per-stage times of the last one (tree).
   void add_times_of_evaluations() {
     if (timed_pairs_ == 0) return;
-    if (domain_forces_) last_work_ = domain_forces_->work();
+    if (domain_forces_) {  // this rank's last evaluation: the cuts balance its time
+      float ms = 0;
+      const int k = timed_pairs_ - 1;
+      NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * k], events_[2 * k + 1]));
+      last_work_ = {1e-3 * double(ms), domain_forces_->work()};
+    }
     for (int k = 0; k < timed_pairs_; ++k) {
       float ms = 0;
       NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * k], events_[2 * k + 1]));
@@ -345,7 +354,8 @@ class DeviceStepper final : public Stepper {
   std::unique_ptr<DomainForces<Real>> domain_forces_;  // this rank owns its bodies
   std::unique_ptr<parallel::DeviceDomain> domain_;     // the tree's: keys, cuts, migration
   DeviceBuffer<float> work_;                           // the tree's work per body (the cuts)
-  double last_work_ = -1;                              // this rank's work of the last evaluation
+  parallel::DeviceDomain::Work last_work_;             // this rank's last evaluation
+  cuda_tree::Bounds root_{};                           // the tree's root box (scaled units)
   cudaStream_t stream_ = nullptr;
   cudaEvent_t events_[4] = {};
   int timed_pairs_ = 0;

@@ -21,7 +21,6 @@
 #include <type_traits>
 #include <vector>
 
-#include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_reduce.cuh>
 
 #include <cfloat>
@@ -35,23 +34,39 @@
 
 namespace nbody::cuda_resident {
 
-/// The bounding box of packed bodies (cub::DeviceReduce).
+/// Receiver boxes: block k takes the k-th of gridDim.x equal runs of the n bodies in tree
+/// order and writes out[8k..8k+8): the run's lower and upper corner, its smallest |a_old|
+/// (a_old in body order, through `order`; 0 without), and 1 when the run has bodies.
 template <class Real>
-struct PointBounds {
-  int dim;
-  __host__ __device__ cuda_tree::Bounds operator()(const gpu::Vec4<Real>& b) const {
-    const double z = dim == 2 ? 0.0 : double(b.z);
-    return {{double(b.x), double(b.y), z}, {double(b.x), double(b.y), z}};
+__global__ void chunk_boxes(const gpu::Vec4<Real>* __restrict__ sorted,
+                            const unsigned* __restrict__ order, const Real* __restrict__ a_old,
+                            unsigned n, int dim, double* out) {
+  __shared__ double v[7][256];
+  const unsigned k = blockIdx.x, t = threadIdx.x;
+  const unsigned begin = unsigned(std::uint64_t(n) * k / gridDim.x);
+  const unsigned end = unsigned(std::uint64_t(n) * (k + 1) / gridDim.x);
+  double m[7] = {DBL_MAX, DBL_MAX, DBL_MAX, -DBL_MAX, -DBL_MAX, -DBL_MAX, DBL_MAX};
+  for (unsigned i = begin + t; i < end; i += blockDim.x) {
+    const gpu::Vec4<Real> b = sorted[i];
+    const double p[3] = {double(b.x), double(b.y), dim == 2 ? 0.0 : double(b.z)};
+    for (int d = 0; d < 3; ++d) m[d] = fmin(m[d], p[d]), m[3 + d] = fmax(m[3 + d], p[d]);
+    if (a_old) m[6] = fmin(m[6], double(a_old[order[i]]));
   }
-};
-struct MergeBounds {
-  __host__ __device__ cuda_tree::Bounds operator()(const cuda_tree::Bounds& a,
-                                                   const cuda_tree::Bounds& b) const {
-    cuda_tree::Bounds r;
-    for (int k = 0; k < 3; ++k) r.lo[k] = fmin(a.lo[k], b.lo[k]), r.hi[k] = fmax(a.hi[k], b.hi[k]);
-    return r;
+  for (int d = 0; d < 7; ++d) v[d][t] = m[d];
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (t < half) {
+      for (int d = 0; d < 7; ++d)
+        v[d][t] = d >= 3 && d < 6 ? fmax(v[d][t], v[d][t + half]) : fmin(v[d][t], v[d][t + half]);
+    }
+    __syncthreads();
   }
-};
+  if (t == 0) {
+    for (int d = 0; d < 6; ++d) out[8 * k + d] = end > begin ? v[d][0] : 0.0;
+    out[8 * k + 6] = end > begin && a_old ? v[6][0] : 0.0;
+    out[8 * k + 7] = end > begin ? 1.0 : 0.0;
+  }
+}
 
 template <class Real>
 class DomainForces {
@@ -69,9 +84,7 @@ class DomainForces {
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&received_, cudaEventDisableTiming));
     a_min_.reserve(1, "smallest |a_old|");
-    bounds_.reserve(1, "bounding box");
     a_min_host_.reserve(1);
-    bounds_host_.reserve(1);
   }
   ~DomainForces() {
     if (written_) cudaEventDestroy(written_);
@@ -105,12 +118,14 @@ class DomainForces {
 
   /// Collective. The forces of the n packed bodies into out() (their order), with the
   /// potentials in .w when `potential`; a_old: the relative criterion's |a_old| / G of the
-  /// packed bodies (null: none this evaluation). `work` (per body, may be null) gets each
-  /// body's interactions added.
-  void launch(Real eps, cudaStream_t stream, bool potential, const Real* a_old, float* work) {
+  /// packed bodies (null: none this evaluation). The tree: `root` the root box of every
+  /// rank's tree (scaled units, the same on every rank), `work` (per body, may be null) gets
+  /// each body's interactions added.
+  void launch(Real eps, cudaStream_t stream, bool potential, const Real* a_old, float* work,
+              const cuda_tree::Bounds* root) {
     bytes_sent_ = 0;
     if (tree_) {
-      launch_tree(eps, stream, potential, a_old, work);
+      launch_tree(eps, stream, potential, a_old, work, root);
     } else {
       launch_direct(eps, stream, potential);
     }
@@ -154,75 +169,55 @@ class DomainForces {
                   (sharing_ ? 2 * padded * sizeof(gpu::Vec4<Real>) * (parts - 1) / parts : 0);
   }
 
-  /// The bounding box of the n_ packed bodies into bounds_host_ (after a synchronisation).
-  void local_bounds(cudaStream_t stream) {
-    const auto in =
-        thrust::make_transform_iterator(tree_->bodies(), PointBounds<Real>{options_.dim});
-    const cuda_tree::Bounds empty{{DBL_MAX, DBL_MAX, DBL_MAX}, {-DBL_MAX, -DBL_MAX, -DBL_MAX}};
-    std::size_t bytes = 0;
-    NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, in, bounds_.data(), (long long)n_,
-                                               MergeBounds{}, empty, stream));
-    temp_.reserve(bytes, "bounding box");
-    NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), bytes, in, bounds_.data(),
-                                               (long long)n_, MergeBounds{}, empty, stream));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(bounds_host_.data(), bounds_.data(), sizeof(cuda_tree::Bounds),
-                                     cudaMemcpyDeviceToHost, stream));
-  }
-  void launch_tree(Real eps, cudaStream_t stream, bool potential, const Real* a_old, float* work) {
+  void launch_tree(Real eps, cudaStream_t stream, bool potential, const Real* a_old, float* work,
+                   const cuda_tree::Bounds* root) {
     using cuda_tree::EssentialCounts;
     using cuda_tree::ReceiverBox;
     const int parts = comm_->parts(), me = comm_->part();
     tree_->record_costs(work);
-    // This rank's bounding box (and smallest |a_old|), every rank's gathered: their union is
-    // the root box of every rank's tree (set_root_box: the cells of one global tree, as the
-    // CPU's RootCube), each rank's own the receiver box of the essential trees sent to it.
-    double mine[8] = {0, 0, 0, 0, 0, 0, 0, n_ > 0 ? 1.0 : 0.0};  // lo, hi, alpha |a|_min, any
+    // The receiver boxes of this rank: kChunks runs of its bodies in tree order (compact
+    // pieces of the curve), each with its bounding box and smallest |a_old|; a sender ships
+    // the union of their essential trees. One box for all would take the smallest |a_old| of
+    // the whole domain (near a system's centre |a| -> 0: the relative criterion would open
+    // nearly everything) and its box spans the domain's outliers.
+    constexpr unsigned kChunks = 64;
+    chunks_.reserve(8 * kChunks, "receiver boxes");
+    chunks_host_.reserve(8 * kChunks);
+    std::fill_n(chunks_host_.data(), 8 * kChunks, 0.0);
     if (n_ > 0) {
-      local_bounds(stream);
-      if (a_old) {
-        std::size_t bytes = 0;
-        NBODY_CUDA_CHECK(
-            cub::DeviceReduce::Min(nullptr, bytes, a_old, a_min_.data(), (long long)n_, stream));
-        temp_.reserve(bytes, "smallest |a_old|");
-        NBODY_CUDA_CHECK(cub::DeviceReduce::Min(temp_.data(), bytes, a_old, a_min_.data(),
-                                                (long long)n_, stream));
-        NBODY_CUDA_CHECK(cudaMemcpyAsync(a_min_host_.data(), a_min_.data(), sizeof(Real),
-                                         cudaMemcpyDeviceToHost, stream));
-      }
-      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-      const cuda_tree::Bounds& b = *bounds_host_.data();
-      for (int k = 0; k < 3; ++k) mine[k] = b.lo[k], mine[3 + k] = b.hi[k];
-      mine[6] = a_old ? options_.alpha * double(*a_min_host_.data()) : 0.0;
-    }
-    ForceReducer::Bytes out(sizeof mine);
-    std::memcpy(out.data(), mine, sizeof mine);
-    const auto boxes = comm_->all_gather(out);
-    std::vector<ReceiverBox<Real>> receivers;
-    std::vector<int> receiver_rank;
-    cuda_tree::Bounds root{};
-    bool any = false;
-    for (int p = 0; p < parts; ++p) {
-      double r[8];
-      if (boxes[std::size_t(p)].size() != sizeof r)
-        throw Error("domain decomposition: a rank sent a malformed box");
-      std::memcpy(r, boxes[std::size_t(p)].data(), sizeof r);
-      if (r[7] == 0) continue;
-      for (int k = 0; k < 3; ++k) {
-        root.lo[k] = any ? std::min(root.lo[k], r[k]) : r[k];
-        root.hi[k] = any ? std::max(root.hi[k], r[3 + k]) : r[3 + k];
-      }
-      any = true;
-      if (p == me || n_ == 0) continue;
-      ReceiverBox<Real> box{Real(0.5 * (r[0] + r[3])), Real(0.5 * (r[1] + r[4])),
-                            Real(0.5 * (r[2] + r[5])), Real(0.5 * (r[3] - r[0])),
-                            Real(0.5 * (r[4] - r[1])), Real(0.5 * (r[5] - r[2]))};
-      box.alpha_a = Real(r[6]);
-      receivers.push_back(box);
-      receiver_rank.push_back(p);
-    }
-    if (n_ > 0) {
-      tree_->set_root_box(&root);
+      tree_->set_root_box(root);
       tree_->build_only(n_, stream);
+      chunk_boxes<Real><<<kChunks, 256, 0, stream>>>(tree_->sorted(), tree_->order(), a_old,
+                                                     unsigned(n_), options_.dim, chunks_.data());
+      NBODY_CUDA_CHECK_LAUNCH("chunk_boxes");
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(chunks_host_.data(), chunks_.data(),
+                                       8 * kChunks * sizeof(double), cudaMemcpyDeviceToHost,
+                                       stream));
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    ForceReducer::Bytes out(8 * kChunks * sizeof(double));
+    std::memcpy(out.data(), chunks_host_.data(), out.size());
+    const auto boxes = comm_->all_gather(out);
+    std::vector<std::vector<ReceiverBox<Real>>> receivers;
+    std::vector<int> receiver_rank;
+    for (int p = 0; p < parts; ++p) {
+      if (boxes[std::size_t(p)].size() != out.size())
+        throw Error("domain decomposition: a rank sent malformed receiver boxes");
+      if (p == me || n_ == 0) continue;
+      std::vector<ReceiverBox<Real>> mine;
+      for (unsigned k = 0; k < kChunks; ++k) {
+        double r[8];
+        std::memcpy(r, boxes[std::size_t(p)].data() + 8 * k * sizeof(double), sizeof r);
+        if (r[7] == 0) continue;  // an empty run
+        ReceiverBox<Real> box{Real(0.5 * (r[0] + r[3])), Real(0.5 * (r[1] + r[4])),
+                              Real(0.5 * (r[2] + r[5])), Real(0.5 * (r[3] - r[0])),
+                              Real(0.5 * (r[4] - r[1])), Real(0.5 * (r[5] - r[2]))};
+        box.alpha_a = a_old ? Real(options_.alpha * r[6]) : Real(0);
+        mine.push_back(box);
+      }
+      if (mine.empty()) continue;
+      receivers.push_back(std::move(mine));
+      receiver_rank.push_back(p);
     }
     cuda_tree::WalkParams params{options_.theta, options_.quadrupole, potential};
     std::vector<EssentialCounts> counts;
@@ -297,9 +292,9 @@ class DomainForces {
   gpu::DeviceBuffer<gpu::Vec4<Real>> local_;
   gpu::DeviceBuffer<unsigned char> send_, recv_, temp_;
   gpu::DeviceBuffer<Real> a_min_;
-  gpu::DeviceBuffer<cuda_tree::Bounds> bounds_;
+  gpu::DeviceBuffer<double> chunks_;
+  gpu::PinnedBuffer<double> chunks_host_;
   gpu::PinnedBuffer<Real> a_min_host_;
-  gpu::PinnedBuffer<cuda_tree::Bounds> bounds_host_;
 };
 
 }  // namespace nbody::cuda_resident

@@ -256,11 +256,8 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// on those with the whole group's box, so that each gets the interaction list, and the
   /// forces, of launch(). out() is written in body order for the active bodies only. With shares:
   /// each process walks the active bodies of its own chunks; exchange() gathers every chunk, so the
-  /// active entries are whole after it (no zeros needed).
-  ///
-  /// Rebuilt from scratch each substep, not refitted: a refit keeps the summarise stage, grows the
-  /// cells' boxes (longer lists) and lets the order go stale; it would pay only in deep
-  /// hierarchies with small active sets (not measured, no GPU here).
+  /// active entries are whole after it (no zeros needed). Rebuilt, not refitted
+  /// (tree_gpu_active.cu).
   void launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                      const unsigned* active, std::size_t n_active) override;
   /// The shares do not overlap: each process packs the accelerations of its dealt chunks (tree
@@ -277,27 +274,29 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const override;
   [[nodiscard]] double interactions_per_body() const override;
   [[nodiscard]] unsigned groups() const { return host_counters_[2]; }  // last launch's walk groups
-  /// The seeds' "without kernel 4": launch() walks the bodies in their input order, in
-  /// groups of kMaxGroup consecutive bodies (each with its own bounding box), instead of
-  /// the tree order's groups. The same tree and criterion: the forces agree within the
-  /// tree's error. Not with the relative criterion (whose group minimum reads t.groups).
+  /// The seeds' "without kernel 4": launch() walks groups of kMaxGroup consecutive input-order
+  /// bodies (each its own box), not the tree's groups; forces within the tree's error. Not
+  /// with the relative criterion (whose group minimum reads t.groups).
   void set_input_order_walk(bool input);
   /// The cells of the last build (copied back, synchronous): for tests.
   [[nodiscard]] std::vector<CellLink> cells() const;
   // The decomposed step (issue 35): launch() = build_only + walk_sources(own) + the counters.
   /// launch() before the walk; old accelerations given serve every walk of this build.
   void build_only(std::size_t n, cudaStream_t stream);
-  /// The built tree's groups against its own cells (foreign null) or foreign ones (none: skipped);
-  /// accumulate: out() += instead of =. Interactions sum over the walks of one build.
+  /// The built tree's groups against its own cells (foreign null) or foreign ones; accumulate:
+  /// out() +=. Interactions sum over the walks of one build.
   void walk_sources(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                     const TreeSources<Real>* foreign, bool accumulate);
-  /// Device, body order (the caller zeroes it): later walks add each body's list entries to it.
-  void record_costs(float* cost) { cost_ = cost; }
+  void record_costs(float* cost) { cost_ = cost; }  // walks add each body's list entries
   [[nodiscard]] const Bounds* bounds_device() const { return bounds_.data(); }  // last build's
-  /// Later builds place the root cube as for bodies of this box (null: their own), so that
-  /// every rank given the same box builds cells of one global tree.
-  void set_root_box(const Bounds* box);
-  /// After build_only (tree_gpu_essential.cu): each receiver's essential tree size (one sync).
+  [[nodiscard]] const Vec4<Real>* sorted() const { return sorted_.data(); }     // tree order
+  [[nodiscard]] const unsigned* order() const { return order_.data(); }         // tree pos -> body
+  void set_root_box(const Bounds* box);  // later builds' root cube as for bodies of this box
+  /// After build_only (tree_gpu_essential.cu): each receiver's essential tree size (one sync);
+  /// a receiver of several boxes gets the union of their trees (a cell opened for any box).
+  std::vector<EssentialCounts> count_essential(
+      const std::vector<std::vector<ReceiverBox<Real>>>& boxes, const WalkParams& p,
+      cudaStream_t s);
   std::vector<EssentialCounts> count_essential(const std::vector<ReceiverBox<Real>>& boxes,
                                                const WalkParams& p, cudaStream_t s);
   /// Receiver k's essential tree into `packed` (essential_bytes(counts[k]) bytes, device,

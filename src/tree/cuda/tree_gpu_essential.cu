@@ -78,26 +78,32 @@ struct TestBox {
   Real cx, cy, cz, hx, hy, hz, alpha_a, theta2;
 };
 
-/// 1 where the walk's test opens cell c for a group whose box is b (tree_walk's test).
+/// 1 where the walk's test opens cell c for a group whose box is one of the receiver's
+/// boxes[0, n_boxes) (tree_walk's test): the union of the essential trees of the boxes.
 template <class Real>
 __global__ void open_for_box(const Vec4<Real>* __restrict__ box, const Vec4<Real>* __restrict__ com,
                              const Real* __restrict__ bmax, unsigned cells, int dim,
-                             TestBox<Real> b, unsigned char* opened) {
+                             const TestBox<Real>* __restrict__ boxes, unsigned n_boxes,
+                             unsigned char* opened) {
   const unsigned c = blockIdx.x * 256u + threadIdx.x;
   if (c >= cells) return;
   const Real slack = box[0].w * (sizeof(Real) == 4 ? Real(0x1p-20) : Real(0x1p-40));
   const Vec4<Real> q = box[c], m = com[c];
   const Real h = q.w, s = Real(2) * h;
-  bool open = boxes_overlap(q.x, q.y, q.z, h, h, dim == 2 ? Real(0) : h, b.cx, b.cy, b.cz, b.hx,
-                            b.hy, b.hz, slack);
-  if (!open) {
-    const Real d2 = distance2_point_box(m.x, m.y, m.z, b.cx, b.cy, b.cz, b.hx, b.hy, b.hz);
-    if (b.alpha_a > Real(0)) {
-      open = relative_must_open(m.w * s * s, b.alpha_a, d2, s * s);
-    } else if (bmax != nullptr) {
-      open = bh_must_open(bmax[c] * bmax[c], b.theta2, d2);
-    } else {
-      open = bh_must_open(s * s, b.theta2, d2);
+  bool open = false;
+  for (unsigned k = 0; k < n_boxes && !open; ++k) {
+    const TestBox<Real> b = boxes[k];
+    open = boxes_overlap(q.x, q.y, q.z, h, h, dim == 2 ? Real(0) : h, b.cx, b.cy, b.cz, b.hx, b.hy,
+                         b.hz, slack);
+    if (!open) {
+      const Real d2 = distance2_point_box(m.x, m.y, m.z, b.cx, b.cy, b.cz, b.hx, b.hy, b.hz);
+      if (b.alpha_a > Real(0)) {
+        open = relative_must_open(m.w * s * s, b.alpha_a, d2, s * s);
+      } else if (bmax != nullptr) {
+        open = bh_must_open(bmax[c] * bmax[c], b.theta2, d2);
+      } else {
+        open = bh_must_open(s * s, b.theta2, d2);
+      }
     }
   }
   opened[c] = open ? 1 : 0;
@@ -211,8 +217,8 @@ void TreeForces<Real>::essential_flags(std::size_t k, cudaStream_t s, bool count
   const unsigned cells = cells_;
   open_for_box<Real><<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
       box_.data(), com_.data(), mac_ == OpeningCriterion::Bmax ? bmax_.data() : nullptr, cells,
-      dim_, test_box(ess_.boxes[k], ess_.theta, mac_ == OpeningCriterion::Relative),
-      ess_.open.data());
+      dim_, reinterpret_cast<const TestBox<Real>*>(ess_.test.data()) + ess_.first[k],
+      ess_.first[k + 1] - ess_.first[k], ess_.open.data());
   NBODY_CUDA_CHECK_LAUNCH("essential open_for_box");
   include_cells<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
       link_.data(), ess_.parent.data(), ess_.open.data(), cells, ess_.flags.data(),
@@ -223,11 +229,31 @@ void TreeForces<Real>::essential_flags(std::size_t k, cudaStream_t s, bool count
 template <class Real>
 std::vector<EssentialCounts> TreeForces<Real>::count_essential(
     const std::vector<ReceiverBox<Real>>& boxes, const WalkParams& p, cudaStream_t s) {
+  std::vector<std::vector<ReceiverBox<Real>>> receivers;
+  for (const auto& b : boxes) receivers.push_back({b});
+  return count_essential(receivers, p, s);
+}
+
+template <class Real>
+std::vector<EssentialCounts> TreeForces<Real>::count_essential(
+    const std::vector<std::vector<ReceiverBox<Real>>>& boxes, const WalkParams& p, cudaStream_t s) {
   std::vector<EssentialCounts> counts(boxes.size());
-  ess_.boxes = boxes;
+  ess_.boxes = boxes.size();
   ess_.theta = p.theta;
   const unsigned cells = n_ == 0 ? 0u : cells_;
   if (cells == 0 || boxes.empty()) return counts;
+  // Every receiver's boxes, as the open test reads them, in one device array.
+  static_assert(sizeof(TestBox<Real>) == 8 * sizeof(Real));
+  std::vector<TestBox<Real>> test;
+  ess_.first.assign(1, 0u);
+  for (const auto& receiver : boxes) {
+    for (const auto& b : receiver)
+      test.push_back(test_box(b, p.theta, mac_ == OpeningCriterion::Relative));
+    ess_.first.push_back(unsigned(test.size()));
+  }
+  ess_.test.reserve(std::max<std::size_t>(8 * test.size(), 8), "essential tree receiver boxes");
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(ess_.test.data(), test.data(),
+                                   test.size() * sizeof(TestBox<Real>), cudaMemcpyHostToDevice, s));
   ess_.open.reserve(cells_, "essential tree opened flags");
   ess_.parent.reserve(cells_, "essential tree parents");
   ess_.flags.reserve(cells_, "essential tree include flags");
@@ -256,9 +282,9 @@ std::vector<EssentialCounts> TreeForces<Real>::count_essential(
 
 template <class Real>
 void TreeForces<Real>::write_essential(std::size_t k, void* packed, cudaStream_t s) {
-  if (k >= ess_.boxes.size()) {
+  if (k >= ess_.boxes) {
     throw Error("GPU tree: write_essential(" + std::to_string(k) + ") after count_essential of " +
-                std::to_string(ess_.boxes.size()) + " receivers");
+                std::to_string(ess_.boxes) + " receivers");
   }
   const unsigned cells = n_ == 0 ? 0u : cells_;
   if (cells == 0) return;
@@ -299,6 +325,8 @@ void TreeForces<Real>::write_essential(std::size_t k, void* packed, cudaStream_t
   template void TreeForces<Real>::essential_flags(std::size_t, cudaStream_t, bool);            \
   template std::vector<EssentialCounts> TreeForces<Real>::count_essential(                     \
       const std::vector<ReceiverBox<Real>>&, const WalkParams&, cudaStream_t);                 \
+  template std::vector<EssentialCounts> TreeForces<Real>::count_essential(                     \
+      const std::vector<std::vector<ReceiverBox<Real>>>&, const WalkParams&, cudaStream_t);    \
   template void TreeForces<Real>::write_essential(std::size_t, void*, cudaStream_t);
 NBODY_ESSENTIAL_INSTANTIATE(float)
 NBODY_ESSENTIAL_INSTANTIATE(double)

@@ -284,6 +284,8 @@ void TreeForces<Real>::copy_counters(cudaStream_t stream) {
                                    sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
 }
 
+/// Later builds place the root cube as for bodies of this box (null: their own), so that every
+/// rank given the same box builds cells of one global tree.
 template <class Real>
 void TreeForces<Real>::set_root_box(const Bounds* box) {
   root_box_set_ = box != nullptr;

@@ -47,7 +47,9 @@ struct EssentialCounts {
 /// and offsets; per receiver the counts (device, and pinned host).
 template <class Real>
 struct EssentialScratch {
-  std::vector<ReceiverBox<Real>> boxes;
+  std::size_t boxes = 0;         // receivers of the last count
+  std::vector<unsigned> first;   // receiver k's boxes: test[first[k], first[k + 1])
+  gpu::DeviceBuffer<Real> test;  // every receiver's boxes (8 Reals each)
   double theta = 0;
   gpu::DeviceBuffer<int> parent;
   gpu::DeviceBuffer<unsigned char> open;
