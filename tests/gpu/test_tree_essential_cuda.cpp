@@ -95,10 +95,13 @@ Split split_of(const std::string& kind, int dim) {
   auto grid = [&](double v, int k) {
     return long(std::floor((v - 0.5 * (sp.root.lo[k] + sp.root.hi[k]) + 0.5 * extent) / cell));
   };
+  // The cell boundary (of the interleaved cells' level) nearest to x = 0.
+  const double x_low = 0.5 * (sp.root.lo[0] + sp.root.hi[0]) - 0.5 * extent;
+  const double x_cut = x_low + std::round((0.0 - x_low) / cell) * cell;
   for (const Body& x : s) {
-    // x: at the root cube's centre, a boundary of its top cells (the decomposition's cuts are
-    // always cell boundaries); plane: a random plane, which cuts through cells of every size.
-    bool in_a = x.x < 0.5 * (sp.root.lo[0] + sp.root.hi[0]);
+    // x: at a boundary of the root cube's cells (the decomposition's cuts are always cell
+    // boundaries); plane: a random plane, which cuts through cells of every size.
+    bool in_a = x.x < x_cut;
     if (kind == "plane") in_a = nx * x.x + ny * x.y + nz * x.z < 0.1;
     if (kind == "interleaved") in_a = ((grid(x.x, 0) + grid(x.y, 1) + grid(x.z, 2)) & 1) == 0;
     (in_a ? sp.a : sp.b).push_back(x);

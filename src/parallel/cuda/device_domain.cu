@@ -258,19 +258,18 @@ void DeviceDomain::root_box(double (&lo)[3], double (&hi)[3]) const {
   for (int k = 0; k < 3; ++k) lo[k] = box_lo_[k], hi[k] = box_hi_[k];
 }
 
+double DeviceDomain::misalignment() const {
+  const tree::RootCube c = tree::root_cube_from_bounds(box_lo_, box_hi_);
+  const double moved = std::max({std::abs(c.x - cube_.cx), std::abs(c.y - cube_.cy),
+                                 std::abs(c.z - cube_.cz), std::abs(c.half - cube_.half)});
+  return cube_.half > 0 ? moved / cube_.half : 0.0;
+}
+
 void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, const double (&lo)[3],
                        const double (&hi)[3], double seconds_per_interaction, cudaStream_t stream) {
-  // The domain box: a cube of twice the bodies' largest extent about their centre, so that
-  // escaping bodies stay inside for many steps (a body outside means a new cut).
-  double extent = 0;
-  for (int k = 0; k < (dim_ == 2 ? 2 : 3); ++k) extent = std::max(extent, hi[k] - lo[k]);
-  if (!(extent > 0) || !std::isfinite(extent)) extent = 1;
-  for (int k = 0; k < 3; ++k) {
-    const double c = 0.5 * (lo[k] + hi[k]);
-    box_lo_[k] = k == 2 && dim_ == 2 ? 0 : c - extent;
-    box_hi_[k] = k == 2 && dim_ == 2 ? 0 : c + extent;
-  }
-  const tree::RootCube c = tree::root_cube_from_bounds(box_lo_, box_hi_);
+  // The keys' cube: the trees' root cube of this step (tree::root_cube_from_bounds, the
+  // GPU tree's root_cube), so the cuts fall on the cells of this step's global tree.
+  const tree::RootCube c = tree::root_cube_from_bounds(lo, hi);
   cube_ = {c.x, c.y, c.z, c.half};
   compute_keys(b, n, stream);
   // The keys and the last walk's work per body to the host, the histograms all-reduced.
@@ -319,12 +318,20 @@ void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, Work work, cuda
     ++parts;
   }
   stats_.imbalance = measured && total > 0 ? most / (total / parts) : 1.0;
+  // This step's root box: every rank's bodies' bounds (one process's tree has these cells).
   double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  const bool any = global_bounds(b, n, lo, hi, stream);
-  bool inside = have_cut_;
-  for (int k = 0; k < (dim_ == 2 ? 2 : 3) && any; ++k)
-    inside = inside && lo[k] >= box_lo_[k] && hi[k] <= box_hi_[k];
-  if (!inside || stats_.imbalance > options_.recut_imbalance) {
+  (void)global_bounds(b, n, lo, hi, stream);
+  for (int k = 0; k < 3; ++k) box_lo_[k] = lo[k], box_hi_[k] = hi[k];
+  ++since_cut_;
+  // A new cut when the grid has moved under the cuts (a cut then splits the cells along it,
+  // whose halves' monopoles are lopsided: tree_gpu_essential.cu's test measures it), or when
+  // the time is out of balance (at most every kRecutEvery evaluations: time is noisy, and a
+  // cut moves bodies and changes the essential trees, which moves the time again).
+  constexpr int kRecutEvery = 16;
+  constexpr double kMisalignment = 1e-4;
+  if (!have_cut_ || misalignment() > kMisalignment ||
+      (stats_.imbalance > options_.recut_imbalance && since_cut_ >= kRecutEvery)) {
+    since_cut_ = 0;
     const double per = measured && work.interactions > 0 ? work.seconds / work.interactions : 0;
     cut(b, n, lo, hi, per, stream);
     stats_.recut = true;

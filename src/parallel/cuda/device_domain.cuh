@@ -2,15 +2,15 @@
 // The domain decomposition of GPU ranks (issue 35, docs/distributed.md part 2): the device
 // side of parallel/domain.hpp. Every rank's float64 state stays on its GPU; before each
 // force evaluation that may reorder the bodies, update():
-//   1. the bodies' bounding box, all-gathered; the domain box is fixed between cuts: a cube
-//      twice the size of all bodies' box at the cut, so that it holds them for many steps,
-//      and it is the root cube of every rank's tree (root_box(): the cuts fall on the cells
-//      of one global tree, as GADGET's domains on its top nodes, so no cell is split
-//      between ranks);
-//   2. keys: each body's Morton key in that cube;
+//   1. every rank's bodies' bounding box, all-gathered: the root box of every rank's tree
+//      (root_box()), so all ranks build cells of one global tree, one process's tree;
+//   2. keys: each body's Morton key in the cube of the last cut (the cuts are cell
+//      boundaries of that step's tree, as GADGET's domains are unions of its top nodes: no
+//      cell is split between ranks while the grid stays);
 //   3. a new cut (domain.hpp's balance(), on the host: histograms all-reduced) at the first
-//      call, when a body has left the box, and when the last evaluation's measured force time
-//      is out of balance by more than DomainOptions::recut_imbalance. Each body's cost is its
+//      call, when the grid has moved under the cuts by 1e-4 of the root (escaping bodies
+//      widen it slowly), and when the last evaluation's measured force time is out of
+//      balance by more than DomainOptions::recut_imbalance. Each body's cost is its
 //      interactions of the last walk times its rank's seconds per interaction, so the cut
 //      balances time, not interactions (the ranks' walks differ in seconds per interaction).
 //      The only time the keys and the costs cross the bus;
@@ -60,6 +60,8 @@ class DeviceDomain {
   void update(const DeviceBodies& bodies, std::size_t& n, Work work, cudaStream_t stream);
   /// The root box of every rank's tree (physical units), the same bits on every rank.
   void root_box(double (&lo)[3], double (&hi)[3]) const;
+  /// How far this step's root cube is from the cut's (centre and half, over the cut's half).
+  [[nodiscard]] double misalignment() const;
   [[nodiscard]] const DomainStats& stats() const { return stats_; }
   [[nodiscard]] const DomainCuts& cuts() const { return cuts_; }
 
@@ -79,7 +81,8 @@ class DeviceDomain {
   DomainOptions options_;
   DomainCuts cuts_;
   KeyCube cube_;
-  double box_lo_[3] = {}, box_hi_[3] = {};  // the domain box (root_box)
+  double box_lo_[3] = {}, box_hi_[3] = {};  // this step's root box
+  int since_cut_ = 0;                       // evaluations since the last cut
   bool have_cut_ = false;
   DomainStats stats_;
   gpu::DeviceBuffer<std::uint64_t> keys_, first_;

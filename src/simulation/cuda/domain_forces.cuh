@@ -35,36 +35,45 @@
 namespace nbody::cuda_resident {
 
 /// Receiver boxes: block k takes the k-th of gridDim.x equal runs of the n bodies in tree
-/// order and writes out[8k..8k+8): the run's lower and upper corner, its smallest |a_old|
-/// (a_old in body order, through `order`; 0 without), and 1 when the run has bodies.
+/// order and writes out[kChunkValues k ...): the run's lower and upper corner, its smallest
+/// and its mean |a_old| (a_old in body order, through `order`; 0 without), and 1 when the run
+/// has bodies.
+constexpr int kChunkValues = 9;
 template <class Real>
 __global__ void chunk_boxes(const gpu::Vec4<Real>* __restrict__ sorted,
                             const unsigned* __restrict__ order, const Real* __restrict__ a_old,
                             unsigned n, int dim, double* out) {
-  __shared__ double v[7][256];
+  __shared__ double v[8][256];
   const unsigned k = blockIdx.x, t = threadIdx.x;
   const unsigned begin = unsigned(std::uint64_t(n) * k / gridDim.x);
   const unsigned end = unsigned(std::uint64_t(n) * (k + 1) / gridDim.x);
-  double m[7] = {DBL_MAX, DBL_MAX, DBL_MAX, -DBL_MAX, -DBL_MAX, -DBL_MAX, DBL_MAX};
+  double m[8] = {DBL_MAX, DBL_MAX, DBL_MAX, -DBL_MAX, -DBL_MAX, -DBL_MAX, DBL_MAX, 0.0};
   for (unsigned i = begin + t; i < end; i += blockDim.x) {
     const gpu::Vec4<Real> b = sorted[i];
     const double p[3] = {double(b.x), double(b.y), dim == 2 ? 0.0 : double(b.z)};
     for (int d = 0; d < 3; ++d) m[d] = fmin(m[d], p[d]), m[3 + d] = fmax(m[3 + d], p[d]);
-    if (a_old) m[6] = fmin(m[6], double(a_old[order[i]]));
+    if (a_old) {
+      const double a = double(a_old[order[i]]);
+      m[6] = fmin(m[6], a), m[7] += a;
+    }
   }
-  for (int d = 0; d < 7; ++d) v[d][t] = m[d];
+  for (int d = 0; d < 8; ++d) v[d][t] = m[d];
   __syncthreads();
   for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
     if (t < half) {
-      for (int d = 0; d < 7; ++d)
-        v[d][t] = d >= 3 && d < 6 ? fmax(v[d][t], v[d][t + half]) : fmin(v[d][t], v[d][t + half]);
+      for (int d = 0; d < 8; ++d) {
+        const double a = v[d][t], b = v[d][t + half];
+        v[d][t] = d == 7 ? a + b : d >= 3 && d < 6 ? fmax(a, b) : fmin(a, b);
+      }
     }
     __syncthreads();
   }
   if (t == 0) {
-    for (int d = 0; d < 6; ++d) out[8 * k + d] = end > begin ? v[d][0] : 0.0;
-    out[8 * k + 6] = end > begin && a_old ? v[6][0] : 0.0;
-    out[8 * k + 7] = end > begin ? 1.0 : 0.0;
+    double* o = out + kChunkValues * k;
+    for (int d = 0; d < 6; ++d) o[d] = end > begin ? v[d][0] : 0.0;
+    o[6] = end > begin && a_old ? v[6][0] : 0.0;
+    o[7] = end > begin && a_old ? v[7][0] / double(end - begin) : 0.0;
+    o[8] = end > begin ? 1.0 : 0.0;
   }
 }
 
@@ -181,9 +190,10 @@ class DomainForces {
     // the whole domain (near a system's centre |a| -> 0: the relative criterion would open
     // nearly everything) and its box spans the domain's outliers.
     constexpr unsigned kChunks = 64;
-    chunks_.reserve(8 * kChunks, "receiver boxes");
-    chunks_host_.reserve(8 * kChunks);
-    std::fill_n(chunks_host_.data(), 8 * kChunks, 0.0);
+    constexpr unsigned kValues = kChunkValues * kChunks;
+    chunks_.reserve(kValues, "receiver boxes");
+    chunks_host_.reserve(kValues);
+    std::fill_n(chunks_host_.data(), kValues, 0.0);
     if (n_ > 0) {
       tree_->set_root_box(root);
       tree_->build_only(n_, stream);
@@ -191,11 +201,10 @@ class DomainForces {
                                                      unsigned(n_), options_.dim, chunks_.data());
       NBODY_CUDA_CHECK_LAUNCH("chunk_boxes");
       NBODY_CUDA_CHECK(cudaMemcpyAsync(chunks_host_.data(), chunks_.data(),
-                                       8 * kChunks * sizeof(double), cudaMemcpyDeviceToHost,
-                                       stream));
+                                       kValues * sizeof(double), cudaMemcpyDeviceToHost, stream));
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
-    ForceReducer::Bytes out(8 * kChunks * sizeof(double));
+    ForceReducer::Bytes out(kValues * sizeof(double));
     std::memcpy(out.data(), chunks_host_.data(), out.size());
     const auto boxes = comm_->all_gather(out);
     std::vector<std::vector<ReceiverBox<Real>>> receivers;
@@ -206,13 +215,17 @@ class DomainForces {
       if (p == me || n_ == 0) continue;
       std::vector<ReceiverBox<Real>> mine;
       for (unsigned k = 0; k < kChunks; ++k) {
-        double r[8];
-        std::memcpy(r, boxes[std::size_t(p)].data() + 8 * k * sizeof(double), sizeof r);
-        if (r[7] == 0) continue;  // an empty run
+        double r[kChunkValues];
+        std::memcpy(r, boxes[std::size_t(p)].data() + kChunkValues * k * sizeof(double), sizeof r);
+        if (r[8] == 0) continue;  // an empty run
         ReceiverBox<Real> box{Real(0.5 * (r[0] + r[3])), Real(0.5 * (r[1] + r[4])),
                               Real(0.5 * (r[2] + r[5])), Real(0.5 * (r[3] - r[0])),
                               Real(0.5 * (r[4] - r[1])), Real(0.5 * (r[5] - r[2]))};
-        box.alpha_a = a_old ? Real(options_.alpha * r[6]) : Real(0);
+        // The relative criterion: the run's smallest |a_old|, but not below a tenth of its
+        // mean. A body nearer |a| = 0 (a system's centre) gets the remote cells this floor
+        // allows (the walk uses a pruned cell's moments when it would open it), instead of
+        // every rank shipping nearly its whole tree for that one body.
+        box.alpha_a = a_old ? Real(options_.alpha * std::max(r[6], 0.1 * r[7])) : Real(0);
         mine.push_back(box);
       }
       if (mine.empty()) continue;

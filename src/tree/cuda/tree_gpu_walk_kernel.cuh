@@ -250,6 +250,11 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
           if (lk.first_child >= 0) {
             children = lk.child_count;
             first = lk.first_child;
+          } else if (Foreign && lk.end == lk.begin) {
+            // A pruned cell of an essential tree that this group would open: the sender
+            // judged its moments good enough for the receiver (tree_gpu_essential.cu), so
+            // they are used, not dropped.
+            accept = true;
           } else if (lk.end - lk.begin <= kLeafSize) {
             leaf_bodies = int(lk.end - lk.begin);
             first = int(lk.begin);
