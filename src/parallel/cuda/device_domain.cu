@@ -180,6 +180,12 @@ __global__ void census_kernel(const std::uint64_t* id, unsigned n, unsigned long
 }
 #endif
 
+/// Room for n items and a little more: counts change by a few each step, and a reserve()
+/// that grows reallocates (a device synchronisation and a large cudaMalloc every step).
+std::size_t roomy(std::size_t n) {
+  return n + n / 16 + 1024;
+}
+
 unsigned blocks(std::size_t n) {
   return unsigned(std::max<std::size_t>((n + 255) / 256, 1));
 }
@@ -208,7 +214,7 @@ void DeviceDomain::scratch(std::size_t bytes) {
 }
 
 void DeviceDomain::compute_keys(const DeviceBodies& b, std::size_t n, cudaStream_t stream) {
-  keys_.reserve(std::max<std::size_t>(n, 1), "domain keys");
+  if (n > keys_.capacity()) keys_.reserve(roomy(n), "domain keys");
   if (n == 0) return;
   key_kernel<<<blocks(n), 256, 0, stream>>>(b.doubles[0]->data(), b.doubles[1]->data(),
                                             b.doubles[2]->data(), unsigned(n), dim_, cube_.cx,
@@ -329,9 +335,13 @@ void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, Work work, cuda
   // cut moves bodies and changes the essential trees, which moves the time again).
   constexpr int kRecutEvery = 16;
   constexpr double kMisalignment = 1e-4;
+  // The first cuts weigh bodies by count, then by measured time: the first few re-cuts
+  // are not held back.
+  const bool settled = cuts_made_ >= 3;
   if (!have_cut_ || misalignment() > kMisalignment ||
-      (stats_.imbalance > options_.recut_imbalance && since_cut_ >= kRecutEvery)) {
+      (stats_.imbalance > options_.recut_imbalance && (!settled || since_cut_ >= kRecutEvery))) {
     since_cut_ = 0;
+    ++cuts_made_;
     const double per = measured && work.interactions > 0 ? work.seconds / work.interactions : 0;
     cut(b, n, lo, hi, per, stream);
     stats_.recut = true;
@@ -368,9 +378,11 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
   const Census before = census(n);
 #endif
   const std::size_t cap = std::max<std::size_t>(n, 1);
-  dest_.reserve(cap, "domain owners");
-  flags_.reserve(cap, "domain leavers");
-  leaving_.reserve(cap, "domain leavers");
+  if (cap > dest_.capacity()) {
+    dest_.reserve(roomy(cap), "domain owners");
+    flags_.reserve(roomy(cap), "domain leavers");
+    leaving_.reserve(roomy(cap), "domain leavers");
+  }
   NBODY_CUDA_CHECK(cudaMemsetAsync(counts_.data(), 0, (parts + 2) * sizeof(unsigned), stream));
   if (n > 0) {
     dest_kernel<<<blocks(n), 256, 0, stream>>>(keys_.data(), unsigned(n), first_.data(), parts, me,
@@ -410,11 +422,15 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
   }
   // Leavers grouped by destination (stable: each group in body order), packed.
   const std::size_t record = kRecord * sizeof(double);
-  send_.reserve(std::max<std::size_t>(leaving, 1) * kRecord, "migrating bodies");
-  recv_.reserve(std::max<std::size_t>(arriving, 1) * kRecord, "arriving bodies");
+  if (std::size_t(leaving) * kRecord > send_.capacity())
+    send_.reserve(roomy(leaving) * kRecord, "migrating bodies");
+  if (arriving * kRecord > recv_.capacity())
+    recv_.reserve(roomy(arriving) * kRecord, "arriving bodies");
   if (leaving > 0) {
-    dest_sorted_.reserve(2 * std::size_t(leaving), "leavers' owners");
-    sorted_leaving_.reserve(leaving, "leavers by owner");
+    if (2 * std::size_t(leaving) > dest_sorted_.capacity()) {
+      dest_sorted_.reserve(2 * roomy(leaving), "leavers' owners");
+      sorted_leaving_.reserve(roomy(leaving), "leavers by owner");
+    }
     unsigned* dest_of = dest_sorted_.data();
     unsigned* dest_out = dest_sorted_.data() + leaving;
     gather_dest<<<blocks(leaving), 256, 0, stream>>>(leaving_.data(), dest_.data(), leaving,
@@ -463,7 +479,7 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
   }
   if (arriving < leaving) {  // holes left: filled from the end of the old range
     const std::size_t tail = n - n_new;
-    tail_.reserve(tail, "domain tail");
+    if (tail > tail_.capacity()) tail_.reserve(roomy(tail), "domain tail");
     std::size_t bytes = 0;
     const thrust::counting_iterator<unsigned> index{unsigned(n_new)};
     NBODY_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, index, tail_.data(),

@@ -83,6 +83,7 @@ class DeviceDomain {
   KeyCube cube_;
   double box_lo_[3] = {}, box_hi_[3] = {};  // this step's root box
   int since_cut_ = 0;                       // evaluations since the last cut
+  int cuts_made_ = 0;                       // cuts so far
   bool have_cut_ = false;
   DomainStats stats_;
   gpu::DeviceBuffer<std::uint64_t> keys_, first_;

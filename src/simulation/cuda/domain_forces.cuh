@@ -113,7 +113,9 @@ class DomainForces {
   PackTarget prepare(std::size_t n) {
     n_ = n;
     if (tree_) {
-      tree_->reserve(std::max<std::size_t>(n, 1));
+      // With room to spare: migration changes n a little every step, and the tree's reserve()
+      // reallocates every buffer when it grows.
+      if (n > reserved_) tree_->reserve(reserved_ = n + n / 16 + 1024);
       return {tree_->bodies(), n};
     }
     // The direct sum: equal blocks of the largest rank's count (NCCL's all-gather).
@@ -221,11 +223,11 @@ class DomainForces {
         ReceiverBox<Real> box{Real(0.5 * (r[0] + r[3])), Real(0.5 * (r[1] + r[4])),
                               Real(0.5 * (r[2] + r[5])), Real(0.5 * (r[3] - r[0])),
                               Real(0.5 * (r[4] - r[1])), Real(0.5 * (r[5] - r[2]))};
-        // The relative criterion: the run's smallest |a_old|, but not below a tenth of its
+        // The relative criterion: the run's smallest |a_old|, but not below a quarter of its
         // mean. A body nearer |a| = 0 (a system's centre) gets the remote cells this floor
         // allows (the walk uses a pruned cell's moments when it would open it), instead of
         // every rank shipping nearly its whole tree for that one body.
-        box.alpha_a = a_old ? Real(options_.alpha * std::max(r[6], 0.1 * r[7])) : Real(0);
+        box.alpha_a = a_old ? Real(options_.alpha * std::max(r[6], 0.25 * r[7])) : Real(0);
         mine.push_back(box);
       }
       if (mine.empty()) continue;
@@ -265,8 +267,10 @@ class DomainForces {
       send_total += (send_bytes[q] + 255) / 256 * 256;
       recv_total += (recv_bytes[q] + 255) / 256 * 256;
     }
-    send_.reserve(std::max<std::size_t>(send_total, 256), "essential trees sent");
-    recv_.reserve(std::max<std::size_t>(recv_total, 256), "essential trees received");
+    if (send_total > send_.capacity())
+      send_.reserve(send_total + send_total / 8, "essential trees sent");
+    if (recv_total > recv_.capacity())
+      recv_.reserve(recv_total + recv_total / 8, "essential trees received");
     for (int p = 0; p < parts; ++p) {
       const auto q = std::size_t(p);
       send[q] = send_.data() + send_at[q];
@@ -298,7 +302,7 @@ class DomainForces {
   std::shared_ptr<ForceReducer> comm_;
   GravityOptions options_;
   bool sharing_ = false;
-  std::size_t n_ = 0, block_ = 0;
+  std::size_t n_ = 0, block_ = 0, reserved_ = 0;
   std::uint64_t bytes_sent_ = 0;
   cudaStream_t comm_stream_ = nullptr;
   cudaEvent_t written_ = nullptr, received_ = nullptr;
