@@ -5,8 +5,8 @@
 // - ids: every body is on exactly one rank (all_particles() gathers N distinct ids);
 // - the tree (local trees and locally essential trees, cuda/domain_forces.cuh): every
 //   criterion, quadrupoles, 2D: as accurate as one process's tree against the direct sum
-//   (median and 99th percentile within 1.5x), and its median difference from one process's tree within
-//   a quarter of the tree's median error (the figure, 10 %, is measured by
+//   (median and 99th percentile within 1.5x), and its median difference from one process's tree
+//   within a quarter of the tree's median error (the figure, 10 %, is measured by
 //   scripts/device_domain_check.sh at 2 GPUs);
 // - the direct sum (bodies gathered, each-pair-once tasks dealt): one process's forces to
 //   float rounding.
