@@ -50,6 +50,12 @@ class DeviceBuffer {
   }
   [[nodiscard]] T* data() const { return data_; }
   [[nodiscard]] std::size_t capacity() const { return capacity_; }
+  /// Gives the memory back (after a one-off peak; the next reserve() allocates again).
+  void release() {
+    cudaFree(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+  }
 
  private:
   T* data_ = nullptr;

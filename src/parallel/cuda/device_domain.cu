@@ -466,7 +466,7 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
   // Room for the arrivals (the old contents kept), then arrivals into the holes.
   const std::size_t n_new = n - leaving + arriving;
   if (n_new > b.id->capacity()) {
-    const std::size_t grown = n_new + n_new / 4 + 1024;
+    const std::size_t grown = roomy(n_new);
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (auto* d : b.doubles) d->grow_keeping(grown, n, "state (arrivals)");
     b.id->grow_keeping(grown, n, "state (arrivals)");
@@ -495,6 +495,16 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
     NBODY_CUDA_CHECK_LAUNCH("fill_kernel");
   }
   n = n_new;
+  // The first migration of a run moves about half of every rank's bodies (the start is
+  // shared out by index, not by place); later ones a few. Its buffers are given back rather
+  // than held for the rest of the run (measured: 4 GB a rank at 32M bodies).
+  const std::size_t now = std::max<std::size_t>(leaving, arriving);
+  const std::size_t held = std::max(send_.capacity(), recv_.capacity());
+  if (held > std::size_t(64) << 20 && held > 4 * roomy(now) * kRecord) {
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (auto* buffer : {&send_, &recv_}) buffer->release();
+    for (auto* buffer : {&dest_sorted_, &sorted_leaving_, &tail_}) buffer->release();
+  }
   stats_.migration.sent = leaving;
   stats_.migration.received = arriving;
   stats_.migration.bytes_sent = std::size_t(leaving) * record;
