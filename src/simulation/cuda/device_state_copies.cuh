@@ -1,7 +1,8 @@
 #pragma once
 // The device stepper's copies between the host's ParticleSystem and the resident state
 // (device_stepper.cu, whose friend this is): upload() once at the start, download() for
-// output, download_positions() for drawing.
+// output, download_positions() for drawing; and migrate(), the bodies' moves between the
+// ranks of a decomposed run (parallel/cuda/device_domain.cuh).
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "gravity/unit_scaling.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/particles.hpp"
+#include "parallel/cuda/device_domain.cuh"
 #include "simulation/cuda/integration_kernels.cuh"
 
 namespace nbody::cuda_resident {
@@ -124,6 +126,28 @@ struct StateCopies {
                                      3 * s.n_ * sizeof(float), cudaMemcpyDeviceToHost, s.stream_));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream_));
     std::memcpy(xyz.data(), s.positions_host_.data(), 3 * s.n_ * sizeof(float));
+  }
+
+  /// A decomposed run: every body to the rank that owns it (the state's arrays may grow, the
+  /// bodies change in number and order), the trees' root box, the stats.
+  template <class S>
+  static void migrate(S& s) {
+    parallel::DeviceBodies b;
+    b.doubles = {&s.x_, &s.y_, &s.z_, &s.vx_, &s.vy_, &s.vz_, &s.ax_, &s.ay_, &s.az_, &s.m_, &s.r_};
+    b.id = &s.id_;
+    b.work = &s.work_;
+    s.domain_->update(b, s.n_, s.last_work_, s.stream_);
+    s.domain_->root_box(s.root_.lo, s.root_.hi);
+    const double scale = std::ldexp(1.0, -s.position_exponent_);  // exact: the tree's units
+    for (int k = 0; k < 3; ++k) s.root_.lo[k] *= scale, s.root_.hi[k] *= scale;
+    s.phi_.reserve(s.id_.capacity(), "state");
+    if (s.accelerations_valid_) s.evaluated_ = s.n_;  // a moved with its bodies
+    const parallel::DomainStats& d = s.domain_->stats();
+    DecompositionStats& sum = s.times_.decomposition;
+    sum.recuts += d.recut ? 1 : 0;
+    sum.migrated += d.migration.received;
+    sum.bytes_sent += d.migration.bytes_sent;
+    sum.imbalance = d.imbalance;
   }
 };
 

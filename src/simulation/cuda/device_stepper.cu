@@ -57,11 +57,6 @@ namespace {
 using gpu::DeviceBuffer;
 using gpu::PinnedBuffer;
 
-/// The GPU ranks re-cut on measured force time (device_domain.cuh) from 5 % out of balance:
-/// measured on 2 H200s, the cuts by count and then by time left 7-9 %, a tenth of a step
-/// waited at the next collective.
-inline const parallel::DomainOptions kGpuDomainOptions{.recut_imbalance = 1.05};
-
 template <class Real>
 class DeviceStepper final : public Stepper {
  public:
@@ -273,24 +268,7 @@ class DeviceStepper final : public Stepper {
   /// The forces of the bodies this rank owns (domain_forces.cuh), after the migration when
   /// `migrate` (device_domain.cuh: the bodies may change, in number and order).
   void evaluate_owned(bool potential, bool migrate) {
-    if (migrate && domain_) {
-      parallel::DeviceBodies b;
-      b.doubles = {&x_, &y_, &z_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_, &m_, &r_};
-      b.id = &id_;
-      b.work = &work_;
-      domain_->update(b, n_, last_work_, stream_);
-      domain_->root_box(root_.lo, root_.hi);
-      const double scale = std::ldexp(1.0, -position_exponent_);  // exact: the tree's units
-      for (int k = 0; k < 3; ++k) root_.lo[k] *= scale, root_.hi[k] *= scale;
-      phi_.reserve(id_.capacity(), "state");
-      if (accelerations_valid_) evaluated_ = n_;  // a moved with its bodies
-      const parallel::DomainStats& d = domain_->stats();
-      DecompositionStats& sum = times_.decomposition;
-      sum.recuts += d.recut ? 1 : 0;
-      sum.migrated += d.migration.received;
-      sum.bytes_sent += d.migration.bytes_sent;
-      sum.imbalance = d.imbalance;
-    }
+    if (migrate && domain_) StateCopies::migrate(*this);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
     const auto target = domain_forces_->prepare(n_);
     launch_pack_bodies<Real>(state(), std::ldexp(1.0, -position_exponent_),
