@@ -15,6 +15,7 @@
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
+#include "core/morton.hpp"
 #include "nbody/error.hpp"
 #include "parallel/cuda/device_domain.cuh"
 #include "tree/tree.hpp"
@@ -62,24 +63,6 @@ struct MergeBox {
   }
 };
 
-__device__ inline std::uint64_t spread3(std::uint64_t v) {  // 21 bits -> every third bit
-  v &= 0x1fffffULL;
-  v = (v | v << 32) & 0x1f00000000ffffULL;
-  v = (v | v << 16) & 0x1f0000ff0000ffULL;
-  v = (v | v << 8) & 0x100f00f00f00f00fULL;
-  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-  v = (v | v << 2) & 0x1249249249249249ULL;
-  return v;
-}
-__device__ inline std::uint64_t spread2(std::uint64_t v) {  // 31 bits -> every second bit
-  v &= 0x7fffffffULL;
-  v = (v | v << 16) & 0x0000ffff0000ffffULL;
-  v = (v | v << 8) & 0x00ff00ff00ff00ffULL;
-  v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fULL;
-  v = (v | v << 2) & 0x3333333333333333ULL;
-  v = (v | v << 1) & 0x5555555555555555ULL;
-  return v;
-}
 /// The grid cell of coordinate v along one axis (clamped: bodies outside the cube, and
 /// non-finite ones, still get a cell).
 __device__ inline std::uint64_t grid(double v, double lo, double scale, std::uint64_t cells) {
@@ -97,11 +80,10 @@ __global__ void key_kernel(const double* x, const double* y, const double* z, un
   const double scale = double(cells) / (2 * half);
   const std::uint64_t ix = grid(x[i], cx - half, scale, cells);
   const std::uint64_t iy = grid(y[i], cy - half, scale, cells);
-  if (dim == 2) {
-    keys[i] = spread2(ix) << 1 | spread2(iy);
-  } else {
-    keys[i] = spread3(ix) << 2 | spread3(iy) << 1 | spread3(grid(z[i], cz - half, scale, cells));
-  }
+  // x the most significant bit of each digit, then y, then z (core/morton.hpp's spreading).
+  const std::uint64_t iz = dim == 2 ? 0 : grid(z[i], cz - half, scale, cells);
+  keys[i] = dim == 2 ? spread(ix, 2) << 1 | spread(iy, 2)
+                     : spread(ix, 3) << 2 | spread(iy, 3) << 1 | spread(iz, 3);
 }
 
 /// Each body's owner (the last piece whose first key is <= its key), leavers flagged and
