@@ -102,6 +102,9 @@ struct GravityOptions {
   int block_size = 0;          // GPU: threads per block; 0 = the kernel's default
   bool deterministic = false;  // GPU: bit-identical results run after run (no kernel whose
                                // floating-point atomics make the sum order vary)
+  // Several ranks that own their bodies (docs/distributed.md): a rank owns at most this many
+  // (the domain cuts' memory cap); 0: no cap.
+  std::size_t max_bodies_per_rank = 0;
 };
 
 /// The checks that need no solver: G finite, softening finite and >= 0,

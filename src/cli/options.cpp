@@ -191,6 +191,11 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
   app->add_option("--threads", g.threads, "CPU threads for forces (0 = all available)")
       ->check(field_check(&GravityOptions::threads))
       ->capture_default_str();
+  app->add_option("--max-bodies-per-rank", g.max_bodies_per_rank,
+                  "Under mpirun, where every rank owns its bodies: the most bodies a rank may "
+                  "own (its memory cap; the cuts respect it, and a run whose N does not fit P "
+                  "ranks of this many stops at the start). 0: no cap")
+      ->capture_default_str();
 }
 
 void add_energy_option(CLI::App* app, EnergyMethod& energy) {

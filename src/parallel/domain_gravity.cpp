@@ -139,6 +139,8 @@ std::unique_ptr<DomainGravity> make_domain_gravity(const GravityOptions& options
   if (options.algorithm == GravityAlgorithm::Direct && options.kernel != ForceKernel::Fast)
     throw input_error("--kernel", "the domain decomposition's direct sum is the fast kernel's",
                       to_string(options.kernel));
+  if (domain.balance.max_bodies_per_rank == 0)
+    domain.balance.max_bodies_per_rank = options.max_bodies_per_rank;
   if (!(domain.recut_imbalance >= 1.0))
     throw Error(fmt::format("domain decomposition: a re-cut threshold of {} (must be >= 1)",
                             domain.recut_imbalance));

@@ -100,8 +100,17 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
   // Every process holds the whole start: in a decomposed run each keeps its share, and the
   // first force evaluation sends every body to its owner.
   total_bodies_ = particles_->size();
-  if (decomposed())
+  if (decomposed()) {
+    // The memory cap per rank, checked where it is given rather than at the first cut.
+    const std::size_t cap = options_.gravity.max_bodies_per_rank;
+    const auto parts = std::size_t(reducer_->parts());
+    if (cap > 0 && cap * parts < total_bodies_)
+      throw input_error("--max-bodies-per-rank",
+                        fmt::format("{} bodies do not fit {} ranks of at most that many each",
+                                    total_bodies_, parts),
+                        cap);
     *particles_ = parallel::keep_share(*particles_, reducer_->part(), reducer_->parts());
+  }
   stepper_->upload(*particles_);  // the one copy in
   energy_method_ = run_energy_method(options_, total_bodies_);
 }

@@ -40,6 +40,7 @@ class TestBadNumbers(BadOptionsTestCase):
         for option in ("--snapshot-every", "--stats-every", "--checkpoint-every"):
             self.refused(self.run_args(option, "-1"), option, "-1")
         self.refused(["accuracy", "-i", self.bodies, "--sample", "-1"], "--sample", "-1")
+        self.refused(self.run_args("--max-bodies-per-rank", "-1"), "--max-bodies-per-rank", "-1")
 
     def test_bad_fractional_and_huge_counts_are_refused(self):
         self.refused(["run", "-i", self.bodies, "--steps", "1.5"], "--steps", "1.5",

@@ -122,6 +122,15 @@ class TestRanksEqualOneProcess(CliTestCase):
     def test_tree_with_quadrupoles(self):
         self.assert_close_to_one_process(["--gravity", "tree", "--theta", 0.6, "--quadrupole", "--mac", "bmax"])
 
+    def test_memory_cap_per_rank(self):
+        # A cap that binds at 2 ranks (1500 bodies, at most 760 each): the cuts respect it and
+        # the forces stay the tree's; a cap that N cannot fit is refused at the start.
+        self.assert_close_to_one_process(["--gravity", "tree", "--max-bodies-per-rank", 760], steps=10)
+        proc = mpirun(2, "run", *BASE, "--max-bodies-per-rank", 700, check=False)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("--max-bodies-per-rank: 1500 bodies do not fit 2 ranks of at most that many each "
+                      "(got 700)", proc.stderr)
+
     def test_merging_collisions(self):
         self.assert_same_as_one_process(["--radius", 0.02, "--collisions", "merge"])
 

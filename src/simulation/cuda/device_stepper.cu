@@ -80,7 +80,7 @@ class DeviceStepper final : public Stepper {
       domain_forces_ = std::make_unique<DomainForces<Real>>(*forces_, reducer_, options.gravity);
       if (domain_forces_->is_tree())
         domain_ = std::make_unique<parallel::DeviceDomain>(reducer_, options.gravity.dim,
-                                                           kGpuDomainOptions);
+                                                           gpu_domain_options(options.gravity));
     }
     sharing_ = !domain_forces_ && reducer_ && reducer_->parts() > 1 &&
                forces_->set_share(reducer_->part(), reducer_->parts());
