@@ -61,8 +61,8 @@ const std::set<std::string> kModelOnly = {
 /// Options of this invocation only, never taken from a checkpoint: how it talks and how
 /// many threads (and bodies per rank) this machine gives it.
 const std::set<std::string> kInvocation = {
-    "help",    "help-all", "config",  "restart",  "override",           "quiet",
-    "json",    "timings",  "threads", "progress", "max-bodies-per-rank"};
+    "help", "help-all", "config",  "restart",  "override",           "quiet",
+    "json", "timings",  "threads", "progress", "max-bodies-per-rank"};
 
 /// The key of a used-parameters value line: `key = value` or `# key: not set / not used`.
 std::string key_of(const std::string& line) {
