@@ -273,7 +273,8 @@ void check_decomposed(const Split& sp, const Case& c, const std::string& what, b
   // Cells split between A and B (the plane) give each part's monopole its own lopsided
   // distribution: measured 3-9x the one tree's median error without quadrupoles, which is why
   // the domain decomposition cuts on cell boundaries only. Relative with quadrupoles: about
-  // 3x the one tree's (very small) error on every split (measured; not understood yet).
+  // 3x the one tree's (very small) error on every split: the coarse cells above a split are
+  // split too, and relative accepts each part on its own mass (docs/distributed.md).
   const bool asserted = aligned && !(c.relative() && c.quad);
   if (!asserted) return;
   EXPECT_LE(md, 1.3 * m1) << what;
