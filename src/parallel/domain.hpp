@@ -26,6 +26,11 @@ struct KeyCube {
   double cx = 0, cy = 0, cz = 0, half = 1;
 };
 
+/// Collective: the union of every rank's box [lo, hi] (a rank with `has` false adds nothing),
+/// into lo/hi on every rank; false when no rank has one. Min and max are exact, so the
+/// union's extremes are those of all bodies. One all-gather of 56 bytes per rank.
+bool union_of_boxes(ForceReducer& comm, bool has, double (&lo)[3], double (&hi)[3]);
+
 /// The cube around every rank's bodies, identical on every rank and bit for bit the cube
 /// tree::bounding_cube computes for the union of all ranks' bodies (min and max are exact,
 /// so the union's extremes are the extremes of the ranks' extremes, and the cube is then

@@ -50,18 +50,15 @@ std::uint64_t cell_width(int dim, int level) {
   return std::uint64_t(1) << (dim * (key_levels(dim) - level));
 }
 
-KeyCube global_cube(const ParticleSystem& local, int dim, ForceReducer& comm, int threads) {
-  // lo x y z, hi x y z, then 1 when this rank has bodies.
-  double lo[3], hi[3];
-  tree::body_bounds(local, dim, threads, lo, hi);
-  const double box[7] = {lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], local.empty() ? 0.0 : 1.0};
+bool union_of_boxes(ForceReducer& comm, bool has, double (&lo)[3], double (&hi)[3]) {
+  // lo x y z, hi x y z, then 1 when this rank has a box.
+  const double box[7] = {lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], has ? 1.0 : 0.0};
   ForceReducer::Bytes mine(sizeof box);
   std::memcpy(mine.data(), box, sizeof box);
-  // The union's extremes (min and max are exact, so they are those of all bodies), then the
-  // tree's own cube of them: the formula lives in one place.
   bool any = false;
   for (const auto& bytes : comm.all_gather(mine)) {
-    if (bytes.size() != sizeof box) throw Error("global_cube: a rank sent a malformed box");
+    if (bytes.size() != sizeof box)
+      throw Error("domain decomposition: a rank sent a malformed box");
     double b[7];
     std::memcpy(b, bytes.data(), sizeof b);
     if (b[6] == 0) continue;
@@ -71,7 +68,14 @@ KeyCube global_cube(const ParticleSystem& local, int dim, ForceReducer& comm, in
     }
     any = true;
   }
-  if (!any) return {};
+  return any;
+}
+
+KeyCube global_cube(const ParticleSystem& local, int dim, ForceReducer& comm, int threads) {
+  double lo[3], hi[3];
+  tree::body_bounds(local, dim, threads, lo, hi);
+  // The union's extremes, then the tree's own cube of them: the formula lives in one place.
+  if (!union_of_boxes(comm, !local.empty(), lo, hi)) return {};
   const tree::RootCube cube = tree::root_cube_from_bounds(lo, hi);
   return {cube.x, cube.y, cube.z, cube.half};
 }

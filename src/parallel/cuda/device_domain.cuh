@@ -63,7 +63,6 @@ class DeviceDomain {
   /// How far this step's root cube is from the cut's (centre and half, over the cut's half).
   [[nodiscard]] double misalignment() const;
   [[nodiscard]] const DomainStats& stats() const { return stats_; }
-  [[nodiscard]] const DomainCuts& cuts() const { return cuts_; }
 
  private:
   /// Every rank's bodies' bounds into lo/hi; false when no rank has a body.

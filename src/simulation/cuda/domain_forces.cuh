@@ -94,8 +94,7 @@ class DomainForces {
  public:
   DomainForces(cuda_gravity::DeviceForces<Real>& forces, std::shared_ptr<ForceReducer> comm,
                const GravityOptions& o)
-      : forces_(forces),
-        tree_(dynamic_cast<cuda_tree::TreeForces<Real>*>(&forces)),
+      : tree_(dynamic_cast<cuda_tree::TreeForces<Real>*>(&forces)),
         direct_(dynamic_cast<cuda_direct::DirectForces<Real>*>(&forces)),
         comm_(std::move(comm)),
         options_(o) {
@@ -159,7 +158,7 @@ class DomainForces {
   }
   /// This rank's interactions of the last launch (after the stream's synchronisation).
   [[nodiscard]] double work() const {
-    return tree_ ? forces_.interactions_per_body() * double(n_)
+    return tree_ ? tree_->interactions_per_body() * double(n_)
                  : double(n_) * double(block_ * std::size_t(comm_->parts()));
   }
   [[nodiscard]] std::uint64_t bytes_sent() const { return bytes_sent_; }
@@ -308,7 +307,6 @@ class DomainForces {
     }
   }
 
-  cuda_gravity::DeviceForces<Real>& forces_;
   cuda_tree::TreeForces<Real>* tree_;
   cuda_direct::DirectForces<Real>* direct_;
   std::shared_ptr<ForceReducer> comm_;

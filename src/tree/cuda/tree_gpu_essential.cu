@@ -224,6 +224,7 @@ void TreeForces<Real>::essential_flags(std::size_t k, cudaStream_t s, bool count
       link_.data(), ess_.parent.data(), ess_.open.data(), cells, ess_.flags.data(),
       ess_.bodies.data(), count ? ess_.counts.data() + 2 * k : nullptr);
   NBODY_CUDA_CHECK_LAUNCH("essential include_cells");
+  ess_.flags_for = k;
 }
 
 template <class Real>
@@ -239,6 +240,7 @@ std::vector<EssentialCounts> TreeForces<Real>::count_essential(
     const std::vector<std::vector<ReceiverBox<Real>>>& boxes, const WalkParams& p, cudaStream_t s) {
   std::vector<EssentialCounts> counts(boxes.size());
   ess_.boxes = boxes.size();
+  ess_.flags_for = ~std::size_t(0);
   ess_.theta = p.theta;
   const unsigned cells = n_ == 0 ? 0u : cells_;
   if (cells == 0 || boxes.empty()) return counts;
@@ -288,7 +290,9 @@ void TreeForces<Real>::write_essential(std::size_t k, void* packed, cudaStream_t
   }
   const unsigned cells = n_ == 0 ? 0u : cells_;
   if (cells == 0) return;
-  essential_flags(k, s, false);  // again (cheap): one set of per-cell arrays for all receivers
+  // One set of per-cell arrays serves all receivers: the flags again unless the count left
+  // this receiver's (the last one counted: with 2 ranks, the only one).
+  if (ess_.flags_for != k) essential_flags(k, s, false);
   std::size_t bytes = 0;
   const auto items = static_cast<long long>(cells);
   NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, ess_.flags.data(),

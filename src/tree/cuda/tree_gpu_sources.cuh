@@ -51,6 +51,7 @@ struct EssentialScratch {
   std::vector<unsigned> first;   // receiver k's boxes: test[first[k], first[k + 1])
   gpu::DeviceBuffer<Real> test;  // every receiver's boxes (8 Reals each)
   double theta = 0;
+  std::size_t flags_for = ~std::size_t(0);  // the receiver whose flags open/flags/bodies hold
   gpu::DeviceBuffer<int> parent;
   gpu::DeviceBuffer<unsigned char> open;
   gpu::DeviceBuffer<unsigned> flags, index, bodies, offset, counts;

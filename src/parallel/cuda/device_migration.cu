@@ -1,0 +1,268 @@
+// DeviceDomain::migrate (device_domain.cuh): every body to the rank that owns its key. The
+// leavers are compacted and sorted by destination, packed into records and sent by NCCL;
+// arrivals fill the leavers' holes and bodies from the end fill the rest.
+#include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/launch.cuh"
+#include "nbody/error.hpp"
+#include "parallel/cuda/device_domain.cuh"
+#include "parallel/cuda/device_domain_detail.cuh"
+
+namespace nbody::parallel {
+
+namespace {
+
+using domain_detail::blocks;
+using domain_detail::Fields;
+using domain_detail::kRecord;
+using domain_detail::roomy;
+
+/// Each body's owner (the last piece whose first key is <= its key), leavers flagged and
+/// counted per destination.
+__global__ void dest_kernel(const std::uint64_t* keys, unsigned n, const std::uint64_t* first,
+                            unsigned parts, unsigned me, unsigned* dest, unsigned char* flags,
+                            unsigned* counts) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const std::uint64_t k = keys[i];
+  unsigned lo = 0, hi = parts;  // first[lo] <= k < first[hi]
+  while (hi - lo > 1) {
+    const unsigned mid = (lo + hi) / 2;
+    if (first[mid] <= k) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  dest[i] = lo;
+  flags[i] = lo != me;
+  if (lo != me) atomicAdd(&counts[lo], 1u);
+}
+
+__global__ void gather_dest(const unsigned* leaving, const unsigned* dest, unsigned count,
+                            unsigned* out) {
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < count) out[k] = dest[leaving[k]];
+}
+
+__global__ void pack_kernel(Fields f, const unsigned* order, unsigned count, double* send) {
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const unsigned i = order[k];
+  double* r = send + std::size_t(k) * kRecord;
+  for (int c = 0; c < kMigratedDoubles; ++c) r[c] = f.d[c][i];
+  r[kMigratedDoubles] = __longlong_as_double((long long)f.id[i]);
+  r[kMigratedDoubles + 1] = f.work ? double(f.work[i]) : 0.0;
+}
+
+/// Arrival k into the k-th hole while holes last, then after the last body.
+__global__ void unpack_kernel(Fields f, const double* recv, unsigned count, const unsigned* holes,
+                              unsigned n_holes, unsigned n_old) {
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const unsigned i = k < n_holes ? holes[k] : n_old + (k - n_holes);
+  const double* r = recv + std::size_t(k) * kRecord;
+  for (int c = 0; c < kMigratedDoubles; ++c) f.d[c][i] = r[c];
+  f.id[i] = std::uint64_t(__double_as_longlong(r[kMigratedDoubles]));
+  if (f.work) f.work[i] = float(r[kMigratedDoubles + 1]);
+}
+
+/// The holes left over (holes[first_hole + k]) filled by the bodies that stay from the end
+/// of the old range (tail[k], *count of them).
+__global__ void fill_kernel(Fields f, const unsigned* holes, unsigned first_hole,
+                            const unsigned* tail, const unsigned* count, unsigned most) {
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= most || k >= *count) return;
+  const unsigned to = holes[first_hole + k], from = tail[k];
+  for (int c = 0; c < kMigratedDoubles; ++c) f.d[c][to] = f.d[c][from];
+  f.id[to] = f.id[from];
+  if (f.work) f.work[to] = f.work[from];
+}
+
+struct Stays {
+  const unsigned char* flags;
+  __host__ __device__ bool operator()(unsigned i) const { return flags[i] == 0; }
+};
+
+#ifndef NDEBUG
+__global__ void census_kernel(const std::uint64_t* id, unsigned n, unsigned long long* out) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  atomicAdd(&out[0], (unsigned long long)id[i]);
+  atomicXor(&out[1], (unsigned long long)id[i]);
+}
+#endif
+
+}  // namespace
+
+void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t stream) {
+  const unsigned parts = unsigned(comm_->parts()), me = unsigned(comm_->part());
+#ifndef NDEBUG
+  auto census = [&](std::size_t count) {
+    NBODY_CUDA_CHECK(cudaMemsetAsync(census_.data(), 0, 2 * sizeof(unsigned long long), stream));
+    if (count > 0)
+      census_kernel<<<blocks(count), 256, 0, stream>>>(b.id->data(), unsigned(count),
+                                                       census_.data());
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(census_host_.data(), census_.data(),
+                                     2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                     stream));
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const unsigned long long mine[3] = {count, census_host_.data()[0], census_host_.data()[1]};
+    ForceReducer::Bytes out(sizeof mine);
+    std::memcpy(out.data(), mine, sizeof mine);
+    Census c;
+    for (const auto& r : comm_->all_gather(out)) {
+      unsigned long long v[3];
+      std::memcpy(v, r.data(), sizeof v);
+      c.count += v[0], c.id_sum += v[1], c.id_xor ^= v[2];
+    }
+    return c;
+  };
+  const Census before = census(n);
+#endif
+  const std::size_t cap = std::max<std::size_t>(n, 1);
+  if (cap > dest_.capacity()) {
+    dest_.reserve(roomy(cap), "domain owners");
+    flags_.reserve(roomy(cap), "domain leavers");
+    leaving_.reserve(roomy(cap), "domain leavers");
+  }
+  NBODY_CUDA_CHECK(cudaMemsetAsync(counts_.data(), 0, (parts + 2) * sizeof(unsigned), stream));
+  if (n > 0) {
+    dest_kernel<<<blocks(n), 256, 0, stream>>>(keys_.data(), unsigned(n), first_.data(), parts, me,
+                                               dest_.data(), flags_.data(), counts_.data());
+    NBODY_CUDA_CHECK_LAUNCH("dest_kernel");
+    std::size_t bytes = 0;
+    const thrust::counting_iterator<unsigned> index{0u};
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, index, flags_.data(),
+                                                leaving_.data(), counts_.data() + parts,
+                                                (long long)n, stream));
+    scratch(bytes);
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(temp_.data(), bytes, index, flags_.data(),
+                                                leaving_.data(), counts_.data() + parts,
+                                                (long long)n, stream));
+  }
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(counts_host_.data(), counts_.data(),
+                                   (parts + 1) * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const unsigned leaving = counts_host_.data()[parts];
+  // Who sends how many to whom: one small host exchange.
+  std::vector<ForceReducer::Bytes> announce(parts);
+  for (unsigned p = 0; p < parts; ++p) {
+    const unsigned long long c = counts_host_.data()[p];
+    announce[p].resize(sizeof c);
+    std::memcpy(announce[p].data(), &c, sizeof c);
+  }
+  const auto heard = comm_->exchange(announce);
+  std::vector<std::size_t> send_count(parts), recv_count(parts);
+  std::size_t arriving = 0;
+  for (unsigned p = 0; p < parts; ++p) {
+    unsigned long long c = 0;
+    if (heard[p].size() != sizeof c) throw Error("migration: a rank sent a malformed count");
+    std::memcpy(&c, heard[p].data(), sizeof c);
+    recv_count[p] = p == me ? 0 : std::size_t(c);
+    send_count[p] = p == me ? 0 : counts_host_.data()[p];
+    arriving += recv_count[p];
+  }
+  // Leavers grouped by destination (stable: each group in body order), packed.
+  const std::size_t record = kRecord * sizeof(double);
+  if (std::size_t(leaving) * kRecord > send_.capacity())
+    send_.reserve(roomy(leaving) * kRecord, "migrating bodies");
+  if (arriving * kRecord > recv_.capacity())
+    recv_.reserve(roomy(arriving) * kRecord, "arriving bodies");
+  if (leaving > 0) {
+    if (2 * std::size_t(leaving) > dest_sorted_.capacity()) {
+      dest_sorted_.reserve(2 * roomy(leaving), "leavers' owners");
+      sorted_leaving_.reserve(roomy(leaving), "leavers by owner");
+    }
+    unsigned* dest_of = dest_sorted_.data();
+    unsigned* dest_out = dest_sorted_.data() + leaving;
+    gather_dest<<<blocks(leaving), 256, 0, stream>>>(leaving_.data(), dest_.data(), leaving,
+                                                     dest_of);
+    NBODY_CUDA_CHECK_LAUNCH("gather_dest");
+    int bits = 1;
+    while ((1u << bits) < parts) ++bits;
+    std::size_t bytes = 0;
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, dest_of, dest_out,
+                                                     leaving_.data(), sorted_leaving_.data(),
+                                                     (long long)leaving, 0, bits, stream));
+    scratch(bytes);
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, dest_of, dest_out,
+                                                     leaving_.data(), sorted_leaving_.data(),
+                                                     (long long)leaving, 0, bits, stream));
+    pack_kernel<<<blocks(leaving), 256, 0, stream>>>(domain_detail::fields(b),
+                                                     sorted_leaving_.data(), leaving, send_.data());
+    NBODY_CUDA_CHECK_LAUNCH("pack_kernel");
+  }
+  std::vector<const void*> send(parts);
+  std::vector<void*> recv(parts);
+  std::vector<std::size_t> send_bytes(parts), recv_bytes(parts);
+  std::size_t out_at = 0, in_at = 0;
+  for (unsigned p = 0; p < parts; ++p) {
+    send[p] = send_.data() + out_at * kRecord;
+    recv[p] = recv_.data() + in_at * kRecord;
+    send_bytes[p] = send_count[p] * record;
+    recv_bytes[p] = recv_count[p] * record;
+    out_at += send_count[p];
+    in_at += recv_count[p];
+  }
+  comm_->exchange_device(send, send_bytes, recv, recv_bytes, stream);
+  // Room for the arrivals (the old contents kept), then arrivals into the holes.
+  const std::size_t n_new = n - leaving + arriving;
+  if (n_new > b.id->capacity()) {
+    const std::size_t grown = roomy(n_new);
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (auto* d : b.doubles) d->grow_keeping(grown, n, "state (arrivals)");
+    b.id->grow_keeping(grown, n, "state (arrivals)");
+    if (b.work) b.work->grow_keeping(grown, n, "work (arrivals)");
+  }
+  if (arriving > 0) {
+    unpack_kernel<<<blocks(arriving), 256, 0, stream>>>(domain_detail::fields(b), recv_.data(),
+                                                        unsigned(arriving), leaving_.data(),
+                                                        leaving, unsigned(n));
+    NBODY_CUDA_CHECK_LAUNCH("unpack_kernel");
+  }
+  if (arriving < leaving) {  // holes left: filled from the end of the old range
+    const std::size_t tail = n - n_new;
+    if (tail > tail_.capacity()) tail_.reserve(roomy(tail), "domain tail");
+    std::size_t bytes = 0;
+    const thrust::counting_iterator<unsigned> index{unsigned(n_new)};
+    NBODY_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, index, tail_.data(),
+                                           counts_.data() + parts + 1, (long long)tail,
+                                           Stays{flags_.data()}, stream));
+    scratch(bytes);
+    NBODY_CUDA_CHECK(cub::DeviceSelect::If(temp_.data(), bytes, index, tail_.data(),
+                                           counts_.data() + parts + 1, (long long)tail,
+                                           Stays{flags_.data()}, stream));
+    fill_kernel<<<blocks(tail), 256, 0, stream>>>(domain_detail::fields(b), leaving_.data(),
+                                                  unsigned(arriving), tail_.data(),
+                                                  counts_.data() + parts + 1, unsigned(tail));
+    NBODY_CUDA_CHECK_LAUNCH("fill_kernel");
+  }
+  n = n_new;
+  // The first migration of a run moves about half of every rank's bodies (the start is
+  // shared out by index, not by place); later ones a few. Its buffers are given back rather
+  // than held for the rest of the run (measured: 4 GB a rank at 32M bodies).
+  const std::size_t now = std::max<std::size_t>(leaving, arriving);
+  const std::size_t held = std::max(send_.capacity(), recv_.capacity());
+  if (held > std::size_t(64) << 20 && held > 4 * roomy(now) * kRecord) {
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (auto* buffer : {&send_, &recv_}) buffer->release();
+    for (auto* buffer : {&dest_sorted_, &sorted_leaving_, &tail_}) buffer->release();
+  }
+  stats_.migration.sent = leaving;
+  stats_.migration.received = arriving;
+  stats_.migration.bytes_sent = std::size_t(leaving) * record;
+#ifndef NDEBUG
+  check_census(before, census(n), "GPU migration");
+#endif
+}
+
+}  // namespace nbody::parallel
