@@ -37,5 +37,8 @@ void use_gpu(int index);
 /// Bytes of memory in use on the GPU this process computes on (the device's total minus
 /// its free memory: every process's allocations and the CUDA context's); 0 without CUDA.
 [[nodiscard]] std::size_t gpu_memory_used();
+/// What this process's nbody device buffers hold now: the total, then the `lines` largest
+/// by what they hold (all threads' together); "" without CUDA.
+[[nodiscard]] std::string gpu_allocations(std::size_t lines = 12);
 
 }  // namespace nbody

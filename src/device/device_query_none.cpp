@@ -12,4 +12,8 @@ std::size_t gpu_memory_used() {
   return 0;
 }
 
+std::string gpu_allocations(std::size_t) {
+  return {};
+}
+
 }  // namespace nbody

@@ -240,6 +240,8 @@ void Simulation::add_times(const StepTimes& t) {
     d.migrated += t.decomposition.migrated;
     d.bytes_sent += t.decomposition.bytes_sent;
     d.imbalance = t.decomposition.imbalance;
+    d.exchange_seconds += t.decomposition.exchange_seconds;
+    d.hidden_seconds += t.decomposition.hidden_seconds;
   }
   for (const auto& [stage, seconds] : t.stages.entries()) gravity_stages_.add(stage, seconds);
   times_.add("gravity", t.gravity_seconds);

@@ -40,9 +40,13 @@ struct Row {
   double load_balance = 1;
   bool decomposed = false;
   double bytes_per_step = 0, migrated_per_step = 0, work_imbalance = 1;
+  // GPU tree ranks: the slowest rank's milliseconds a step of the essential trees' exchange,
+  // and the share of it the local walk hid (the same rank's).
+  double exchange_ms = 0, hidden = 0;
   // GPUs: the most device memory a rank's run added (after its first step), and that per
   // body the rank holds (N / P).
   double gpu_bytes = 0, gpu_bytes_per_body = 0;
+  std::string allocations{};  // --timings on GPUs: what rank 0's device buffers hold
 };
 
 /// The largest of each rank's value (collective).
@@ -99,6 +103,7 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
       const std::size_t used = gpu_memory_used();
       row.gpu_bytes = largest(*group, double(used > memory_before ? used - memory_before : 0));
       row.gpu_bytes_per_body = row.gpu_bytes / (double(n) / group->parts());
+      if (a.timings) row.allocations = gpu_allocations(8);  // this rank's (rank 0's printed)
     }
     // The same number of steps on every rank of the group: rank 0's choice.
     chosen = group->max(
@@ -125,6 +130,14 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
     row.bytes_per_step = moved[0] / chosen;
     row.migrated_per_step = moved[1] / chosen;
     row.work_imbalance = after.imbalance;
+    const double exchange = 1e3 * (after.exchange_seconds - before.exchange_seconds) / chosen;
+    const double hidden = 1e3 * (after.hidden_seconds - before.hidden_seconds) / chosen;
+    row.exchange_ms = largest(*group, exchange);
+    // The share hidden on the rank whose exchange took longest (ties: any of them).
+    double share[2] = {exchange >= row.exchange_ms && exchange > 0 ? hidden / exchange : 0, 0};
+    share[1] = share[0] > 0 ? 1 : 0;
+    group->sum(share, 2);
+    row.hidden = share[1] > 0 ? share[0] / share[1] : 0;
     // Where the time goes, each figure as "rank 0's/the slowest rank's" (a collective
     // waits for the slowest).
     const double per = 1e3 / double(chosen);
@@ -202,10 +215,17 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
                                                    row.work_imbalance, 1e-6 * row.bytes_per_step,
                                                    row.migrated_per_step)
                                      : std::string(", replicated")));
+        if (row.exchange_ms > 0)
+          fmt::print(
+              "        essential trees' exchange: {:.2f} ms a step, {:.0f}% hidden by the "
+              "local walk\n",
+              row.exchange_ms, 100 * row.hidden);
         if (gpu)
           fmt::print("        GPU memory: {:.2f} GB a rank, {:.0f} bytes a body it holds\n",
                      1e-9 * row.gpu_bytes, row.gpu_bytes_per_body);
         if (a.timings) fmt::print("        ms/step:{}\n", stages);
+        if (a.timings && !row.allocations.empty())
+          fmt::print("        rank 0: {}\n", row.allocations);
         std::fflush(stdout);
       }
     }
@@ -226,6 +246,8 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
                    {"bytes_per_step", r.bytes_per_step},
                    {"migrated_per_step", r.migrated_per_step},
                    {"work_imbalance", r.work_imbalance},
+                   {"exchange_ms_per_step", r.exchange_ms},
+                   {"exchange_hidden", r.hidden},
                    {"gpu_bytes_per_rank", r.gpu_bytes},
                    {"gpu_bytes_per_body", r.gpu_bytes_per_body},
                    {"device", a.device},

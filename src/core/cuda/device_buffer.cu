@@ -1,14 +1,35 @@
 // The device allocation behind DeviceBuffer (device_buffer.cuh).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/cuda/device_buffer.cuh"
+#include "nbody/build_info.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::gpu {
+
+namespace {
+
+/// Every live device_allocate(): its bytes and what it holds (gpu_allocations()).
+struct Ledger {
+  std::mutex mutex;
+  std::unordered_map<void*, std::pair<std::size_t, std::string>> live;
+};
+Ledger& ledger() {
+  static Ledger l;
+  return l;
+}
+
+}  // namespace
 
 std::string bytes_text(std::size_t bytes) {
   char buf[64];
@@ -20,7 +41,12 @@ std::string bytes_text(std::size_t bytes) {
 void* device_allocate(std::size_t bytes, const char* what) {
   void* p = nullptr;
   const cudaError_t status = cudaMalloc(&p, bytes);
-  if (status == cudaSuccess) return p;
+  if (status == cudaSuccess) {
+    Ledger& l = ledger();
+    const std::lock_guard<std::mutex> lock(l.mutex);
+    l.live[p] = {bytes, what};
+    return p;
+  }
   cudaGetLastError();
   std::size_t free = 0, total = 0;
   cudaMemGetInfo(&free, &total);
@@ -30,4 +56,41 @@ void* device_allocate(std::size_t bytes, const char* what) {
               bytes_text(total) + " (" + cudaGetErrorString(status) + ")");
 }
 
+void device_release(void* p) {
+  if (p == nullptr) return;
+  {
+    Ledger& l = ledger();
+    const std::lock_guard<std::mutex> lock(l.mutex);
+    l.live.erase(p);
+  }
+  cudaFree(p);
+}
+
 }  // namespace nbody::gpu
+
+namespace nbody {
+
+std::string gpu_allocations(std::size_t lines) {
+  std::map<std::string, std::size_t> by_what;
+  std::size_t total = 0;
+  {
+    gpu::Ledger& l = gpu::ledger();
+    const std::lock_guard<std::mutex> lock(l.mutex);
+    for (const auto& [p, entry] : l.live)
+      by_what[entry.second] += entry.first, total += entry.first;
+  }
+  std::vector<std::pair<std::size_t, std::string>> sorted;
+  for (const auto& [what, bytes] : by_what) sorted.emplace_back(bytes, what);
+  std::sort(sorted.rbegin(), sorted.rend());
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%.3f GB in nbody's device buffers", 1e-9 * double(total));
+  std::string text = buf;
+  for (std::size_t k = 0; k < sorted.size() && k < lines; ++k) {
+    std::snprintf(buf, sizeof buf, "\n  %8.3f GB  %s", 1e-9 * double(sorted[k].first),
+                  sorted[k].second.c_str());
+    text += buf;
+  }
+  return text;
+}
+
+}  // namespace nbody

@@ -16,6 +16,8 @@ std::string bytes_text(std::size_t bytes);
 /// cudaMalloc that says how much was asked for and how much the device has free: throws
 /// nbody::Error naming `what` when the allocation fails.
 void* device_allocate(std::size_t bytes, const char* what);
+/// cudaFree of what device_allocate() gave (null: nothing).
+void device_release(void* p);
 
 /// A device array that only grows.
 template <class T>
@@ -24,10 +26,10 @@ class DeviceBuffer {
   DeviceBuffer() = default;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { cudaFree(data_); }
+  ~DeviceBuffer() { device_release(data_); }
   void reserve(std::size_t count, const char* what) {
     if (count <= capacity_) return;
-    cudaFree(data_);
+    device_release(data_);
     data_ = nullptr;
     capacity_ = 0;
     data_ = static_cast<T*>(device_allocate(count * sizeof(T), what));
@@ -40,11 +42,11 @@ class DeviceBuffer {
     if (keep > 0 && data_) {
       const cudaError_t e = cudaMemcpy(grown, data_, keep * sizeof(T), cudaMemcpyDeviceToDevice);
       if (e != cudaSuccess) {
-        cudaFree(grown);
+        device_release(grown);
         throw_cuda_error(e, what);
       }
     }
-    cudaFree(data_);
+    device_release(data_);
     data_ = grown;
     capacity_ = count;
   }
@@ -52,7 +54,7 @@ class DeviceBuffer {
   [[nodiscard]] std::size_t capacity() const { return capacity_; }
   /// Gives the memory back (after a one-off peak; the next reserve() allocates again).
   void release() {
-    cudaFree(data_);
+    device_release(data_);
     data_ = nullptr;
     capacity_ = 0;
   }

@@ -259,8 +259,7 @@ void check_capacity(std::size_t n, Precision precision) {
 
 void try_device_allocation(std::size_t bytes) {
   gpu::select_gpu();
-  void* p = gpu::device_allocate(bytes, "test buffer");
-  NBODY_CUDA_CHECK(cudaFree(p));
+  gpu::device_release(gpu::device_allocate(bytes, "test buffer"));
 }
 
 }  // namespace cuda_direct

@@ -324,7 +324,19 @@ class DeviceStepper final : public Stepper {
       times_.gravity_seconds += double(ms) * 1e-3;
     }
     timed_pairs_ = 0;
-    for (const auto& [stage, ms] : forces_->stage_ms()) times_.stages.add(stage, ms * 1e-3);
+    const bool split = domain_forces_ && domain_forces_->is_tree();
+    for (const auto& [stage, ms] : forces_->stage_ms()) {
+      if (split && stage == "force") continue;  // in its parts, below
+      times_.stages.add(stage, ms * 1e-3);
+    }
+    if (split) {
+      for (const auto& [stage, ms] : domain_forces_->stage_ms())
+        times_.stages.add(stage, ms * 1e-3);
+      const auto [exchange, hidden] = domain_forces_->exchange_ms();
+      times_.decomposition.exchange_seconds += 1e-3 * exchange;
+      times_.decomposition.hidden_seconds += 1e-3 * hidden;
+      domain_forces_->trace();
+    }
   }
 
   std::unique_ptr<cuda_gravity::DeviceForces<Real>> forces_;

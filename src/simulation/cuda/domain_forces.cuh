@@ -17,9 +17,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <cub/device/device_reduce.cuh>
@@ -32,52 +36,10 @@
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "parallel/domain_gravity.hpp"
+#include "simulation/cuda/domain_timer.cuh"
 #include "tree/cuda/tree_gpu.cuh"
 
 namespace nbody::cuda_resident {
-
-/// Receiver boxes: block k takes the k-th of gridDim.x equal runs of the n bodies in tree
-/// order and writes out[kChunkValues k ...): the run's lower and upper corner, its smallest
-/// and its mean |a_old| (a_old in body order, through `order`; 0 without), and 1 when the run
-/// has bodies.
-constexpr int kChunkValues = 9;
-template <class Real>
-__global__ void chunk_boxes(const gpu::Vec4<Real>* __restrict__ sorted,
-                            const unsigned* __restrict__ order, const Real* __restrict__ a_old,
-                            unsigned n, int dim, double* out) {
-  __shared__ double v[8][256];
-  const unsigned k = blockIdx.x, t = threadIdx.x;
-  const unsigned begin = unsigned(std::uint64_t(n) * k / gridDim.x);
-  const unsigned end = unsigned(std::uint64_t(n) * (k + 1) / gridDim.x);
-  double m[8] = {DBL_MAX, DBL_MAX, DBL_MAX, -DBL_MAX, -DBL_MAX, -DBL_MAX, DBL_MAX, 0.0};
-  for (unsigned i = begin + t; i < end; i += blockDim.x) {
-    const gpu::Vec4<Real> b = sorted[i];
-    const double p[3] = {double(b.x), double(b.y), dim == 2 ? 0.0 : double(b.z)};
-    for (int d = 0; d < 3; ++d) m[d] = fmin(m[d], p[d]), m[3 + d] = fmax(m[3 + d], p[d]);
-    if (a_old) {
-      const double a = double(a_old[order[i]]);
-      m[6] = fmin(m[6], a), m[7] += a;
-    }
-  }
-  for (int d = 0; d < 8; ++d) v[d][t] = m[d];
-  __syncthreads();
-  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
-    if (t < half) {
-      for (int d = 0; d < 8; ++d) {
-        const double a = v[d][t], b = v[d][t + half];
-        v[d][t] = d == 7 ? a + b : d >= 3 && d < 6 ? fmax(a, b) : fmin(a, b);
-      }
-    }
-    __syncthreads();
-  }
-  if (t == 0) {
-    double* o = out + kChunkValues * k;
-    for (int d = 0; d < 6; ++d) o[d] = end > begin ? v[d][0] : 0.0;
-    o[6] = end > begin && a_old ? v[6][0] : 0.0;
-    o[7] = end > begin && a_old ? v[7][0] / double(end - begin) : 0.0;
-    o[8] = end > begin ? 1.0 : 0.0;
-  }
-}
 
 /// The GPU ranks re-cut on measured force time (device_domain.cuh) from 10 % out of balance
 /// (DomainOptions' default). Measured on 2 H100s at 5 %: the time-weighted cuts moved
@@ -88,6 +50,10 @@ inline parallel::DomainOptions gpu_domain_options(const GravityOptions& g) {
   o.balance.max_bodies_per_rank = g.max_bodies_per_rank;
   return o;
 }
+
+/// A rank describes its bodies to the others by cells of its tree of about n / this many
+/// bodies (TreeForces::describe_bodies; each receives the union of their essential trees).
+constexpr std::size_t kPiecesPerRank = 2048;
 
 template <class Real>
 class DomainForces {
@@ -100,7 +66,13 @@ class DomainForces {
         options_(o) {
     if (!tree_ && !direct_) throw Error("domain decomposition: no GPU tree or direct sum");
     if (direct_) sharing_ = direct_->set_share(comm_->part(), comm_->parts());
-    NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking));
+    // The exchange's stream first in the block scheduler's queue: NCCL's kernel and the
+    // local walk (a persistent grid that fills every SM) become ready together, and a walk
+    // dispatched first would hold the SMs until it ends, leaving nothing to overlap.
+    int least = 0, greatest = 0;
+    NBODY_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    NBODY_CUDA_CHECK(
+        cudaStreamCreateWithPriority(&comm_stream_, cudaStreamNonBlocking, greatest));
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&received_, cudaEventDisableTiming));
     a_min_.reserve(1, "smallest |a_old|");
@@ -163,7 +135,61 @@ class DomainForces {
   }
   [[nodiscard]] std::uint64_t bytes_sent() const { return bytes_sent_; }
 
+  /// After the stream's synchronisation, the tree's last evaluation: its force stage in parts
+  /// (DomainTimer), and the exchange's milliseconds with those the local walk hid. With
+  /// NBODY_DOMAIN_TRACE set, a line on stderr per rank and evaluation: the essential trees'
+  /// sizes, the parts' times and the interactions per body of the local and received trees.
+  [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const {
+    return timer_.stages();
+  }
+  [[nodiscard]] std::pair<double, double> exchange_ms() const {
+    return timer_.exchange_and_hidden();
+  }
+  void trace() const {
+    if (!trace_ || !tree_ || !timer_.recorded()) return;
+    std::string parts;
+    for (const auto& [name, ms] : timer_.stages()) parts += " " + name + " " + fixed(ms, 2);
+    const auto [exchange, hidden] = timer_.exchange_and_hidden();
+    const double all = tree_->interactions_per_body();
+    std::fprintf(stderr,
+                 "domain rank %d: n %zu | sent %u cells %u bodies, received %u cells %u bodies, "
+                 "%.1f MB out | ms:%s | exchange %.2f (hidden %.2f) | interactions per body "
+                 "%.0f local %.0f received\n",
+                 comm_->part(), n_, sent_.cells, sent_.bodies, received_counts_.cells,
+                 received_counts_.bodies, 1e-6 * double(bytes_sent_), parts.c_str(), exchange,
+                 hidden, local_interactions_, all - local_interactions_);
+  }
+
  private:
+  /// A receiver's boxes from the pieces it described (BodyPiece). The relative criterion: a
+  /// piece's smallest |a_old|, but not below a quarter of its mean. A body nearer |a| = 0 (a
+  /// system's centre) gets the remote cells this floor allows (the walk uses a pruned cell's
+  /// moments when it would open it), instead of every rank shipping nearly its whole tree
+  /// for that one body.
+  std::vector<cuda_tree::ReceiverBox<Real>> receiver_of(const ForceReducer::Bytes& b,
+                                                        bool relative) const {
+    using cuda_tree::BodyPiece;
+    std::vector<cuda_tree::ReceiverBox<Real>> boxes(b.size() / sizeof(BodyPiece));
+    for (std::size_t k = 0; k < boxes.size(); ++k) {
+      BodyPiece p;
+      std::memcpy(&p, b.data() + k * sizeof p, sizeof p);
+      const double a = relative ? options_.alpha * std::max(p.a_min, 0.25 * p.a_mean) : 0.0;
+      boxes[k] = box_of(p.lo, p.hi, Real(a));
+    }
+    return boxes;
+  }
+  static cuda_tree::ReceiverBox<Real> box_of(const double* lo, const double* hi, Real alpha_a) {
+    cuda_tree::ReceiverBox<Real> box{Real(0.5 * (lo[0] + hi[0])), Real(0.5 * (lo[1] + hi[1])),
+                                     Real(0.5 * (lo[2] + hi[2])), Real(0.5 * (hi[0] - lo[0])),
+                                     Real(0.5 * (hi[1] - lo[1])), Real(0.5 * (hi[2] - lo[2]))};
+    box.alpha_a = alpha_a;
+    return box;
+  }
+  static std::string fixed(double v, int digits) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.*f", digits, v);
+    return b;
+  }
   static ForceReducer::Bytes bytes_of(double v) {
     ForceReducer::Bytes b(sizeof v);
     std::memcpy(b.data(), &v, sizeof v);
@@ -193,56 +219,36 @@ class DomainForces {
 
   void launch_tree(Real eps, cudaStream_t stream, bool potential, const Real* a_old, float* work,
                    const cuda_tree::Bounds* root) {
+    using cuda_tree::BodyPiece;
     using cuda_tree::EssentialCounts;
-    using cuda_tree::ReceiverBox;
     const int parts = comm_->parts(), me = comm_->part();
     tree_->record_costs(work);
-    // The receiver boxes of this rank: kChunks runs of its bodies in tree order (compact
-    // pieces of the curve), each with its bounding box and smallest |a_old|; a sender ships
-    // the union of their essential trees. One box for all would take the smallest |a_old| of
-    // the whole domain (near a system's centre |a| -> 0: the relative criterion would open
-    // nearly everything) and its box spans the domain's outliers.
-    constexpr unsigned kChunks = 64;
-    constexpr unsigned kValues = kChunkValues * kChunks;
-    chunks_.reserve(kValues, "receiver boxes");
-    chunks_host_.reserve(kValues);
-    std::fill_n(chunks_host_.data(), kValues, 0.0);
+    // This rank's bodies in pieces, cells of its tree (TreeForces::describe_bodies: compact,
+    // and not reaching into another domain), each with its box and smallest |a_old|; a
+    // sender ships the union of their essential trees. One box for all would take the
+    // smallest |a_old| of the whole domain (near a system's centre |a| -> 0: the relative
+    // criterion would open nearly everything) and its box spans the domain's outliers.
+    std::vector<BodyPiece> pieces;
     if (n_ > 0) {
       tree_->set_root_box(root);
       tree_->build_only(n_, stream);
-      chunk_boxes<Real><<<kChunks, 256, 0, stream>>>(tree_->sorted(), tree_->order(), a_old,
-                                                     unsigned(n_), options_.dim, chunks_.data());
-      NBODY_CUDA_CHECK_LAUNCH("chunk_boxes");
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(chunks_host_.data(), chunks_.data(),
-                                       kValues * sizeof(double), cudaMemcpyDeviceToHost, stream));
-      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      timer_.mark(DomainTimer::Begin, stream);
+      const unsigned piece = unsigned(std::max<std::size_t>(n_ / kPiecesPerRank, 64));
+      pieces = tree_->describe_bodies(a_old, piece, pieces_, stream);
+    } else {
+      timer_.mark(DomainTimer::Begin, stream);
     }
-    ForceReducer::Bytes out(kValues * sizeof(double));
-    std::memcpy(out.data(), chunks_host_.data(), out.size());
-    const auto boxes = comm_->all_gather(out);
-    std::vector<std::vector<ReceiverBox<Real>>> receivers;
+    ForceReducer::Bytes out(pieces.size() * sizeof(BodyPiece));
+    if (!pieces.empty()) std::memcpy(out.data(), pieces.data(), out.size());
+    const auto described = comm_->all_gather(out);
+    std::vector<std::vector<cuda_tree::ReceiverBox<Real>>> receivers;
     std::vector<int> receiver_rank;
     for (int p = 0; p < parts; ++p) {
-      if (boxes[std::size_t(p)].size() != out.size())
-        throw Error("domain decomposition: a rank sent malformed receiver boxes");
-      if (p == me || n_ == 0) continue;
-      std::vector<ReceiverBox<Real>> mine;
-      for (unsigned k = 0; k < kChunks; ++k) {
-        double r[kChunkValues];
-        std::memcpy(r, boxes[std::size_t(p)].data() + kChunkValues * k * sizeof(double), sizeof r);
-        if (r[8] == 0) continue;  // an empty run
-        ReceiverBox<Real> box{Real(0.5 * (r[0] + r[3])), Real(0.5 * (r[1] + r[4])),
-                              Real(0.5 * (r[2] + r[5])), Real(0.5 * (r[3] - r[0])),
-                              Real(0.5 * (r[4] - r[1])), Real(0.5 * (r[5] - r[2]))};
-        // The relative criterion: the run's smallest |a_old|, but not below a quarter of its
-        // mean. A body nearer |a| = 0 (a system's centre) gets the remote cells this floor
-        // allows (the walk uses a pruned cell's moments when it would open it), instead of
-        // every rank shipping nearly its whole tree for that one body.
-        box.alpha_a = a_old ? Real(options_.alpha * std::max(r[6], 0.25 * r[7])) : Real(0);
-        mine.push_back(box);
-      }
-      if (mine.empty()) continue;
-      receivers.push_back(std::move(mine));
+      const ForceReducer::Bytes& b = described[std::size_t(p)];
+      if (b.size() % sizeof(BodyPiece) != 0)
+        throw Error("domain decomposition: a rank sent a malformed description of its bodies");
+      if (p == me || n_ == 0 || b.empty()) continue;
+      receivers.push_back(receiver_of(b, a_old != nullptr));
       receiver_rank.push_back(p);
     }
     cuda_tree::WalkParams params{options_.theta, options_.quadrupole, potential};
@@ -293,20 +299,37 @@ class DomainForces {
       bytes_sent_ += send_bytes[q];
     }
     // The exchange on its own stream, while the local tree is walked.
+    timer_.mark(DomainTimer::Written, stream);
     NBODY_CUDA_CHECK(cudaEventRecord(written_, stream));
     NBODY_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, written_, 0));
+    timer_.mark(DomainTimer::ExchangeBegin, comm_stream_);
     comm_->exchange_device(send, send_bytes, recv, recv_bytes, comm_stream_);
+    timer_.mark(DomainTimer::ExchangeEnd, comm_stream_);
     NBODY_CUDA_CHECK(cudaEventRecord(received_, comm_stream_));
     if (n_ > 0) tree_->walk_sources(n_, eps, stream, potential, nullptr, false);
+    timer_.mark(DomainTimer::Walked, stream);
+    if (trace_) {  // the local walk's interactions apart from the received trees'
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+      local_interactions_ = tree_->interactions_per_body();
+    }
     NBODY_CUDA_CHECK(cudaStreamWaitEvent(stream, received_, 0));
+    timer_.mark(DomainTimer::Received, stream);
+    sent_ = received_counts_ = {};
     for (int p = 0; p < parts; ++p) {
       const auto q = std::size_t(p);
+      sent_.cells += to[q].cells, sent_.bodies += to[q].bodies;
+      received_counts_.cells += from[q].cells, received_counts_.bodies += from[q].bodies;
       if (n_ == 0 || from[q].cells == 0) continue;
       const cuda_tree::TreeSources<Real> sources = tree_->essential_sources(recv[q], from[q]);
       tree_->walk_sources(n_, eps, stream, potential, &sources, true);
     }
+    timer_.mark(DomainTimer::Done, stream);
   }
 
+  DomainTimer timer_;
+  bool trace_ = std::getenv("NBODY_DOMAIN_TRACE") != nullptr;
+  double local_interactions_ = 0;
+  cuda_tree::EssentialCounts sent_, received_counts_;
   cuda_tree::TreeForces<Real>* tree_;
   cuda_direct::DirectForces<Real>* direct_;
   std::shared_ptr<ForceReducer> comm_;
@@ -319,8 +342,7 @@ class DomainForces {
   gpu::DeviceBuffer<gpu::Vec4<Real>> local_;
   gpu::DeviceBuffer<unsigned char> send_, recv_, temp_;
   gpu::DeviceBuffer<Real> a_min_;
-  gpu::DeviceBuffer<double> chunks_;
-  gpu::PinnedBuffer<double> chunks_host_;
+  cuda_tree::PieceScratch pieces_;
   gpu::PinnedBuffer<Real> a_min_host_;
 };
 

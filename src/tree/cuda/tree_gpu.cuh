@@ -15,7 +15,6 @@
 //   force      one warp per group of <= 128 tree-ordered bodies (4 per lane): the warp
 //              tests 32 cells at a time against the group's box, collects accepted
 //              cells and opened leaves in shared memory, evaluates them when 32 are ready
-//   (integrate is the resident stepper's, simulation/cuda/device_stepper.cu)
 //
 // No stage waits on another block: the levels are separate launches, the only
 // inter-block communication is atomicAdd (cell slots, the group counter) and a "last
@@ -224,9 +223,8 @@ void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* s
 template <class Real>
 void launch_active_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                         Vec4<Real>* out, cudaStream_t stream);
-/// The GPU tree behind the DeviceForces interface: owns every buffer (grown, never
-/// shrunk: cells are allocated for an estimate and the build is redone with twice the room
-/// when it overflows), times each stage with CUDA events.
+/// The GPU tree behind DeviceForces: owns every buffer (grown, never shrunk; the build is
+/// redone with twice the cells when they overflow), times each stage with CUDA events.
 template <class Real>
 class TreeForces final : public cuda_gravity::DeviceForces<Real> {
  public:
@@ -278,10 +276,9 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// bodies (each its own box), not the tree's groups; forces within the tree's error. Not
   /// with the relative criterion (whose group minimum reads t.groups).
   void set_input_order_walk(bool input);
-  /// The cells of the last build (copied back, synchronous): for tests.
-  [[nodiscard]] std::vector<CellLink> cells() const;
-  // The decomposed step (issue 35): launch() = build_only + walk_sources(own) + the counters.
-  /// launch() before the walk; old accelerations given serve every walk of this build.
+  [[nodiscard]] std::vector<CellLink> cells() const;  // the last build's, copied back: tests
+  /// Issue 35: launch() = build_only + walk_sources(own); old accelerations given serve
+  /// every walk of this build.
   void build_only(std::size_t n, cudaStream_t stream);
   /// The built tree's groups against its own cells (foreign null) or foreign ones; accumulate:
   /// out() +=. Interactions sum over the walks of one build.
@@ -292,8 +289,13 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   [[nodiscard]] const Vec4<Real>* sorted() const { return sorted_.data(); }     // tree order
   [[nodiscard]] const unsigned* order() const { return order_.data(); }         // tree pos -> body
   void set_root_box(const Bounds* box);  // later builds' root cube as for bodies of this box
-  /// After build_only (tree_gpu_essential.cu): each receiver's essential tree size (one sync);
-  /// a receiver of several boxes gets the union of their trees (a cell opened for any box).
+  /// After build_only (tree_gpu_receiver.cu): the built tree's bodies in pieces for the other
+  /// ranks, the cells of at most `piece_bodies` bodies whose parent has more (a_old: body
+  /// order, for their smallest |a_old|; one sync).
+  std::vector<BodyPiece> describe_bodies(const Real* a_old, unsigned piece_bodies,
+                                         PieceScratch& scratch, cudaStream_t s) const;
+  /// After build_only (tree_gpu_essential.cu): each receiver's essential tree size (one sync),
+  /// the union of its boxes' trees. Flat: one box a receiver.
   std::vector<EssentialCounts> count_essential(
       const std::vector<std::vector<ReceiverBox<Real>>>& boxes, const WalkParams& p,
       cudaStream_t s);
@@ -390,8 +392,7 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   Bounds root_box_{};
   float* cost_ = nullptr;       // record_costs
   EssentialScratch<Real> ess_;  // count_essential, write_essential
-  /// Receiver k's opened and include flags, its leaves' body counts (count: added to its counts).
-  void essential_flags(std::size_t k, cudaStream_t s, bool count);
+  void essential_flags(std::size_t k, cudaStream_t s, bool count);  // receiver k's, top down
   static constexpr int kStages = 5;
   cudaEvent_t events_[kStages + 1] = {};
 };

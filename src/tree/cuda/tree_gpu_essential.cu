@@ -1,25 +1,30 @@
 // The locally essential tree on the GPU, sender side (issue 35; the CPU's is
 // src/tree/essential_tree.cpp, whose comment proves the test monotone): for a receiver
-// described by one box, the cells and bodies of this tree that the receiver's walk can
-// need, packed into one device buffer that the receiver walks as foreign sources
-// (TreeForces::walk_sources).
+// described by boxes (the pieces of its own tree that describe_bodies gives), the cells and
+// bodies of this tree that the receiver's walk can need, packed into one device buffer that
+// the receiver walks as foreign sources (TreeForces::walk_sources).
 //
-// A cell is opened for the box when the walk's test (tree_walk, tree_gpu_walk_kernel.cuh,
+// A cell is opened for a box when the walk's test (tree_walk, tree_gpu_walk_kernel.cuh,
 // with the same helpers of physics/opening_criterion.hpp) opens it for a group whose box
 // is the receiver's: a group inside the box opens no cell the box accepts. The box's test
 // is made a little stricter (the box widened by 1e-4 of its largest half extent plus a few
 // ulps of its centre, theta^2 and alpha_a times 1 - 1e-4): a group's box is computed in Real
 // from the bodies, the receiver's box elsewhere, and they may differ by roundings.
 //
-// The essential tree: the root, and every child of an included cell that is opened for the
-// box; so a cell is included iff every ancestor is opened. Everything per cell in
-// parallel: the parents (one kernel), the opened flags (one kernel), the include flags by a
-// walk up the parents (at most key_bits levels), then two cub scans (compacted cell indices
-// in cell order, which keep a cell's children contiguous; the body offsets of the included
-// leaves) and a write kernel. An included leaf ships its bodies; an included inner cell that
-// is not opened becomes a leaf without bodies (every receiver group accepts it whole); an
-// opened one keeps its children. Cells keep their box, moments and b_max unchanged, so the
-// root's half (the walk's slack) is the sender root's.
+// The essential tree is the union of the boxes' trees: every box walks this tree as a group
+// walk would (box_walk, a warp per box, marking the cells it opens), and a cell is included
+// iff its parent is marked (a group inside a box opens only cells the box opens, so it
+// meets only included cells). Then two cub scans (compacted cell indices in cell order,
+// which keep a cell's children contiguous; the body offsets of the included leaves) and a
+// write kernel. An included leaf ships its bodies; an included inner cell that is not
+// opened becomes a leaf without bodies (every receiver group accepts it whole); an opened
+// one keeps its children. Cells keep their box, moments and b_max unchanged, so the root's
+// half (the walk's slack) is the sender root's.
+//
+// Measured (2 H100s, 64M Plummer, relative criterion): the first version tested every cell
+// against every box of a receiver (64 equal runs of its bodies) and walked each cell's
+// ancestors; with a piece of the tree per ~n/2048 bodies that took 9-14 ms a step, as many
+// tests as cells times boxes near the cut.
 #include <cuda_runtime.h>
 #include <cub/device/device_scan.cuh>
 
@@ -34,6 +39,7 @@
 #include "nbody/error.hpp"
 #include "nbody/physics/opening_criterion.hpp"
 #include "tree/cuda/tree_gpu.cuh"
+#include "tree/cuda/tree_gpu_walk_warp.cuh"
 
 namespace nbody::cuda_tree {
 
@@ -63,65 +69,100 @@ Layout<Real> layout(EssentialCounts c, bool quadrupole, bool bmax) {
   return l;
 }
 
-__global__ void cell_parents(const CellLink* __restrict__ link, unsigned cells, int* parent) {
-  const unsigned c = blockIdx.x * 256u + threadIdx.x;
-  if (c >= cells) return;
-  if (c == 0) parent[0] = -1;
-  const CellLink lk = link[c];
-  for (int j = 0; j < (lk.first_child >= 0 ? lk.child_count : 0); ++j)
-    parent[lk.first_child + j] = int(c);
-}
-
 /// The receiver box as the open test reads it (already widened, criterion constants scaled).
 template <class Real>
 struct TestBox {
   Real cx, cy, cz, hx, hy, hz, alpha_a, theta2;
 };
 
-/// 1 where the walk's test opens cell c for a group whose box is one of the receiver's
-/// boxes[0, n_boxes) (tree_walk's test): the union of the essential trees of the boxes.
+/// The walk's test (tree_walk) for a group whose box is b: does it open the cell of box q
+/// (centre, half), centre of mass and mass m, b_max^2 bmax2 (< 0: not the bmax criterion)?
 template <class Real>
-__global__ void open_for_box(const Vec4<Real>* __restrict__ box, const Vec4<Real>* __restrict__ com,
-                             const Real* __restrict__ bmax, unsigned cells, int dim,
-                             const TestBox<Real>* __restrict__ boxes, unsigned n_boxes,
-                             unsigned char* opened) {
-  const unsigned c = blockIdx.x * 256u + threadIdx.x;
-  if (c >= cells) return;
-  const Real slack = box[0].w * (sizeof(Real) == 4 ? Real(0x1p-20) : Real(0x1p-40));
-  const Vec4<Real> q = box[c], m = com[c];
+__device__ __forceinline__ bool opens(const Vec4<Real>& q, const Vec4<Real>& m, Real bmax2, int dim,
+                                      Real slack, const TestBox<Real>& b) {
   const Real h = q.w, s = Real(2) * h;
-  bool open = false;
-  for (unsigned k = 0; k < n_boxes && !open; ++k) {
-    const TestBox<Real> b = boxes[k];
-    open = boxes_overlap(q.x, q.y, q.z, h, h, dim == 2 ? Real(0) : h, b.cx, b.cy, b.cz, b.hx, b.hy,
-                         b.hz, slack);
-    if (!open) {
-      const Real d2 = distance2_point_box(m.x, m.y, m.z, b.cx, b.cy, b.cz, b.hx, b.hy, b.hz);
-      if (b.alpha_a > Real(0)) {
-        open = relative_must_open(m.w * s * s, b.alpha_a, d2, s * s);
-      } else if (bmax != nullptr) {
-        open = bh_must_open(bmax[c] * bmax[c], b.theta2, d2);
-      } else {
-        open = bh_must_open(s * s, b.theta2, d2);
-      }
-    }
-  }
-  opened[c] = open ? 1 : 0;
+  if (boxes_overlap(q.x, q.y, q.z, h, h, dim == 2 ? Real(0) : h, b.cx, b.cy, b.cz, b.hx, b.hy, b.hz,
+                    slack))
+    return true;
+  const Real d2 = distance2_point_box(m.x, m.y, m.z, b.cx, b.cy, b.cz, b.hx, b.hy, b.hz);
+  if (b.alpha_a > Real(0)) return relative_must_open(m.w * s * s, b.alpha_a, d2, s * s);
+  return bh_must_open(bmax2 >= Real(0) ? bmax2 : s * s, b.theta2, d2);
 }
 
-/// included[c]: every ancestor opened; bodies[c]: an included leaf's body count. counts (when
-/// set) gets the cells and bodies added.
-__global__ void include_cells(const CellLink* __restrict__ link, const int* __restrict__ parent,
-                              const unsigned char* __restrict__ opened, unsigned cells,
-                              unsigned* included, unsigned* bodies, unsigned* counts) {
+/// Each box's essential tree as a group walk with that box would traverse it (tree_walk
+/// without the sums): one warp per box (taken from cursor), a stack of cells to test; a cell
+/// the box opens is marked (every box that opens it writes the same 1) and its children are
+/// pushed. A cell is in the union of the boxes' trees iff its parent is marked.
+template <class Real>
+__global__ void box_walk(const Vec4<Real>* __restrict__ box, const Vec4<Real>* __restrict__ com,
+                         const Real* __restrict__ bmax, const CellLink* __restrict__ link, int dim,
+                         const TestBox<Real>* __restrict__ boxes, unsigned n_boxes,
+                         unsigned* cursor, int* stacks, unsigned* overflow, unsigned char* opened) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  int* stack = stacks + std::size_t(warp) * kStackCapacity;
+  const Real slack = box[0].w * (sizeof(Real) == 4 ? Real(0x1p-20) : Real(0x1p-40));
+  for (;;) {
+    unsigned k = 0;
+    if (lane == 0) k = atomicAdd(cursor, 1u);
+    k = __shfl_sync(kFull, k, 0);
+    if (k >= n_boxes) return;
+    const TestBox<Real> b = boxes[k];
+    int size = 1;
+    if (lane == 0) stack[0] = 0;
+    __syncwarp();
+    while (size > 0) {
+      const int take = size < 32 ? size : 32;
+      const int base = size - take;
+      const int c = int(lane) < take ? stack[base + int(lane)] : -1;
+      __syncwarp();  // every lane has read its cell before the pushes overwrite the slots
+      size = base;
+      int children = 0, first = 0;
+      if (c >= 0) {
+        const Real b2 = bmax != nullptr ? bmax[c] * bmax[c] : Real(-1);
+        if (opens(box[c], com[c], b2, dim, slack, b)) {
+          opened[c] = 1;
+          const CellLink lk = link[c];
+          if (lk.first_child >= 0) children = lk.child_count, first = lk.first_child;
+        }
+      }
+      int pushed = 0;
+      const int slot = size + warp_exclusive_sum(children, lane, pushed);
+      if (size + pushed > int(kStackCapacity)) {  // cannot happen (tree_gpu.cuh); never write past
+        if (lane == 0) atomicOr(overflow, 2u);    // the walk's stack overflow flag
+        return;
+      }
+      for (int j = 0; j < children; ++j) stack[slot + j] = first + j;
+      size += pushed;
+      __syncwarp();
+    }
+  }
+}
+
+/// The children of every marked cell, and the root, are included (included[] zeroed before).
+__global__ void include_children(const CellLink* __restrict__ link,
+                                 const unsigned char* __restrict__ opened, unsigned cells,
+                                 unsigned* included) {
   const unsigned c = blockIdx.x * 256u + threadIdx.x;
-  bool in = c < cells;
+  if (c >= cells) return;
+  if (c == 0) included[0] = 1;
+  if (!opened[c]) return;
+  const CellLink lk = link[c];
+  for (int j = 0; j < (lk.first_child >= 0 ? lk.child_count : 0); ++j)
+    included[lk.first_child + j] = 1;
+}
+
+/// bodies[c]: an included leaf's body count. counts (when set) gets the included cells and
+/// their bodies added.
+__global__ void included_bodies(const CellLink* __restrict__ link,
+                                const unsigned* __restrict__ included, unsigned cells,
+                                unsigned* bodies, unsigned* counts) {
+  const unsigned c = blockIdx.x * 256u + threadIdx.x;
+  const bool in = c < cells && included[c] != 0;
   unsigned count = 0;
-  if (in) {
-    for (int p = parent[c]; p >= 0 && in; p = parent[p]) in = opened[p] != 0;
+  if (c < cells) {
     const CellLink lk = link[c];
     count = in && lk.first_child < 0 ? lk.end - lk.begin : 0u;
-    included[c] = in ? 1u : 0u;
     bodies[c] = count;
   }
   if (counts != nullptr) {
@@ -215,15 +256,24 @@ TreeSources<Real> TreeForces<Real>::essential_sources(const void* packed, Essent
 template <class Real>
 void TreeForces<Real>::essential_flags(std::size_t k, cudaStream_t s, bool count) {
   const unsigned cells = cells_;
-  open_for_box<Real><<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
-      box_.data(), com_.data(), mac_ == OpeningCriterion::Bmax ? bmax_.data() : nullptr, cells,
-      dim_, reinterpret_cast<const TestBox<Real>*>(ess_.test.data()) + ess_.first[k],
-      ess_.first[k + 1] - ess_.first[k], ess_.open.data());
-  NBODY_CUDA_CHECK_LAUNCH("essential open_for_box");
-  include_cells<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
-      link_.data(), ess_.parent.data(), ess_.open.data(), cells, ess_.flags.data(),
-      ess_.bodies.data(), count ? ess_.counts.data() + 2 * k : nullptr);
-  NBODY_CUDA_CHECK_LAUNCH("essential include_cells");
+  NBODY_CUDA_CHECK(cudaMemsetAsync(ess_.open.data(), 0, cells, s));
+  NBODY_CUDA_CHECK(cudaMemsetAsync(ess_.flags.data(), 0, cells * sizeof(unsigned), s));
+  NBODY_CUDA_CHECK(cudaMemsetAsync(ess_.cursor.data(), 0, sizeof(unsigned), s));
+  // The walk's stacks and grid (walk_warps warps, kStackCapacity each), 4 warps a block.
+  const unsigned blocks = walk_warps<Real>(quadrupole_, dim_) / 4;
+  box_walk<Real><<<blocks, 128, 0, s>>>(
+      box_.data(), com_.data(), mac_ == OpeningCriterion::Bmax ? bmax_.data() : nullptr,
+      link_.data(), dim_, reinterpret_cast<const TestBox<Real>*>(ess_.test.data()) + ess_.first[k],
+      ess_.first[k + 1] - ess_.first[k], ess_.cursor.data(), stacks_.data(), counter_.data() + 1,
+      ess_.open.data());
+  NBODY_CUDA_CHECK_LAUNCH("essential box_walk");
+  include_children<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(link_.data(), ess_.open.data(),
+                                                               cells, ess_.flags.data());
+  NBODY_CUDA_CHECK_LAUNCH("essential include_children");
+  included_bodies<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
+      link_.data(), ess_.flags.data(), cells, ess_.bodies.data(),
+      count ? ess_.counts.data() + 2 * k : nullptr);
+  NBODY_CUDA_CHECK_LAUNCH("essential included_bodies");
   ess_.flags_for = k;
 }
 
@@ -257,12 +307,12 @@ std::vector<EssentialCounts> TreeForces<Real>::count_essential(
   NBODY_CUDA_CHECK(cudaMemcpyAsync(ess_.test.data(), test.data(),
                                    test.size() * sizeof(TestBox<Real>), cudaMemcpyHostToDevice, s));
   ess_.open.reserve(cells_, "essential tree opened flags");
-  ess_.parent.reserve(cells_, "essential tree parents");
   ess_.flags.reserve(cells_, "essential tree include flags");
   ess_.index.reserve(cells_, "essential tree cell indices");
   ess_.bodies.reserve(cells_, "essential tree body counts");
   ess_.offset.reserve(cells_, "essential tree body offsets");
   ess_.counts.reserve(2 * boxes.size(), "essential tree counts");
+  ess_.cursor.reserve(1, "essential tree box cursor");
   if (2 * boxes.size() > ess_.host_capacity) {
     if (ess_.host) NBODY_CUDA_CHECK(cudaFreeHost(ess_.host));
     ess_.host = nullptr;
@@ -270,8 +320,6 @@ std::vector<EssentialCounts> TreeForces<Real>::count_essential(
         cudaMallocHost(reinterpret_cast<void**>(&ess_.host), 2 * boxes.size() * sizeof(unsigned)));
     ess_.host_capacity = 2 * boxes.size();
   }
-  cell_parents<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(link_.data(), cells, ess_.parent.data());
-  NBODY_CUDA_CHECK_LAUNCH("essential cell_parents");
   NBODY_CUDA_CHECK(cudaMemsetAsync(ess_.counts.data(), 0, 2 * boxes.size() * sizeof(unsigned), s));
   for (std::size_t k = 0; k < boxes.size(); ++k) essential_flags(k, s, true);
   NBODY_CUDA_CHECK(cudaMemcpyAsync(ess_.host, ess_.counts.data(),

@@ -37,13 +37,28 @@ struct ReceiverBox {
   Real alpha_a = 0;
 };
 
+/// A piece of a rank's bodies as it tells the other ranks (describe_bodies): a cell of its
+/// tree, the box of the cell's bodies, and their smallest and mean |a_old| / G (0 without).
+struct BodyPiece {
+  double lo[3], hi[3];
+  double a_min, a_mean;
+};
+
+/// describe_bodies' device and pinned arrays.
+struct PieceScratch {
+  gpu::DeviceBuffer<unsigned> ranges, count;  // the pieces' (begin, end) in tree order; count
+  gpu::DeviceBuffer<double> stats;            // 8 per piece
+  gpu::PinnedBuffer<unsigned> ranges_host;
+  gpu::PinnedBuffer<double> stats_host;
+};
+
 /// The size of one receiver's essential tree.
 struct EssentialCounts {
   unsigned cells = 0, bodies = 0;
 };
 
 /// TreeForces' state for the essential trees (tree_gpu_essential.cu): the last count's boxes and
-/// theta; per cell the parent, opened and include flags, compacted indices, leaves' body counts
+/// theta; per cell the opened and include flags, compacted indices, leaves' body counts
 /// and offsets; per receiver the counts (device, and pinned host).
 template <class Real>
 struct EssentialScratch {
@@ -52,9 +67,8 @@ struct EssentialScratch {
   gpu::DeviceBuffer<Real> test;  // every receiver's boxes (8 Reals each)
   double theta = 0;
   std::size_t flags_for = ~std::size_t(0);  // the receiver whose flags open/flags/bodies hold
-  gpu::DeviceBuffer<int> parent;
   gpu::DeviceBuffer<unsigned char> open;
-  gpu::DeviceBuffer<unsigned> flags, index, bodies, offset, counts;
+  gpu::DeviceBuffer<unsigned> flags, index, bodies, offset, counts, cursor;
   unsigned* host = nullptr;
   std::size_t host_capacity = 0;
   EssentialScratch() = default;

@@ -1,0 +1,65 @@
+#pragma once
+// Where a decomposed GPU tree evaluation's force time goes (domain_forces.cuh), by CUDA events
+// on the force stream and on the exchange's stream: the essential trees written for the other
+// ranks, the walk of the local tree, the wait for the received trees after it, the walks of
+// the received trees, and the exchange itself on its own stream. The exchange runs during the
+// local walk, so the time it hid is its length less the wait it left (docs/distributed.md).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/cuda/cuda_check.cuh"
+
+namespace nbody::cuda_resident {
+
+class DomainTimer {
+ public:
+  enum Mark { Begin, Written, Walked, Received, Done, ExchangeBegin, ExchangeEnd, kMarks };
+
+  DomainTimer() {
+    for (cudaEvent_t& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
+  }
+  ~DomainTimer() {
+    for (cudaEvent_t e : events_)
+      if (e) cudaEventDestroy(e);
+  }
+  DomainTimer(const DomainTimer&) = delete;
+  DomainTimer& operator=(const DomainTimer&) = delete;
+
+  void mark(Mark m, cudaStream_t stream) {
+    NBODY_CUDA_CHECK(cudaEventRecord(events_[m], stream));
+    if (m == Begin) recorded_ = true;
+  }
+  /// After the streams' synchronisation: milliseconds from one mark to another.
+  [[nodiscard]] double ms(Mark from, Mark to) const {
+    float v = 0;
+    NBODY_CUDA_CHECK(cudaEventElapsedTime(&v, events_[from], events_[to]));
+    return double(v);
+  }
+  [[nodiscard]] bool recorded() const { return recorded_; }
+
+  /// The force stage in parts (they add up to it), milliseconds.
+  [[nodiscard]] std::vector<std::pair<std::string, double>> stages() const {
+    if (!recorded_) return {};
+    return {{"essential", ms(Begin, Written)},
+            {"walk", ms(Written, Walked)},
+            {"wait", ms(Walked, Received)},
+            {"foreign", ms(Received, Done)}};
+  }
+  /// The exchange's milliseconds, and those of them the local walk hid.
+  [[nodiscard]] std::pair<double, double> exchange_and_hidden() const {
+    if (!recorded_) return {0, 0};
+    const double exchange = ms(ExchangeBegin, ExchangeEnd);
+    const double wait = ms(Walked, Received);
+    return {exchange, std::max(0.0, exchange - wait)};
+  }
+
+ private:
+  cudaEvent_t events_[kMarks] = {};
+  bool recorded_ = false;
+};
+
+}  // namespace nbody::cuda_resident
