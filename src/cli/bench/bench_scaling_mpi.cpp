@@ -103,7 +103,7 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
       const std::size_t used = gpu_memory_used();
       row.gpu_bytes = largest(*group, double(used > memory_before ? used - memory_before : 0));
       row.gpu_bytes_per_body = row.gpu_bytes / (double(n) / group->parts());
-      if (a.timings) row.allocations = gpu_allocations(8);  // this rank's (rank 0's printed)
+      if (a.timings) row.allocations = gpu_allocations(16);  // this rank's (rank 0's printed)
     }
     // The same number of steps on every rank of the group: rank 0's choice.
     chosen = group->max(
