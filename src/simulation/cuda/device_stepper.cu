@@ -316,7 +316,9 @@ class DeviceStepper final : public Stepper {
       float ms = 0;
       const int k = timed_pairs_ - 1;
       NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * k], events_[2 * k + 1]));
-      last_work_ = {1e-3 * double(ms), domain_forces_->work()};
+      // Net of the wait for the others' essential trees: that is the sender's time.
+      last_work_ = {1e-3 * std::max(0.0, double(ms) - domain_forces_->wait_ms()),
+                    domain_forces_->work()};
     }
     for (int k = 0; k < timed_pairs_; ++k) {
       float ms = 0;
@@ -329,14 +331,7 @@ class DeviceStepper final : public Stepper {
       if (split && stage == "force") continue;  // in its parts, below
       times_.stages.add(stage, ms * 1e-3);
     }
-    if (split) {
-      for (const auto& [stage, ms] : domain_forces_->stage_ms())
-        times_.stages.add(stage, ms * 1e-3);
-      const auto [exchange, hidden] = domain_forces_->exchange_ms();
-      times_.decomposition.exchange_seconds += 1e-3 * exchange;
-      times_.decomposition.hidden_seconds += 1e-3 * hidden;
-      domain_forces_->trace();
-    }
+    if (split) domain_forces_->report(times_.stages, times_.decomposition);
   }
 
   std::unique_ptr<cuda_gravity::DeviceForces<Real>> forces_;

@@ -35,6 +35,7 @@
 #include "gravity/cuda/direct_kernels.cuh"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
+#include "nbody/simulation.hpp"
 #include "parallel/domain_gravity.hpp"
 #include "simulation/cuda/domain_timer.cuh"
 #include "tree/cuda/tree_gpu.cuh"
@@ -71,8 +72,7 @@ class DomainForces {
     // dispatched first would hold the SMs until it ends, leaving nothing to overlap.
     int least = 0, greatest = 0;
     NBODY_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    NBODY_CUDA_CHECK(
-        cudaStreamCreateWithPriority(&comm_stream_, cudaStreamNonBlocking, greatest));
+    NBODY_CUDA_CHECK(cudaStreamCreateWithPriority(&comm_stream_, cudaStreamNonBlocking, greatest));
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&received_, cudaEventDisableTiming));
     a_min_.reserve(1, "smallest |a_old|");
@@ -136,16 +136,21 @@ class DomainForces {
   [[nodiscard]] std::uint64_t bytes_sent() const { return bytes_sent_; }
 
   /// After the stream's synchronisation, the tree's last evaluation: its force stage in parts
-  /// (DomainTimer), and the exchange's milliseconds with those the local walk hid. With
+  /// (DomainTimer) added to `stages`, and the exchange's seconds with those the local walk
+  /// hid to `d`. With
   /// NBODY_DOMAIN_TRACE set, a line on stderr per rank and evaluation: the essential trees'
   /// sizes, the parts' times and the interactions per body of the local and received trees.
-  [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const {
-    return timer_.stages();
+  template <class Stages>
+  void report(Stages& stages, DecompositionStats& d) const {
+    for (const auto& [stage, ms] : timer_.stages()) stages.add(stage, ms * 1e-3);
+    const auto [exchange, hidden] = timer_.exchange_and_hidden();
+    d.exchange_seconds += 1e-3 * exchange;
+    d.hidden_seconds += 1e-3 * hidden;
+    trace();
   }
-  [[nodiscard]] std::pair<double, double> exchange_ms() const {
-    return timer_.exchange_and_hidden();
-  }
-  void trace() const {
+  /// Of the force time, what this rank spent waiting for the others' essential trees.
+  [[nodiscard]] double wait_ms() const { return tree_ ? timer_.wait_ms() : 0.0; }
+  void trace() const {  // NBODY_DOMAIN_TRACE
     if (!trace_ || !tree_ || !timer_.recorded()) return;
     std::string parts;
     for (const auto& [name, ms] : timer_.stages()) parts += " " + name + " " + fixed(ms, 2);
@@ -251,6 +256,7 @@ class DomainForces {
       receivers.push_back(receiver_of(b, a_old != nullptr));
       receiver_rank.push_back(p);
     }
+    timer_.mark(DomainTimer::Described, stream);
     cuda_tree::WalkParams params{options_.theta, options_.quadrupole, potential};
     std::vector<EssentialCounts> counts;
     if (!receivers.empty()) counts = tree_->count_essential(receivers, params, stream);
@@ -265,6 +271,7 @@ class DomainForces {
       std::memcpy(announce[std::size_t(p)].data(), &to[std::size_t(p)], sizeof(EssentialCounts));
     }
     const auto heard = comm_->exchange(announce);
+    timer_.mark(DomainTimer::Counted, stream);
     std::vector<const void*> send(static_cast<std::size_t>(parts));
     std::vector<void*> recv(static_cast<std::size_t>(parts));
     std::vector<std::size_t> send_bytes(static_cast<std::size_t>(parts)),

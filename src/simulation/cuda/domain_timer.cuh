@@ -1,9 +1,11 @@
 #pragma once
 // Where a decomposed GPU tree evaluation's force time goes (domain_forces.cuh), by CUDA events
-// on the force stream and on the exchange's stream: the essential trees written for the other
-// ranks, the walk of the local tree, the wait for the received trees after it, the walks of
-// the received trees, and the exchange itself on its own stream. The exchange runs during the
-// local walk, so the time it hid is its length less the wait it left (docs/distributed.md).
+// on the force stream and on the exchange's stream: this rank's bodies described to the others
+// (with the all-gather), the essential trees counted (with the exchange of their sizes) and
+// written for the other ranks, the walk of the local tree, the wait for the received trees after
+// it, the walks of the received trees, and the exchange itself on its own stream. The exchange runs
+// during the local walk, so the time it hid is its length less the wait it left
+// (docs/distributed.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,7 +19,18 @@ namespace nbody::cuda_resident {
 
 class DomainTimer {
  public:
-  enum Mark { Begin, Written, Walked, Received, Done, ExchangeBegin, ExchangeEnd, kMarks };
+  enum Mark {
+    Begin,
+    Described,
+    Counted,
+    Written,
+    Walked,
+    Received,
+    Done,
+    ExchangeBegin,
+    ExchangeEnd,
+    kMarks
+  };
 
   DomainTimer() {
     for (cudaEvent_t& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
@@ -44,11 +57,12 @@ class DomainTimer {
   /// The force stage in parts (they add up to it), milliseconds.
   [[nodiscard]] std::vector<std::pair<std::string, double>> stages() const {
     if (!recorded_) return {};
-    return {{"essential", ms(Begin, Written)},
-            {"walk", ms(Written, Walked)},
-            {"wait", ms(Walked, Received)},
-            {"foreign", ms(Received, Done)}};
+    return {{"describe", ms(Begin, Described)}, {"count", ms(Described, Counted)},
+            {"write", ms(Counted, Written)},    {"walk", ms(Written, Walked)},
+            {"wait", ms(Walked, Received)},     {"foreign", ms(Received, Done)}};
   }
+  /// The milliseconds this rank waited for the received trees after its local walk.
+  [[nodiscard]] double wait_ms() const { return recorded_ ? ms(Walked, Received) : 0.0; }
   /// The exchange's milliseconds, and those of them the local walk hid.
   [[nodiscard]] std::pair<double, double> exchange_and_hidden() const {
     if (!recorded_) return {0, 0};

@@ -11,20 +11,22 @@
 // ulps of its centre, theta^2 and alpha_a times 1 - 1e-4): a group's box is computed in Real
 // from the bodies, the receiver's box elsewhere, and they may differ by roundings.
 //
-// The essential tree is the union of the boxes' trees: every box walks this tree as a group
-// walk would (box_walk, a warp per box, marking the cells it opens), and a cell is included
-// iff its parent is marked (a group inside a box opens only cells the box opens, so it
-// meets only included cells). Then two cub scans (compacted cell indices in cell order,
-// which keep a cell's children contiguous; the body offsets of the included leaves) and a
-// write kernel. An included leaf ships its bodies; an included inner cell that is not
-// opened becomes a leaf without bodies (every receiver group accepts it whole); an opened
-// one keeps its children. Cells keep their box, moments and b_max unchanged, so the root's
-// half (the walk's slack) is the sender root's.
+// The essential tree: the root, and every child of an included cell that some box opens;
+// so a cell is included iff every ancestor is opened for some box (a group inside a box
+// opens only cells the box opens, so it meets only included cells). Found top down, one
+// launch per level of the build (include_level): only the included inner cells are tested,
+// each against the receiver's boxes through a hierarchy of their unions (BoxTree), which
+// prunes the boxes far from the cell. Then two cub scans (compacted cell indices in cell
+// order, which keep a cell's children contiguous; the body offsets of the included leaves)
+// and a write kernel. An included leaf ships its bodies; an included inner cell that is
+// not opened becomes a leaf without bodies (every receiver group accepts it whole); an
+// opened one keeps its children. Cells keep their box, moments and b_max unchanged, so the
+// root's half (the walk's slack) is the sender root's.
 //
-// Measured (2 H100s, 64M Plummer, relative criterion): the first version tested every cell
-// against every box of a receiver (64 equal runs of its bodies) and walked each cell's
-// ancestors; with a piece of the tree per ~n/2048 bodies that took 9-14 ms a step, as many
-// tests as cells times boxes near the cut.
+// Measured (2 H100s, 64M Plummer, relative criterion, ~4000 boxes a receiver): every cell
+// tested against every box, then each cell's ancestors walked, took 5-7 ms a step with 64
+// boxes; a warp per box walking this tree took 35-145 ms (neighbouring boxes traverse the
+// same cells again).
 #include <cuda_runtime.h>
 #include <cub/device/device_scan.cuh>
 
@@ -39,7 +41,6 @@
 #include "nbody/error.hpp"
 #include "nbody/physics/opening_criterion.hpp"
 #include "tree/cuda/tree_gpu.cuh"
-#include "tree/cuda/tree_gpu_walk_warp.cuh"
 
 namespace nbody::cuda_tree {
 
@@ -89,91 +90,78 @@ __device__ __forceinline__ bool opens(const Vec4<Real>& q, const Vec4<Real>& m, 
   return bh_must_open(bmax2 >= Real(0) ? bmax2 : s * s, b.theta2, d2);
 }
 
-/// Each box's essential tree as a group walk with that box would traverse it (tree_walk
-/// without the sums): one warp per box (taken from cursor), a stack of cells to test; a cell
-/// the box opens is marked (every box that opens it writes the same 1) and its children are
-/// pushed. A cell is in the union of the boxes' trees iff its parent is marked.
+/// A receiver's boxes as a bounding volume hierarchy: a complete binary tree in an array
+/// (node k's children 2k + 1 and 2k + 2; the boxes are the leaves from `leaves` - 1 on, in
+/// the receiver's tree order, padded with empty nodes, hx < 0), each inner node the union
+/// of its children with their smallest alpha_a. The test is monotone in the box and in
+/// alpha_a, so a node that does not open a cell has no box below it that does.
 template <class Real>
-__global__ void box_walk(const Vec4<Real>* __restrict__ box, const Vec4<Real>* __restrict__ com,
-                         const Real* __restrict__ bmax, const CellLink* __restrict__ link, int dim,
-                         const TestBox<Real>* __restrict__ boxes, unsigned n_boxes,
-                         unsigned* cursor, int* stacks, unsigned* overflow, unsigned char* opened) {
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  int* stack = stacks + std::size_t(warp) * kStackCapacity;
+struct BoxTree {
+  const TestBox<Real>* nodes;
+  unsigned leaves;
+};
+
+/// Does some box of the hierarchy open the cell (depth-first, pruned)?
+template <class Real>
+__device__ bool any_opens(const Vec4<Real>& q, const Vec4<Real>& m, Real bmax2, int dim, Real slack,
+                          BoxTree<Real> t) {
+  unsigned stack[40];  // depth <= 32, a pair pushed per level
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const unsigned k = stack[--top];
+    const TestBox<Real> b = t.nodes[k];
+    if (b.hx < Real(0) || !opens(q, m, bmax2, dim, slack, b)) continue;
+    if (k >= t.leaves - 1) return true;
+    stack[top++] = 2 * k + 2;
+    stack[top++] = 2 * k + 1;
+  }
+  return false;
+}
+
+/// One level of the receiver's essential tree, top down (the levels of the build, from the
+/// root): a cell is included when its parent was opened (the root always); an included
+/// inner cell is opened when some box opens it (a leaf ships its bodies either way and is
+/// not tested). Writes opened[c], included[] of its children, bodies[c] (an included leaf's
+/// count); counts (when set) gets the level's included cells and bodies added.
+template <class Real>
+__global__ void include_level(const Vec4<Real>* __restrict__ box,
+                              const Vec4<Real>* __restrict__ com, const Real* __restrict__ bmax,
+                              const CellLink* __restrict__ link,
+                              const unsigned* __restrict__ level_start, int level, int dim,
+                              BoxTree<Real> boxes, unsigned char* opened, unsigned* included,
+                              unsigned* bodies, unsigned* counts) {
+  __shared__ unsigned block_cells, block_bodies;
+  if (threadIdx.x == 0) block_cells = block_bodies = 0;
+  __syncthreads();
+  const unsigned lb = level_start[level], le = level_start[level + 1];
   const Real slack = box[0].w * (sizeof(Real) == 4 ? Real(0x1p-20) : Real(0x1p-40));
-  for (;;) {
-    unsigned k = 0;
-    if (lane == 0) k = atomicAdd(cursor, 1u);
-    k = __shfl_sync(kFull, k, 0);
-    if (k >= n_boxes) return;
-    const TestBox<Real> b = boxes[k];
-    int size = 1;
-    if (lane == 0) stack[0] = 0;
-    __syncwarp();
-    while (size > 0) {
-      const int take = size < 32 ? size : 32;
-      const int base = size - take;
-      const int c = int(lane) < take ? stack[base + int(lane)] : -1;
-      __syncwarp();  // every lane has read its cell before the pushes overwrite the slots
-      size = base;
-      int children = 0, first = 0;
-      if (c >= 0) {
-        const Real b2 = bmax != nullptr ? bmax[c] * bmax[c] : Real(-1);
-        if (opens(box[c], com[c], b2, dim, slack, b)) {
-          opened[c] = 1;
-          const CellLink lk = link[c];
-          if (lk.first_child >= 0) children = lk.child_count, first = lk.first_child;
-        }
-      }
-      int pushed = 0;
-      const int slot = size + warp_exclusive_sum(children, lane, pushed);
-      if (size + pushed > int(kStackCapacity)) {  // cannot happen (tree_gpu.cuh); never write past
-        if (lane == 0) atomicOr(overflow, 2u);    // the walk's stack overflow flag
-        return;
-      }
-      for (int j = 0; j < children; ++j) stack[slot + j] = first + j;
-      size += pushed;
-      __syncwarp();
-    }
-  }
-}
-
-/// The children of every marked cell, and the root, are included (included[] zeroed before).
-__global__ void include_children(const CellLink* __restrict__ link,
-                                 const unsigned char* __restrict__ opened, unsigned cells,
-                                 unsigned* included) {
-  const unsigned c = blockIdx.x * 256u + threadIdx.x;
-  if (c >= cells) return;
-  if (c == 0) included[0] = 1;
-  if (!opened[c]) return;
-  const CellLink lk = link[c];
-  for (int j = 0; j < (lk.first_child >= 0 ? lk.child_count : 0); ++j)
-    included[lk.first_child + j] = 1;
-}
-
-/// bodies[c]: an included leaf's body count. counts (when set) gets the included cells and
-/// their bodies added.
-__global__ void included_bodies(const CellLink* __restrict__ link,
-                                const unsigned* __restrict__ included, unsigned cells,
-                                unsigned* bodies, unsigned* counts) {
-  const unsigned c = blockIdx.x * 256u + threadIdx.x;
-  const bool in = c < cells && included[c] != 0;
-  unsigned count = 0;
-  if (c < cells) {
+  unsigned my_cells = 0, my_bodies = 0;
+  for (unsigned c = lb + blockIdx.x * blockDim.x + threadIdx.x; c < le;
+       c += gridDim.x * blockDim.x) {
+    const bool in = c == 0 || included[c] != 0;
+    if (c == 0) included[0] = 1;
     const CellLink lk = link[c];
-    count = in && lk.first_child < 0 ? lk.end - lk.begin : 0u;
+    const bool leaf = lk.first_child < 0;
+    bool open = false;
+    if (in && !leaf) {
+      const Real b2 = bmax != nullptr ? bmax[c] * bmax[c] : Real(-1);
+      open = any_opens(box[c], com[c], b2, dim, slack, boxes);
+    }
+    opened[c] = open ? 1 : 0;
+    for (int j = 0; j < (leaf ? 0 : lk.child_count); ++j)
+      included[lk.first_child + j] = open ? 1u : 0u;
+    const unsigned count = in && leaf ? lk.end - lk.begin : 0u;
     bodies[c] = count;
+    my_cells += in ? 1u : 0u;
+    my_bodies += count;
   }
-  if (counts != nullptr) {
-    __shared__ unsigned block_bodies;
-    if (threadIdx.x == 0) block_bodies = 0;
-    const int block_cells = __syncthreads_count(in);  // also orders the zeroing
-    if (count) atomicAdd(&block_bodies, count);
-    __syncthreads();
-    if (threadIdx.x == 0 && block_cells) atomicAdd(&counts[0], unsigned(block_cells));
-    if (threadIdx.x == 0 && block_bodies) atomicAdd(&counts[1], block_bodies);
-  }
+  if (counts == nullptr) return;
+  if (my_cells) atomicAdd(&block_cells, my_cells);
+  if (my_bodies) atomicAdd(&block_bodies, my_bodies);
+  __syncthreads();
+  if (threadIdx.x == 0 && block_cells) atomicAdd(&counts[0], block_cells);
+  if (threadIdx.x == 0 && block_bodies) atomicAdd(&counts[1], block_bodies);
 }
 
 template <class Real>
@@ -230,6 +218,24 @@ TestBox<Real> test_box(const ReceiverBox<Real>& r, double theta, bool relative) 
           Real(theta * theta * (1 - 1e-4))};
 }
 
+/// The smallest box holding both (an empty one: the other), with the smaller alpha_a.
+template <class Real>
+TestBox<Real> merged(const TestBox<Real>& a, const TestBox<Real>& b) {
+  if (a.hx < Real(0)) return b;
+  if (b.hx < Real(0)) return a;
+  const Real ac[3] = {a.cx, a.cy, a.cz}, ah[3] = {a.hx, a.hy, a.hz};
+  const Real bc[3] = {b.cx, b.cy, b.cz}, bh[3] = {b.hx, b.hy, b.hz};
+  Real c[3], h[3];
+  for (int d = 0; d < 3; ++d) {
+    const double lo = std::min(double(ac[d]) - ah[d], double(bc[d]) - bh[d]);
+    const double hi = std::max(double(ac[d]) + ah[d], double(bc[d]) + bh[d]);
+    c[d] = Real(0.5 * (lo + hi));
+    // Rounded outwards: the node must hold its children's boxes.
+    h[d] = Real(0.5 * (hi - lo) * (1 + 1e-6) + 1e-6 * (std::fabs(lo) + std::fabs(hi)));
+  }
+  return {c[0], c[1], c[2], h[0], h[1], h[2], std::min(a.alpha_a, b.alpha_a), a.theta2};
+}
+
 }  // namespace
 
 template <class Real>
@@ -255,25 +261,16 @@ TreeSources<Real> TreeForces<Real>::essential_sources(const void* packed, Essent
 
 template <class Real>
 void TreeForces<Real>::essential_flags(std::size_t k, cudaStream_t s, bool count) {
-  const unsigned cells = cells_;
-  NBODY_CUDA_CHECK(cudaMemsetAsync(ess_.open.data(), 0, cells, s));
-  NBODY_CUDA_CHECK(cudaMemsetAsync(ess_.flags.data(), 0, cells * sizeof(unsigned), s));
-  NBODY_CUDA_CHECK(cudaMemsetAsync(ess_.cursor.data(), 0, sizeof(unsigned), s));
-  // The walk's stacks and grid (walk_warps warps, kStackCapacity each), 4 warps a block.
-  const unsigned blocks = walk_warps<Real>(quadrupole_, dim_) / 4;
-  box_walk<Real><<<blocks, 128, 0, s>>>(
-      box_.data(), com_.data(), mac_ == OpeningCriterion::Bmax ? bmax_.data() : nullptr,
-      link_.data(), dim_, reinterpret_cast<const TestBox<Real>*>(ess_.test.data()) + ess_.first[k],
-      ess_.first[k + 1] - ess_.first[k], ess_.cursor.data(), stacks_.data(), counter_.data() + 1,
-      ess_.open.data());
-  NBODY_CUDA_CHECK_LAUNCH("essential box_walk");
-  include_children<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(link_.data(), ess_.open.data(),
-                                                               cells, ess_.flags.data());
-  NBODY_CUDA_CHECK_LAUNCH("essential include_children");
-  included_bodies<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
-      link_.data(), ess_.flags.data(), cells, ess_.bodies.data(),
-      count ? ess_.counts.data() + 2 * k : nullptr);
-  NBODY_CUDA_CHECK_LAUNCH("essential included_bodies");
+  const BoxTree<Real> boxes{
+      reinterpret_cast<const TestBox<Real>*>(ess_.test.data()) + ess_.first[k], ess_.leaves[k]};
+  constexpr int kLevelBlocks = 1024;  // a fixed grid striding over each level, as the build's
+  for (int level = 0; level <= key_bits(dim_); ++level) {
+    include_level<Real><<<kLevelBlocks, 256, 0, s>>>(
+        box_.data(), com_.data(), mac_ == OpeningCriterion::Bmax ? bmax_.data() : nullptr,
+        link_.data(), levels_.data(), level, dim_, boxes, ess_.open.data(), ess_.flags.data(),
+        ess_.bodies.data(), count ? ess_.counts.data() + 2 * k : nullptr);
+    NBODY_CUDA_CHECK_LAUNCH("essential include_level");
+  }
   ess_.flags_for = k;
 }
 
@@ -294,14 +291,25 @@ std::vector<EssentialCounts> TreeForces<Real>::count_essential(
   ess_.theta = p.theta;
   const unsigned cells = n_ == 0 ? 0u : cells_;
   if (cells == 0 || boxes.empty()) return counts;
-  // Every receiver's boxes, as the open test reads them, in one device array.
+  // Every receiver's boxes, as the open test reads them, in one device array: each
+  // receiver's hierarchy (BoxTree) over its boxes in the order given.
   static_assert(sizeof(TestBox<Real>) == 8 * sizeof(Real));
   std::vector<TestBox<Real>> test;
   ess_.first.assign(1, 0u);
+  ess_.leaves.clear();
   for (const auto& receiver : boxes) {
-    for (const auto& b : receiver)
-      test.push_back(test_box(b, p.theta, mac_ == OpeningCriterion::Relative));
+    unsigned leaves = 1;
+    while (leaves < receiver.size()) leaves *= 2;
+    std::vector<TestBox<Real>> tree(2 * std::size_t(leaves) - 1);
+    for (std::size_t j = 0; j < leaves; ++j) {
+      tree[leaves - 1 + j] =
+          j < receiver.size() ? test_box(receiver[j], p.theta, mac_ == OpeningCriterion::Relative)
+                              : TestBox<Real>{0, 0, 0, -1, -1, -1, 0, 0};  // empty
+    }
+    for (std::size_t k = leaves - 1; k-- > 0;) tree[k] = merged(tree[2 * k + 1], tree[2 * k + 2]);
+    test.insert(test.end(), tree.begin(), tree.end());
     ess_.first.push_back(unsigned(test.size()));
+    ess_.leaves.push_back(leaves);
   }
   ess_.test.reserve(std::max<std::size_t>(8 * test.size(), 8), "essential tree receiver boxes");
   NBODY_CUDA_CHECK(cudaMemcpyAsync(ess_.test.data(), test.data(),
@@ -312,7 +320,6 @@ std::vector<EssentialCounts> TreeForces<Real>::count_essential(
   ess_.bodies.reserve(cells_, "essential tree body counts");
   ess_.offset.reserve(cells_, "essential tree body offsets");
   ess_.counts.reserve(2 * boxes.size(), "essential tree counts");
-  ess_.cursor.reserve(1, "essential tree box cursor");
   if (2 * boxes.size() > ess_.host_capacity) {
     if (ess_.host) NBODY_CUDA_CHECK(cudaFreeHost(ess_.host));
     ess_.host = nullptr;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <utility>
 #include <vector>
 
 #include "core/cuda/cuda_check.cuh"
@@ -104,7 +105,7 @@ std::vector<BodyPiece> TreeForces<Real>::describe_bodies(const Real* a_old, unsi
   scratch.ranges.reserve(2 * kRoom, "receiver pieces");
   scratch.count.reserve(1, "receiver piece count");
   scratch.stats.reserve(8 * kRoom, "receiver piece boxes");
-  scratch.ranges_host.reserve(1);
+  scratch.ranges_host.reserve(2 * kRoom + 1);
   scratch.stats_host.reserve(8 * kRoom);
   unsigned pieces = 0;
   for (;;) {
@@ -116,20 +117,25 @@ std::vector<BodyPiece> TreeForces<Real>::describe_bodies(const Real* a_old, unsi
                                             sorted_.data(), order_.data(), a_old, dim_,
                                             scratch.stats.data());
     NBODY_CUDA_CHECK_LAUNCH("piece_stats");
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(scratch.ranges_host.data(), scratch.count.data(),
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(scratch.ranges_host.data(), scratch.ranges.data(),
+                                     2 * kRoom * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(scratch.ranges_host.data() + 2 * kRoom, scratch.count.data(),
                                      sizeof(unsigned), cudaMemcpyDeviceToHost, s));
     NBODY_CUDA_CHECK(cudaMemcpyAsync(scratch.stats_host.data(), scratch.stats.data(),
                                      8 * kRoom * sizeof(double), cudaMemcpyDeviceToHost, s));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
-    pieces = scratch.ranges_host.data()[0];
+    pieces = scratch.ranges_host.data()[2 * kRoom];
     if (pieces <= kRoom) break;
     piece_bodies = unsigned(std::min<std::size_t>(2ull * piece_bodies, n_));
   }
-  // In the order of the atomic slots, which varies from run to run: what a receiver gets
-  // is the union of the pieces' essential trees, which does not depend on their order.
+  // In tree order (the kernel's atomic slots vary from run to run): neighbours along the
+  // curve are near in space, which the senders' hierarchy of the boxes builds on.
+  std::vector<std::pair<unsigned, unsigned>> by_begin(pieces);
+  for (unsigned k = 0; k < pieces; ++k) by_begin[k] = {scratch.ranges_host.data()[2 * k], k};
+  std::sort(by_begin.begin(), by_begin.end());
   std::vector<BodyPiece> out(pieces);
   for (unsigned k = 0; k < pieces; ++k) {
-    const double* st = scratch.stats_host.data() + 8 * std::size_t(k);
+    const double* st = scratch.stats_host.data() + 8 * std::size_t(by_begin[k].second);
     out[k] = {{st[0], st[1], st[2]}, {st[3], st[4], st[5]}, st[6], st[7]};
   }
   return out;

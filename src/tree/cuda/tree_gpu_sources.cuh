@@ -63,12 +63,13 @@ struct EssentialCounts {
 template <class Real>
 struct EssentialScratch {
   std::size_t boxes = 0;         // receivers of the last count
-  std::vector<unsigned> first;   // receiver k's boxes: test[first[k], first[k + 1])
+  std::vector<unsigned> first;   // receiver k's box hierarchy: test[first[k], first[k + 1])
+  std::vector<unsigned> leaves;  // and its leaves (a power of 2)
   gpu::DeviceBuffer<Real> test;  // every receiver's boxes (8 Reals each)
   double theta = 0;
   std::size_t flags_for = ~std::size_t(0);  // the receiver whose flags open/flags/bodies hold
   gpu::DeviceBuffer<unsigned char> open;
-  gpu::DeviceBuffer<unsigned> flags, index, bodies, offset, counts, cursor;
+  gpu::DeviceBuffer<unsigned> flags, index, bodies, offset, counts;
   unsigned* host = nullptr;
   std::size_t host_capacity = 0;
   EssentialScratch() = default;
