@@ -202,11 +202,15 @@ void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, Work work, cuda
   // cut moves bodies and changes the essential trees, which moves the time again).
   constexpr int kRecutEvery = 16;
   constexpr double kMisalignment = 1e-4;
+  constexpr double kSettlingImbalance = 1.02;
   // The first cuts weigh bodies by count, then by measured time: the first few re-cuts
-  // are not held back.
+  // are not held back, and are made from 2 % out of balance (the first measured times
+  // include one-off costs, so the first time-weighted cut can miss by a few per cent).
   const bool settled = cuts_made_ >= 3;
+  const double tolerance =
+      settled ? options_.recut_imbalance : std::min(options_.recut_imbalance, kSettlingImbalance);
   if (!have_cut_ || misalignment() > kMisalignment ||
-      (stats_.imbalance > options_.recut_imbalance && (!settled || since_cut_ >= kRecutEvery))) {
+      (stats_.imbalance > tolerance && (!settled || since_cut_ >= kRecutEvery))) {
     since_cut_ = 0;
     ++cuts_made_;
     const double per = measured && work.interactions > 0 ? work.seconds / work.interactions : 0;

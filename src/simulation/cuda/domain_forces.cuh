@@ -238,13 +238,14 @@ class DomainForces {
       tree_->set_root_box(root);
       tree_->build_only(n_, stream);
       timer_.mark(DomainTimer::Begin, stream);
-      const unsigned piece = unsigned(std::max<std::size_t>(n_ / kPiecesPerRank, 64));
+      const unsigned piece = unsigned(std::max<std::size_t>(n_ / kPiecesPerRank, 1));
       pieces = tree_->describe_bodies(a_old, piece, pieces_, stream);
     } else {
       timer_.mark(DomainTimer::Begin, stream);
     }
     ForceReducer::Bytes out(pieces.size() * sizeof(BodyPiece));
     if (!pieces.empty()) std::memcpy(out.data(), pieces.data(), out.size());
+    timer_.mark(DomainTimer::Described, stream);
     const auto described = comm_->all_gather(out);
     std::vector<std::vector<cuda_tree::ReceiverBox<Real>>> receivers;
     std::vector<int> receiver_rank;
@@ -256,10 +257,11 @@ class DomainForces {
       receivers.push_back(receiver_of(b, a_old != nullptr));
       receiver_rank.push_back(p);
     }
-    timer_.mark(DomainTimer::Described, stream);
+    timer_.mark(DomainTimer::Gathered, stream);
     cuda_tree::WalkParams params{options_.theta, options_.quadrupole, potential};
     std::vector<EssentialCounts> counts;
     if (!receivers.empty()) counts = tree_->count_essential(receivers, params, stream);
+    timer_.mark(DomainTimer::Counted, stream);
     // Sizes to every rank, theirs to this one.
     std::vector<ForceReducer::Bytes> announce(static_cast<std::size_t>(parts));
     std::vector<EssentialCounts> to(static_cast<std::size_t>(parts)),
@@ -271,7 +273,7 @@ class DomainForces {
       std::memcpy(announce[std::size_t(p)].data(), &to[std::size_t(p)], sizeof(EssentialCounts));
     }
     const auto heard = comm_->exchange(announce);
-    timer_.mark(DomainTimer::Counted, stream);
+    timer_.mark(DomainTimer::Announced, stream);
     std::vector<const void*> send(static_cast<std::size_t>(parts));
     std::vector<void*> recv(static_cast<std::size_t>(parts));
     std::vector<std::size_t> send_bytes(static_cast<std::size_t>(parts)),

@@ -1,11 +1,11 @@
 #pragma once
 // Where a decomposed GPU tree evaluation's force time goes (domain_forces.cuh), by CUDA events
-// on the force stream and on the exchange's stream: this rank's bodies described to the others
-// (with the all-gather), the essential trees counted (with the exchange of their sizes) and
-// written for the other ranks, the walk of the local tree, the wait for the received trees after
-// it, the walks of the received trees, and the exchange itself on its own stream. The exchange runs
-// during the local walk, so the time it hid is its length less the wait it left
-// (docs/distributed.md).
+// on the force stream and on the exchange's stream: this rank's bodies described, the
+// descriptions all-gathered (host; the wait for the slowest rank included), the essential
+// trees counted, their sizes exchanged (host), the trees written for the other ranks, the
+// walk of the local tree, the wait for the received trees after it, the walks of the received
+// trees, and the exchange itself on its own stream. The exchange is issued before the local
+// walk; the time it hid is its length less the wait it left (docs/distributed.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,7 +22,9 @@ class DomainTimer {
   enum Mark {
     Begin,
     Described,
+    Gathered,
     Counted,
+    Announced,
     Written,
     Walked,
     Received,
@@ -57,8 +59,9 @@ class DomainTimer {
   /// The force stage in parts (they add up to it), milliseconds.
   [[nodiscard]] std::vector<std::pair<std::string, double>> stages() const {
     if (!recorded_) return {};
-    return {{"describe", ms(Begin, Described)}, {"count", ms(Described, Counted)},
-            {"write", ms(Counted, Written)},    {"walk", ms(Written, Walked)},
+    return {{"describe", ms(Begin, Described)}, {"gather", ms(Described, Gathered)},
+            {"count", ms(Gathered, Counted)},   {"announce", ms(Counted, Announced)},
+            {"write", ms(Announced, Written)},  {"walk", ms(Written, Walked)},
             {"wait", ms(Walked, Received)},     {"foreign", ms(Received, Done)}};
   }
   /// The milliseconds this rank waited for the received trees after its local walk.

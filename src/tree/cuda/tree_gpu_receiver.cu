@@ -2,12 +2,13 @@
 // are, so that each writes it the locally essential tree of its own (tree_gpu_essential.cu).
 //
 // The pieces are cells of the rank's own tree: those of at most `piece_bodies` bodies whose
-// parent has more (and a deepest-level leaf of more, where coincident bodies gather), so
-// every body is in exactly one. A cell is compact, and the box of its bodies does not reach
-// into another rank's domain, which is a union of cells of the common root box. Equal runs of
-// bodies along the curve, the first description, measured badly: a run that crosses a jump
-// of the Morton curve spans a box from the halo to the centre, and with 64 runs on 2 H100s
-// (64M Plummer, relative criterion) one rank shipped the other 86 % of its bodies every step;
+// parent has more (and a deepest-level leaf of more, where coincident bodies gather), with
+// the small children of a larger cell in the runs of its walk groups (select_pieces), so
+// every body is in exactly one and so is every walk group. A cell is compact, and the box of its
+// bodies does not reach into another rank's domain, which is a union of cells of the common root
+// box. Equal runs of bodies along the curve, the first description, measured badly: a run that
+// crosses a jump of the Morton curve spans a box from the halo to the centre, and with 64 runs on 2
+// H100s (64M Plummer, relative criterion) one rank shipped the other 86 % of its bodies every step;
 // with cells of at most n/1024 bodies, 27 %.
 #include <cuda_runtime.h>
 
@@ -24,30 +25,48 @@ namespace nbody::cuda_tree {
 
 namespace {
 
-/// Appends the (begin, end) tree-order ranges of the cells of at most `limit` bodies whose
-/// parent has more, and of the leaves of more, at ranges[2 * counter[0]...] (counting all,
-/// writing at most `capacity`).
+/// Appends the (begin, end) tree-order ranges of the pieces cell c is responsible for, at
+/// ranges[2 * counter[0]...] (counting all, writing at most `capacity`). limit >= kMaxGroup.
+/// The pieces: the root when it holds at most `limit` bodies; a leaf of more; and of a cell
+/// of more, each child of at most `limit` (and more than kMaxGroup) bodies, and its smaller
+/// children in the runs that make its walk groups (cell_groups, tree_gpu_build.cu). So every
+/// walk group lies in one piece, as the essential tree's test needs: a receiver group opens
+/// only what a box around it opens, and a group spanning two boxes may open what neither does.
 __global__ void select_pieces(const CellLink* __restrict__ link, unsigned cells, unsigned limit,
                               unsigned* ranges, unsigned capacity, unsigned* counter) {
   const unsigned c = blockIdx.x * 256u + threadIdx.x;
   if (c >= cells) return;
   const CellLink lk = link[c];
-  auto put = [&](const CellLink& piece) {
+  auto put = [&](unsigned begin, unsigned end) {
     const unsigned at = atomicAdd(counter, 1u);
-    if (at < capacity) ranges[2 * at] = piece.begin, ranges[2 * at + 1] = piece.end;
+    if (at < capacity) ranges[2 * at] = begin, ranges[2 * at + 1] = end;
   };
   if (lk.end - lk.begin <= limit) {
-    if (c == 0) put(lk);  // the root itself is small enough
+    if (c == 0) put(lk.begin, lk.end);  // the root itself is small enough
     return;
   }
   if (lk.first_child < 0) {
-    put(lk);
+    put(lk.begin, lk.end);
     return;
   }
-  for (int j = 0; j < lk.child_count; ++j) {
-    const CellLink child = link[lk.first_child + j];
-    if (child.end - child.begin <= limit) put(child);
+  unsigned run_b = 0, run_e = 0;  // as cell_groups
+  for (int ch = lk.first_child; ch < lk.first_child + lk.child_count; ++ch) {
+    const CellLink k = link[ch];
+    const unsigned cc = k.end - k.begin;
+    if (cc > limit) continue;  // it has pieces of its own
+    if (cc > kMaxGroup) {
+      put(k.begin, k.end);
+      continue;
+    }
+    if (run_e > run_b && run_e == k.begin && run_e - run_b + cc <= kMaxGroup) {
+      run_e = k.end;
+      continue;
+    }
+    if (run_e > run_b) put(run_b, run_e);
+    run_b = k.begin;
+    run_e = k.end;
   }
+  if (run_e > run_b) put(run_b, run_e);
 }
 
 /// Block k (of at most `capacity`; those past counter[0] return) summarises fine piece k:
@@ -99,6 +118,7 @@ std::vector<BodyPiece> TreeForces<Real>::describe_bodies(const Real* a_old, unsi
                                                          cudaStream_t s) const {
   const unsigned cells = n_ == 0 ? 0u : cells_;
   if (cells == 0) return {};
+  piece_bodies = std::max(piece_bodies, kMaxGroup);  // a walk group lies in one piece
   // Room for this many pieces; a tree that has more is described again with twice the
   // bodies a piece (a Plummer sphere has ~2-4 n / piece_bodies).
   constexpr unsigned kRoom = 16384;
