@@ -131,16 +131,18 @@ TEST_F(GpuReceiverPieces, EssentialTreeOfThePiecesGivesTheForcesOfOneBox) {
       double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
       for (const BodyPiece& p : fa.describe_bodies(nullptr, 300, scratch, nullptr)) {
         pieces.push_back(box_of(p.lo, p.hi));
-        for (int d = 0; d < 3; ++d) lo[d] = std::min(lo[d], p.lo[d]), hi[d] = std::max(hi[d], p.hi[d]);
+        for (int d = 0; d < 3; ++d)
+          lo[d] = std::min(lo[d], p.lo[d]), hi[d] = std::max(hi[d], p.hi[d]);
       }
       const cuda_tree::WalkParams params{theta, quad, false};
       const std::vector<std::vector<ReceiverBox<float>>> receivers = {pieces, {box_of(lo, hi)}};
       const auto counts = fb.count_essential(receivers, params, nullptr);
       ASSERT_EQ(counts.size(), 2u);
-      std::printf("[ measured ] %s%s: %zu pieces' essential tree %u cells %u bodies, one box's "
-                  "%u cells %u bodies\n",
-                  std::string(to_string(mac)).c_str(), quad ? " quadrupole" : "", pieces.size(), counts[0].cells,
-                  counts[0].bodies, counts[1].cells, counts[1].bodies);
+      std::printf(
+          "[ measured ] %s%s: %zu pieces' essential tree %u cells %u bodies, one box's "
+          "%u cells %u bodies\n",
+          std::string(to_string(mac)).c_str(), quad ? " quadrupole" : "", pieces.size(),
+          counts[0].cells, counts[0].bodies, counts[1].cells, counts[1].bodies);
       EXPECT_LE(counts[0].cells, counts[1].cells);
       EXPECT_LE(counts[0].bodies, counts[1].bodies);
       EXPECT_GT(counts[0].cells, 0u);

@@ -316,7 +316,7 @@ class DeviceStepper final : public Stepper {
       float ms = 0;
       const int k = timed_pairs_ - 1;
       NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * k], events_[2 * k + 1]));
-      // Net of the wait for the others' essential trees: that is the sender's time.
+      // Net of the waits for the others (DomainTimer::wait_ms): that is their time.
       last_work_ = {1e-3 * std::max(0.0, double(ms) - domain_forces_->wait_ms()),
                     domain_forces_->work()};
     }

@@ -148,7 +148,7 @@ class DomainForces {
     d.hidden_seconds += 1e-3 * hidden;
     trace();
   }
-  /// Of the force time, what this rank spent waiting for the others' essential trees.
+  /// Of the force time, what this rank may have spent waiting for the others.
   [[nodiscard]] double wait_ms() const { return tree_ ? timer_.wait_ms() : 0.0; }
   void trace() const {  // NBODY_DOMAIN_TRACE
     if (!trace_ || !tree_ || !timer_.recorded()) return;
