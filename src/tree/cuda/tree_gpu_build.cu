@@ -13,6 +13,7 @@
 #include "core/morton.hpp"
 #include "nbody/physics/multipole.hpp"
 #include "tree/cuda/tree_gpu.cuh"
+#include "tree/cuda/tree_gpu_group_runs.cuh"
 
 namespace nbody::cuda_tree {
 
@@ -238,20 +239,8 @@ __device__ void cell_groups(const TreeView<Real>& t, unsigned c, Emit&& emit) {
     if (c == 0 || (lk.first_child < 0 && count > kMaxGroup)) chunks(lk.begin, lk.end);
     return;
   }
-  unsigned run_b = 0, run_e = 0;
-  for (int ch = lk.first_child; ch < lk.first_child + lk.child_count; ++ch) {
-    const CellLink k = t.link[ch];
-    const unsigned cc = k.end - k.begin;
-    if (cc > kMaxGroup) continue;  // it emits its own groups
-    if (run_e > run_b && run_e == k.begin && run_e - run_b + cc <= kMaxGroup) {
-      run_e = k.end;
-      continue;
-    }
-    if (run_e > run_b) chunks(run_b, run_e);
-    run_b = k.begin;
-    run_e = k.end;
-  }
-  if (run_e > run_b) chunks(run_b, run_e);
+  // A larger child emits its own groups.
+  small_child_runs(t.link, lk, chunks, [](const CellLink&) {});
 }
 
 template <class Real>

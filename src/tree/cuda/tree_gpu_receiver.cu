@@ -20,6 +20,7 @@
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
 #include "tree/cuda/tree_gpu.cuh"
+#include "tree/cuda/tree_gpu_group_runs.cuh"
 
 namespace nbody::cuda_tree {
 
@@ -49,24 +50,11 @@ __global__ void select_pieces(const CellLink* __restrict__ link, unsigned cells,
     put(lk.begin, lk.end);
     return;
   }
-  unsigned run_b = 0, run_e = 0;  // as cell_groups
-  for (int ch = lk.first_child; ch < lk.first_child + lk.child_count; ++ch) {
-    const CellLink k = link[ch];
-    const unsigned cc = k.end - k.begin;
-    if (cc > limit) continue;  // it has pieces of its own
-    if (cc > kMaxGroup) {
-      put(k.begin, k.end);
-      continue;
-    }
-    if (run_e > run_b && run_e == k.begin && run_e - run_b + cc <= kMaxGroup) {
-      run_e = k.end;
-      continue;
-    }
-    if (run_e > run_b) put(run_b, run_e);
-    run_b = k.begin;
-    run_e = k.end;
-  }
-  if (run_e > run_b) put(run_b, run_e);
+  // The small children in the runs of the cell's walk groups; a larger child of at most
+  // `limit` bodies is one piece, a still larger one has pieces of its own.
+  small_child_runs(link, lk, put, [&](const CellLink& k) {
+    if (k.end - k.begin <= limit) put(k.begin, k.end);
+  });
 }
 
 /// Block k (of at most `capacity`; those past counter[0] return) summarises fine piece k:
