@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <vector>
@@ -95,8 +96,15 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
     using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();
     sim.step(1e-4);  // warm-up: allocations, the first force evaluation, NCCL set-up
-    // Owned bodies: the first cuts weigh bodies by count, the next by measured time.
-    for (int w = 0; w < 2 && sim.decomposed(); ++w) sim.step(1e-4);
+    // Owned bodies: the first cuts weigh bodies by count, the next by measured time. At
+    // least 2 more steps, then until a step makes no new cut (at most 8): a cut copies the
+    // keys to the host (~370 ms at 64M bodies on 2 H200s) and must not fall into the timed
+    // steps. Every rank counts the same cuts (the decision is collective).
+    for (int w = 0; w < 8 && sim.decomposed(); ++w) {
+      const std::uint64_t cuts = sim.decomposition().recuts;
+      sim.step(1e-4);
+      if (w >= 1 && sim.decomposition().recuts == cuts) break;
+    }
     (void)sim.time();
     const double warm = std::chrono::duration<double>(Clock::now() - t0).count();
     if (g.device == Device::Gpu) {
