@@ -25,8 +25,9 @@ struct Ledger {
   std::unordered_map<void*, std::pair<std::size_t, std::string>> live;
 };
 Ledger& ledger() {
-  static Ledger l;
-  return l;
+  // Never destroyed: a DeviceBuffer that outlives main's statics still finds it.
+  static Ledger* l = new Ledger;
+  return *l;
 }
 
 }  // namespace
