@@ -68,8 +68,8 @@ class DomainForces {
     if (!tree_ && !direct_) throw Error("domain decomposition: no GPU tree or direct sum");
     if (direct_) sharing_ = direct_->set_share(comm_->part(), comm_->parts());
     // The exchange's stream first in the block scheduler's queue: NCCL's kernel and the
-    // local walk (a persistent grid that fills every SM) become ready together, and a walk
-    // dispatched first would hold the SMs until it ends, leaving nothing to overlap.
+    // local walk (a persistent grid that fills every SM) become ready together. Measured (2
+    // H200s): the transfer still ends only after the walk (docs/distributed.md, Part 2b).
     int least = 0, greatest = 0;
     NBODY_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     NBODY_CUDA_CHECK(cudaStreamCreateWithPriority(&comm_stream_, cudaStreamNonBlocking, greatest));
@@ -136,10 +136,10 @@ class DomainForces {
   [[nodiscard]] std::uint64_t bytes_sent() const { return bytes_sent_; }
 
   /// After the stream's synchronisation, the tree's last evaluation: its force stage in parts
-  /// (DomainTimer) added to `stages`, and the exchange's seconds with those the local walk
-  /// hid to `d`. With
-  /// NBODY_DOMAIN_TRACE set, a line on stderr per rank and evaluation: the essential trees'
-  /// sizes, the parts' times and the interactions per body of the local and received trees.
+  /// (DomainTimer) added to `stages`, and to `d` the exchange's seconds with those the step
+  /// did not wait for. With NBODY_DOMAIN_TRACE set, a line on stderr per rank and
+  /// evaluation: the essential trees' sizes, the parts' times and the interactions per body
+  /// of the local and received trees.
   template <class Stages>
   void report(Stages& stages, DecompositionStats& d) const {
     for (const auto& [stage, ms] : timer_.stages()) stages.add(stage, ms * 1e-3);
