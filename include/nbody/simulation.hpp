@@ -54,8 +54,8 @@ struct DecompositionStats {
   std::uint64_t migrated = 0;     // bodies that arrived here
   std::uint64_t bytes_sent = 0;   // essential trees or ring blocks sent from here
   double imbalance = 1;  // the last evaluation's: the slowest rank's measured work / the mean
-  // GPU tree ranks: the seconds of the essential trees' exchange, and those of them hidden
-  // behind the walk of the local tree (it runs on a stream of its own).
+  // GPU tree ranks: the seconds of the essential trees' exchange (issued on a stream of its
+  // own before the local walk), and those of them the step did not wait for.
   double exchange_seconds = 0, hidden_seconds = 0;
 };
 
