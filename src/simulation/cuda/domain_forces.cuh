@@ -2,12 +2,13 @@
 // The forces of a GPU rank that owns its bodies (issue 35, docs/distributed.md part 2b), on
 // the bodies the device stepper packed (scaled units, the same scaling on every rank):
 // - the tree: the local tree of the owned bodies in the common root box (the domain's);
-//   every rank's 64 receiver boxes (runs of its bodies in tree order, with their smallest
-//   |a_old| for the relative criterion) all-gathered; for every other rank the locally
-//   essential tree of the local one against its boxes (tree_gpu_essential.cu: the cells any
-//   box opens, the bodies of the leaves they reach), sent by NCCL on a second stream while
-//   the local tree is walked; then the local groups walk each received tree, adding to their
-//   forces. Nothing of size N is held: the bodies, the tree and the essential trees.
+//   every rank's pieces (cells of its tree of about n/2048 bodies holding whole walk groups,
+//   with their smallest |a_old| for the relative criterion; tree_gpu_receiver.cu)
+//   all-gathered; for every other rank the locally essential tree of the local one against
+//   its pieces' boxes (tree_gpu_essential.cu: the cells any box opens, the bodies of the
+//   leaves they reach), sent by NCCL on a second stream before the local tree is walked;
+//   then the local groups walk each received tree, adding to their forces. Nothing of size
+//   N is held: the bodies, the tree and the essential trees.
 // - the direct sum: the bodies of all ranks gathered each step (16 bytes a body; the O(N^2)
 //   work dwarfs the O(N) traffic at every N the direct sum is used for), the each-pair-once
 //   kernel's tasks dealt over the ranks as in the replicated scheme, the partial forces
