@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "core/cuda/launch.cuh"
 #include "core/morton.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 #include "parallel/cuda/device_domain.cuh"
 #include "parallel/cuda/device_domain_detail.cuh"
 #include "tree/tree.hpp"
@@ -205,8 +207,13 @@ void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, Work work, cuda
   constexpr double kMisalignment = 1e-4;
   static const double kSettlingImbalance = [] {
     const char* e = std::getenv("NBODY_DOMAIN_SETTLING_IMBALANCE");
-    const double v = e ? std::strtod(e, nullptr) : 0.0;
-    return v > 1.0 ? v : 1e300;  // unset: options_.recut_imbalance
+    if (e == nullptr) return 1e300;  // unset: options_.recut_imbalance
+    char* end = nullptr;
+    const double v = std::strtod(e, &end);
+    if (end == e || *end != '\0' || !(v >= 1.0) || !std::isfinite(v))
+      throw input_error("NBODY_DOMAIN_SETTLING_IMBALANCE", "must be a number of at least 1",
+                        std::string(e));
+    return v;
   }();
   // The first cuts weigh bodies by count, then by measured time: the first few re-cuts
   // are not held back. NBODY_DOMAIN_SETTLING_IMBALANCE (> 1) makes them from that imbalance
