@@ -16,6 +16,7 @@
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
+#include "core/cuda/merge_boxes.cuh"
 #include "core/morton.hpp"
 #include "nbody/error.hpp"
 #include "nbody/input_error.hpp"
@@ -41,16 +42,7 @@ struct PointBox {
     return {{x[i], y[i], zz}, {x[i], y[i], zz}};
   }
 };
-struct MergeBox {
-  __host__ __device__ Box6 operator()(const Box6& a, const Box6& b) const {
-    Box6 r;
-    for (int k = 0; k < 3; ++k) {
-      r.lo[k] = fmin(a.lo[k], b.lo[k]);
-      r.hi[k] = fmax(a.hi[k], b.hi[k]);
-    }
-    return r;
-  }
-};
+using MergeBox = gpu::MergeBoxes<Box6>;
 
 /// The grid cell of coordinate v along one axis (clamped: bodies outside the cube, and
 /// non-finite ones, still get a cell).

@@ -27,10 +27,6 @@
 #include <utility>
 #include <vector>
 
-#include <cub/device/device_reduce.cuh>
-
-#include <cfloat>
-
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/device_buffer.cuh"
 #include "gravity/cuda/direct_kernels.cuh"
@@ -76,8 +72,6 @@ class DomainForces {
     NBODY_CUDA_CHECK(cudaStreamCreateWithPriority(&comm_stream_, cudaStreamNonBlocking, greatest));
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&received_, cudaEventDisableTiming));
-    a_min_.reserve(1, "smallest |a_old|");
-    a_min_host_.reserve(1);
   }
   ~DomainForces() {
     if (written_) cudaEventDestroy(written_);
@@ -350,10 +344,8 @@ class DomainForces {
   cudaStream_t comm_stream_ = nullptr;
   cudaEvent_t written_ = nullptr, received_ = nullptr;
   gpu::DeviceBuffer<gpu::Vec4<Real>> local_;
-  gpu::DeviceBuffer<unsigned char> send_, recv_, temp_;
-  gpu::DeviceBuffer<Real> a_min_;
+  gpu::DeviceBuffer<unsigned char> send_, recv_;
   cuda_tree::PieceScratch pieces_;
-  gpu::PinnedBuffer<Real> a_min_host_;
 };
 
 }  // namespace nbody::cuda_resident

@@ -16,6 +16,7 @@
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
+#include "core/cuda/merge_boxes.cuh"
 #include "nbody/error.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 
@@ -32,16 +33,7 @@ struct ToBounds {
   }
 };
 
-struct MergeBounds {
-  __host__ __device__ Bounds operator()(const Bounds& a, const Bounds& b) const {
-    Bounds r;
-    for (int k = 0; k < 3; ++k) {
-      r.lo[k] = fmin(a.lo[k], b.lo[k]);
-      r.hi[k] = fmax(a.hi[k], b.hi[k]);
-    }
-    return r;
-  }
-};
+using MergeBounds = gpu::MergeBoxes<Bounds>;
 
 constexpr const char* kStageNames[] = {"bbox", "sort", "build", "summarise", "force"};
 // The insertion build's: insertion (with its keys) then the layout, the seeds' "sort".
