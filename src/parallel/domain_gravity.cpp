@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "nbody/error.hpp"
@@ -145,6 +148,16 @@ std::unique_ptr<DomainGravity> make_domain_gravity(const GravityOptions& options
     throw Error(fmt::format("domain decomposition: a re-cut threshold of {} (must be >= 1)",
                             domain.recut_imbalance));
   return std::make_unique<Domain>(options, std::move(comm), domain);
+}
+
+double settling_imbalance_from(const char* text) {
+  if (text == nullptr) return 0;
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !std::isfinite(v) || !(v >= 1.0))
+    throw input_error("NBODY_DOMAIN_SETTLING_IMBALANCE", "must be a number of at least 1",
+                      std::string(text));
+  return v;
 }
 
 }  // namespace nbody::parallel

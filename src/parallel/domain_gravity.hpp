@@ -27,6 +27,8 @@ namespace nbody::parallel {
 struct DomainOptions {
   /// A new cut when the slowest rank's measured work over the mean passes this.
   double recut_imbalance = 1.1;
+  /// GPU ranks: the first cuts' tolerance instead (0: recut_imbalance).
+  double settling_imbalance = 0;
   /// The cut's own tolerance and the memory cap per rank (domain.hpp).
   BalanceOptions balance;
   /// The curve of the key line (domain.hpp): who owns which body; the trees are the same.
@@ -65,5 +67,10 @@ class DomainGravity : public GravitySolver {
 [[nodiscard]] std::unique_ptr<DomainGravity> make_domain_gravity(const GravityOptions& options,
                                                                  std::shared_ptr<ForceReducer> comm,
                                                                  DomainOptions domain = {});
+
+/// DomainOptions::settling_imbalance from the environment variable
+/// NBODY_DOMAIN_SETTLING_IMBALANCE, given its text (null: unset, 0): a number of at least 1;
+/// throws the input error that names the variable otherwise.
+double settling_imbalance_from(const char* text);
 
 }  // namespace nbody::parallel

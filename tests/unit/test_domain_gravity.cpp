@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "domain_test_helpers.hpp"
@@ -251,6 +252,22 @@ TEST(DomainGravity, RefusesWhatItDoesNotDoYet) {
   auto direct = parallel::make_domain_gravity(GravityOptions{}, comm);
   ParticleSystem ps = testing::plummer_sphere(10, 3, 9);
   EXPECT_THROW(direct->compute_forces_active(ps, false, {0}), Error);
+}
+
+TEST(DomainGravity, SettlingImbalanceVariableRefusesWhatIsNotANumberOfAtLeastOne) {
+  EXPECT_EQ(parallel::settling_imbalance_from(nullptr), 0.0);  // unset: the re-cut tolerance
+  EXPECT_EQ(parallel::settling_imbalance_from("1.02"), 1.02);
+  EXPECT_EQ(parallel::settling_imbalance_from("1"), 1.0);
+  for (const char* bad : {"", "abc", "1.02x", "0.5", "-2", "nan", "inf", "1e400"}) {
+    try {
+      (void)parallel::settling_imbalance_from(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("NBODY_DOMAIN_SETTLING_IMBALANCE"), std::string::npos) << what;
+      EXPECT_NE(what.find(bad), std::string::npos) << what;
+    }
+  }
 }
 
 }  // namespace

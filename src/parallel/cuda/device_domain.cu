@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -19,7 +18,6 @@
 #include "core/cuda/merge_boxes.cuh"
 #include "core/morton.hpp"
 #include "nbody/error.hpp"
-#include "nbody/input_error.hpp"
 #include "parallel/cuda/device_domain.cuh"
 #include "parallel/cuda/device_domain_detail.cuh"
 #include "tree/tree.hpp"
@@ -197,26 +195,17 @@ void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, Work work, cuda
   // cut moves bodies and changes the essential trees, which moves the time again).
   constexpr int kRecutEvery = 16;
   constexpr double kMisalignment = 1e-4;
-  static const double kSettlingImbalance = [] {
-    const char* e = std::getenv("NBODY_DOMAIN_SETTLING_IMBALANCE");
-    if (e == nullptr) return 1e300;  // unset: options_.recut_imbalance
-    char* end = nullptr;
-    const double v = std::strtod(e, &end);
-    if (end == e || *end != '\0' || !(v >= 1.0) || !std::isfinite(v))
-      throw input_error("NBODY_DOMAIN_SETTLING_IMBALANCE", "must be a number of at least 1",
-                        std::string(e));
-    return v;
-  }();
   // The first cuts weigh bodies by count, then by measured time: the first few re-cuts
-  // are not held back. NBODY_DOMAIN_SETTLING_IMBALANCE (> 1) makes them from that imbalance
-  // instead. Measured on 2 H200s at 1.02: 64M weak 90.3 % (87.6 % at the default), but a
-  // settling cut (~370 ms at 64M: keys and costs to the host) fell into the bench's timed
-  // steps, and the thread ranks' test (one GPU: their times are noise) gave theta 0.8 a
-  // 49 % median difference from one process. A bench that warms up until the cuts settle
-  // is left to do (docs/distributed.md).
+  // are not held back; DomainOptions::settling_imbalance (NBODY_DOMAIN_SETTLING_IMBALANCE)
+  // makes them from that imbalance instead. Measured on 2 H200s at 1.02: 64M weak 90.3 % (87.6 % at
+  // the default), but a settling cut (~370 ms at 64M: keys and costs to the host) fell into the
+  // bench's timed steps, and the thread ranks' test (one GPU: their times are noise) gave theta 0.8
+  // a 49 % median difference from one process. A bench that warms up until the cuts settle is left
+  // to do (docs/distributed.md).
   const bool settled = cuts_made_ >= 3;
-  const double tolerance =
-      settled ? options_.recut_imbalance : std::min(options_.recut_imbalance, kSettlingImbalance);
+  const double tolerance = settled || options_.settling_imbalance <= 0
+                               ? options_.recut_imbalance
+                               : std::min(options_.recut_imbalance, options_.settling_imbalance);
   if (!have_cut_ || misalignment() > kMisalignment ||
       (stats_.imbalance > tolerance && (!settled || since_cut_ >= kRecutEvery))) {
     since_cut_ = 0;

@@ -46,6 +46,8 @@ namespace nbody::cuda_resident {
 inline parallel::DomainOptions gpu_domain_options(const GravityOptions& g) {
   parallel::DomainOptions o;
   o.balance.max_bodies_per_rank = g.max_bodies_per_rank;
+  o.settling_imbalance =
+      parallel::settling_imbalance_from(std::getenv("NBODY_DOMAIN_SETTLING_IMBALANCE"));
   return o;
 }
 
