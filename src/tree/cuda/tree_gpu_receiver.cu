@@ -57,7 +57,7 @@ __global__ void select_pieces(const CellLink* __restrict__ link, unsigned cells,
   });
 }
 
-/// Block k (of at most `capacity`; those past counter[0] return) summarises fine piece k:
+/// Block k (those at or past *count return) summarises piece k:
 /// out[8 k ...) = the box of its bodies (lower, upper corner), their smallest and mean |a_old|
 /// (a_old in body order through `order`; 0 without).
 template <class Real>
