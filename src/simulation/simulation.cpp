@@ -242,6 +242,9 @@ void Simulation::add_times(const StepTimes& t) {
     d.imbalance = t.decomposition.imbalance;
     d.exchange_seconds += t.decomposition.exchange_seconds;
     d.hidden_seconds += t.decomposition.hidden_seconds;
+    d.announce_seconds += t.decomposition.announce_seconds;
+    d.write_seconds += t.decomposition.write_seconds;
+    d.send_seconds += t.decomposition.send_seconds;
   }
   for (const auto& [stage, seconds] : t.stages.entries()) gravity_stages_.add(stage, seconds);
   times_.add("gravity", t.gravity_seconds);

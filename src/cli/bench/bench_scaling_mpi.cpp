@@ -41,13 +41,15 @@ struct Row {
   double load_balance = 1;
   bool decomposed = false;
   double bytes_per_step = 0, migrated_per_step = 0, work_imbalance = 1;
-  // GPU tree ranks: the slowest rank's milliseconds a step of the essential trees' exchange,
-  // and the share of it the local walk hid (the same rank's).
+  // GPU tree ranks: the slowest rank's milliseconds a step of the essential trees' work beside
+  // the local walk (the trees counted to the trees received), and the share of it the walk
+  // hid (the same rank's).
   double exchange_ms = 0, hidden = 0;
   // GPUs: the most device memory a rank's run added (after its first step), and that per
   // body the rank holds (N / P).
   double gpu_bytes = 0, gpu_bytes_per_body = 0;
   std::string allocations{};  // --timings on GPUs: what rank 0's device buffers hold
+  std::string beside{};       // --timings, GPU tree ranks: the parts of the work beside the walk
 };
 
 /// The largest of each rank's value (collective).
@@ -164,6 +166,13 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
         fmt::format(" | gravity {} (other {}) integrate {}", both(sim.times().get("gravity")),
                     both(sim.times().get("gravity") - staged), both(sim.times().get("integrate")));
     if (group->parts() > 1) stages += "  (rank 0/slowest rank)";
+    const std::pair<const char*, double> beside[] = {
+        {"announce", after.announce_seconds - before.announce_seconds},
+        {"write", after.write_seconds - before.write_seconds},
+        {"send", after.send_seconds - before.send_seconds}};
+    if (row.exchange_ms > 0)
+      for (const auto& [name, seconds] : beside)
+        row.beside += fmt::format(" {} {}", name, both(seconds));
   }
   if (all && all->parts() > 1) (void)all->max(0);  // the others wait here
   steps = chosen;
@@ -225,9 +234,10 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
                                      : std::string(", replicated")));
         if (row.exchange_ms > 0)
           fmt::print(
-              "        essential trees' exchange: {:.2f} ms a step, {:.0f}% hidden by the "
-              "local walk\n",
-              row.exchange_ms, 100 * row.hidden);
+              "        essential trees beside the local walk: {:.2f} ms a step, {:.0f}% hidden "
+              "by it{}\n",
+              row.exchange_ms, 100 * row.hidden,
+              a.timings ? fmt::format(" (ms:{})", row.beside) : std::string());
         if (gpu)
           fmt::print("        GPU memory: {:.2f} GB a rank, {:.0f} bytes a body it holds\n",
                      1e-9 * row.gpu_bytes, row.gpu_bytes_per_body);

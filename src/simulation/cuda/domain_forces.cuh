@@ -6,9 +6,10 @@
 //   with their smallest |a_old| for the relative criterion; tree_gpu_receiver.cu)
 //   all-gathered; for every other rank the locally essential tree of the local one against
 //   its pieces' boxes (tree_gpu_essential.cu: the cells any box opens, the bodies of the
-//   leaves they reach), sent by NCCL on a second stream before the local tree is walked;
-//   then the local groups walk each received tree, adding to their forces. Nothing of size
-//   N is held: the bodies, the tree and the essential trees.
+//   leaves they reach), counted, written and sent by NCCL on a second stream while the local
+//   tree is walked on the SMs it leaves; then the local groups walk each received tree,
+//   adding to their forces. Nothing of size N is held: the bodies, the tree and the
+//   essential trees.
 // - the direct sum: the bodies of all ranks gathered each step (16 bytes a body; the O(N^2)
 //   work dwarfs the O(N) traffic at every N the direct sum is used for), the each-pair-once
 //   kernel's tasks dealt over the ranks as in the replicated scheme, the partial forces
@@ -66,17 +67,17 @@ class DomainForces {
         options_(o) {
     if (!tree_ && !direct_) throw Error("domain decomposition: no GPU tree or direct sum");
     if (direct_) sharing_ = direct_->set_share(comm_->part(), comm_->parts());
-    // The exchange's stream first in the block scheduler's queue: NCCL's kernel and the
-    // local walk (a persistent grid that fills every SM) become ready together. Measured (2
-    // H200s): the transfer still ends only after the walk (docs/distributed.md, Part 2b).
+    // The work beside the local walk on a stream of its own, first in the block scheduler's
+    // queue. The walk's persistent grid leaves it spare_sms_ SMs: with none, measured on 2
+    // H200s, NCCL's kernel ran only after the walk (docs/distributed.md, Part 2b).
     int least = 0, greatest = 0;
     NBODY_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     NBODY_CUDA_CHECK(cudaStreamCreateWithPriority(&comm_stream_, cudaStreamNonBlocking, greatest));
-    NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
+    NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&counted_, cudaEventDisableTiming));
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&received_, cudaEventDisableTiming));
   }
   ~DomainForces() {
-    if (written_) cudaEventDestroy(written_);
+    if (counted_) cudaEventDestroy(counted_);
     if (received_) cudaEventDestroy(received_);
     if (comm_stream_) cudaStreamDestroy(comm_stream_);
   }
@@ -140,6 +141,9 @@ class DomainForces {
   template <class Stages>
   void report(Stages& stages, DecompositionStats& d) const {
     for (const auto& [stage, ms] : timer_.stages()) stages.add(stage, ms * 1e-3);
+    double* beside[] = {&d.announce_seconds, &d.write_seconds, &d.send_seconds};
+    int k = 0;
+    for (const auto& part : timer_.beside()) *beside[k++] += part.second * 1e-3;
     const auto [exchange, hidden] = timer_.exchange_and_hidden();
     d.exchange_seconds += 1e-3 * exchange;
     d.hidden_seconds += 1e-3 * hidden;
@@ -151,6 +155,8 @@ class DomainForces {
     if (!trace_ || !tree_ || !timer_.recorded()) return;
     std::string parts;
     for (const auto& [name, ms] : timer_.stages()) parts += " " + name + " " + fixed(ms, 2);
+    parts += " | beside:";
+    for (const auto& [name, ms] : timer_.beside()) parts += " " + name + " " + fixed(ms, 2);
     const auto [exchange, hidden] = timer_.exchange_and_hidden();
     const double all = tree_->interactions_per_body();
     std::fprintf(stderr,
@@ -225,24 +231,22 @@ class DomainForces {
     using cuda_tree::EssentialCounts;
     const int parts = comm_->parts(), me = comm_->part();
     tree_->record_costs(work);
-    // This rank's bodies in pieces, cells of its tree (TreeForces::describe_bodies: compact,
-    // and not reaching into another domain), each with its box and smallest |a_old|; a
-    // sender ships the union of their essential trees. One box for all would take the
-    // smallest |a_old| of the whole domain (near a system's centre |a| -> 0: the relative
-    // criterion would open nearly everything) and its box spans the domain's outliers.
-    std::vector<BodyPiece> pieces;
+    // The local tree; this rank's bodies in pieces, cells of its tree (describe_launch:
+    // compact, not reaching into another domain), each with its box and smallest |a_old|
+    // (a sender ships the union of their essential trees; one box for all would take the
+    // domain's smallest |a_old|, near a system's centre |a| -> 0, and span its outliers),
+    // all-gathered; the essential trees for the others counted.
+    const unsigned piece = unsigned(std::max<std::size_t>(n_ / kPiecesPerRank, 1));
     if (n_ > 0) {
       tree_->set_root_box(root);
       tree_->build_only(n_, stream);
-      timer_.mark(DomainTimer::Begin, stream);
-      const unsigned piece = unsigned(std::max<std::size_t>(n_ / kPiecesPerRank, 1));
-      pieces = tree_->describe_bodies(a_old, piece, pieces_, stream);
-    } else {
-      timer_.mark(DomainTimer::Begin, stream);
     }
+    timer_.mark(DomainTimer::Begin, stream);
+    std::vector<BodyPiece> pieces;
+    if (n_ > 0) pieces = tree_->describe_bodies(a_old, piece, pieces_, stream);
+    timer_.mark(DomainTimer::Described, stream);
     ForceReducer::Bytes out(pieces.size() * sizeof(BodyPiece));
     if (!pieces.empty()) std::memcpy(out.data(), pieces.data(), out.size());
-    timer_.mark(DomainTimer::Described, stream);
     const auto described = comm_->all_gather(out);
     std::vector<std::vector<cuda_tree::ReceiverBox<Real>>> receivers;
     std::vector<int> receiver_rank;
@@ -255,10 +259,22 @@ class DomainForces {
       receiver_rank.push_back(p);
     }
     timer_.mark(DomainTimer::Gathered, stream);
-    cuda_tree::WalkParams params{options_.theta, options_.quadrupole, potential};
-    std::vector<EssentialCounts> counts;
-    if (!receivers.empty()) counts = tree_->count_essential(receivers, params, stream);
+    const cuda_tree::WalkParams params{options_.theta, options_.quadrupole, potential};
+    if (!receivers.empty()) tree_->count_launch(receivers, params, stream);
     timer_.mark(DomainTimer::Counted, stream);
+    NBODY_CUDA_CHECK(cudaEventRecord(counted_, stream));
+    // The walk of the local tree; its persistent grid leaves spare_sms_ SMs to the work beside
+    // it, on the exchange's stream: the sizes exchanged, the trees written and sent.
+    if (n_ > 0) {
+      tree_->set_spare_sms(spare_sms_);
+      tree_->walk_sources(n_, eps, stream, potential, nullptr, false);
+      tree_->set_spare_sms(0);
+    }
+    timer_.mark(DomainTimer::Walked, stream);
+    NBODY_CUDA_CHECK(cudaEventSynchronize(counted_));
+    NBODY_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, counted_, 0));
+    const std::vector<EssentialCounts> counts =
+        receivers.empty() ? std::vector<EssentialCounts>{} : tree_->counted();
     // Sizes to every rank, theirs to this one.
     std::vector<ForceReducer::Bytes> announce(static_cast<std::size_t>(parts));
     std::vector<EssentialCounts> to(static_cast<std::size_t>(parts)),
@@ -270,7 +286,7 @@ class DomainForces {
       std::memcpy(announce[std::size_t(p)].data(), &to[std::size_t(p)], sizeof(EssentialCounts));
     }
     const auto heard = comm_->exchange(announce);
-    timer_.mark(DomainTimer::Announced, stream);
+    timer_.mark(DomainTimer::Announced, comm_stream_);
     std::vector<const void*> send(static_cast<std::size_t>(parts));
     std::vector<void*> recv(static_cast<std::size_t>(parts));
     std::vector<std::size_t> send_bytes(static_cast<std::size_t>(parts)),
@@ -301,19 +317,14 @@ class DomainForces {
     }
     for (std::size_t k = 0; k < receivers.size(); ++k) {
       const auto q = std::size_t(receiver_rank[k]);
-      tree_->write_essential(k, send_.data() + send_at[q], stream);
+      tree_->write_essential(k, send_.data() + send_at[q], comm_stream_);
       bytes_sent_ += send_bytes[q];
     }
-    // The exchange on its own stream, while the local tree is walked.
-    timer_.mark(DomainTimer::Written, stream);
-    NBODY_CUDA_CHECK(cudaEventRecord(written_, stream));
-    NBODY_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, written_, 0));
+    timer_.mark(DomainTimer::Written, comm_stream_);
     timer_.mark(DomainTimer::ExchangeBegin, comm_stream_);
     comm_->exchange_device(send, send_bytes, recv, recv_bytes, comm_stream_);
     timer_.mark(DomainTimer::ExchangeEnd, comm_stream_);
     NBODY_CUDA_CHECK(cudaEventRecord(received_, comm_stream_));
-    if (n_ > 0) tree_->walk_sources(n_, eps, stream, potential, nullptr, false);
-    timer_.mark(DomainTimer::Walked, stream);
     if (trace_) {  // the local walk's interactions apart from the received trees'
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
       local_interactions_ = tree_->interactions_per_body();
@@ -344,7 +355,9 @@ class DomainForces {
   std::size_t n_ = 0, block_ = 0, reserved_ = 0;
   std::uint64_t bytes_sent_ = 0;
   cudaStream_t comm_stream_ = nullptr;
-  cudaEvent_t written_ = nullptr, received_ = nullptr;
+  cudaEvent_t counted_ = nullptr, received_ = nullptr;
+  // SMs the local walk leaves to the work beside it (NBODY_DOMAIN_SPARE_SMS).
+  unsigned spare_sms_ = parallel::spare_sms_from(std::getenv("NBODY_DOMAIN_SPARE_SMS"), 8);
   gpu::DeviceBuffer<gpu::Vec4<Real>> local_;
   gpu::DeviceBuffer<unsigned char> send_, recv_;
   cuda_tree::PieceScratch pieces_;
