@@ -42,7 +42,7 @@ struct Row {
   bool decomposed = false;
   double bytes_per_step = 0, migrated_per_step = 0, work_imbalance = 1;
   // GPU tree ranks: the slowest rank's milliseconds a step of the essential trees' work beside
-  // the local walk (the trees counted to the trees received), and the share of it the walk
+  // the local walk (the pieces described to the trees received), and the share of it the walk
   // hid (the same rank's).
   double exchange_ms = 0, hidden = 0;
   // GPUs: the most device memory a rank's run added (after its first step), and that per
@@ -167,6 +167,8 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
                     both(sim.times().get("gravity") - staged), both(sim.times().get("integrate")));
     if (group->parts() > 1) stages += "  (rank 0/slowest rank)";
     const std::pair<const char*, double> beside[] = {
+        {"gather", after.gather_seconds - before.gather_seconds},
+        {"count", after.count_seconds - before.count_seconds},
         {"announce", after.announce_seconds - before.announce_seconds},
         {"write", after.write_seconds - before.write_seconds},
         {"send", after.send_seconds - before.send_seconds}};

@@ -68,16 +68,14 @@ class DomainForces {
     if (!tree_ && !direct_) throw Error("domain decomposition: no GPU tree or direct sum");
     if (direct_) sharing_ = direct_->set_share(comm_->part(), comm_->parts());
     // The work beside the local walk on a stream of its own, first in the block scheduler's
-    // queue. The walk's persistent grid leaves it spare_sms_ SMs: with none, measured on 2
-    // H200s, NCCL's kernel ran only after the walk (docs/distributed.md, Part 2b).
+    // queue: its kernels run on the SMs the walk's persistent grid leaves (spare_sms_), or
+    // after the walk (docs/distributed.md, Part 2b).
     int least = 0, greatest = 0;
     NBODY_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     NBODY_CUDA_CHECK(cudaStreamCreateWithPriority(&comm_stream_, cudaStreamNonBlocking, greatest));
-    NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&counted_, cudaEventDisableTiming));
     NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&received_, cudaEventDisableTiming));
   }
   ~DomainForces() {
-    if (counted_) cudaEventDestroy(counted_);
     if (received_) cudaEventDestroy(received_);
     if (comm_stream_) cudaStreamDestroy(comm_stream_);
   }
@@ -141,7 +139,8 @@ class DomainForces {
   template <class Stages>
   void report(Stages& stages, DecompositionStats& d) const {
     for (const auto& [stage, ms] : timer_.stages()) stages.add(stage, ms * 1e-3);
-    double* beside[] = {&d.announce_seconds, &d.write_seconds, &d.send_seconds};
+    double* beside[] = {&d.gather_seconds, &d.count_seconds, &d.announce_seconds, &d.write_seconds,
+                        &d.send_seconds};
     int k = 0;
     for (const auto& part : timer_.beside()) *beside[k++] += part.second * 1e-3;
     const auto [exchange, hidden] = timer_.exchange_and_hidden();
@@ -231,11 +230,10 @@ class DomainForces {
     using cuda_tree::EssentialCounts;
     const int parts = comm_->parts(), me = comm_->part();
     tree_->record_costs(work);
-    // The local tree; this rank's bodies in pieces, cells of its tree (describe_launch:
-    // compact, not reaching into another domain), each with its box and smallest |a_old|
-    // (a sender ships the union of their essential trees; one box for all would take the
-    // domain's smallest |a_old|, near a system's centre |a| -> 0, and span its outliers),
-    // all-gathered; the essential trees for the others counted.
+    // The local tree; this rank's bodies in pieces, cells of its tree (describe_bodies:
+    // compact, not reaching into another domain), each with its box and smallest |a_old| (a
+    // sender ships the union of their essential trees; one box for all would take the
+    // domain's smallest |a_old|, near a system's centre |a| -> 0, and span its outliers).
     const unsigned piece = unsigned(std::max<std::size_t>(n_ / kPiecesPerRank, 1));
     if (n_ > 0) {
       tree_->set_root_box(root);
@@ -243,8 +241,20 @@ class DomainForces {
     }
     timer_.mark(DomainTimer::Begin, stream);
     std::vector<BodyPiece> pieces;
-    if (n_ > 0) pieces = tree_->describe_bodies(a_old, piece, pieces_, stream);
+    if (n_ > 0) pieces = tree_->describe_bodies(a_old, piece, pieces_, stream);  // synchronises
     timer_.mark(DomainTimer::Described, stream);
+    // The walk of the local tree; its persistent grid leaves spare_sms_ SMs to the work
+    // beside it, on the exchange's stream and the host: the pieces all-gathered, the
+    // essential trees counted, their sizes exchanged, the trees written and sent. Measured
+    // (2 H100s, 64M): 3.5 ms a step less than all of that before the walk, whose host
+    // collectives left the GPU idle; the kernels beside the walk are slow on a few SMs, so
+    // they mostly run after it.
+    if (n_ > 0) {
+      tree_->set_spare_sms(spare_sms_);
+      tree_->walk_sources(n_, eps, stream, potential, nullptr, false);
+      tree_->set_spare_sms(0);
+    }
+    timer_.mark(DomainTimer::Walked, stream);
     ForceReducer::Bytes out(pieces.size() * sizeof(BodyPiece));
     if (!pieces.empty()) std::memcpy(out.data(), pieces.data(), out.size());
     const auto described = comm_->all_gather(out);
@@ -258,23 +268,11 @@ class DomainForces {
       receivers.push_back(receiver_of(b, a_old != nullptr));
       receiver_rank.push_back(p);
     }
-    timer_.mark(DomainTimer::Gathered, stream);
+    timer_.mark(DomainTimer::Gathered, comm_stream_);
     const cuda_tree::WalkParams params{options_.theta, options_.quadrupole, potential};
-    if (!receivers.empty()) tree_->count_launch(receivers, params, stream);
-    timer_.mark(DomainTimer::Counted, stream);
-    NBODY_CUDA_CHECK(cudaEventRecord(counted_, stream));
-    // The walk of the local tree; its persistent grid leaves spare_sms_ SMs to the work beside
-    // it, on the exchange's stream: the sizes exchanged, the trees written and sent.
-    if (n_ > 0) {
-      tree_->set_spare_sms(spare_sms_);
-      tree_->walk_sources(n_, eps, stream, potential, nullptr, false);
-      tree_->set_spare_sms(0);
-    }
-    timer_.mark(DomainTimer::Walked, stream);
-    NBODY_CUDA_CHECK(cudaEventSynchronize(counted_));
-    NBODY_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, counted_, 0));
-    const std::vector<EssentialCounts> counts =
-        receivers.empty() ? std::vector<EssentialCounts>{} : tree_->counted();
+    std::vector<EssentialCounts> counts;
+    if (!receivers.empty()) counts = tree_->count_essential(receivers, params, comm_stream_);
+    timer_.mark(DomainTimer::Counted, comm_stream_);
     // Sizes to every rank, theirs to this one.
     std::vector<ForceReducer::Bytes> announce(static_cast<std::size_t>(parts));
     std::vector<EssentialCounts> to(static_cast<std::size_t>(parts)),
@@ -355,9 +353,11 @@ class DomainForces {
   std::size_t n_ = 0, block_ = 0, reserved_ = 0;
   std::uint64_t bytes_sent_ = 0;
   cudaStream_t comm_stream_ = nullptr;
-  cudaEvent_t counted_ = nullptr, received_ = nullptr;
-  // SMs the local walk leaves to the work beside it (NBODY_DOMAIN_SPARE_SMS).
-  unsigned spare_sms_ = parallel::spare_sms_from(std::getenv("NBODY_DOMAIN_SPARE_SMS"), 8);
+  cudaEvent_t received_ = nullptr;
+  // SMs the local walk leaves to the work beside it (NBODY_DOMAIN_SPARE_SMS). None by
+  // default: measured on 2 H100s at 64M, 8 spare SMs made the walk 1.6 ms longer and the wait
+  // after it 1.9 ms shorter (counting and writing the trees on 8 SMs took ~30 ms), 16 lost.
+  unsigned spare_sms_ = parallel::spare_sms_from(std::getenv("NBODY_DOMAIN_SPARE_SMS"), 0);
   gpu::DeviceBuffer<gpu::Vec4<Real>> local_;
   gpu::DeviceBuffer<unsigned char> send_, recv_;
   cuda_tree::PieceScratch pieces_;

@@ -287,14 +287,11 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// order, for their smallest |a_old|; one sync).
   std::vector<BodyPiece> describe_bodies(const Real* a_old, unsigned piece_bodies,
                                          PieceScratch& scratch, cudaStream_t s) const;
-  /// After build_only (tree_gpu_essential.cu): each receiver's essential tree size, the union
-  /// of its boxes' trees: count_launch, a sync, counted; count_essential does all three.
-  void count_launch(const std::vector<std::vector<ReceiverBox<Real>>>& boxes, const WalkParams& p,
-                    cudaStream_t s);
-  [[nodiscard]] std::vector<EssentialCounts> counted() const;
+  /// After build_only (tree_gpu_essential.cu): each receiver's essential tree size (one sync),
+  /// the union of its boxes' trees. Flat: one box a receiver.
   std::vector<EssentialCounts> count_essential(
       const std::vector<std::vector<ReceiverBox<Real>>>& boxes, const WalkParams& p,
-      cudaStream_t s);  // flat: one box a receiver
+      cudaStream_t s);
   std::vector<EssentialCounts> count_essential(const std::vector<ReceiverBox<Real>>& boxes,
                                                const WalkParams& p, cudaStream_t s);
   /// Receiver k's essential tree into `packed` (essential_bytes(counts[k]) bytes, device,

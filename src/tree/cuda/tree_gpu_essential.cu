@@ -285,28 +285,12 @@ std::vector<EssentialCounts> TreeForces<Real>::count_essential(
 template <class Real>
 std::vector<EssentialCounts> TreeForces<Real>::count_essential(
     const std::vector<std::vector<ReceiverBox<Real>>>& boxes, const WalkParams& p, cudaStream_t s) {
-  count_launch(boxes, p, s);
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
-  return counted();
-}
-
-template <class Real>
-std::vector<EssentialCounts> TreeForces<Real>::counted() const {
-  std::vector<EssentialCounts> counts(ess_.boxes);
-  if (!ess_.counted) return counts;  // no cells or no receivers
-  for (std::size_t k = 0; k < ess_.boxes; ++k) counts[k] = {ess_.host[2 * k], ess_.host[2 * k + 1]};
-  return counts;
-}
-
-template <class Real>
-void TreeForces<Real>::count_launch(const std::vector<std::vector<ReceiverBox<Real>>>& boxes,
-                                    const WalkParams& p, cudaStream_t s) {
+  std::vector<EssentialCounts> counts(boxes.size());
   ess_.boxes = boxes.size();
   ess_.flags_for = ~std::size_t(0);
   ess_.theta = p.theta;
-  ess_.counted = false;
   const unsigned cells = n_ == 0 ? 0u : cells_;
-  if (cells == 0 || boxes.empty()) return;
+  if (cells == 0 || boxes.empty()) return counts;
   // Every receiver's boxes, as the open test reads them, in one device array: each
   // receiver's hierarchy (BoxTree) over its boxes in the order given.
   static_assert(sizeof(TestBox<Real>) == 8 * sizeof(Real));
@@ -347,7 +331,10 @@ void TreeForces<Real>::count_launch(const std::vector<std::vector<ReceiverBox<Re
   for (std::size_t k = 0; k < boxes.size(); ++k) essential_flags(k, s, true);
   NBODY_CUDA_CHECK(cudaMemcpyAsync(ess_.host, ess_.counts.data(),
                                    2 * boxes.size() * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
-  ess_.counted = true;
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
+  for (std::size_t k = 0; k < boxes.size(); ++k)
+    counts[k] = {ess_.host[2 * k], ess_.host[2 * k + 1]};
+  return counts;
 }
 
 template <class Real>
@@ -390,18 +377,15 @@ void TreeForces<Real>::write_essential(std::size_t k, void* packed, cudaStream_t
   NBODY_CUDA_CHECK_LAUNCH("essential write_cells");
 }
 
-#define NBODY_ESSENTIAL_INSTANTIATE(Real)                                                          \
-  template std::size_t TreeForces<Real>::essential_bytes(EssentialCounts) const;                   \
-  template TreeSources<Real> TreeForces<Real>::essential_sources(const void*, EssentialCounts)     \
-      const;                                                                                       \
-  template void TreeForces<Real>::essential_flags(std::size_t, cudaStream_t, bool);                \
-  template std::vector<EssentialCounts> TreeForces<Real>::count_essential(                         \
-      const std::vector<ReceiverBox<Real>>&, const WalkParams&, cudaStream_t);                     \
-  template std::vector<EssentialCounts> TreeForces<Real>::count_essential(                         \
-      const std::vector<std::vector<ReceiverBox<Real>>>&, const WalkParams&, cudaStream_t);        \
-  template void TreeForces<Real>::count_launch(const std::vector<std::vector<ReceiverBox<Real>>>&, \
-                                               const WalkParams&, cudaStream_t);                   \
-  template std::vector<EssentialCounts> TreeForces<Real>::counted() const;                         \
+#define NBODY_ESSENTIAL_INSTANTIATE(Real)                                                      \
+  template std::size_t TreeForces<Real>::essential_bytes(EssentialCounts) const;               \
+  template TreeSources<Real> TreeForces<Real>::essential_sources(const void*, EssentialCounts) \
+      const;                                                                                   \
+  template void TreeForces<Real>::essential_flags(std::size_t, cudaStream_t, bool);            \
+  template std::vector<EssentialCounts> TreeForces<Real>::count_essential(                     \
+      const std::vector<ReceiverBox<Real>>&, const WalkParams&, cudaStream_t);                 \
+  template std::vector<EssentialCounts> TreeForces<Real>::count_essential(                     \
+      const std::vector<std::vector<ReceiverBox<Real>>>&, const WalkParams&, cudaStream_t);    \
   template void TreeForces<Real>::write_essential(std::size_t, void*, cudaStream_t);
 NBODY_ESSENTIAL_INSTANTIATE(float)
 NBODY_ESSENTIAL_INSTANTIATE(double)

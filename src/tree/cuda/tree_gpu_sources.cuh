@@ -63,7 +63,6 @@ struct EssentialCounts {
 template <class Real>
 struct EssentialScratch {
   std::size_t boxes = 0;         // receivers of the last count
-  bool counted = false;          // its counts are on their way to `host` (no cells: false)
   std::vector<unsigned> first;   // receiver k's box hierarchy: test[first[k], first[k + 1])
   std::vector<unsigned> leaves;  // and its leaves (a power of 2)
   gpu::DeviceBuffer<Real> test;  // every receiver's boxes (8 Reals each)
