@@ -108,6 +108,23 @@ struct BalanceOptions {
 DomainCuts balance(const std::vector<std::uint64_t>& keys, const std::vector<double>& cost, int dim,
                    ForceReducer& comm, const BalanceOptions& options = {});
 
+/// This rank's part of one histogram round of balance(), wherever its keys are (host arrays,
+/// or a GPU rank's device arrays: parallel/cuda/device_domain.cu).
+class KeyHistogram {
+ public:
+  virtual ~KeyHistogram() = default;
+  /// For every local key k in a cell [cells[c], cells[c] + width) (cells sorted, disjoint),
+  /// adds the body's cost to h[2 b] and 1 to h[2 b + 1], b = c * buckets + ((k - cells[c]) >>
+  /// shift).
+  virtual void add(const std::vector<std::uint64_t>& cells, std::uint64_t width, int shift,
+                   std::size_t buckets, double* h) const = 0;
+  /// Whether some local cost is not positive and finite (balance() then throws on every rank).
+  [[nodiscard]] virtual bool bad_cost() const = 0;
+};
+/// balance() of the keys and costs a KeyHistogram sums.
+DomainCuts balance(const KeyHistogram& local, int dim, ForceReducer& comm,
+                   const BalanceOptions& options = {});
+
 /// Collective: the total cost each rank would own under `cuts` (every rank's bodies, keys
 /// and costs, wherever they are now; an empty cost counts 1 per body), in rank order.
 std::vector<double> rank_costs(const std::vector<std::uint64_t>& keys,

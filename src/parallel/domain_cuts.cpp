@@ -45,10 +45,37 @@ struct Cut {
   double key_count = 0;    // the prefix count there
 };
 
-// The histogram work shared by the ranks: this rank's keys and costs.
+// The histogram work of a rank whose keys and costs are host arrays.
+class HostKeys final : public KeyHistogram {
+ public:
+  HostKeys(const std::vector<std::uint64_t>& keys, const std::vector<double>& cost)
+      : keys_(keys), cost_(cost) {}
+  void add(const std::vector<std::uint64_t>& cells, std::uint64_t width, int shift,
+           std::size_t buckets, double* h) const override {
+    for (std::size_t i = 0; i < keys_.size(); ++i) {
+      const std::uint64_t k = keys_[i];
+      const auto it = std::upper_bound(cells.begin(), cells.end(), k);
+      if (it == cells.begin()) continue;
+      const std::size_t c = std::size_t(it - cells.begin()) - 1;
+      if (k - cells[c] >= width) continue;
+      const std::size_t b = c * buckets + std::size_t((k - cells[c]) >> shift);
+      h[2 * b] += cost_.empty() ? 1.0 : cost_[i];
+      h[2 * b + 1] += 1.0;
+    }
+  }
+  [[nodiscard]] bool bad_cost() const override {
+    if (!cost_.empty() && cost_.size() != keys_.size()) return true;
+    return std::any_of(cost_.begin(), cost_.end(),
+                       [](double w) { return !(w > 0 && std::isfinite(w)); });
+  }
+
+ private:
+  const std::vector<std::uint64_t>& keys_;
+  const std::vector<double>& cost_;
+};
+
 struct Local {
-  const std::vector<std::uint64_t>& keys;
-  const std::vector<double>& cost;
+  const KeyHistogram& keys;
   int dim;
 };
 
@@ -61,21 +88,11 @@ std::vector<double> histogram(const Local& in, const std::vector<Cut*>& pending,
   std::sort(cells.begin(), cells.end());
   cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
   const std::size_t buckets = std::size_t(1) << (in.dim * (sub - level));
-  const std::uint64_t width = cell_width(in.dim, level);
-  const int shift = in.dim * (key_levels(in.dim) - sub);
   // + 1 slot: a flag every rank must see at once (round 0: bad costs on some rank).
   std::vector<double> h(2 * buckets * cells.size() + 1, 0.0);
   h.back() = extra;
-  for (std::size_t i = 0; i < in.keys.size(); ++i) {
-    const std::uint64_t k = in.keys[i];
-    const auto it = std::upper_bound(cells.begin(), cells.end(), k);
-    if (it == cells.begin()) continue;
-    const std::size_t c = std::size_t(it - cells.begin()) - 1;
-    if (k - cells[c] >= width) continue;
-    const std::size_t b = c * buckets + std::size_t((k - cells[c]) >> shift);
-    h[2 * b] += in.cost.empty() ? 1.0 : in.cost[i];
-    h[2 * b + 1] += 1.0;
-  }
+  in.keys.add(cells, cell_width(in.dim, level), in.dim * (key_levels(in.dim) - sub), buckets,
+              h.data());
   comm.sum(h.data(), h.size());
   return h;
 }
@@ -161,11 +178,15 @@ int refine(const Local& in, std::vector<Cut*> pending, ForceReducer& comm, doubl
 
 DomainCuts balance(const std::vector<std::uint64_t>& keys, const std::vector<double>& cost, int dim,
                    ForceReducer& comm, const BalanceOptions& options) {
+  return balance(HostKeys(keys, cost), dim, comm, options);
+}
+
+DomainCuts balance(const KeyHistogram& local, int dim, ForceReducer& comm,
+                   const BalanceOptions& options) {
   const int parts = comm.parts();
   // Bad input on any rank must stop every rank at once: it rides in the first all-reduce.
-  double bad = (!cost.empty() && cost.size() != keys.size()) ? 1.0 : 0.0;
-  for (double w : cost) bad += (w > 0 && std::isfinite(w)) ? 0.0 : 1.0;
-  const Local in{keys, cost, dim};
+  const double bad = local.bad_cost() ? 1.0 : 0.0;
+  const Local in{local, dim};
 
   // Round 0: the root's histogram gives the totals (and any rank's bad input), then every
   // cut's first decision.

@@ -11,7 +11,6 @@
 #include <cstring>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
@@ -138,28 +137,13 @@ void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, const double (&lo)[
   const tree::RootCube c = tree::root_cube_from_bounds(lo, hi);
   cube_ = {c.x, c.y, c.z, c.half};
   compute_keys(b, n, stream);
-  // The keys and the last walk's work per body to the host, the histograms all-reduced.
-  std::vector<std::uint64_t> keys(n);
+  // Every rank weighs its bodies the same way: by the last walk's work times its seconds per
+  // interaction (microseconds: well above 0) when all have measured, else one per body.
   const bool weighed = b.work && seconds_per_interaction > 0;
-  std::vector<float> work(weighed ? n : 0);
-  if (n > 0) {
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(keys.data(), keys_.data(), n * sizeof(std::uint64_t),
-                                     cudaMemcpyDeviceToHost, stream));
-    if (weighed)
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(work.data(), b.work->data(), n * sizeof(float),
-                                       cudaMemcpyDeviceToHost, stream));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-  // Every rank weighs its bodies the same way when none measured yet (one per body).
   const bool all_weighed = comm_->max(weighed ? 0 : 1) == 0;
-  std::vector<double> cost;
-  if (all_weighed) {
-    cost.resize(n);
-    const double scale = 1e6 * seconds_per_interaction;  // microseconds: well above 0
-    for (std::size_t i = 0; i < n; ++i)
-      cost[i] = (std::isfinite(work[i]) && work[i] >= 1.0f ? double(work[i]) : 1.0) * scale;
-  }
-  cuts_ = balance(keys, cost, dim_, *comm_, options_.balance);
+  cuts_ = domain_detail::balance_on_device(keys_.data(), all_weighed ? b.work->data() : nullptr, n,
+                                           all_weighed ? 1e6 * seconds_per_interaction : 0.0, dim_,
+                                           *comm_, options_.balance, cut_scratch_, stream);
   NBODY_CUDA_CHECK(cudaMemcpyAsync(first_.data(), cuts_.first.data(),
                                    cuts_.first.size() * sizeof(std::uint64_t),
                                    cudaMemcpyHostToDevice, stream));

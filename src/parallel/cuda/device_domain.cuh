@@ -7,13 +7,13 @@
 //   2. keys: each body's Morton key in the cube of the last cut (the cuts are cell
 //      boundaries of that step's tree, as GADGET's domains are unions of its top nodes: no
 //      cell is split between ranks while the grid stays);
-//   3. a new cut (domain.hpp's balance(), on the host: histograms all-reduced) at the first
-//      call, when the grid has moved under the cuts by 1e-4 of the root (escaping bodies
-//      widen it slowly), and when the last evaluation's measured force time is out of
-//      balance by more than DomainOptions::recut_imbalance. Each body's cost is its
-//      interactions of the last walk times its rank's seconds per interaction, so the cut
-//      balances time, not interactions (the ranks' walks differ in seconds per interaction).
-//      The only time the keys and the costs cross the bus;
+//   3. a new cut (domain.hpp's balance(), its histograms summed on the device and
+//      all-reduced: device_cuts.cu; no key leaves the GPU) at the first call, when the grid
+//      has moved under the cuts by 1e-4 of the root (escaping bodies widen it slowly), and
+//      when the last evaluation's measured force time is out of balance by more than
+//      DomainOptions::recut_imbalance. Each body's cost is its interactions of the last walk
+//      times its rank's seconds per interaction, so the cut balances time, not interactions
+//      (the ranks' walks differ in seconds per interaction);
 //   4. migration: the bodies whose keys another rank owns are packed into 104-byte records
 //      (a stable sort by destination), sent by NCCL (ForceReducer::exchange_device) after
 //      one small host exchange of the counts; arrivals fill the leavers' holes, bodies from
@@ -42,6 +42,13 @@ struct DeviceBodies {
   std::array<gpu::DeviceBuffer<double>*, kMigratedDoubles> doubles{};
   gpu::DeviceBuffer<std::uint64_t>* id = nullptr;
   gpu::DeviceBuffer<float>* work = nullptr;
+};
+
+/// The device and pinned arrays of the cuts' histogram rounds (device_cuts.cu).
+struct CutScratch {
+  gpu::DeviceBuffer<std::uint64_t> cells;
+  gpu::DeviceBuffer<double> histogram;
+  gpu::PinnedBuffer<double> host;
 };
 
 class DeviceDomain {
@@ -96,6 +103,7 @@ class DeviceDomain {
   gpu::PinnedBuffer<unsigned> counts_host_;
   gpu::PinnedBuffer<double> bounds_host_;
   gpu::PinnedBuffer<unsigned long long> census_host_;
+  CutScratch cut_scratch_;
 };
 
 }  // namespace nbody::parallel

@@ -1,10 +1,13 @@
 #pragma once
-// What device_domain.cu (bounds, keys, cuts) and device_migration.cu (the moves) share:
+// What device_domain.cu (bounds, keys), device_cuts.cu (cuts) and device_migration.cu (the
+// moves) share:
 // the bodies' arrays as raw pointers for the kernels, a migration record's size, the launch
 // shape and the room left in buffers. Only those two files include it.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+
+#include <cuda_runtime.h>
 
 #include "parallel/cuda/device_domain.cuh"
 
@@ -32,6 +35,13 @@ inline Fields fields(const DeviceBodies& b) {
 inline std::size_t roomy(std::size_t n) {
   return n + n / 16 + 1024;
 }
+
+/// balance() (domain.hpp) of n keys on the device, their costs scale x work (device_cuts.cu;
+/// work null or scale 0: one per body), with histograms summed on the device. Collective.
+DomainCuts balance_on_device(const std::uint64_t* keys, const float* work, std::size_t n,
+                             double scale, int dim, ForceReducer& comm,
+                             const BalanceOptions& options, CutScratch& scratch,
+                             cudaStream_t stream);
 
 inline unsigned blocks(std::size_t n) {
   return unsigned(std::max<std::size_t>((n + 255) / 256, 1));
