@@ -3,8 +3,8 @@
 // every sum is exact in either order and the cuts must agree bit for bit: 3 thread ranks, each
 // with its own share of a clustered key line (a dense core and a sparse halo), by count and by
 // work, with and without a memory cap; 2D keys too. Skipped, saying so, without a GPU.
-#include <gtest/gtest.h>
 #include <cuda_runtime.h>
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <memory>
@@ -31,7 +31,8 @@ struct Share {
 Share share(int p, std::size_t n, int dim) {
   std::mt19937_64 rng(1000 + std::uint64_t(p));
   const std::uint64_t end = std::uint64_t(1) << parallel::key_bits(dim);
-  std::uniform_int_distribution<std::uint64_t> anywhere(0, end - 1), core(end / 3, end / 3 + end / 64);
+  std::uniform_int_distribution<std::uint64_t> anywhere(0, end - 1),
+      core(end / 3, end / 3 + end / 64);
   Share s;
   for (std::size_t i = 0; i < n; ++i) {
     const bool dense = i % 4 != 0;
@@ -47,10 +48,12 @@ parallel::DomainCuts on_device(const Share& s, double scale, int dim, ForceReduc
   gpu::DeviceBuffer<float> work;
   keys.reserve(s.keys.size(), "test keys");
   work.reserve(s.work.size(), "test work");
-  test::cuda_check(cudaMemcpy(keys.data(), s.keys.data(), s.keys.size() * 8, cudaMemcpyHostToDevice),
-                   "keys to the device");
-  test::cuda_check(cudaMemcpy(work.data(), s.work.data(), s.work.size() * 4, cudaMemcpyHostToDevice),
-                   "work to the device");
+  test::cuda_check(
+      cudaMemcpy(keys.data(), s.keys.data(), s.keys.size() * 8, cudaMemcpyHostToDevice),
+      "keys to the device");
+  test::cuda_check(
+      cudaMemcpy(work.data(), s.work.data(), s.work.size() * 4, cudaMemcpyHostToDevice),
+      "work to the device");
   parallel::CutScratch scratch;
   return parallel::domain_detail::balance_on_device(keys.data(), scale > 0 ? work.data() : nullptr,
                                                     s.keys.size(), scale, dim, comm, o, scratch,
@@ -83,8 +86,8 @@ TEST(GpuDomainCuts, DeviceHistogramsGiveTheHostsCuts) {
               return std::vector<std::vector<std::uint64_t>>{device.first, host.first};
             },
             test::cuda_copies());
-        const std::string what = "dim " + std::to_string(dim) + ", scale " +
-                                 std::to_string(scale) + ", cap " + std::to_string(cap);
+        const std::string what = "dim " + std::to_string(dim) + ", scale " + std::to_string(scale) +
+                                 ", cap " + std::to_string(cap);
         for (int p = 0; p < kParts; ++p) {
           EXPECT_EQ(cuts[std::size_t(p)][0], cuts[std::size_t(p)][1]) << what << ", rank " << p;
           EXPECT_EQ(cuts[std::size_t(p)][0], cuts[0][0]) << what << ": the ranks' cuts differ";

@@ -179,13 +179,11 @@ void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, Work work, cuda
   // cut moves bodies and changes the essential trees, which moves the time again).
   constexpr int kRecutEvery = 16;
   constexpr double kMisalignment = 1e-4;
-  // The first cuts weigh bodies by count, then by measured time: the first few re-cuts
-  // are not held back; DomainOptions::settling_imbalance (NBODY_DOMAIN_SETTLING_IMBALANCE)
-  // makes them from that imbalance instead. Measured on 2 H200s at 1.02: 64M weak 90.3 % (87.6 % at
-  // the default), but a settling cut (~370 ms at 64M: keys and costs to the host) fell into the
-  // bench's timed steps, and the thread ranks' test (one GPU: their times are noise) gave theta 0.8
-  // a 49 % median difference from one process. A bench that warms up until the cuts settle is left
-  // to do (docs/distributed.md).
+  // The first cuts weigh bodies by count, then by measured time: the first few re-cuts are
+  // not held back, and they are made from DomainOptions::settling_imbalance (the GPU ranks:
+  // 3 %, cuda/domain_forces.cuh) when that is tighter. A cut's histograms are summed on the
+  // device (device_cuts.cu): when the keys and costs went to the host, a cut took ~370 ms at
+  // 64M bodies on 2 H200s.
   const bool settled = cuts_made_ >= 3;
   const double tolerance = settled || options_.settling_imbalance <= 0
                                ? options_.recut_imbalance
