@@ -99,9 +99,9 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
     auto t0 = Clock::now();
     sim.step(1e-4);  // warm-up: allocations, the first force evaluation, NCCL set-up
     // Owned bodies: the first cuts weigh bodies by count, the next by measured time. At
-    // least 2 more steps, then until a step makes no new cut (at most 8): a cut copies the
-    // keys to the host (~370 ms at 64M bodies on 2 H200s) and must not fall into the timed
-    // steps. Every rank counts the same cuts (the decision is collective).
+    // least 2 more steps, then until a step makes no new cut (at most 8): a cut moves bodies
+    // and changes the time (a CPU rank's cut also loops over every key on the host), so it
+    // must not fall into the timed steps. Every rank counts the same cuts (collective).
     for (int w = 0; w < 8 && sim.decomposed(); ++w) {
       const std::uint64_t cuts = sim.decomposition().recuts;
       sim.step(1e-4);
