@@ -97,7 +97,7 @@ void Group::read_dataset(const std::string& name, hid_t memory_type, void* data,
 }
 
 /// Before anything is allocated for a dataset: its type is a number we read exactly, its
-/// extent fits in memory and, stored contiguously, in the file.
+/// extent fits in memory and, stored contiguously, in the file; stored compact, in its header.
 void Group::check_readable(const std::string& name, hid_t set, bool allow_float) const {
   const Handle type(H5Dget_type(set), H5Tclose);
   if (!type.valid()) fail(fmt::format("{}: cannot read its datatype {}", where(name), kCorrupt));
@@ -107,6 +107,16 @@ void Group::check_readable(const std::string& name, hid_t set, bool allow_float)
   const hsize_t count = element_count(extent_of(where(name), space.get(), *this));
   check_memory(where(name), count, 8, *this);
   const Handle plist(H5Dget_create_plist(set), H5Pclose);
+  // Compact data lives in the object header: libhdf5 copies count x element bytes from it
+  // whatever it holds (a corrupt header with none made H5Dread read address 0).
+  if (plist.valid() && H5Pget_layout(plist.get()) == H5D_COMPACT) {
+    const hsize_t stored = H5Dget_storage_size(set);
+    const std::size_t element = H5Tget_size(type.get());
+    if (count > 0 && (element == 0 || stored / element < count)) {
+      fail(fmt::format("{}: its {} values of {} bytes are stored in {} bytes {}", where(name),
+                       count, element, stored, kCorrupt));
+    }
+  }
   if (plist.valid() && H5Pget_layout(plist.get()) == H5D_CONTIGUOUS && !source_.empty()) {
     const haddr_t offset = H5Dget_offset(set);
     const std::size_t element = H5Tget_size(type.get());
