@@ -54,11 +54,10 @@ struct DecompositionStats {
   std::uint64_t migrated = 0;     // bodies that arrived here
   std::uint64_t bytes_sent = 0;   // essential trees or ring blocks sent from here
   double imbalance = 1;  // the last evaluation's: the slowest rank's measured work / the mean
-  // GPU tree ranks, the essential trees' work beside the local walk: its parts (the pieces
-  // all-gathered, the trees counted, their sizes exchanged, the trees written and sent), its
-  // span (from the pieces described to the trees received), and what of that the walk hid.
-  double gather_seconds = 0, count_seconds = 0, announce_seconds = 0, write_seconds = 0,
-         send_seconds = 0;
+  // GPU tree ranks, the essential trees' work beside the local walk: its parts (gather,
+  // count, announce, write, send: DomainTimer::beside), its span (from the pieces described
+  // to the trees received), and what of that the walk hid.
+  PhaseTimes beside;
   double exchange_seconds = 0, hidden_seconds = 0;
 };
 

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -159,17 +158,6 @@ double settling_imbalance_from(const char* text) {
     throw input_error("NBODY_DOMAIN_SETTLING_IMBALANCE", "must be a number of at least 1",
                       std::string(text));
   return v;
-}
-
-unsigned spare_sms_from(const char* text, unsigned fallback) {
-  if (text == nullptr) return fallback;
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || errno != 0 || v < 0 || v > 1024)
-    throw input_error("NBODY_DOMAIN_SPARE_SMS", "must be a whole number from 0 to 1024",
-                      std::string(text));
-  return unsigned(v);
 }
 
 }  // namespace nbody::parallel

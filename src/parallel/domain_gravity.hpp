@@ -73,9 +73,4 @@ class DomainGravity : public GravitySolver {
 /// throws the input error that names the variable otherwise.
 double settling_imbalance_from(const char* text);
 
-/// The SMs a GPU rank's local walk leaves to the essential trees' work and exchange, which
-/// run beside it, from NBODY_DOMAIN_SPARE_SMS given its text (null: unset, `fallback`): a
-/// whole number from 0 to 1024; throws the input error that names the variable otherwise.
-unsigned spare_sms_from(const char* text, unsigned fallback);
-
 }  // namespace nbody::parallel

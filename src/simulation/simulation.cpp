@@ -242,11 +242,8 @@ void Simulation::add_times(const StepTimes& t) {
     d.imbalance = t.decomposition.imbalance;
     d.exchange_seconds += t.decomposition.exchange_seconds;
     d.hidden_seconds += t.decomposition.hidden_seconds;
-    d.gather_seconds += t.decomposition.gather_seconds;
-    d.count_seconds += t.decomposition.count_seconds;
-    d.announce_seconds += t.decomposition.announce_seconds;
-    d.write_seconds += t.decomposition.write_seconds;
-    d.send_seconds += t.decomposition.send_seconds;
+    for (const auto& [part, seconds] : t.decomposition.beside.entries())
+      d.beside.add(part, seconds);
   }
   for (const auto& [stage, seconds] : t.stages.entries()) gravity_stages_.add(stage, seconds);
   times_.add("gravity", t.gravity_seconds);

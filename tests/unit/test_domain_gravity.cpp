@@ -254,22 +254,6 @@ TEST(DomainGravity, RefusesWhatItDoesNotDoYet) {
   EXPECT_THROW(direct->compute_forces_active(ps, false, {0}), Error);
 }
 
-TEST(DomainGravity, SpareSmsVariableRefusesWhatIsNotAWholeNumberUpTo1024) {
-  EXPECT_EQ(parallel::spare_sms_from(nullptr, 7), 7u);  // unset: the default
-  EXPECT_EQ(parallel::spare_sms_from("0", 7), 0u);
-  EXPECT_EQ(parallel::spare_sms_from("16", 7), 16u);
-  for (const char* bad : {"", "x", "4.5", "-1", "1025", "99999999999999999999", "8 "}) {
-    try {
-      (void)parallel::spare_sms_from(bad, 7);
-      ADD_FAILURE() << "accepted '" << bad << "'";
-    } catch (const Error& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find("NBODY_DOMAIN_SPARE_SMS"), std::string::npos) << what;
-      EXPECT_NE(what.find(bad), std::string::npos) << what;
-    }
-  }
-}
-
 TEST(DomainGravity, SettlingImbalanceVariableRefusesWhatIsNotANumberOfAtLeastOne) {
   EXPECT_EQ(parallel::settling_imbalance_from(nullptr), 0.0);  // unset: the re-cut tolerance
   EXPECT_EQ(parallel::settling_imbalance_from("1.02"), 1.02);

@@ -166,15 +166,9 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
         fmt::format(" | gravity {} (other {}) integrate {}", both(sim.times().get("gravity")),
                     both(sim.times().get("gravity") - staged), both(sim.times().get("integrate")));
     if (group->parts() > 1) stages += "  (rank 0/slowest rank)";
-    const std::pair<const char*, double> beside[] = {
-        {"gather", after.gather_seconds - before.gather_seconds},
-        {"count", after.count_seconds - before.count_seconds},
-        {"announce", after.announce_seconds - before.announce_seconds},
-        {"write", after.write_seconds - before.write_seconds},
-        {"send", after.send_seconds - before.send_seconds}};
-    if (row.exchange_ms > 0)
-      for (const auto& [name, seconds] : beside)
-        row.beside += fmt::format(" {} {}", name, both(seconds));
+    if (row.exchange_ms > 0)  // every rank has the same parts (collective: both())
+      for (const auto& [part, seconds] : after.beside.entries())
+        row.beside += fmt::format(" {} {}", part, both(seconds - before.beside.get(part)));
   }
   if (all && all->parts() > 1) (void)all->max(0);  // the others wait here
   steps = chosen;

@@ -19,6 +19,7 @@
 #include "collisions/cuda/collision_engine.cuh"
 #include "collisions/cuda/collision_engine_shared.cuh"
 #include "core/cuda/cuda_check.cuh"
+#include "core/cuda/merge_boxes.cuh"
 #include "nbody/error.hpp"
 #include "nbody/physics/timestep.hpp"
 
@@ -33,11 +34,7 @@ constexpr unsigned kCellMask = (1u << kCellBits) - 1u;
 
 struct MergeExtent {
   __host__ __device__ Extent operator()(const Extent& a, const Extent& b) const {
-    Extent r;
-    for (int k = 0; k < 3; ++k) {
-      r.lo[k] = fmin(a.lo[k], b.lo[k]);
-      r.hi[k] = fmax(a.hi[k], b.hi[k]);
-    }
+    Extent r = gpu::MergeBoxes<Extent>{}(a, b);  // the box; then the radii
     r.rmin = fmin(a.rmin, b.rmin);
     r.rmax = fmax(a.rmax, b.rmax);
     return r;

@@ -1,7 +1,7 @@
 #pragma once
 // The union of two axis-aligned boxes (any type with double lo[3], hi[3]) as a cub reduction
-// operator: the bodies' bounds of the GPU tree (tree_gpu_forces.cu) and of a GPU rank's
-// domain (device_domain.cu).
+// operator: the bodies' bounds of the GPU tree (tree_gpu_forces.cu), of a GPU rank's domain
+// (device_domain.cu) and of the collision grid (collision_detect.cu, which adds the radii).
 #include <cuda_runtime.h>
 
 namespace nbody::gpu {

@@ -16,6 +16,7 @@
 //   summed, each rank keeping its own block. The state itself stays owned. Ownership does not
 //   change the work, so direct-sum bodies never migrate.
 #include <cuda_runtime.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -73,8 +74,8 @@ class DomainForces {
     if (!tree_ && !direct_) throw Error("domain decomposition: no GPU tree or direct sum");
     if (direct_) sharing_ = direct_->set_share(comm_->part(), comm_->parts());
     // The work beside the local walk on a stream of its own, first in the block scheduler's
-    // queue: its kernels run on the SMs the walk's persistent grid leaves (spare_sms_), or
-    // after the walk (docs/distributed.md, Part 2b).
+    // queue: its kernels mostly run after the walk, whose persistent grid holds every SM
+    // (docs/distributed.md, Part 2b).
     int least = 0, greatest = 0;
     NBODY_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     NBODY_CUDA_CHECK(cudaStreamCreateWithPriority(&comm_stream_, cudaStreamNonBlocking, greatest));
@@ -144,10 +145,7 @@ class DomainForces {
   template <class Stages>
   void report(Stages& stages, DecompositionStats& d) const {
     for (const auto& [stage, ms] : timer_.stages()) stages.add(stage, ms * 1e-3);
-    double* beside[] = {&d.gather_seconds, &d.count_seconds, &d.announce_seconds, &d.write_seconds,
-                        &d.send_seconds};
-    int k = 0;
-    for (const auto& part : timer_.beside()) *beside[k++] += part.second * 1e-3;
+    for (const auto& [part, ms] : timer_.beside()) d.beside.add(part, ms * 1e-3);
     const auto [exchange, hidden] = timer_.exchange_and_hidden();
     d.exchange_seconds += 1e-3 * exchange;
     d.hidden_seconds += 1e-3 * hidden;
@@ -158,9 +156,9 @@ class DomainForces {
   void trace() const {  // NBODY_DOMAIN_TRACE
     if (!trace_ || !tree_ || !timer_.recorded()) return;
     std::string parts;
-    for (const auto& [name, ms] : timer_.stages()) parts += " " + name + " " + fixed(ms, 2);
+    for (const auto& [name, ms] : timer_.stages()) parts += fmt::format(" {} {:.2f}", name, ms);
     parts += " | beside:";
-    for (const auto& [name, ms] : timer_.beside()) parts += " " + name + " " + fixed(ms, 2);
+    for (const auto& [name, ms] : timer_.beside()) parts += fmt::format(" {} {:.2f}", name, ms);
     const auto [exchange, hidden] = timer_.exchange_and_hidden();
     const double all = tree_->interactions_per_body();
     std::fprintf(stderr,
@@ -196,11 +194,6 @@ class DomainForces {
                                      Real(0.5 * (hi[1] - lo[1])), Real(0.5 * (hi[2] - lo[2]))};
     box.alpha_a = alpha_a;
     return box;
-  }
-  static std::string fixed(double v, int digits) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.*f", digits, v);
-    return b;
   }
   static ForceReducer::Bytes bytes_of(double v) {
     ForceReducer::Bytes b(sizeof v);
@@ -248,17 +241,13 @@ class DomainForces {
     std::vector<BodyPiece> pieces;
     if (n_ > 0) pieces = tree_->describe_bodies(a_old, piece, pieces_, stream);  // synchronises
     timer_.mark(DomainTimer::Described, stream);
-    // The walk of the local tree; its persistent grid leaves spare_sms_ SMs to the work
-    // beside it, on the exchange's stream and the host: the pieces all-gathered, the
-    // essential trees counted, their sizes exchanged, the trees written and sent. Measured
-    // (2 H100s, 64M): 3.5 ms a step less than all of that before the walk, whose host
-    // collectives left the GPU idle; the kernels beside the walk are slow on a few SMs, so
-    // they mostly run after it.
-    if (n_ > 0) {
-      tree_->set_spare_sms(spare_sms_);
-      tree_->walk_sources(n_, eps, stream, potential, nullptr, false);
-      tree_->set_spare_sms(0);
-    }
+    // The walk of the local tree, and beside it, on the exchange's stream and the host: the
+    // pieces all-gathered, the essential trees counted, their sizes exchanged, the trees
+    // written and sent. Measured (2 H100s, 64M): 3.5 ms a step less than all of that before
+    // the walk, whose host collectives left the GPU idle. The kernels beside the walk mostly
+    // run after it: a walk grid that left them 8 SMs made the walk 1.6 ms longer and the
+    // wait after it 1.9 ms shorter (counting and writing the trees took ~30 ms on 8 SMs).
+    if (n_ > 0) tree_->walk_sources(n_, eps, stream, potential, nullptr, false);
     timer_.mark(DomainTimer::Walked, stream);
     ForceReducer::Bytes out(pieces.size() * sizeof(BodyPiece));
     if (!pieces.empty()) std::memcpy(out.data(), pieces.data(), out.size());
@@ -359,10 +348,6 @@ class DomainForces {
   std::uint64_t bytes_sent_ = 0;
   cudaStream_t comm_stream_ = nullptr;
   cudaEvent_t received_ = nullptr;
-  // SMs the local walk leaves to the work beside it (NBODY_DOMAIN_SPARE_SMS). None by
-  // default: measured on 2 H100s at 64M, 8 spare SMs made the walk 1.6 ms longer and the wait
-  // after it 1.9 ms shorter (counting and writing the trees on 8 SMs took ~30 ms), 16 lost.
-  unsigned spare_sms_ = parallel::spare_sms_from(std::getenv("NBODY_DOMAIN_SPARE_SMS"), 0);
   gpu::DeviceBuffer<gpu::Vec4<Real>> local_;
   gpu::DeviceBuffer<unsigned char> send_, recv_;
   cuda_tree::PieceScratch pieces_;

@@ -16,10 +16,11 @@
 //              tests 32 cells at a time against the group's box, collects accepted
 //              cells and opened leaves in shared memory, evaluates them when 32 are ready
 //
-// No stage waits on another block: the levels are separate launches, blocks communicate by
-// atomicAdd (cell slots, the group counter) and a "last block" ticket that writes a level's
-// end, never a spin on a flag: no deadlock whatever the scheduler does (a lock-based build
-// and a ready-flag summarisation, as Burtscher and Pingali's, can hang on Volta and later).
+// No stage waits on another block: the levels are separate launches, the only
+// inter-block communication is atomicAdd (cell slots, the group counter) and a "last
+// block" ticket that writes a level's end, never a spin on a flag. Hence no deadlock on
+// any GPU, whatever the scheduler does (a lock-based build and a ready-flag summarisation,
+// as in Burtscher and Pingali's, spin on other blocks and can hang on Volta and later).
 //
 // Determinism: cells of a level land in an order set by atomics, but every cell's
 // children are stored in key-digit order and the walk follows the links, so a group's
@@ -92,10 +93,15 @@ struct Group {
   unsigned begin, end;
 };
 
-/// The replicated scheme deals bodies to processes in chunks of this many (tree order, the
-/// same on every process), like cards: chunk c to process c mod P, which walks every group
-/// with a body in it (a group across a border by both owners). 1024-body chunks walked ~10 %
-/// more on 2 and 4 H200s at N = 2^26 (docs/distributed.md); 16384, well under 1 %.
+/// Bodies are dealt to the processes of a distributed run in chunks of this many (in tree
+/// order), like cards: chunk c belongs to process c mod P. A process walks every group
+/// with a body in its chunks (a group across a chunk border is walked by both owners, and
+/// each writes only its own bodies). Not by group index: the cells, and so the groups,
+/// are numbered by atomic slots, differently on every process; a body's tree position is
+/// the same everywhere (the sort is deterministic). The size: about (mean group size) /
+/// chunk of the groups straddle a border and are walked twice; with 1024-body chunks that
+/// was ~10 % more walk on 2 and 4 H200s at N = 2^26 (docs/distributed.md). 16384 makes it
+/// well under 1 % and still deals each process thousands of chunks at large N.
 constexpr unsigned kShareChunkBodies = 16384;
 
 __host__ __device__ inline unsigned share_owner(unsigned tree_position, unsigned parts) {
@@ -193,7 +199,6 @@ struct WalkParams {
   double theta = 0.5;
   bool quadrupole = false;
   bool potential = false;  // also each body's potential, in out[].w (DeviceForces::launch)
-  unsigned spare_sms = 0;  // SMs the persistent grid leaves to concurrent work
 };
 /// Warps the walk runs at once (its grid is persistent): the stacks hold this many.
 template <class Real>
@@ -244,10 +249,13 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   [[nodiscard]] Real* old_accelerations(std::size_t n) override;
   void launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) override;
   /// The tree of all n bodies, built as launch() builds it, then the walk of the active
-  /// bodies alone (tree_gpu_active.cu: their tree positions compacted by cub), each group cut
-  /// down to its active bodies but tested with its whole box, so each gets the interaction
-  /// list, and the forces, of launch(); out() in body order for them only. With shares: each
-  /// process walks the active bodies of its chunks, exchange() gathers every chunk.
+  /// bodies alone: their tree positions (flags over the tree order, compacted by
+  /// cub::DeviceSelect), each walk group cut down to its active bodies, the same warp walk
+  /// on those with the whole group's box, so that each gets the interaction list, and the
+  /// forces, of launch(). out() is written in body order for the active bodies only. With shares:
+  /// each process walks the active bodies of its own chunks; exchange() gathers every chunk, so the
+  /// active entries are whole after it (no zeros needed). Rebuilt, not refitted
+  /// (tree_gpu_active.cu).
   void launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                      const unsigned* active, std::size_t n_active) override;
   /// The shares do not overlap: each process packs the accelerations of its dealt chunks (tree
@@ -276,8 +284,7 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// out() +=. Interactions sum over the walks of one build.
   void walk_sources(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                     const TreeSources<Real>* foreign, bool accumulate);
-  void record_costs(float* cost) { cost_ = cost; }        // walks add each body's list entries
-  void set_spare_sms(unsigned sms) { spare_sms_ = sms; }  // later walks' WalkParams::spare_sms
+  void record_costs(float* cost) { cost_ = cost; }  // walks add each body's list entries
   [[nodiscard]] const Bounds* bounds_device() const { return bounds_.data(); }  // last build's
   [[nodiscard]] const Vec4<Real>* sorted() const { return sorted_.data(); }     // tree order
   [[nodiscard]] const unsigned* order() const { return order_.data(); }         // tree pos -> body
@@ -329,7 +336,8 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   void prepare_input_walk(TreeView<Real>& t, std::size_t n, cudaStream_t stream);
   /// bbox, sort, build, summarise for n bodies (events 0 to 4); returns the cells used.
   unsigned build(std::size_t n, cudaStream_t stream);
-  void copy_counters(cudaStream_t stream);  // the walk's counters to the host (event 5)
+  /// The walk's counters back to the host after the force stage (event 5).
+  void copy_counters(cudaStream_t stream);
   void scratch(std::size_t bytes);
   void throw_if_failed() const;
   [[nodiscard]] TreeView<Real> view(std::size_t n) const;
@@ -383,7 +391,6 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   bool root_box_set_ = false;
   Bounds root_box_{};
   float* cost_ = nullptr;       // record_costs
-  unsigned spare_sms_ = 0;      // set_spare_sms
   EssentialScratch<Real> ess_;  // count_essential, write_essential
   void essential_flags(std::size_t k, cudaStream_t s, bool count);  // receiver k's, top down
   static constexpr int kStages = 5;

@@ -4,7 +4,6 @@
 // tree_gpu_walk_mac.cu (bmax and relative), each compiling its own kernels.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <type_traits>
@@ -48,21 +47,6 @@ inline unsigned long long relative_entry_budget(double alpha) {
   return clamp_budget(alpha > 0 ? 4500.0 * std::pow(alpha / 0.005, -0.49) : 1e30);
 }
 
-/// The persistent grid of `blocks` (every SM's share) less the share of `spare` SMs, so that
-/// work on another stream (the domain's essential trees and their exchange) gets SMs while
-/// the walk runs; at least one SM's share.
-inline unsigned leave_spare(unsigned blocks, unsigned spare) {
-  if (spare == 0) return blocks;
-  static const unsigned sms = [] {
-    int device = 0, count = 1;
-    NBODY_CUDA_CHECK(cudaGetDevice(&device));
-    NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-    return unsigned(std::max(count, 1));
-  }();
-  const unsigned per_sm = std::max(blocks / sms, 1u);
-  return spare >= sms ? per_sm : blocks - spare * per_sm;
-}
-
 /// launch_walk (Active false) and launch_active_walk: one variant's pass 1 and pass 2 (for
 /// the abandoned groups) on its persistent grid. The active walk runs on the full walk's
 /// grid, for which the stacks are sized (walk_warps: the most over every variant).
@@ -79,7 +63,7 @@ void launch_walk_variant(const TreeView<Real>& t, const WalkParams& p, Real eps2
   auto go = [&](auto softened, auto quad, auto pot) {
     constexpr bool S = decltype(softened)::value, Q = decltype(quad)::value,
                    P = decltype(pot)::value;
-    const unsigned blocks = leave_spare(walk_blocks<Real, S, Q, P, Mac, Foreign>(), p.spare_sms);
+    const unsigned blocks = walk_blocks<Real, S, Q, P, Mac, Foreign>();
     walk_kernel<Real, S, Q, false, P, Active, Mac,
                 Foreign>()<<<blocks, kWalkThreads<Real>, 0, stream>>>(t, theta2, eps2, budget,
                                                                       stacks, out);
