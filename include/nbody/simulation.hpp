@@ -59,6 +59,7 @@ struct DecompositionStats {
   // to the trees received), and what of that the walk hid.
   PhaseTimes beside;
   double exchange_seconds = 0, hidden_seconds = 0;
+  PhaseTimes update;  // GPU ranks, the domain's update before the forces: bounds, keys, migrate
 };
 
 class Stepper;

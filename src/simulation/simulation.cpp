@@ -244,6 +244,8 @@ void Simulation::add_times(const StepTimes& t) {
     d.hidden_seconds += t.decomposition.hidden_seconds;
     for (const auto& [part, seconds] : t.decomposition.beside.entries())
       d.beside.add(part, seconds);
+    for (const auto& [part, seconds] : t.decomposition.update.entries())
+      d.update.add(part, seconds);
   }
   for (const auto& [stage, seconds] : t.stages.entries()) gravity_stages_.add(stage, seconds);
   times_.add("gravity", t.gravity_seconds);

@@ -169,6 +169,11 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
     if (row.exchange_ms > 0)  // every rank has the same parts (collective: both())
       for (const auto& [part, seconds] : after.beside.entries())
         row.beside += fmt::format(" {} {}", part, both(seconds - before.beside.get(part)));
+    if (!after.update.entries().empty()) {  // GPU ranks: every rank updates (collective)
+      row.beside += " | domain update:";
+      for (const auto& [part, seconds] : after.update.entries())
+        row.beside += fmt::format(" {} {}", part, both(seconds - before.update.get(part)));
+    }
   }
   if (all && all->parts() > 1) (void)all->max(0);  // the others wait here
   steps = chosen;

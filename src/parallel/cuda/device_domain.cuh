@@ -26,6 +26,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/cuda/device_buffer.cuh"
 #include "nbody/distributed.hpp"
@@ -70,6 +73,10 @@ class DeviceDomain {
   /// How far this step's root cube is from the cut's (centre and half, over the cut's half).
   [[nodiscard]] double misalignment() const;
   [[nodiscard]] const DomainStats& stats() const { return stats_; }
+  /// After the stream's synchronisation, the parts of the updates since the last call (ms,
+  /// CUDA events: host waits included): the bounds (and the last imbalance), the keys (or
+  /// a cut), the migration. Empty when there was none.
+  [[nodiscard]] std::vector<std::pair<std::string, double>> take_phase_ms();
 
  private:
   /// Every rank's bodies' bounds into lo/hi; false when no rank has a body.
@@ -104,6 +111,8 @@ class DeviceDomain {
   gpu::PinnedBuffer<double> bounds_host_;
   gpu::PinnedBuffer<unsigned long long> census_host_;
   CutScratch cut_scratch_;
+  cudaEvent_t phase_[4] = {};  // update(): begin, bounds, keys, migrated
+  bool timed_ = false;
 };
 
 }  // namespace nbody::parallel

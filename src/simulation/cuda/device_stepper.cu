@@ -332,6 +332,9 @@ class DeviceStepper final : public Stepper {
       times_.stages.add(stage, ms * 1e-3);
     }
     if (split) domain_forces_->report(times_.stages, times_.decomposition);
+    if (domain_)
+      for (const auto& [part, ms] : domain_->take_phase_ms())
+        times_.decomposition.update.add(part, ms * 1e-3);
   }
 
   std::unique_ptr<cuda_gravity::DeviceForces<Real>> forces_;

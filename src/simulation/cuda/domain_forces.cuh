@@ -238,17 +238,28 @@ class DomainForces {
       tree_->build_only(n_, stream);
     }
     timer_.mark(DomainTimer::Begin, stream);
-    std::vector<BodyPiece> pieces;
-    if (n_ > 0) pieces = tree_->describe_bodies(a_old, piece, pieces_, stream);  // synchronises
+    // The pieces' kernels, then the walk of the local tree; beside the walk, on the host and
+    // the exchange's stream: the pieces taken to the host (when their kernels are done, not
+    // the walk) and all-gathered, the essential trees counted, their sizes exchanged, the
+    // trees written and sent. Measured on 2 H100s at 64M (docs/distributed.md, Part 2b):
+    // - all of that before the walk: 3.5 ms a step more (the host collectives left the GPU
+    //   idle); the pieces taken to the host before the walk: 1.7-2.5 ms for describe, against
+    //   1.3 ms for their kernels alone.
+    // - The kernels beside the walk run after it (its persistent grid holds every SM): 3.3 ms
+    //   of wait after the walk. Not won back: 8 SMs left to them (the walk 1.6 ms longer, the
+    //   wait 1.9 ms shorter); the walk in slices that stop taking groups when the host asks
+    //   for the SMs, for the count and then for the write: a flag copied to the device on
+    //   the exchange's stream stopped the second slice too late (the write waited 28 ms), a
+    //   flag in pinned host memory read at every group made the walk 3.5x slower, and either
+    //   way the count on the whole GPU took 2-4 ms, as long as the wait it saved.
+    if (n_ > 0) tree_->launch_describe(a_old, piece, pieces_, stream);
     timer_.mark(DomainTimer::Described, stream);
-    // The walk of the local tree, and beside it, on the exchange's stream and the host: the
-    // pieces all-gathered, the essential trees counted, their sizes exchanged, the trees
-    // written and sent. Measured (2 H100s, 64M): 3.5 ms a step less than all of that before
-    // the walk, whose host collectives left the GPU idle. The kernels beside the walk mostly
-    // run after it: a walk grid that left them 8 SMs made the walk 1.6 ms longer and the
-    // wait after it 1.9 ms shorter (counting and writing the trees took ~30 ms on 8 SMs).
     if (n_ > 0) tree_->walk_sources(n_, eps, stream, potential, nullptr, false);
     timer_.mark(DomainTimer::Walked, stream);
+    std::vector<BodyPiece> pieces;
+    if (n_ > 0)  // waits for the pieces' kernels alone
+      pieces = tree_->describe_bodies(a_old, piece, pieces_, stream,
+                                      timer_.event(DomainTimer::Described));
     ForceReducer::Bytes out(pieces.size() * sizeof(BodyPiece));
     if (!pieces.empty()) std::memcpy(out.data(), pieces.data(), out.size());
     const auto described = comm_->all_gather(out);
@@ -337,6 +348,7 @@ class DomainForces {
 
   DomainTimer timer_;
   bool trace_ = std::getenv("NBODY_DOMAIN_TRACE") != nullptr;
+
   double local_interactions_ = 0;
   cuda_tree::EssentialCounts sent_, received_counts_;
   cuda_tree::TreeForces<Real>* tree_;

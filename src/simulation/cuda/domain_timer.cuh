@@ -1,11 +1,12 @@
 #pragma once
 // Where a decomposed GPU tree evaluation's force time goes (domain_forces.cuh), by CUDA events
 // on the force stream and on the exchange's stream. On the force stream, one after the other
-// (they add up to the force stage): this rank's bodies described, the walk of the local tree,
-// the wait for the received trees after it, the walks of the received trees. Beside the local
-// walk, on the exchange's stream and the host: the descriptions all-gathered (host; the wait
-// for the slowest rank included), the essential trees counted, their sizes exchanged (host),
-// the trees written and sent. What of that the step did not wait for is what the walk hid
+// (they add up to the force stage): this rank's bodies described (their kernels), the walk of
+// the local tree, the wait for the received trees after it, the walks of the received trees.
+// Beside the local walk, on the exchange's stream and the host: the descriptions taken to the
+// host and all-gathered (the wait for the slowest rank included), the essential trees
+// counted, their sizes exchanged (host), the trees written and sent. What of that the step
+// did not wait for is what the walk hid
 // (docs/distributed.md).
 #include <cuda_runtime.h>
 
@@ -49,6 +50,8 @@ class DomainTimer {
     NBODY_CUDA_CHECK(cudaEventRecord(events_[m], stream));
     if (m == Begin) recorded_ = true;
   }
+  /// The event of a mark, for the host to wait on (TreeForces::describe_bodies).
+  [[nodiscard]] cudaEvent_t event(Mark m) const { return events_[m]; }
   /// After the streams' synchronisation: milliseconds from one mark to another.
   [[nodiscard]] double ms(Mark from, Mark to) const {
     float v = 0;

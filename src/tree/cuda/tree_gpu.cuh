@@ -206,20 +206,18 @@ unsigned walk_warps(bool quadrupole, int dim);
 /// The most blocks of the Mac variants (tree_gpu_walk_mac.cu), for walk_warps.
 template <class Real>
 unsigned mac_walk_blocks();
-/// The walk with t.bmax (the bmax criterion) or t.a_old (the relative one) set: the same
-/// kernel as launch_walk's (Active: launch_active_walk's) with the Mac test, compiled in
-/// tree_gpu_walk_mac.cu. launch_walk and launch_active_walk call it when one is set.
+/// The walk with t.bmax (bmax criterion) or t.a_old (relative) set: launch_walk's (Active:
+/// launch_active_walk's) kernel with the Mac test (tree_gpu_walk_mac.cu); those call it.
 template <class Real>
 void launch_mac_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                      Vec4<Real>* out, cudaStream_t stream, bool active);
 template <class Real>
 void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                  Vec4<Real>* out, cudaStream_t stream);
-/// The walk of the active bodies alone: t.active_pos lists their tree positions
-/// (ascending) and t.active_groups each walk group's range in it (empty ones skipped);
-/// out[] is written for those bodies only. The full walk's kernels, each body's tree
-/// position read through t.active_pos, each group tested with its whole box: an active
-/// body meets the cells it meets in the full walk.
+/// The walk of the active bodies alone (t.active_pos: their tree positions, ascending;
+/// t.active_groups: each walk group's range in it), out[] written for them only. The full
+/// walk's kernels, each group tested with its whole box: an active body meets the cells it
+/// meets in the full walk.
 template <class Real>
 void launch_active_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                         Vec4<Real>* out, cudaStream_t stream);
@@ -263,18 +261,13 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// every chunk to every process: 3 (4) values per body once, not 4 twice (an all-reduce).
   void exchange(ForceReducer& reducer, std::size_t n, cudaStream_t stream) override;
   /// Every process builds the same tree; each walks the groups of its share of the bodies.
-  bool set_share(int part, int parts) override {
-    part_ = part;
-    parts_ = parts;
-    return true;
-  }
+  bool set_share(int part, int parts) override { return part_ = part, parts_ = parts, true; }
   [[nodiscard]] std::string name() const override;
   [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const override;
   [[nodiscard]] double interactions_per_body() const override;
   [[nodiscard]] unsigned groups() const { return host_counters_[2]; }  // last launch's walk groups
   /// The seeds' "without kernel 4": launch() walks groups of kMaxGroup consecutive input-order
-  /// bodies (each its own box), not the tree's groups; forces within the tree's error. Not
-  /// with the relative criterion (whose group minimum reads t.groups).
+  /// bodies (each its own box); not with the relative criterion (reads t.groups).
   void set_input_order_walk(bool input);
   [[nodiscard]] std::vector<CellLink> cells() const;  // the last build's, copied back: tests
   /// Issue 35: launch() = build_only + walk_sources(own); old accelerations given serve
@@ -291,9 +284,14 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   void set_root_box(const Bounds* box);  // later builds' root cube as for bodies of this box
   /// After build_only (tree_gpu_receiver.cu): the built tree's bodies in pieces for the other
   /// ranks, the cells of at most `piece_bodies` bodies whose parent has more (a_old: body
-  /// order, for their smallest |a_old|; one sync).
+  /// order, for their smallest |a_old|; one sync). launch_describe queues the kernels alone;
+  /// describe_bodies on the same stream takes their results (after `queued`, an event
+  /// recorded after them, when given: not the later work of the stream).
+  void launch_describe(const Real* a_old, unsigned piece_bodies, PieceScratch& scratch,
+                       cudaStream_t s) const;
   std::vector<BodyPiece> describe_bodies(const Real* a_old, unsigned piece_bodies,
-                                         PieceScratch& scratch, cudaStream_t s) const;
+                                         PieceScratch& scratch, cudaStream_t s,
+                                         cudaEvent_t queued = nullptr) const;
   /// After build_only (tree_gpu_essential.cu): each receiver's essential tree size (one sync),
   /// the union of its boxes' trees. Flat: one box a receiver.
   std::vector<EssentialCounts> count_essential(

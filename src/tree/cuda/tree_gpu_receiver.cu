@@ -100,42 +100,58 @@ __global__ void piece_stats(const unsigned* __restrict__ ranges, const unsigned*
 
 }  // namespace
 
+/// Room for this many pieces; a tree that has more is described again with twice the bodies a
+/// piece (a Plummer sphere has ~2-4 n / piece_bodies).
+constexpr unsigned kRoom = 16384;
+
 template <class Real>
-std::vector<BodyPiece> TreeForces<Real>::describe_bodies(const Real* a_old, unsigned piece_bodies,
-                                                         PieceScratch& scratch,
-                                                         cudaStream_t s) const {
+void TreeForces<Real>::launch_describe(const Real* a_old, unsigned piece_bodies,
+                                       PieceScratch& scratch, cudaStream_t s) const {
   const unsigned cells = n_ == 0 ? 0u : cells_;
-  if (cells == 0) return {};
+  scratch.launched = 0;
+  if (cells == 0) return;
   piece_bodies = std::max(piece_bodies, kMaxGroup);  // a walk group lies in one piece
-  // Room for this many pieces; a tree that has more is described again with twice the
-  // bodies a piece (a Plummer sphere has ~2-4 n / piece_bodies).
-  constexpr unsigned kRoom = 16384;
   scratch.ranges.reserve(2 * kRoom, "receiver pieces");
   scratch.count.reserve(1, "receiver piece count");
   scratch.stats.reserve(8 * kRoom, "receiver piece boxes");
   scratch.ranges_host.reserve(2 * kRoom + 1);
   scratch.stats_host.reserve(8 * kRoom);
+  NBODY_CUDA_CHECK(cudaMemsetAsync(scratch.count.data(), 0, sizeof(unsigned), s));
+  select_pieces<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
+      link_.data(), cells, piece_bodies, scratch.ranges.data(), kRoom, scratch.count.data());
+  NBODY_CUDA_CHECK_LAUNCH("select_pieces");
+  piece_stats<Real><<<kRoom, 256, 0, s>>>(scratch.ranges.data(), scratch.count.data(),
+                                          sorted_.data(), order_.data(), a_old, dim_,
+                                          scratch.stats.data());
+  NBODY_CUDA_CHECK_LAUNCH("piece_stats");
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(scratch.ranges_host.data(), scratch.ranges.data(),
+                                   2 * kRoom * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(scratch.ranges_host.data() + 2 * kRoom, scratch.count.data(),
+                                   sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(scratch.stats_host.data(), scratch.stats.data(),
+                                   8 * kRoom * sizeof(double), cudaMemcpyDeviceToHost, s));
+  scratch.launched = piece_bodies;
+}
+
+template <class Real>
+std::vector<BodyPiece> TreeForces<Real>::describe_bodies(const Real* a_old, unsigned piece_bodies,
+                                                         PieceScratch& scratch, cudaStream_t s,
+                                                         cudaEvent_t queued) const {
+  if (n_ == 0 || cells_ == 0) return {};
+  if (scratch.launched == 0) launch_describe(a_old, piece_bodies, scratch, s), queued = nullptr;
   unsigned pieces = 0;
   for (;;) {
-    NBODY_CUDA_CHECK(cudaMemsetAsync(scratch.count.data(), 0, sizeof(unsigned), s));
-    select_pieces<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
-        link_.data(), cells, piece_bodies, scratch.ranges.data(), kRoom, scratch.count.data());
-    NBODY_CUDA_CHECK_LAUNCH("select_pieces");
-    piece_stats<Real><<<kRoom, 256, 0, s>>>(scratch.ranges.data(), scratch.count.data(),
-                                            sorted_.data(), order_.data(), a_old, dim_,
-                                            scratch.stats.data());
-    NBODY_CUDA_CHECK_LAUNCH("piece_stats");
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(scratch.ranges_host.data(), scratch.ranges.data(),
-                                     2 * kRoom * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(scratch.ranges_host.data() + 2 * kRoom, scratch.count.data(),
-                                     sizeof(unsigned), cudaMemcpyDeviceToHost, s));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(scratch.stats_host.data(), scratch.stats.data(),
-                                     8 * kRoom * sizeof(double), cudaMemcpyDeviceToHost, s));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
+    if (queued) {
+      NBODY_CUDA_CHECK(cudaEventSynchronize(std::exchange(queued, nullptr)));
+    } else {
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
+    }
     pieces = scratch.ranges_host.data()[2 * kRoom];
     if (pieces <= kRoom) break;
-    piece_bodies = unsigned(std::min<std::size_t>(2ull * piece_bodies, n_));
+    launch_describe(a_old, unsigned(std::min<std::size_t>(2ull * scratch.launched, n_)), scratch,
+                    s);
   }
+  scratch.launched = 0;  // taken
   // In tree order (the kernel's atomic slots vary from run to run): neighbours along the
   // curve are near in space, which the senders' hierarchy of the boxes builds on.
   std::vector<std::pair<unsigned, unsigned>> by_begin(pieces);
@@ -149,11 +165,15 @@ std::vector<BodyPiece> TreeForces<Real>::describe_bodies(const Real* a_old, unsi
   return out;
 }
 
+template void TreeForces<float>::launch_describe(const float*, unsigned, PieceScratch&,
+                                                 cudaStream_t) const;
+template void TreeForces<double>::launch_describe(const double*, unsigned, PieceScratch&,
+                                                  cudaStream_t) const;
 template std::vector<BodyPiece> TreeForces<float>::describe_bodies(const float*, unsigned,
-                                                                   PieceScratch&,
-                                                                   cudaStream_t) const;
+                                                                   PieceScratch&, cudaStream_t,
+                                                                   cudaEvent_t) const;
 template std::vector<BodyPiece> TreeForces<double>::describe_bodies(const double*, unsigned,
-                                                                    PieceScratch&,
-                                                                    cudaStream_t) const;
+                                                                    PieceScratch&, cudaStream_t,
+                                                                    cudaEvent_t) const;
 
 }  // namespace nbody::cuda_tree

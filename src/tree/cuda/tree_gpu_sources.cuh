@@ -44,12 +44,14 @@ struct BodyPiece {
   double a_min, a_mean;
 };
 
-/// describe_bodies' device and pinned arrays.
+/// describe_bodies' device and pinned arrays; launched: the bodies a piece of the last
+/// launch_describe (0: none pending).
 struct PieceScratch {
   gpu::DeviceBuffer<unsigned> ranges, count;  // the pieces' (begin, end) in tree order; count
   gpu::DeviceBuffer<double> stats;            // 8 per piece
   gpu::PinnedBuffer<unsigned> ranges_host;
   gpu::PinnedBuffer<double> stats_host;
+  unsigned launched = 0;
 };
 
 /// The size of one receiver's essential tree.
