@@ -348,7 +348,6 @@ class DomainForces {
 
   DomainTimer timer_;
   bool trace_ = std::getenv("NBODY_DOMAIN_TRACE") != nullptr;
-
   double local_interactions_ = 0;
   cuda_tree::EssentialCounts sent_, received_counts_;
   cuda_tree::TreeForces<Real>* tree_;

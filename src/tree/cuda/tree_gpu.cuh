@@ -215,9 +215,8 @@ template <class Real>
 void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                  Vec4<Real>* out, cudaStream_t stream);
 /// The walk of the active bodies alone (t.active_pos: their tree positions, ascending;
-/// t.active_groups: each walk group's range in it), out[] written for them only. The full
-/// walk's kernels, each group tested with its whole box: an active body meets the cells it
-/// meets in the full walk.
+/// t.active_groups: each group's range in it), out[] for them only: the full walk's kernels,
+/// each group tested with its whole box (an active body meets the full walk's cells).
 template <class Real>
 void launch_active_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                         Vec4<Real>* out, cudaStream_t stream);
@@ -261,7 +260,11 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// every chunk to every process: 3 (4) values per body once, not 4 twice (an all-reduce).
   void exchange(ForceReducer& reducer, std::size_t n, cudaStream_t stream) override;
   /// Every process builds the same tree; each walks the groups of its share of the bodies.
-  bool set_share(int part, int parts) override { return part_ = part, parts_ = parts, true; }
+  bool set_share(int part, int parts) override {
+    part_ = part;
+    parts_ = parts;
+    return true;
+  }
   [[nodiscard]] std::string name() const override;
   [[nodiscard]] std::vector<std::pair<std::string, double>> stage_ms() const override;
   [[nodiscard]] double interactions_per_body() const override;
@@ -285,8 +288,7 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// After build_only (tree_gpu_receiver.cu): the built tree's bodies in pieces for the other
   /// ranks, the cells of at most `piece_bodies` bodies whose parent has more (a_old: body
   /// order, for their smallest |a_old|; one sync). launch_describe queues the kernels alone;
-  /// describe_bodies on the same stream takes their results (after `queued`, an event
-  /// recorded after them, when given: not the later work of the stream).
+  /// describe_bodies then waits for them (for `queued`, an event after them, when given).
   void launch_describe(const Real* a_old, unsigned piece_bodies, PieceScratch& scratch,
                        cudaStream_t s) const;
   std::vector<BodyPiece> describe_bodies(const Real* a_old, unsigned piece_bodies,
