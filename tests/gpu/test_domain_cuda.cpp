@@ -64,6 +64,14 @@ ParticleSystem run(const Case& c, const ParticleSystem& start,
                    std::shared_ptr<ForceReducer> reducer) {
   Simulation sim(start, c.gravity, IntegratorOptions{}, {}, std::move(reducer));
   for (int s = 0; s < 3; ++s) sim.step(5e-3);
+  if (sim.decomposed() && c.gravity.algorithm == GravityAlgorithm::Tree) {
+    // What --timings prints of the domain's update before each evaluation (CUDA events).
+    const auto& parts = sim.decomposition().update.entries();
+    EXPECT_EQ(parts.size(), 3u) << c.name << ": bounds, keys, migrate";
+    for (const auto& [part, seconds] : parts)
+      EXPECT_TRUE(std::isfinite(seconds) && seconds >= 0)
+          << c.name << ": " << part << " " << seconds;
+  }
   return sim.all_particles();
 }
 
