@@ -76,23 +76,15 @@ DeviceDomain::DeviceDomain(std::shared_ptr<ForceReducer> comm, int dim, DomainOp
   bounds_host_.reserve(6);
   census_.reserve(2, "ownership census");
   census_host_.reserve(2);
-  for (cudaEvent_t& e : phase_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
 }
 
-DeviceDomain::~DeviceDomain() {
-  for (cudaEvent_t e : phase_)
-    if (e) cudaEventDestroy(e);
-}
+DeviceDomain::~DeviceDomain() = default;
 
 std::vector<std::pair<std::string, double>> DeviceDomain::take_phase_ms() {
   if (!std::exchange(timed_, false)) return {};
   const char* names[3] = {"bounds", "keys", "migrate"};
   std::vector<std::pair<std::string, double>> out;
-  for (int k = 0; k < 3; ++k) {
-    float ms = 0;
-    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, phase_[k], phase_[k + 1]));
-    out.emplace_back(names[k], double(ms));
-  }
+  for (std::size_t k = 0; k < 3; ++k) out.emplace_back(names[k], phase_.ms(k, k + 1));
   return out;
 }
 
@@ -168,7 +160,7 @@ void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, const double (&lo)[
 
 void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, Work work, cudaStream_t stream) {
   stats_ = {};
-  NBODY_CUDA_CHECK(cudaEventRecord(phase_[0], stream));
+  phase_.mark(0, stream);
   // The measured imbalance of the last evaluation: its force time under the cut it met.
   double mine = work.seconds;
   ForceReducer::Bytes bytes(sizeof mine);
@@ -189,7 +181,7 @@ void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, Work work, cuda
   double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   (void)global_bounds(b, n, lo, hi, stream);
   for (int k = 0; k < 3; ++k) box_lo_[k] = lo[k], box_hi_[k] = hi[k];
-  NBODY_CUDA_CHECK(cudaEventRecord(phase_[1], stream));
+  phase_.mark(1, stream);
   ++since_cut_;
   // A new cut when the grid has moved under the cuts (a cut then splits the cells along it,
   // whose halves' monopoles are lopsided: tree_gpu_essential.cu's test measures it), or when
@@ -216,9 +208,9 @@ void DeviceDomain::update(const DeviceBodies& b, std::size_t& n, Work work, cuda
   } else {
     compute_keys(b, n, stream);
   }
-  NBODY_CUDA_CHECK(cudaEventRecord(phase_[2], stream));
+  phase_.mark(2, stream);
   migrate(b, n, stream);
-  NBODY_CUDA_CHECK(cudaEventRecord(phase_[3], stream));
+  phase_.mark(3, stream);
   timed_ = true;
   stats_.bodies = n;
 }

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "core/cuda/device_buffer.cuh"
+#include "core/cuda/event_marks.cuh"
 #include "nbody/distributed.hpp"
 #include "parallel/domain.hpp"
 #include "parallel/domain_gravity.hpp"
@@ -111,7 +112,7 @@ class DeviceDomain {
   gpu::PinnedBuffer<double> bounds_host_;
   gpu::PinnedBuffer<unsigned long long> census_host_;
   CutScratch cut_scratch_;
-  cudaEvent_t phase_[4] = {};  // update(): begin, bounds, keys, migrated
+  gpu::EventMarks<4> phase_;  // update(): begin, bounds, keys, migrated
   bool timed_ = false;
 };
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/event_marks.cuh"
 
 namespace nbody::cuda_resident {
 
@@ -36,28 +36,14 @@ class DomainTimer {
     kMarks
   };
 
-  DomainTimer() {
-    for (cudaEvent_t& e : events_) NBODY_CUDA_CHECK(cudaEventCreate(&e));
-  }
-  ~DomainTimer() {
-    for (cudaEvent_t e : events_)
-      if (e) cudaEventDestroy(e);
-  }
-  DomainTimer(const DomainTimer&) = delete;
-  DomainTimer& operator=(const DomainTimer&) = delete;
-
   void mark(Mark m, cudaStream_t stream) {
-    NBODY_CUDA_CHECK(cudaEventRecord(events_[m], stream));
+    marks_.mark(m, stream);
     if (m == Begin) recorded_ = true;
   }
   /// The event of a mark, for the host to wait on (TreeForces::describe_bodies).
-  [[nodiscard]] cudaEvent_t event(Mark m) const { return events_[m]; }
+  [[nodiscard]] cudaEvent_t event(Mark m) const { return marks_.event(m); }
   /// After the streams' synchronisation: milliseconds from one mark to another.
-  [[nodiscard]] double ms(Mark from, Mark to) const {
-    float v = 0;
-    NBODY_CUDA_CHECK(cudaEventElapsedTime(&v, events_[from], events_[to]));
-    return double(v);
-  }
+  [[nodiscard]] double ms(Mark from, Mark to) const { return marks_.ms(from, to); }
   [[nodiscard]] bool recorded() const { return recorded_; }
 
   /// The force stage in parts (they add up to it), milliseconds.
@@ -91,7 +77,7 @@ class DomainTimer {
   }
 
  private:
-  cudaEvent_t events_[kMarks] = {};
+  gpu::EventMarks<kMarks> marks_;
   bool recorded_ = false;
 };
 

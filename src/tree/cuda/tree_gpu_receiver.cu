@@ -138,7 +138,10 @@ std::vector<BodyPiece> TreeForces<Real>::describe_bodies(const Real* a_old, unsi
                                                          PieceScratch& scratch, cudaStream_t s,
                                                          cudaEvent_t queued) const {
   if (n_ == 0 || cells_ == 0) return {};
-  if (scratch.launched == 0) launch_describe(a_old, piece_bodies, scratch, s), queued = nullptr;
+  if (scratch.launched == 0) {  // not queued yet: queued now, and waited for on the stream
+    launch_describe(a_old, piece_bodies, scratch, s);
+    queued = nullptr;
+  }
   unsigned pieces = 0;
   for (;;) {
     if (queued) {
