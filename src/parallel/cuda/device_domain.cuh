@@ -46,6 +46,10 @@ struct DeviceBodies {
   std::array<gpu::DeviceBuffer<double>*, kMigratedDoubles> doubles{};
   gpu::DeviceBuffer<std::uint64_t>* id = nullptr;
   gpu::DeviceBuffer<float>* work = nullptr;
+  // Room update() may use for the bodies' keys (the tree's sort input, free until its next
+  // build: 8 bytes a body the domain need not hold); too small or null: its own.
+  std::uint64_t* key_room = nullptr;
+  std::size_t key_room_capacity = 0;
 };
 
 /// The device and pinned arrays of the cuts' histogram rounds (device_cuts.cu).
@@ -100,8 +104,9 @@ class DeviceDomain {
   int cuts_made_ = 0;                       // cuts so far
   bool have_cut_ = false;
   DomainStats stats_;
-  gpu::DeviceBuffer<std::uint64_t> keys_, first_;
-  gpu::DeviceBuffer<unsigned> dest_, leaving_, sorted_leaving_, dest_sorted_, tail_;
+  gpu::DeviceBuffer<std::uint64_t> own_keys_, first_;
+  std::uint64_t* keys_ = nullptr;  // this update's: b.key_room or own_keys_
+  gpu::DeviceBuffer<unsigned> leaving_, sorted_leaving_, dest_sorted_, tail_;
   gpu::DeviceBuffer<unsigned char> flags_;
   gpu::DeviceBuffer<unsigned> counts_;  // per destination, then the selection counts
   gpu::DeviceBuffer<double> send_, recv_, bounds_;

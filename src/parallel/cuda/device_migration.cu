@@ -25,14 +25,8 @@ using domain_detail::Fields;
 using domain_detail::kRecord;
 using domain_detail::roomy;
 
-/// Each body's owner (the last piece whose first key is <= its key), leavers flagged and
-/// counted per destination.
-__global__ void dest_kernel(const std::uint64_t* keys, unsigned n, const std::uint64_t* first,
-                            unsigned parts, unsigned me, unsigned* dest, unsigned char* flags,
-                            unsigned* counts) {
-  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const std::uint64_t k = keys[i];
+/// The owner of key k: the last piece whose first key is <= k.
+__device__ unsigned owner(std::uint64_t k, const std::uint64_t* first, unsigned parts) {
   unsigned lo = 0, hi = parts;  // first[lo] <= k < first[hi]
   while (hi - lo > 1) {
     const unsigned mid = (lo + hi) / 2;
@@ -42,15 +36,24 @@ __global__ void dest_kernel(const std::uint64_t* keys, unsigned n, const std::ui
       hi = mid;
     }
   }
-  dest[i] = lo;
-  flags[i] = lo != me;
-  if (lo != me) atomicAdd(&counts[lo], 1u);
+  return lo;
 }
 
-__global__ void gather_dest(const unsigned* leaving, const unsigned* dest, unsigned count,
-                            unsigned* out) {
+/// Leavers flagged and counted per destination.
+__global__ void dest_kernel(const std::uint64_t* keys, unsigned n, const std::uint64_t* first,
+                            unsigned parts, unsigned me, unsigned char* flags, unsigned* counts) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const unsigned p = owner(keys[i], first, parts);
+  flags[i] = p != me;
+  if (p != me) atomicAdd(&counts[p], 1u);
+}
+
+/// The leavers' owners, found again from their keys (no array of n owners kept).
+__global__ void gather_dest(const unsigned* leaving, const std::uint64_t* keys, unsigned count,
+                            const std::uint64_t* first, unsigned parts, unsigned* out) {
   const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < count) out[k] = dest[leaving[k]];
+  if (k < count) out[k] = owner(keys[leaving[k]], first, parts);
 }
 
 __global__ void pack_kernel(Fields f, const unsigned* order, unsigned count, double* send) {
@@ -128,17 +131,24 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
   };
   const Census before = census(n);
 #endif
-  const std::size_t cap = std::max<std::size_t>(n, 1);
-  if (cap > dest_.capacity()) {
-    dest_.reserve(roomy(cap), "domain owners");
-    flags_.reserve(roomy(cap), "domain leavers");
-    leaving_.reserve(roomy(cap), "domain leavers");
-  }
+  if (std::max<std::size_t>(n, 1) > flags_.capacity())
+    flags_.reserve(roomy(std::max<std::size_t>(n, 1)), "domain leavers");
   NBODY_CUDA_CHECK(cudaMemsetAsync(counts_.data(), 0, (parts + 2) * sizeof(unsigned), stream));
   if (n > 0) {
-    dest_kernel<<<blocks(n), 256, 0, stream>>>(keys_.data(), unsigned(n), first_.data(), parts, me,
-                                               dest_.data(), flags_.data(), counts_.data());
+    dest_kernel<<<blocks(n), 256, 0, stream>>>(keys_, unsigned(n), first_.data(), parts, me,
+                                               flags_.data(), counts_.data());
     NBODY_CUDA_CHECK_LAUNCH("dest_kernel");
+  }
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(counts_host_.data(), counts_.data(), parts * sizeof(unsigned),
+                                   cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+  // The leavers' indices, in a list sized by their count (a few thousand a step once the
+  // cuts settle; about half the bodies at the first migration, given back below).
+  unsigned leaving = 0;
+  for (unsigned p = 0; p < parts; ++p) leaving += p == me ? 0u : counts_host_.data()[p];
+  if (std::max(leaving, 1u) > leaving_.capacity())
+    leaving_.reserve(roomy(leaving), "domain leavers");
+  if (leaving > 0) {
     std::size_t bytes = 0;
     const thrust::counting_iterator<unsigned> index{0u};
     NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, index, flags_.data(),
@@ -149,10 +159,6 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
                                                 leaving_.data(), counts_.data() + parts,
                                                 (long long)n, stream));
   }
-  NBODY_CUDA_CHECK(cudaMemcpyAsync(counts_host_.data(), counts_.data(),
-                                   (parts + 1) * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
-  NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const unsigned leaving = counts_host_.data()[parts];
   // Who sends how many to whom: one small host exchange.
   std::vector<ForceReducer::Bytes> announce(parts);
   for (unsigned p = 0; p < parts; ++p) {
@@ -184,8 +190,8 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
     }
     unsigned* dest_of = dest_sorted_.data();
     unsigned* dest_out = dest_sorted_.data() + leaving;
-    gather_dest<<<blocks(leaving), 256, 0, stream>>>(leaving_.data(), dest_.data(), leaving,
-                                                     dest_of);
+    gather_dest<<<blocks(leaving), 256, 0, stream>>>(leaving_.data(), keys_, leaving, first_.data(),
+                                                     parts, dest_of);
     NBODY_CUDA_CHECK_LAUNCH("gather_dest");
     int bits = 1;
     while ((1u << bits) < parts) ++bits;
@@ -255,7 +261,7 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
   if (held > std::size_t(64) << 20 && held > 4 * roomy(now) * kRecord) {
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (auto* buffer : {&send_, &recv_}) buffer->release();
-    for (auto* buffer : {&dest_sorted_, &sorted_leaving_, &tail_}) buffer->release();
+    for (auto* buffer : {&leaving_, &dest_sorted_, &sorted_leaving_, &tail_}) buffer->release();
   }
   stats_.migration.sent = leaving;
   stats_.migration.received = arriving;

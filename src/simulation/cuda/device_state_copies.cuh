@@ -136,6 +136,7 @@ struct StateCopies {
     b.doubles = {&s.x_, &s.y_, &s.z_, &s.vx_, &s.vy_, &s.vz_, &s.ax_, &s.ay_, &s.az_, &s.m_, &s.r_};
     b.id = &s.id_;
     b.work = &s.work_;
+    b.key_room = s.domain_forces_->key_room(b.key_room_capacity);
     s.domain_->update(b, s.n_, s.last_work_, s.stream_);
     s.domain_->root_box(s.root_.lo, s.root_.hi);
     const double scale = std::ldexp(1.0, -s.position_exponent_);  // exact: the tree's units
@@ -148,6 +149,7 @@ struct StateCopies {
     sum.migrated += d.migration.received;
     sum.bytes_sent += d.migration.bytes_sent;
     sum.imbalance = d.imbalance;
+    sum.owned = d.bodies;
   }
 };
 

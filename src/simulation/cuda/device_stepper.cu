@@ -269,8 +269,9 @@ class DeviceStepper final : public Stepper {
   /// `migrate` (device_domain.cuh: the bodies may change, in number and order).
   void evaluate_owned(bool potential, bool migrate) {
     if (migrate && domain_) StateCopies::migrate(*this);
-    NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
+    // After prepare(): its reallocations are not force work, and the cuts balance this time.
     const auto target = domain_forces_->prepare(n_);
+    NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
     launch_pack_bodies<Real>(state(), std::ldexp(1.0, -position_exponent_),
                              std::ldexp(1.0, -mass_exponent_), unsigned(target.entries),
                              target.bodies, stream_);

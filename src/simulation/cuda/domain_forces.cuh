@@ -89,6 +89,12 @@ class DomainForces {
   DomainForces& operator=(const DomainForces&) = delete;
 
   [[nodiscard]] bool is_tree() const { return tree_ != nullptr; }
+  /// Room the domain's update may use for its keys until the next build (none: null).
+  [[nodiscard]] std::uint64_t* key_room(std::size_t& capacity) const {
+    capacity = tree_ ? tree_->spare_key_capacity() : 0;
+    static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
+    return tree_ ? reinterpret_cast<std::uint64_t*>(tree_->spare_keys()) : nullptr;
+  }
   /// Collective. Where the stepper packs its n bodies, and how many entries (padding with
   /// mass 0 included) it must write there.
   struct PackTarget {
@@ -309,10 +315,14 @@ class DomainForces {
       send_total += (send_bytes[q] + 255) / 256 * 256;
       recv_total += (recv_bytes[q] + 255) / 256 * 256;
     }
-    if (send_total > send_.capacity())
-      send_.reserve(send_total + send_total / 8, "essential trees sent");
-    if (recv_total > recv_.capacity())
-      recv_.reserve(recv_total + recv_total / 8, "essential trees received");
+    // With room to grow; given back when far larger than needed (the first evaluations,
+    // before the relative criterion has |a_old| and before the cuts settle, send more).
+    const auto fit = [](gpu::DeviceBuffer<unsigned char>& b, std::size_t bytes, const char* what) {
+      if (b.capacity() > 2 * bytes + (std::size_t(64) << 20)) b.release();
+      if (bytes > b.capacity()) b.reserve(bytes + bytes / 8, what);
+    };
+    fit(send_, send_total, "essential trees sent");
+    fit(recv_, recv_total, "essential trees received");
     for (int p = 0; p < parts; ++p) {
       const auto q = std::size_t(p);
       send[q] = send_.data() + send_at[q];

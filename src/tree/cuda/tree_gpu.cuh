@@ -245,14 +245,11 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// The relative criterion: the buffer for the next launch's |a_old| / G (null otherwise).
   [[nodiscard]] Real* old_accelerations(std::size_t n) override;
   void launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) override;
-  /// The tree of all n bodies, built as launch() builds it, then the walk of the active
-  /// bodies alone: their tree positions (flags over the tree order, compacted by
-  /// cub::DeviceSelect), each walk group cut down to its active bodies, the same warp walk
-  /// on those with the whole group's box, so that each gets the interaction list, and the
-  /// forces, of launch(). out() is written in body order for the active bodies only. With shares:
-  /// each process walks the active bodies of its own chunks; exchange() gathers every chunk, so the
-  /// active entries are whole after it (no zeros needed). Rebuilt, not refitted
-  /// (tree_gpu_active.cu).
+  /// The tree of all n bodies, built as launch() builds it, then the walk of the active bodies
+  /// alone (tree positions compacted by cub::DeviceSelect, each group cut down to its active
+  /// bodies, walked with the whole group's box: launch()'s lists and forces). out(): the active
+  /// bodies, body order. With shares: each process walks its chunks' active bodies; exchange()
+  /// gathers every chunk. Rebuilt, not refitted (tree_gpu_active.cu).
   void launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                      const unsigned* active, std::size_t n_active) override;
   /// The shares do not overlap: each process packs the accelerations of its dealt chunks (tree
@@ -284,6 +281,9 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   [[nodiscard]] const Bounds* bounds_device() const { return bounds_.data(); }  // last build's
   [[nodiscard]] const Vec4<Real>* sorted() const { return sorted_.data(); }     // tree order
   [[nodiscard]] const unsigned* order() const { return order_.data(); }         // tree pos -> body
+  /// The sort's input keys, free between builds: a decomposed run's domain keys borrow them.
+  [[nodiscard]] unsigned long long* spare_keys() const { return keys_tmp_.data(); }
+  [[nodiscard]] std::size_t spare_key_capacity() const { return keys_tmp_.capacity(); }
   void set_root_box(const Bounds* box);  // later builds' root cube as for bodies of this box
   /// After build_only (tree_gpu_receiver.cu): the built tree's bodies in pieces for the other
   /// ranks, the cells of at most `piece_bodies` bodies whose parent has more (a_old: body
