@@ -4,8 +4,10 @@
 // every thread count. Body i draws from its own counter-based random stream (Philox4x32-10
 // keyed by the seed, counter = (draw, i); src/ic/random.hpp) through our own uniform and
 // normal transforms, not std::*_distribution (whose output differs between standard
-// libraries), and every sum (centre of mass, momentum) is taken in fixed blocks in index
-// order. So the bodies are drawn in parallel (OpenMP), about 10^8 bodies in seconds.
+// libraries), and every sum (centre of mass, momentum) is exact, rounded once (Kulisch's
+// long accumulator, src/ic/exact_sum.hpp). So the bodies are drawn in parallel (OpenMP),
+// about 10^8 bodies in seconds, and a window of them by one rank alone (generate_window).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +15,8 @@
 #include "nbody/particles.hpp"
 
 namespace nbody {
+
+class ForceReducer;
 
 struct ModelOptions {
   std::string model = "plummer";
@@ -39,6 +43,16 @@ struct ModelOptions {
 
 /// Generates the model. Throws nbody::Error for an unknown model or bad option values.
 [[nodiscard]] ParticleSystem generate(const ModelOptions& options);
+/// The bodies [first, first + count) of generate(options), the same bits and ids, drawn
+/// without the others: each body from its own random stream, the sums over all bodies (the
+/// centre of mass) completed by `group`, collective: each of its ranks passes its own window,
+/// the windows covering every body once. So no rank holds all N bodies. Without a group the
+/// window must be every body. Throws nbody::Error as generate() does, and for a window past
+/// the model's bodies.
+[[nodiscard]] ParticleSystem generate_window(const ModelOptions& options, std::size_t first,
+                                             std::size_t count, ForceReducer* group);
+/// How many bodies the model has: options.n, but 2 for kepler and 3 for figure-eight.
+[[nodiscard]] std::size_t model_bodies(const ModelOptions& options);
 /// Checks every parameter's range, whatever the model (not n, whose minimum depends on the
 /// model): what generate() checks first, and the command line on each option it parses.
 void validate(const ModelOptions& options);

@@ -79,6 +79,18 @@ class Simulation {
   Simulation(ParticleSystem particles, const GravityOptions& gravity,
              const IntegratorOptions& integrator, const CollisionOptions& collisions = {},
              std::shared_ptr<ForceReducer> reducer = nullptr);
+  /// Whether these options over `reducer` make a decomposed run (decomposed(): each process
+  /// owns only its bodies), for a system of dimension dim.
+  [[nodiscard]] static bool decomposes(const SimulationOptions& options, int dim,
+                                       const ForceReducer* reducer);
+  /// A decomposed run (decomposes() true) started from this process's bodies alone: the
+  /// share of share_range(total, part, parts) (gravity.hpp) of bodies whose ids are one of
+  /// each over all processes (generate_window gives them), so that no process ever holds
+  /// all `total`. Collective; throws nbody::Error when the run would not be decomposed or
+  /// the shares do not add up to total.
+  [[nodiscard]] static Simulation from_share(ParticleSystem share, std::size_t total,
+                                             const SimulationOptions& options,
+                                             std::shared_ptr<ForceReducer> reducer);
   ~Simulation();
   Simulation(Simulation&&) noexcept;
   Simulation& operator=(Simulation&&) noexcept;
@@ -188,6 +200,9 @@ class Simulation {
   /// A decomposed run: the number of bodies over all processes (none merge) and the
   /// bodies last gathered by all_particles().
   std::size_t total_bodies_ = 0;
+  /// The constructors' work; shared_total > 0: particles is this process's share of them.
+  Simulation(ParticleSystem particles, const SimulationOptions& options,
+             std::shared_ptr<ForceReducer> reducer, std::size_t shared_total);
   DecompositionStats decomposition_;
   mutable std::unique_ptr<ParticleSystem> gathered_;
   /// Copies the state from the stepper when the host copy is stale.

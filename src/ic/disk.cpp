@@ -45,19 +45,22 @@ double lambert_w_minus1(double x) {
   return w > -1.0 ? -1.0 : w;  // stay on the lower branch
 }
 
-ParticleSystem exponential_disk(const ModelOptions& o) {
+void exponential_disk(const ModelOptions& o, Bodies& b) {
   constexpr double central_mass = 1.0;
   const double rd = o.scale_length;
   const double md = o.disk_mass;
   const std::size_t n_disk = o.n - 1;
-  ParticleSystem ps = allocate(o.n, o.threads);
-  ps.mass[0] = central_mass;  // body 0: the central mass, at rest at the origin
+  ParticleSystem& ps = b.ps;
+  // Body 0: the central mass, at rest at the origin.
+  if (b.first == 0 && !ps.mass.empty()) ps.mass[0] = central_mass;
   const double m = md / static_cast<double>(n_disk);
+  const auto [lo, hi] = b.clip(1, o.n);
 
   // Disk body i (1..n-1) from its own stream: the radius (with its rare redraw), then
   // the azimuth.
-  for_each_body(o.threads, 1, o.n, [&](std::size_t i) {
+  for_each_body(o.threads, lo, hi, [&](std::size_t i) {
     Random rng(o.seed, i);
+    const std::size_t k = i - b.first;
     // Radius: with s = R / Rd the enclosed fraction is X = 1 - (1 + s) e^{-s}, i.e.
     // -(1 + s) e^{-(1 + s)} = (X - 1) / e, so -(1 + s) = W_{-1}((X - 1) / e).
     // X in (0, 1) avoids R = 0 (infinite speed) and R = inf; a draw so close to 0 that
@@ -76,17 +79,16 @@ ParticleSystem exponential_disk(const ModelOptions& o) {
     // the disk starts close to, not exactly in, equilibrium. X is M_disk(<R) / Md by
     // construction, and avoids the cancellation in 1 - (1 + s) e^{-s} at small s.
     const double v = std::sqrt(o.G * (central_mass + md * x_frac) / r);
-    ps.x[i] = r * c;
-    ps.y[i] = r * sn;
-    ps.vx[i] = -v * sn;  // (-sin, cos): counter-clockwise seen from +z
-    ps.vy[i] = v * c;
-    ps.mass[i] = m;
+    ps.x[k] = r * c;
+    ps.y[k] = r * sn;
+    ps.vx[k] = -v * sn;  // (-sin, cos): counter-clockwise seen from +z
+    ps.vy[k] = v * c;
+    ps.mass[k] = m;
     // z and vz stay exactly 0: a razor-thin disk.
   });
   // The disk's own centre of mass is ~Rd / sqrt(n) off the origin; moving to the
   // system's frame shifts the central body slightly but keeps the total momentum 0.
-  to_center_of_mass_frame(ps, 0, o.n, o.threads);
-  return ps;
+  to_center_of_mass_frame(b, 0, o.n, o.threads);
 }
 
 }  // namespace nbody::ic

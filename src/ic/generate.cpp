@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -62,11 +63,23 @@ void check_disk(const ModelOptions& o) {
   require_bodies(o, 2, " (the central mass and at least one disk body)");
 }
 
+/// The few-body models, made whole, into the window.
+template <ParticleSystem (*Whole)(const ModelOptions&)>
+void few(const ModelOptions& o, ic::Bodies& b) {
+  const ParticleSystem all = Whole(o);
+  for (std::size_t k = 0; k < b.ps.size(); ++k) {
+    const std::size_t i = b.first + k;
+    ic::set_body(b.ps, k, {all.x[i], all.y[i], all.z[i]}, {all.vx[i], all.vy[i], all.vz[i]},
+                 all.mass[i]);
+  }
+}
+
 struct Model {
   std::string_view name;
   void (*check)(const ModelOptions&);
-  ParticleSystem (*make)(const ModelOptions&);
-  bool uses_G;  // velocities from gravity (orbits, equilibrium): G must be > 0
+  void (*make)(const ModelOptions&, ic::Bodies&);
+  bool uses_G;                   // velocities from gravity (orbits, equilibrium): G must be > 0
+  std::size_t fixed_bodies = 0;  // kepler, figure-eight: this many whatever -n says
 };
 
 // The order here is the order model_names() (and so the CLI help) lists them in.
@@ -77,8 +90,8 @@ constexpr Model kModels[] = {
     {"plummer", check_one_body, ic::plummer, true},
     {"hernquist", check_one_body, ic::hernquist, true},
     {"nfw", check_one_body, ic::nfw, true},
-    {"kepler", check_nothing, ic::kepler, true},
-    {"figure-eight", check_nothing, ic::figure_eight, true},
+    {"kepler", check_nothing, few<ic::kepler>, true, 2},
+    {"figure-eight", check_nothing, few<ic::figure_eight>, true, 3},
     {"two-clusters", check_two_clusters, ic::two_clusters, true},
     {"disk", check_disk, ic::exponential_disk, true},
 };
@@ -121,7 +134,17 @@ void validate(const ModelOptions& o) {
   require_positive("concentration", o.concentration, "concentration c = r_200 / r_s");
 }
 
+std::size_t model_bodies(const ModelOptions& options) {
+  const Model& model = find_model(options.model);
+  return model.fixed_bodies > 0 ? model.fixed_bodies : options.n;
+}
+
 ParticleSystem generate(const ModelOptions& options) {
+  return generate_window(options, 0, model_bodies(options), nullptr);
+}
+
+ParticleSystem generate_window(const ModelOptions& options, std::size_t first, std::size_t count,
+                               ForceReducer* group) {
   const Model& model = find_model(options.model);
   // The uniform models' velocities do not depend on G, so they also serve runs without
   // gravity (--G 0, --gravity none: granular and ballistic runs).
@@ -132,14 +155,21 @@ ParticleSystem generate(const ModelOptions& options) {
   }
   validate(options);
   model.check(options);
-  ic::check_memory_for(options.n);
+  const std::size_t n = model_bodies(options);
+  if (first > n || count > n - first || (group == nullptr && count != n)) {
+    throw Error(fmt::format("generate_window: bodies [{}, {}) of a model of {}{}", first,
+                            first + count, n, group ? "" : " without the ranks of the rest"));
+  }
+  ic::check_memory_for(count);
 
-  ParticleSystem ps = model.make(options);
+  ic::Bodies bodies{ic::allocate(count, options.threads), first, group};
+  model.make(options, bodies);
+  ParticleSystem& ps = bodies.ps;
 
-  // Ids 1..N written through the array (ParticleSystem::add rescans them if a body is
-  // added later), in the same parallel pass as the radii.
+  // Ids first + 1 .. written through the array (ParticleSystem::add rescans them if a body
+  // is added later), in the same parallel pass as the radii.
   ic::for_each_body(options.threads, 0, ps.size(), [&](std::size_t i) {
-    ps.id[i] = i + 1;
+    ps.id[i] = first + i + 1;
     ps.radius[i] = options.radius;
   });
   if (options.dim == 2) {
@@ -150,7 +180,7 @@ ParticleSystem generate(const ModelOptions& options) {
   }
   ps.time = 0;
   ps.invalidate_accelerations();
-  return ps;
+  return std::move(bodies.ps);
 }
 
 namespace ic {
@@ -208,40 +238,38 @@ ParticleSystem allocate(std::size_t n, int threads) {
   return ps;
 }
 
-void to_center_of_mass_frame(ParticleSystem& ps, std::size_t begin, std::size_t end, int threads) {
-  // Block sums in index order (parallel.hpp): the same bits for any thread count, and
-  // accurate enough (residual momentum ~1e-16 of the typical |m v|) for every model here.
-  const auto s = ordered_sum<7>(threads, begin, end, [&](std::size_t i, auto& sum) {
-    const double m = ps.mass[i];
-    sum[0] += m;
-    sum[1] += m * ps.x[i];
-    sum[2] += m * ps.y[i];
-    sum[3] += m * ps.z[i];
-    sum[4] += m * ps.vx[i];
-    sum[5] += m * ps.vy[i];
-    sum[6] += m * ps.vz[i];
+void to_center_of_mass_frame(Bodies& b, std::size_t begin, std::size_t end, int threads) {
+  // Exact sums (exact_sum.hpp): the same bits for any thread count and any windows.
+  ParticleSystem& ps = b.ps;
+  const auto [lo, hi] = b.clip(begin, end);
+  const auto s = exact_sums<7>(threads, lo, hi, b.group, [&](std::size_t i, auto& terms) {
+    const std::size_t k = i - b.first;
+    const double m = ps.mass[k];
+    terms = {m, m * ps.x[k], m * ps.y[k], m * ps.z[k], m * ps.vx[k], m * ps.vy[k], m * ps.vz[k]};
   });
   const double m = s[0];
   if (!(m > 0)) return;  // massless set: no centre of mass to move to
   const double cx = s[1] / m, cy = s[2] / m, cz = s[3] / m;
   const double cvx = s[4] / m, cvy = s[5] / m, cvz = s[6] / m;
-  for_each_body(threads, begin, end, [&](std::size_t i) {
-    ps.x[i] -= cx;
-    ps.y[i] -= cy;
-    ps.z[i] -= cz;
-    ps.vx[i] -= cvx;
-    ps.vy[i] -= cvy;
-    ps.vz[i] -= cvz;
+  for_each_body(threads, lo, hi, [&](std::size_t i) {
+    const std::size_t k = i - b.first;
+    ps.x[k] -= cx;
+    ps.y[k] -= cy;
+    ps.z[k] -= cz;
+    ps.vx[k] -= cvx;
+    ps.vy[k] -= cvy;
+    ps.vz[k] -= cvz;
   });
 }
 
-void scale_velocities(ParticleSystem& ps, std::size_t begin, std::size_t end, double factor,
-                      int threads) {
+void scale_velocities(Bodies& b, std::size_t begin, std::size_t end, double factor, int threads) {
   if (factor == 1.0) return;
-  for_each_body(threads, begin, end, [&](std::size_t i) {
-    ps.vx[i] *= factor;
-    ps.vy[i] *= factor;
-    ps.vz[i] *= factor;
+  const auto [lo, hi] = b.clip(begin, end);
+  for_each_body(threads, lo, hi, [&](std::size_t i) {
+    const std::size_t k = i - b.first;
+    b.ps.vx[k] *= factor;
+    b.ps.vy[k] *= factor;
+    b.ps.vz[k] *= factor;
   });
 }
 

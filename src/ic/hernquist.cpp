@@ -121,26 +121,25 @@ double sample_speed(Random& rng, double r, const SpeedBound& bound) {
 
 }  // namespace
 
-ParticleSystem hernquist(const ModelOptions& o) {
-  ParticleSystem ps = allocate(o.n, o.threads);
+void hernquist(const ModelOptions& o, Bodies& b) {
   const double m = 1.0 / static_cast<double>(o.n);
   const double r_max = o.rmax;
   const double mass_cut = (r_max / (1.0 + r_max)) * (r_max / (1.0 + r_max));  // M(<r_max) / M
   const SpeedBound bound(r_max);
   // Draw order per body (part of the seed -> bodies contract): u, position direction
   // (2), speed (2 per rejection try), velocity direction (2).
-  for_each_body(o.threads, 0, o.n, [&](std::size_t i) {
+  const auto [lo, hi] = b.clip(0, o.n);
+  for_each_body(o.threads, lo, hi, [&](std::size_t i) {
     Random rng(o.seed, i);
     const double s = std::sqrt(mass_cut * (1.0 - rng.uniform()));  // u in (0, M(<r_max)]
     const double r = s / (1.0 - s);
     const Vec3 pos = isotropic(rng, r);
     const Vec3 vel = isotropic(rng, sample_speed(rng, r, bound));
-    set_body(ps, i, pos, vel, m);
+    set_body(b.ps, i - b.first, pos, vel, m);
   });
-  to_center_of_mass_frame(ps, 0, o.n, o.threads);
+  to_center_of_mass_frame(b, 0, o.n, o.threads);
   // Drawn for G M = 1; virial equilibrium at the same radii needs v ~ sqrt(G M).
-  scale_velocities(ps, 0, o.n, std::sqrt(o.G), o.threads);
-  return ps;
+  scale_velocities(b, 0, o.n, std::sqrt(o.G), o.threads);
 }
 
 }  // namespace nbody::ic

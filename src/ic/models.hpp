@@ -6,38 +6,57 @@
 #include <cmath>
 #include <cstddef>
 #include <numbers>
+#include <utility>
 
 #include "ic/random.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/particles.hpp"
 
 namespace nbody::ic {
 
-// ---- The models (each returns bodies with masses, positions and velocities set;
+/// The bodies a model draws: the window [first, first + ps.size()) of its bodies (all of
+/// them: first 0). Body i is drawn into ps at i - first from Random(seed, i) alone, and the
+/// model's sums over bodies (its centre of mass) are exact (exact_sum.hpp) and completed by
+/// `group` (the ranks that draw the other windows; collective), so a window's bodies have
+/// the bits the whole model's bodies have (generate_window).
+struct Bodies {
+  ParticleSystem ps;
+  std::size_t first = 0;
+  ForceReducer* group = nullptr;
+  /// [begin, end) of the model's indices, cut to the window (empty: lo == hi).
+  [[nodiscard]] std::pair<std::size_t, std::size_t> clip(std::size_t begin, std::size_t end) const {
+    const std::size_t lo = std::max(begin, first), hi = std::min(end, first + ps.size());
+    return {lo, std::max(lo, hi)};
+  }
+};
+
+// ---- The models (each sets the masses, positions and velocities of b's window;
 // ---- generate() assigns ids, radii and the planar projection afterwards). Body i draws
 // ---- its numbers from Random(o.seed, i) alone, and the bodies are drawn on
-// ---- o.threads OpenMP threads (parallel.hpp): the same bodies for any thread count. -----
+// ---- o.threads OpenMP threads (parallel.hpp): the same bodies for any thread count and
+// ---- any window. kepler and figure_eight make their two or three bodies whole. -----
 
 /// n bodies uniform in [-size, size]^3, equal masses, velocities uniform in [-v, v]^3.
-[[nodiscard]] ParticleSystem uniform_cube(const ModelOptions& o);
+void uniform_cube(const ModelOptions& o, Bodies& b);
 /// n bodies uniform in the ball of radius size, otherwise as uniform_cube.
-[[nodiscard]] ParticleSystem uniform_sphere(const ModelOptions& o);
+void uniform_sphere(const ModelOptions& o, Bodies& b);
 /// uniform_sphere with zero velocities (the classic cold-collapse test).
-[[nodiscard]] ParticleSystem cold_sphere(const ModelOptions& o);
+void cold_sphere(const ModelOptions& o, Bodies& b);
 /// Plummer sphere in Henon units (M = 1, E = -1/4), Aarseth-Henon-Wielen sampling.
-[[nodiscard]] ParticleSystem plummer(const ModelOptions& o);
+void plummer(const ModelOptions& o, Bodies& b);
 /// Hernquist sphere (G = M = a = 1) truncated at o.rmax, speeds from its isotropic f(E).
-[[nodiscard]] ParticleSystem hernquist(const ModelOptions& o);
+void hernquist(const ModelOptions& o, Bodies& b);
 /// NFW halo (G = M = r_s = 1) truncated at c r_s, Gaussian velocities from the Jeans equation.
-[[nodiscard]] ParticleSystem nfw(const ModelOptions& o);
+void nfw(const ModelOptions& o, Bodies& b);
 /// Two bodies on a Kepler orbit (a, e), starting at pericentre; no randomness.
 [[nodiscard]] ParticleSystem kepler(const ModelOptions& o);
 /// The Chenciner-Montgomery figure-eight three-body choreography; no randomness.
 [[nodiscard]] ParticleSystem figure_eight(const ModelOptions& o);
 /// Two Plummer spheres of mass 1/2 each on a parabolic encounter.
-[[nodiscard]] ParticleSystem two_clusters(const ModelOptions& o);
+void two_clusters(const ModelOptions& o, Bodies& b);
 /// Central mass 1 plus a thin exponential disk on circular orbits.
-[[nodiscard]] ParticleSystem exponential_disk(const ModelOptions& o);
+void exponential_disk(const ModelOptions& o, Bodies& b);
 
 // ---- Building blocks shared between models (and reachable from tests). ------------
 
@@ -50,11 +69,11 @@ void check_memory_for(std::size_t n);
 /// fraction of the time of ParticleSystem::resize alone.
 [[nodiscard]] ParticleSystem allocate(std::size_t n, int threads);
 
-/// Fills bodies [begin, begin + count) of ps (already sized) with a Plummer sphere
-/// of total mass total_mass in Henon length units (virial radius 1 for any mass),
+/// Fills bodies [begin, begin + count) of the model (those in b's window) with a Plummer
+/// sphere of total mass total_mass in Henon length units (virial radius 1 for any mass),
 /// velocities set up for gravitational constant o.G, in its own centre-of-mass frame.
 /// Body i is drawn from Random(o.seed, i).
-void fill_plummer(const ModelOptions& o, ParticleSystem& ps, std::size_t begin, std::size_t count,
+void fill_plummer(const ModelOptions& o, Bodies& b, std::size_t begin, std::size_t count,
                   double total_mass);
 
 /// A vector of length r in a uniformly random direction (two draws): by Archimedes'
@@ -80,14 +99,15 @@ inline void set_body(ParticleSystem& ps, std::size_t i, const Vec3& pos, const V
   ps.mass[i] = m;
 }
 
-/// Multiplies the velocities of bodies [begin, end) by factor (nothing when it is 1, so
-/// those bits are untouched): the spheres are drawn for G M = 1 and scaled by sqrt(G M).
-void scale_velocities(ParticleSystem& ps, std::size_t begin, std::size_t end, double factor,
-                      int threads);
+/// Multiplies the velocities of bodies [begin, end) (those in b's window) by factor
+/// (nothing when it is 1, so those bits are untouched): the spheres are drawn for G M = 1
+/// and scaled by sqrt(G M).
+void scale_velocities(Bodies& b, std::size_t begin, std::size_t end, double factor, int threads);
 
-/// Subtracts the mass-weighted mean position and velocity of bodies [begin, end), the
-/// means summed by ordered_sum() (the same bits for any thread count).
-void to_center_of_mass_frame(ParticleSystem& ps, std::size_t begin, std::size_t end, int threads);
+/// Subtracts the mass-weighted mean position and velocity of bodies [begin, end) from
+/// those in b's window: exact sums (exact_sum.hpp) over the window, completed over every
+/// window by b.group (collective), so the same bits for any thread and rank count.
+void to_center_of_mass_frame(Bodies& b, std::size_t begin, std::size_t end, int threads);
 
 /// Lower branch W_{-1} of the Lambert W function (w e^w = x, w <= -1) for x in
 /// [-1/e, 0). Returns -1 at or below the branch point and -inf at x = 0.

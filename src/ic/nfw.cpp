@@ -158,15 +158,15 @@ class VelocityTable {
 
 }  // namespace
 
-ParticleSystem nfw(const ModelOptions& o) {
-  ParticleSystem ps = allocate(o.n, o.threads);
+void nfw(const ModelOptions& o, Bodies& b) {
   const double m = 1.0 / static_cast<double>(o.n);
   const double c = o.concentration;
   const VelocityTable table(c);
   const double mu_c = table.mu_c();
   // Draw order per body (part of the seed -> bodies contract): u, position direction (2),
   // then normal deviates, three per try (Random::normal() keeps the second of each pair).
-  for_each_body(o.threads, 0, o.n, [&](std::size_t i) {
+  const auto [lo, hi] = b.clip(0, o.n);
+  for_each_body(o.threads, lo, hi, [&](std::size_t i) {
     Random rng(o.seed, i);
     const double u = 1.0 - rng.uniform();  // (0, 1]
     const double r = std::min(invert_mu(u * mu_c, c), c);
@@ -177,12 +177,11 @@ ParticleSystem nfw(const ModelOptions& o) {
     do {
       vel = {s * rng.normal(), s * rng.normal(), s * rng.normal()};
     } while (vel.x * vel.x + vel.y * vel.y + vel.z * vel.z > v_cut * v_cut);
-    set_body(ps, i, pos, vel, m);
+    set_body(b.ps, i - b.first, pos, vel, m);
   });
-  to_center_of_mass_frame(ps, 0, o.n, o.threads);
+  to_center_of_mass_frame(b, 0, o.n, o.threads);
   // Drawn for G M = 1; virial equilibrium at the same radii needs v ~ sqrt(G M).
-  scale_velocities(ps, 0, o.n, std::sqrt(o.G), o.threads);
-  return ps;
+  scale_velocities(b, 0, o.n, std::sqrt(o.G), o.threads);
 }
 
 }  // namespace nbody::ic

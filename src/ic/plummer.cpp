@@ -53,38 +53,39 @@ double sample_speed(Random& rng, double r) {
 
 }  // namespace
 
-void fill_plummer(const ModelOptions& o, ParticleSystem& ps, std::size_t begin, std::size_t count,
+void fill_plummer(const ModelOptions& o, Bodies& b, std::size_t begin, std::size_t count,
                   double total_mass) {
   const std::size_t end = begin + count;
   const double m = total_mass / static_cast<double>(count);
+  ParticleSystem& ps = b.ps;
+  const auto [lo, hi] = b.clip(begin, end);
   // Draw order per body, from the body's own stream (part of the seed -> bodies
   // contract): radius, position direction (2), speed (2 per rejection try), velocity
   // direction (2).
-  for_each_body(o.threads, begin, end, [&](std::size_t i) {
+  for_each_body(o.threads, lo, hi, [&](std::size_t i) {
     Random rng(o.seed, i);
     const double r = sample_radius(rng);
     const Vec3 pos = isotropic(rng, r);
     const Vec3 vel = isotropic(rng, sample_speed(rng, r));
-    ps.x[i] = pos.x * kLengthScale;
-    ps.y[i] = pos.y * kLengthScale;
-    ps.z[i] = pos.z * kLengthScale;
-    ps.vx[i] = vel.x * kVelocityScale;
-    ps.vy[i] = vel.y * kVelocityScale;
-    ps.vz[i] = vel.z * kVelocityScale;
-    ps.mass[i] = m;
+    const std::size_t k = i - b.first;
+    ps.x[k] = pos.x * kLengthScale;
+    ps.y[k] = pos.y * kLengthScale;
+    ps.z[k] = pos.z * kLengthScale;
+    ps.vx[k] = vel.x * kVelocityScale;
+    ps.vy[k] = vel.y * kVelocityScale;
+    ps.vz[k] = vel.z * kVelocityScale;
+    ps.mass[k] = m;
   });
   // A finite sample's centre drifts ~1/sqrt(N) off the origin; put it back.
-  to_center_of_mass_frame(ps, begin, end, o.threads);
+  to_center_of_mass_frame(b, begin, end, o.threads);
   // The velocities above are for G M = 1. Keeping the same radii, virial equilibrium
   // (2T = |W|, both ~ G M^2 / R) needs v ~ sqrt(G M): scale by that (exactly 1 for the
   // plain plummer model with G = 1, so those bits are untouched).
-  scale_velocities(ps, begin, end, std::sqrt(o.G * total_mass), o.threads);
+  scale_velocities(b, begin, end, std::sqrt(o.G * total_mass), o.threads);
 }
 
-ParticleSystem plummer(const ModelOptions& o) {
-  ParticleSystem ps = allocate(o.n, o.threads);
-  fill_plummer(o, ps, 0, o.n, 1.0);
-  return ps;
+void plummer(const ModelOptions& o, Bodies& b) {
+  fill_plummer(o, b, 0, o.n, 1.0);
 }
 
 }  // namespace nbody::ic

@@ -40,42 +40,44 @@ void ball_point(Random& rng, double radius, double& x, double& y, double& z) {
 
 // Body i from its own stream: the position, then the velocity. Equal masses that add up
 // to the requested total.
-ParticleSystem uniform_ball(const ModelOptions& o, double velocity) {
-  ParticleSystem ps = allocate(o.n, o.threads);
+void uniform_ball(const ModelOptions& o, Bodies& b, double velocity) {
+  ParticleSystem& ps = b.ps;
   const double m = o.mass / static_cast<double>(o.n);
-  for_each_body(o.threads, 0, o.n, [&](std::size_t i) {
+  const auto [lo, hi] = b.clip(0, o.n);
+  for_each_body(o.threads, lo, hi, [&](std::size_t i) {
     Random rng(o.seed, i);
-    ball_point(rng, o.size, ps.x[i], ps.y[i], ps.z[i]);
-    set_velocity(ps, i, rng, velocity);
-    ps.mass[i] = m;
+    const std::size_t k = i - b.first;
+    ball_point(rng, o.size, ps.x[k], ps.y[k], ps.z[k]);
+    set_velocity(ps, k, rng, velocity);
+    ps.mass[k] = m;
   });
-  return ps;
 }
 
 }  // namespace
 
-ParticleSystem uniform_cube(const ModelOptions& o) {
-  ParticleSystem ps = allocate(o.n, o.threads);
+void uniform_cube(const ModelOptions& o, Bodies& b) {
+  ParticleSystem& ps = b.ps;
   const double m = o.mass / static_cast<double>(o.n);
-  for_each_body(o.threads, 0, o.n, [&](std::size_t i) {
+  const auto [lo, hi] = b.clip(0, o.n);
+  for_each_body(o.threads, lo, hi, [&](std::size_t i) {
     Random rng(o.seed, i);
-    ps.x[i] = o.size * (2.0 * rng.uniform() - 1.0);
-    ps.y[i] = o.size * (2.0 * rng.uniform() - 1.0);
-    ps.z[i] = o.size * (2.0 * rng.uniform() - 1.0);
-    set_velocity(ps, i, rng, o.velocity);
-    ps.mass[i] = m;
+    const std::size_t k = i - b.first;
+    ps.x[k] = o.size * (2.0 * rng.uniform() - 1.0);
+    ps.y[k] = o.size * (2.0 * rng.uniform() - 1.0);
+    ps.z[k] = o.size * (2.0 * rng.uniform() - 1.0);
+    set_velocity(ps, k, rng, o.velocity);
+    ps.mass[k] = m;
   });
-  return ps;
 }
 
-ParticleSystem uniform_sphere(const ModelOptions& o) {
-  return uniform_ball(o, o.velocity);
+void uniform_sphere(const ModelOptions& o, Bodies& b) {
+  uniform_ball(o, b, o.velocity);
 }
 
-ParticleSystem cold_sphere(const ModelOptions& o) {
+void cold_sphere(const ModelOptions& o, Bodies& b) {
   // Zero velocities whatever --velocity says: "cold" is the point of the model. The
   // free-fall time of the continuous sphere is (pi/2) sqrt(R^3 / (2 G M)).
-  return uniform_ball(o, 0.0);
+  uniform_ball(o, b, 0.0);
 }
 
 }  // namespace nbody::ic

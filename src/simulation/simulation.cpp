@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "nbody/error.hpp"
+#include "parallel/domain_gravity.hpp"
 #include "parallel/domain_state.hpp"
 #include "simulation/stepper.hpp"
 
@@ -90,6 +91,28 @@ void Stepper::set_integrator_state(const IntegratorState& state) {
 
 Simulation::Simulation(ParticleSystem particles, const SimulationOptions& options,
                        std::shared_ptr<ForceReducer> reducer)
+    : Simulation(std::move(particles), options, std::move(reducer), 0) {}
+
+bool Simulation::decomposes(const SimulationOptions& options, int dim,
+                            const ForceReducer* reducer) {
+  return reducer != nullptr && reducer->parts() > 1 &&
+         parallel::runs_decomposed(complete_options(options, dim));
+}
+
+Simulation Simulation::from_share(ParticleSystem share, std::size_t total,
+                                  const SimulationOptions& options,
+                                  std::shared_ptr<ForceReducer> reducer) {
+  if (!decomposes(options, share.dim, reducer.get()))
+    throw Error("a run started from each process's share of the bodies must be decomposed");
+  double held = double(share.size());
+  reducer->sum(&held, 1);
+  if (held != double(total))
+    throw Error(fmt::format("the processes' shares hold {} bodies, not {}", held, total));
+  return Simulation(std::move(share), options, std::move(reducer), total);
+}
+
+Simulation::Simulation(ParticleSystem particles, const SimulationOptions& options,
+                       std::shared_ptr<ForceReducer> reducer, std::size_t shared_total)
     : particles_(std::make_unique<ParticleSystem>(std::move(particles))),
       reducer_(std::move(reducer)) {
   if (particles_->dim == 2) particles_->make_planar();
@@ -97,9 +120,9 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
   check_integrator_options(options_);
   check_radii(options_, *particles_);
   stepper_ = make_stepper(options_, reducer_);
-  // Every process holds the whole start: in a decomposed run each keeps its share, and the
-  // first force evaluation sends every body to its owner.
-  total_bodies_ = particles_->size();
+  // Every process holds the whole start (or, from_share, its share of it): in a decomposed
+  // run each keeps its share, and the first force evaluation sends every body to its owner.
+  total_bodies_ = shared_total > 0 ? shared_total : particles_->size();
   if (decomposed()) {
     // The memory cap per rank, checked where it is given rather than at the first cut.
     const std::size_t cap = options_.gravity.max_bodies_per_rank;
@@ -109,7 +132,8 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
                         fmt::format("{} bodies do not fit {} ranks of at most that many each",
                                     total_bodies_, parts),
                         cap);
-    *particles_ = parallel::keep_share(*particles_, reducer_->part(), reducer_->parts());
+    if (shared_total == 0)
+      *particles_ = parallel::keep_share(*particles_, reducer_->part(), reducer_->parts());
   }
   stepper_->upload(*particles_);  // the one copy in
   energy_method_ = run_energy_method(options_, total_bodies_);

@@ -186,18 +186,19 @@ TEST(RegionErrors, AnExceptionInATeamIsThrownOnTheCallingThread) {
                                    if (i % 1000 == 999) throw std::bad_alloc();
                                  }),
                std::bad_alloc);
-  EXPECT_THROW((void)ic::ordered_sum<1>(4, 0, n,
-                                        [](std::size_t i, auto& sum) {
-                                          if (i == 5) throw Error("sum");
-                                          sum[0] += 1;
-                                        }),
+  EXPECT_THROW((void)ic::exact_sums<1>(4, 0, n, nullptr,
+                                       [](std::size_t i, auto& terms) {
+                                         if (i == 5) throw Error("sum");
+                                         terms[0] = 1;
+                                       }),
                Error);
   // Nothing thrown: nothing kept.
   RegionErrors errors;
   errors.run([] {});
   EXPECT_FALSE(errors.failed());
   EXPECT_NO_THROW(errors.rethrow());
-  EXPECT_EQ(ic::ordered_sum<1>(4, 0, n, [](std::size_t, auto& sum) { sum[0] += 1; })[0], double(n));
+  EXPECT_EQ(ic::exact_sums<1>(4, 0, n, nullptr, [](std::size_t, auto& terms) { terms[0] = 1; })[0],
+            double(n));
 }
 
 }  // namespace

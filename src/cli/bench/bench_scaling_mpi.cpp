@@ -21,6 +21,7 @@
 #include "nbody/build_info.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
+#include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
 
@@ -83,18 +84,30 @@ std::string of_largest(ForceReducer& group, double value, std::size_t bodies,
   return chosen;
 }
 
+ModelOptions plummer(std::size_t n) {
+  ModelOptions m;
+  m.model = "plummer";
+  m.n = n;
+  m.seed = 11;
+  return m;
+}
+
 /// Plummer spheres, generated once per N (the largest take seconds).
 const ParticleSystem& bodies(std::size_t n) {
   static std::map<std::size_t, ParticleSystem> cache;
   auto it = cache.find(n);
-  if (it == cache.end()) {
-    ModelOptions m;
-    m.model = "plummer";
-    m.n = n;
-    m.seed = 11;
-    it = cache.emplace(n, generate(m)).first;
-  }
+  if (it == cache.end()) it = cache.emplace(n, generate(plummer(n))).first;
   return it->second;
+}
+
+/// The run of N bodies on the group's ranks: a decomposed one from each rank's own window of
+/// the same sphere (generate_window: no rank holds all N), else from the whole sphere.
+Simulation simulation(std::size_t n, const SimulationOptions& o,
+                      const std::shared_ptr<ForceReducer>& group) {
+  if (!Simulation::decomposes(o, 3, group.get())) return Simulation(bodies(n), o, group);
+  const ShareRange w = share_range(n, group->part(), group->parts());
+  return Simulation::from_share(generate_window(plummer(n), w.first, w.last - w.first, group.get()),
+                                n, o, group);
 }
 
 /// Milliseconds per step on the first `ranks` ranks (rank 0's clock); -1 on the others.
@@ -113,7 +126,7 @@ double time_steps(const BenchArgs& a, GravityAlgorithm algorithm, std::size_t n,
     g.softening = softening_or(a, kBenchSoftening);
     g.theta = a.theta;
     const std::size_t memory_before = gpu_memory_used();
-    Simulation sim(bodies(n), g, IntegratorOptions{}, CollisionOptions{}, group);
+    Simulation sim = simulation(n, SimulationOptions{g, {}, {}, EnergyMethod::Auto}, group);
     using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();
     sim.step(1e-4);  // warm-up: allocations, the first force evaluation, NCCL set-up

@@ -26,6 +26,8 @@
 #include "cli/usage_error.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
+#include "nbody/gravity.hpp"
+#include "nbody/initial_conditions.hpp"
 #include "nbody/input_error.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/io.hpp"
@@ -66,6 +68,12 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   }
 
   // ---- the bodies: from a checkpoint, a file or a model -----------------------------
+  // A decomposed run of a model: each rank draws its own share alone (generate_window),
+  // so no rank ever holds all N bodies.
+  const SimulationOptions sim_options{a.gravity, a.integrator, a.collisions, a.energy};
+  const bool draw_share = !restart && a.input.empty() && app.count("--model") > 0 &&
+                          Simulation::decomposes(sim_options, a.dim, ranks.get());
+  std::size_t total = 0;
   PhaseTimes io_times;
   ParticleSystem initial;
   std::optional<CheckpointState> resumed;
@@ -84,6 +92,13 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
         if (root)
           fmt::print(stderr, "restart: {} {} -> {} (--override)\n", c.option, c.before, c.after);
       }
+    } else if (draw_share) {
+      ModelOptions m = a.model;
+      m.G = a.gravity.G;
+      m.dim = a.dim;
+      total = model_bodies(m);
+      const ShareRange mine = share_range(total, ranks->part(), ranks->parts());
+      initial = generate_window(m, mine.first, mine.last - mine.first, ranks.get());
     } else {
       initial = load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "run");
       // --radius with a file gives every body that radius (generated models already have it).
@@ -100,9 +115,10 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     }
   }
   const int dim = initial.dim;
-  std::string parameters = run_parameters(app, a, initial.size());
-  Simulation sim(std::move(initial),
-                 SimulationOptions{a.gravity, a.integrator, a.collisions, a.energy}, ranks);
+  std::string parameters = run_parameters(app, a, draw_share ? total : initial.size());
+  Simulation sim = draw_share
+                       ? Simulation::from_share(std::move(initial), total, sim_options, ranks)
+                       : Simulation(std::move(initial), sim_options, ranks);
   if (resumed) sim.resume(resumed->step, resumed->collisions, resumed->integrator);
   const std::uint64_t first_step = sim.steps_done();
   const bool collide = a.collisions.model != CollisionModel::None;
