@@ -58,7 +58,9 @@ void add_gen_command(CLI::App& app) {
     const auto t0 = Clock::now();
     const ParticleSystem ps = generate(args->model);
     const auto t1 = Clock::now();
-    write_particles(args->output, ps, resolve_format(args->output, args->format));
+    const FileFormat format = resolve_format(args->output, args->format);
+    if (!args->quiet) fmt::print(stderr, "{}", slow_output_notice(args->output, format, ps.size()));
+    write_particles(args->output, ps, format);
     const auto t2 = Clock::now();
     interrupts.reset();  // written: from here on a signal has its default effect
     if (!args->quiet) {

@@ -33,10 +33,10 @@ double exact(const std::vector<double>& terms) {
 
 TEST(ExactSum, IsTheExactValueRoundedOnce) {
   EXPECT_EQ(exact({}), 0.0);
-  EXPECT_EQ(exact({1.0, 1e-30, -1.0}), 1e-30);          // a plain sum gives 0
-  EXPECT_EQ(exact({1e308, 1e308, -1e308}), 1e308);      // a plain sum overflows
-  EXPECT_EQ(exact({0x1p53, 1.0}), 0x1p53);              // a tie: to even
-  EXPECT_EQ(exact({0x1p53, 3.0}), 0x1p53 + 4.0);        // a tie: to even, upwards
+  EXPECT_EQ(exact({1.0, 1e-30, -1.0}), 1e-30);               // a plain sum gives 0
+  EXPECT_EQ(exact({1e308, 1e308, -1e308}), 1e308);           // a plain sum overflows
+  EXPECT_EQ(exact({0x1p53, 1.0}), 0x1p53);                   // a tie: to even
+  EXPECT_EQ(exact({0x1p53, 3.0}), 0x1p53 + 4.0);             // a tie: to even, upwards
   EXPECT_EQ(exact({0x1p53, 1.0, 0x1p-1074}), 0x1p53 + 2.0);  // past the tie by the least bit
   EXPECT_EQ(exact({-2.5, 0.5}), -2.0);
   EXPECT_EQ(exact({0x1p-1074, 0x1p-1074}), 0x1p-1073);  // subnormals
@@ -69,8 +69,10 @@ TEST(ExactSum, MatchesQuadPrecisionAndAnyOrderOrSplit) {
   EXPECT_EQ(merged.value(), want);
   // On threads: the same bits for any team.
   for (int threads : {1, 2, 5}) {
-    const auto s = ic::exact_sums<2>(threads, 0, terms.size(), nullptr,
-                                     [&](std::size_t i, auto& t) { t = {terms[i], -terms[i]}; });
+    const auto s =
+        ic::exact_sums<2>(threads, 0, terms.size(), nullptr, [&](std::size_t i, auto& t) {
+          t = {terms[i], -terms[i]};
+        });
     EXPECT_EQ(s[0], want);
     EXPECT_EQ(s[1], -want);
   }
@@ -92,8 +94,8 @@ ParticleSystem windows_joined(const ModelOptions& o, int parts) {
   all.dim = o.dim;
   for (const ParticleSystem& w : each) {
     for (std::size_t i = 0; i < w.size(); ++i) {
-      all.add(Body{{w.x[i], w.y[i], w.z[i]}, {w.vx[i], w.vy[i], w.vz[i]}, w.mass[i], w.radius[i],
-                   w.id[i]});
+      all.add(Body{
+          {w.x[i], w.y[i], w.z[i]}, {w.vx[i], w.vy[i], w.vz[i]}, w.mass[i], w.radius[i], w.id[i]});
     }
   }
   return all;
@@ -181,8 +183,8 @@ TEST(GenerateWindow, ARunFromEveryRanksWindowIsTheRunFromTheWholeModel) {
     EXPECT_EQ(drawn.id, dealt.id);
     double largest = 0;
     for (std::size_t i = 0; i < drawn.size(); ++i)
-      largest = std::max({largest, std::abs(drawn.x[i] - dealt.x[i]),
-                          std::abs(drawn.vy[i] - dealt.vy[i])});
+      largest = std::max(
+          {largest, std::abs(drawn.x[i] - dealt.x[i]), std::abs(drawn.vy[i] - dealt.vy[i])});
     EXPECT_LE(largest, 1e-12);
   }
 }
@@ -196,8 +198,7 @@ TEST(GenerateWindow, AShareRunRefusesWhatIsNotDecomposedOrDoesNotAddUp) {
   const auto refused = testing::run_parts<int>(2, [&](std::shared_ptr<ForceReducer> r) {
     const ShareRange w = share_range(model.n, r->part(), r->parts());
     int thrown = 0;
-    for (const auto& [options, total] :
-         {std::pair{ias15, model.n}, std::pair{tree, model.n + 1}}) {
+    for (const auto& [options, total] : {std::pair{ias15, model.n}, std::pair{tree, model.n + 1}}) {
       try {
         (void)Simulation::from_share(generate_window(model, w.first, w.last - w.first, r.get()),
                                      total, options, r);

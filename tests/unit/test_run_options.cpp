@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/option_checks.hpp"
+#include "cli/options.hpp"
 #include "cli/usage_error.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/error.hpp"
@@ -279,3 +280,19 @@ TEST(CommandLineChecks, RangeChecksSayTheRangeInFewDigits) {
 
 }  // namespace
 }  // namespace nbody
+
+namespace nbody::cli {
+namespace {
+
+TEST(SlowOutputNotice, TextAndCsvFromTenMillionBodiesSayHdf5IsFaster) {
+  EXPECT_EQ(slow_output_notice("a.csv", FileFormat::Csv, kSlowTextBodies - 1), "");
+  EXPECT_EQ(slow_output_notice("a.hdf5", FileFormat::Hdf5, 1'000'000'000), "");
+  const std::string csv = slow_output_notice("a.csv", FileFormat::Csv, 1u << 30);
+  EXPECT_NE(csv.find("writing 1073741824 bodies to a.csv as CSV"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("HDF5"), std::string::npos) << csv;
+  EXPECT_NE(slow_output_notice("a.txt", FileFormat::Text, kSlowTextBodies).find("as text"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace nbody::cli

@@ -120,6 +120,9 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                        ? Simulation::from_share(std::move(initial), total, sim_options, ranks)
                        : Simulation(std::move(initial), sim_options, ranks);
   if (resumed) sim.resume(resumed->step, resumed->collisions, resumed->integrator);
+  if (talk && !a.output.empty())
+    fmt::print(stderr, "{}",
+               slow_output_notice(a.output, resolve_format(a.output, a.format), sim.size()));
   const std::uint64_t first_step = sim.steps_done();
   const bool collide = a.collisions.model != CollisionModel::None;
   // The state is read through sim.particles() only when it is written out: with
