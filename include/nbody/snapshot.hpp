@@ -33,6 +33,8 @@
 
 namespace nbody {
 
+class ForceReducer;
+
 /// True when this build can read and write HDF5 (NBODY_HAVE_HDF5); without it every
 /// function below throws nbody::Error("... built without HDF5 ...").
 [[nodiscard]] bool have_hdf5();
@@ -66,6 +68,12 @@ void write_snapshot(const std::filesystem::path& path, const ParticleSystem& ps,
 /// without bodies, masses that are not finite and > 0, positions and velocities that are
 /// not finite, counts that are not integers, and repeated ids.
 [[nodiscard]] ParticleSystem read_snapshot(const std::filesystem::path& path);
+/// This rank's share of read_snapshot(path): its bodies share_range(N, part, parts)
+/// (gravity.hpp), with their values and ids, read alone (HDF5 row selections: no rank holds
+/// all N), checked as read_snapshot checks them and their ids unique over every share.
+/// Collective over `group` (every rank throws what any found); `total` gets N.
+[[nodiscard]] ParticleSystem read_snapshot_share(const std::filesystem::path& path,
+                                                 ForceReducer& group, std::size_t& total);
 
 /// True when the file starts with the HDF5 signature (used to pick the reader for `-i`).
 [[nodiscard]] bool looks_like_hdf5(const std::filesystem::path& path);

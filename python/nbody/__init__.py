@@ -30,12 +30,35 @@ from ._nbody import (
     model_options,
     models,
 )
+from ._nbody import _launcher_ranks
 from ._yt import yt_load
+
+
+class RanksWarning(UserWarning):
+    """This Python process is one of several started by an MPI launcher (mpirun, srun)."""
+
+
+if _launcher_ranks() > 1:
+    import warnings as _warnings
+
+    # Each process runs its own simulation: the module does not spread one over the ranks
+    # (docs/python.md). Right for a sweep (a seed per rank), a surprise otherwise.
+    _warnings.warn(
+        f"nbody: this is one of {_launcher_ranks()} processes started by mpirun (or srun), and "
+        "each runs its own simulations: the Python module does not share one simulation "
+        f"between ranks. For one simulation on {_launcher_ranks()} ranks run "
+        f"`mpirun -np {_launcher_ranks()} nbody run ...` (docs/distributed.md); for independent "
+        "runs (a parameter sweep: a seed and an output per rank) silence this before the import "
+        "with warnings.filterwarnings('ignore', message='nbody: this is one of').",
+        RanksWarning,
+        stacklevel=2,
+    )
 
 __all__ = [
     "Energy",
     "Error",
     "FileError",
+    "RanksWarning",
     "Simulation",
     "__version__",
     "build_info",

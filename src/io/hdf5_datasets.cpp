@@ -88,24 +88,40 @@ Shape Group::dataset_shape(const std::string& name) const {
   return extent_of(where(name), space.get(), *this);
 }
 
-void Group::read_dataset(const std::string& name, hid_t memory_type, void* data,
-                         std::size_t count) const {
+void Group::read_dataset(const std::string& name, hid_t memory_type, void* data, std::size_t count,
+                         Rows rows) const {
   const Handle set = open_dataset(name);
-  if (count > 0 && H5Dread(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
-    fail(fmt::format("{}: cannot read {}", where(name), kCorrupt));
+  if (count == 0) return;
+  if (rows.columns == 0) {
+    if (H5Dread(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+      fail(fmt::format("{}: cannot read {}", where(name), kCorrupt));
+    return;
   }
+  // The rows alone: a hyperslab of the file's space, into a block of rows x columns.
+  const Handle file_space(H5Dget_space(set.get()), H5Sclose);
+  const int dims = rows.columns > 1 ? 2 : 1;
+  const hsize_t start[2] = {rows.first, 0}, size[2] = {rows.rows, rows.columns};
+  if (!file_space.valid() ||
+      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr) < 0)
+    fail(fmt::format("{}: cannot select rows {} to {} {}", where(name), rows.first,
+                     rows.first + rows.rows, kCorrupt));
+  const Handle memory_space(H5Screate_simple(dims, size, nullptr), H5Sclose);
+  if (!memory_space.valid() ||
+      H5Dread(set.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
+    fail(fmt::format("{}: cannot read {}", where(name), kCorrupt));
 }
 
 /// Before anything is allocated for a dataset: its type is a number we read exactly, its
 /// extent fits in memory and, stored contiguously, in the file; stored compact, in its header.
-void Group::check_readable(const std::string& name, hid_t set, bool allow_float) const {
+void Group::check_readable(const std::string& name, hid_t set, bool allow_float,
+                           const hsize_t* reading) const {
   const Handle type(H5Dget_type(set), H5Tclose);
   if (!type.valid()) fail(fmt::format("{}: cannot read its datatype {}", where(name), kCorrupt));
   check_number_type(type.get(), where(name), *this, allow_float);
   const Handle space(H5Dget_space(set), H5Sclose);
   if (!space.valid()) fail(fmt::format("{}: cannot read its shape {}", where(name), kCorrupt));
   const hsize_t count = element_count(extent_of(where(name), space.get(), *this));
-  check_memory(where(name), count, 8, *this);
+  check_memory(where(name), reading ? *reading : count, 8, *this);
   const Handle plist(H5Dget_create_plist(set), H5Pclose);
   // Compact data lives in the object header: libhdf5 copies count x element bytes from it
   // whatever it holds (a corrupt header with none made H5Dread read address 0).
@@ -138,24 +154,47 @@ std::vector<double> Group::read_doubles(const std::string& name) const {
   return values;
 }
 
-std::vector<std::uint64_t> Group::read_ids(const std::string& name) const {
+std::vector<double> Group::read_doubles(const std::string& name, std::uint64_t first,
+                                        std::uint64_t rows, std::size_t columns) const {
   const Handle set = open_dataset(name);
-  check_readable(name, set.get(), false);
+  const hsize_t reading = rows * columns;
+  check_readable(name, set.get(), true, &reading);
+  std::vector<double> values(static_cast<std::size_t>(reading));
+  read_dataset(name, H5T_NATIVE_DOUBLE, values.data(), values.size(), {first, rows, columns});
+  return values;
+}
+
+std::vector<std::uint64_t> Group::read_ids(const std::string& name) const {
+  const auto count = element_count(dataset_shape(name));
+  return read_id_rows(name, 0, count, {});  // every element (H5S_ALL)
+}
+
+std::vector<std::uint64_t> Group::read_ids(const std::string& name, std::uint64_t first,
+                                           std::uint64_t rows) const {
+  return read_id_rows(name, first, rows, {first, rows, 1});
+}
+
+std::vector<std::uint64_t> Group::read_id_rows(const std::string& name, std::uint64_t first,
+                                               std::uint64_t rows, Rows selection) const {
+  const Handle set = open_dataset(name);
+  const hsize_t reading = rows;
+  check_readable(name, set.get(), false, &reading);
   const Handle type(H5Dget_type(set.get()), H5Tclose);
-  const auto count = static_cast<std::size_t>(element_count(dataset_shape(name)));
+  const auto count = static_cast<std::size_t>(rows);
   std::vector<std::uint64_t> ids(count);
   if (H5Tget_sign(type.get()) == H5T_SGN_2) {
     // Read signed ids as signed, so that a negative id is reported, not clipped to 0.
     std::vector<std::int64_t> signed_ids(count);
-    read_dataset(name, H5T_NATIVE_INT64, signed_ids.data(), count);
+    read_dataset(name, H5T_NATIVE_INT64, signed_ids.data(), count, selection);
     for (std::size_t i = 0; i < count; ++i) {
       if (signed_ids[i] < 0) {
-        fail(fmt::format("{}[{}] is {} (ids must be positive)", where(name), i, signed_ids[i]));
+        fail(fmt::format("{}[{}] is {} (ids must be positive)", where(name), first + i,
+                         signed_ids[i]));
       }
       ids[i] = static_cast<std::uint64_t>(signed_ids[i]);
     }
   } else {
-    read_dataset(name, H5T_NATIVE_UINT64, ids.data(), count);
+    read_dataset(name, H5T_NATIVE_UINT64, ids.data(), count, selection);
   }
   return ids;
 }

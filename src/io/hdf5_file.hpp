@@ -58,6 +58,13 @@ enum class Precision { Float, Double };
 /// Shape of a dataset or attribute: one extent per dimension (empty for a scalar).
 using Shape = std::vector<hsize_t>;
 
+/// A dataset's rows [first, first + rows) of `columns` values each (Group's reads); columns
+/// 0: every element.
+struct Rows {
+  std::uint64_t first = 0, rows = 0;
+  std::size_t columns = 0;
+};
+
 /// A group (the root group "/" included), with the file name and its own path for messages.
 class Group {
  public:
@@ -106,6 +113,12 @@ class Group {
   [[nodiscard]] std::vector<double> read_doubles(const std::string& name) const;
   /// Integer datasets only; negative values are refused.
   [[nodiscard]] std::vector<std::uint64_t> read_ids(const std::string& name) const;
+  /// Rows [first, first + rows) of a dataset of N rows of `columns` values (a selection:
+  /// nothing else is read), as read_doubles / read_ids; the caller checks the shape.
+  [[nodiscard]] std::vector<double> read_doubles(const std::string& name, std::uint64_t first,
+                                                 std::uint64_t rows, std::size_t columns) const;
+  [[nodiscard]] std::vector<std::uint64_t> read_ids(const std::string& name, std::uint64_t first,
+                                                    std::uint64_t rows) const;
 
   // ---- Attributes: scalars, 1-D arrays, one string.
   void write_attribute(const std::string& name, double value);
@@ -129,9 +142,15 @@ class Group {
   [[nodiscard]] Handle open_attribute(const std::string& name) const;
   void write_dataset(const std::string& name, const Shape& shape, hid_t file_type,
                      hid_t memory_type, const void* data);
-  void check_readable(const std::string& name, hid_t set, bool allow_float) const;
-  void read_dataset(const std::string& name, hid_t memory_type, void* data,
-                    std::size_t count) const;
+  /// `reading`: the elements that will be read (all of them when not given).
+  void check_readable(const std::string& name, hid_t set, bool allow_float,
+                      const hsize_t* reading = nullptr) const;
+  void read_dataset(const std::string& name, hid_t memory_type, void* data, std::size_t count,
+                    Rows rows = {}) const;
+  /// read_ids' work: `rows` ids from `first` (messages' indices), `selection` as read_dataset.
+  [[nodiscard]] std::vector<std::uint64_t> read_id_rows(const std::string& name,
+                                                        std::uint64_t first, std::uint64_t rows,
+                                                        Rows selection) const;
   void write_numeric_attribute(const std::string& name, const Shape& shape, hid_t file_type,
                                hid_t memory_type, const void* data);
   void read_numeric_attribute(const std::string& name, hid_t memory_type, void* data,

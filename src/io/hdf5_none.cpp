@@ -28,6 +28,11 @@ ParticleSystem read_snapshot(const std::filesystem::path& path) {
   refuse(path);
 }
 
+ParticleSystem read_snapshot_share(const std::filesystem::path& path, ForceReducer& /*group*/,
+                                   std::size_t& /*total*/) {
+  refuse(path);
+}
+
 void write_checkpoint(const std::filesystem::path& path, const CheckpointState& /*state*/) {
   refuse(path);
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 
@@ -14,7 +15,9 @@
 #include "io/hdf5_file.hpp"
 #include "io/snapshot_layout.hpp"
 #include "io/snapshot_parameters_hdf5.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
+#include "nbody/gravity.hpp"
 #include "nbody/snapshot.hpp"
 
 namespace nbody {
@@ -173,22 +176,28 @@ HeaderInfo read_header(const hdf5::Group& header, ParticleSystem& ps) {
 /// or finite and > 0 (masses: a body of mass 0 or -0 has no place in a gravitational system).
 using Range = ValueRule;
 
+/// The rows of a type's datasets one reader takes: [first, first + rows) of its N.
+struct RowWindow {
+  std::uint64_t first = 0, rows = 0;
+};
+
+/// `first`: the row of v's first value (messages name the file's rows).
 void check_values(const hdf5::Group& group, const std::string& name, const std::vector<double>& v,
-                  std::size_t columns, Range range) {
+                  std::size_t columns, Range range, std::uint64_t first = 0) {
   for (std::size_t k = 0; k < v.size(); ++k) {
     if (obeys(v[k], range)) continue;
     const std::string at =
-        columns > 1 ? fmt::format("{}[{}][{}]", group.where(name), k / columns, k % columns)
-                    : index_name(group.where(name), k);
+        columns > 1 ? fmt::format("{}[{}][{}]", group.where(name), first + k / columns, k % columns)
+                    : index_name(group.where(name), first + k);
     group.refuse(at, rule_text(range), v[k]);
   }
 }
 
-/// Reads an N x 3 (columns 3) or N (columns 1) dataset, checking its shape against N.
-/// `n_from` says where N comes from, for the message ("/Header/NumPart_ThisFile[1] is 4").
+/// Reads rows w of an N x 3 (columns 3) or N (columns 1) dataset, checking its shape against
+/// N. `n_from` says where N comes from, for the message ("/Header/NumPart_ThisFile[1] is 4").
 std::vector<double> read_checked(const hdf5::Group& group, const std::string& name,
                                  std::size_t columns, std::uint64_t n, const std::string& n_from,
-                                 Range range) {
+                                 Range range, RowWindow w) {
   const hdf5::Shape shape = group.dataset_shape(name);
   const bool rows_ok = !shape.empty() && shape[0] == n;
   const bool columns_ok =
@@ -199,35 +208,38 @@ std::vector<double> read_checked(const hdf5::Group& group, const std::string& na
                     columns == 1 ? fmt::format("{}", n) : fmt::format("{}, {}", n, columns)));
   }
   if (!rows_ok) group.fail(fmt::format("{} has {} rows, {}", group.where(name), shape[0], n_from));
-  std::vector<double> values = group.read_doubles(name);
-  check_values(group, name, values, columns, range);
+  std::vector<double> values = w.first == 0 && w.rows == n
+                                   ? group.read_doubles(name)
+                                   : group.read_doubles(name, w.first, w.rows, columns);
+  check_values(group, name, values, columns, range, w.first);
   return values;
 }
 
-/// Appends the bodies of one PartType group. Returns false when it has no ParticleIDs.
-bool append_group(const hdf5::Group& group, const HeaderInfo& header, std::size_t type,
+/// Appends the bodies w of one PartType group. Returns false when it has no ParticleIDs.
+bool append_group(const hdf5::Group& group, const HeaderInfo& header, std::size_t type, RowWindow w,
                   ParticleSystem& ps) {
   const std::uint64_t n = header.counts[type];
   // Positions set N (checked against the header); every other dataset must agree.
   const std::string count = fmt::format("/Header/NumPart_ThisFile[{}] is {}", type, n);
   const std::vector<double> positions =
-      read_checked(group, "Coordinates", 3, n, count, Range::Finite);
+      read_checked(group, "Coordinates", 3, n, count, Range::Finite, w);
   const std::string rows_of = fmt::format("{} has {}", group.where("Coordinates"), n);
   const std::vector<double> velocities =
-      read_checked(group, "Velocities", 3, n, rows_of, Range::Finite);
+      read_checked(group, "Velocities", 3, n, rows_of, Range::Finite, w);
   std::vector<double> masses;
   if (group.has("Masses")) {
-    masses = read_checked(group, "Masses", 1, n, rows_of, Range::Positive);
+    masses = read_checked(group, "Masses", 1, n, rows_of, Range::Positive, w);
   } else if (header.mass_table[type] > 0 && std::isfinite(header.mass_table[type])) {
-    masses.assign(n, header.mass_table[type]);
+    masses.assign(w.rows, header.mass_table[type]);
   } else {
     group.fail(fmt::format("{} is missing and /Header/MassTable[{}] is {}", group.where("Masses"),
                            type,
                            header.has_mass_table ? fmt::format("{}", header.mass_table[type])
                                                  : std::string("missing")));
   }
-  std::vector<double> radii(n, 0.0);
-  if (group.has("Radii")) radii = read_checked(group, "Radii", 1, n, rows_of, Range::NonNegative);
+  std::vector<double> radii(w.rows, 0.0);
+  if (group.has("Radii"))
+    radii = read_checked(group, "Radii", 1, n, rows_of, Range::NonNegative, w);
   const bool has_ids = group.has("ParticleIDs");
   std::vector<std::uint64_t> ids;
   if (has_ids) {
@@ -236,17 +248,18 @@ bool append_group(const hdf5::Group& group, const HeaderInfo& header, std::size_
       group.fail(fmt::format("{} has shape ({}), {}", group.where("ParticleIDs"),
                              fmt::join(shape, ", "), rows_of));
     }
-    ids = group.read_ids("ParticleIDs");
+    ids = w.first == 0 && w.rows == n ? group.read_ids("ParticleIDs")
+                                      : group.read_ids("ParticleIDs", w.first, w.rows);
     const auto zero = std::find(ids.begin(), ids.end(), std::uint64_t{0});
     if (zero != ids.end()) {
       group.fail(fmt::format("{}[{}] is 0 (ids must be >= 1)", group.where("ParticleIDs"),
-                             zero - ids.begin()));
+                             w.first + std::uint64_t(zero - ids.begin())));
     }
   }
 
   const std::size_t first = ps.size();
-  ps.resize(first + n);
-  for (std::size_t i = 0; i < n; ++i) {
+  ps.resize(first + w.rows);
+  for (std::size_t i = 0; i < w.rows; ++i) {
     const std::size_t j = first + i;
     ps.x[j] = positions[3 * i];
     ps.y[j] = positions[3 * i + 1];
@@ -261,11 +274,11 @@ bool append_group(const hdf5::Group& group, const HeaderInfo& header, std::size_
   if (ps.dim == 2) {  // planar systems hold z = vz = 0 exactly
     for (const auto& [name, rows] :
          {std::pair{"Coordinates", &positions}, std::pair{"Velocities", &velocities}}) {
-      for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t i = 0; i < w.rows; ++i) {
         const double z = (*rows)[3 * i + 2];
         if (z != 0)
-          group.fail(
-              fmt::format("{}[{}][2] is {}, but /Header/Dimension is 2", group.where(name), i, z));
+          group.fail(fmt::format("{}[{}][2] is {}, but /Header/Dimension is 2", group.where(name),
+                                 w.first + i, z));
       }
     }
   }
@@ -290,7 +303,43 @@ void check_unique_ids(const hdf5::Group& root, const ParticleSystem& ps) {
 
 }  // namespace
 
-ParticleSystem read_snapshot(const fs::path& path) {
+namespace {
+
+/// Ids unique over every rank's share (`first`: the share's first body over the file): each
+/// id goes to rank id % P, which looks for repeats; every rank then throws the first repeat
+/// any found, worded as check_unique_ids words it (collective).
+void check_unique_ids_over(const fs::path& path, const ParticleSystem& ps, std::uint64_t first,
+                           ForceReducer& group) {
+  const auto parts = static_cast<std::uint64_t>(group.parts());
+  std::vector<ForceReducer::Bytes> out(static_cast<std::size_t>(parts));
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const std::uint64_t record[2] = {ps.id[i], first + i};
+    auto& bytes = out[static_cast<std::size_t>(ps.id[i] % parts)];
+    const auto* p = reinterpret_cast<const char*>(record);
+    bytes.insert(bytes.end(), p, p + sizeof record);
+  }
+  std::unordered_map<std::uint64_t, std::uint64_t> first_use;
+  std::string problem;
+  for (const auto& bytes : group.exchange(out)) {
+    for (std::size_t at = 0; problem.empty() && at + 16 <= bytes.size(); at += 16) {
+      std::uint64_t record[2];
+      std::memcpy(record, bytes.data() + at, sizeof record);
+      const auto [it, inserted] = first_use.emplace(record[0], record[1]);
+      if (!inserted)
+        problem = fmt::format(
+            "ParticleIDs: id {} is used twice (bodies {} and {}, counted over PartType0..5 in "
+            "order)",
+            record[0], std::min(it->second, record[1]), std::max(it->second, record[1]));
+    }
+  }
+  for (const auto& said : group.all_gather(ForceReducer::Bytes(problem.begin(), problem.end())))
+    if (!said.empty())
+      throw Error(fmt::format("{}: {}", path.string(), std::string(said.begin(), said.end())));
+}
+
+/// read_snapshot's work for the bodies share_range(N, part, parts) of `group` (all N
+/// without a group); `total` gets N.
+ParticleSystem read_rows(const fs::path& path, ForceReducer* group, std::size_t& total_out) {
   const hdf5::File file = hdf5::File::open(path);
   const hdf5::Group& root = file.root();
   if (!root.has("Header")) {
@@ -311,8 +360,13 @@ ParticleSystem read_snapshot(const fs::path& path) {
     header_group.refuse(header_group.where("NumPart_ThisFile"),
                         "the snapshot holds no bodies (every count is 0)", total);
   }
-  hdf5::detail::check_memory("/Header/NumPart_ThisFile", total, kBytesPerBodyRead, header_group);
+  total_out = static_cast<std::size_t>(total);
+  const ShareRange mine =
+      group ? share_range(total_out, group->part(), group->parts()) : ShareRange{0, total_out};
+  hdf5::detail::check_memory("/Header/NumPart_ThisFile", mine.last - mine.first, kBytesPerBodyRead,
+                             header_group);
   bool all_ids = true;
+  std::uint64_t at = 0;  // the type's first body over the file
   for (std::size_t type = 0; type < 6; ++type) {
     const std::string name = fmt::format("PartType{}", type);
     if (!root.has(name)) {
@@ -322,16 +376,43 @@ ParticleSystem read_snapshot(const fs::path& path) {
       }
       continue;
     }
-    const hdf5::Group group = root.open_group(name);
+    const hdf5::Group group_of_type = root.open_group(name);
     // Some writers keep an empty group for a type without particles.
-    if (header.counts[type] == 0 && !group.has("Coordinates")) continue;
-    all_ids = append_group(group, header, type, ps) && all_ids;
+    if (header.counts[type] == 0 && !group_of_type.has("Coordinates")) continue;
+    const std::uint64_t lo = std::max<std::uint64_t>(mine.first, at);
+    const std::uint64_t hi = std::min<std::uint64_t>(mine.last, at + header.counts[type]);
+    const RowWindow w{lo - std::min(lo, at), hi > lo ? hi - lo : 0};
+    all_ids = append_group(group_of_type, header, type, w, ps) && all_ids;
+    at += header.counts[type];
   }
-  if (all_ids) {
+  if (!all_ids) {  // ids from only some types could collide with 1..N
+    for (std::size_t i = 0; i < ps.size(); ++i) ps.id[i] = mine.first + i + 1;
+  } else if (group == nullptr) {
     check_unique_ids(root, ps);
-  } else {
-    ps.assign_sequential_ids();  // ids from only some types could collide with 1..N
   }
+  return ps;
+}
+
+}  // namespace
+
+ParticleSystem read_snapshot(const fs::path& path) {
+  std::size_t total = 0;
+  return read_rows(path, nullptr, total);
+}
+
+ParticleSystem read_snapshot_share(const fs::path& path, ForceReducer& group, std::size_t& total) {
+  // A rank that cannot read its rows says why to every rank, which all throw it: none is
+  // left waiting in a collective for one that threw.
+  ParticleSystem ps;
+  std::string problem;
+  try {
+    ps = read_rows(path, &group, total);
+  } catch (const Error& e) {
+    problem = e.what();
+  }
+  for (const auto& said : group.all_gather(ForceReducer::Bytes(problem.begin(), problem.end())))
+    if (!said.empty()) throw Error(std::string(said.begin(), said.end()));
+  check_unique_ids_over(path, ps, share_range(total, group.part(), group.parts()).first, group);
   return ps;
 }
 

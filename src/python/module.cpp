@@ -8,6 +8,7 @@
 #include "nbody/collisions.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/integrator.hpp"
+#include "parallel/single_process.hpp"
 #include "python/bindings.hpp"
 #include "python/errors.hpp"
 #include "python/python_wording.hpp"
@@ -45,6 +46,9 @@ NB_MODULE(_nbody, m) {
       "openmp, "
       "max_threads, cpu, gpus (names of usable GPUs), gpu_status.");
   m.attr("__version__") = nbody::build_info().version;
+  // How many processes an MPI launcher (mpirun, srun) started beside this one (1: none);
+  // the package warns when several run it (python/nbody/__init__.py).
+  m.def("_launcher_ranks", &nbody::parallel::launcher_world_size);
   // For the tests: the command line's message as Python words it.
   m.def("_python_wording", [](const std::string& s) { return nbody::python::python_wording(s); });
 }

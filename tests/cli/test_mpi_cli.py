@@ -164,17 +164,22 @@ class TestRanksEqualOneProcess(CliTestCase):
         self.assertLessEqual(largest_difference(whole / "final.txt", parts / "final.txt"), 1e-12)
         self.assertLessEqual(largest_difference(whole / "energy.csv", parts / "energy.csv"), 1e-12)
 
-    def test_each_rank_draws_its_share_of_the_model(self):
+    def test_each_rank_draws_or_reads_its_share(self):
         # A decomposed run of --model: each rank draws its own share (generate_window), with
-        # the bits of the whole model: the run is the run from the model written to a file.
-        start = self.dir / "start.h5"
-        nbody("gen", "plummer", "-n", 1500, "--seed", 7, "-o", start)
+        # the bits of the whole model; of an HDF5 file, each reads its own rows
+        # (read_snapshot_share). Both are the run from the model's CSV file, which every rank
+        # reads whole and keeps its share of.
+        h5, csv = self.dir / "start.h5", self.dir / "start.csv"
+        for path in (h5, csv):
+            nbody("gen", "plummer", "-n", 1500, "--seed", 7, "-o", path)
         args = [*BASE[6:-3], "--steps", 10, "-q", "--gravity", "tree"]
         for ranks in (2, 3):
-            drawn, read = self.dir / f"drawn{ranks}.txt", self.dir / f"read{ranks}.txt"
-            mpirun(ranks, "run", "--model", "plummer", "-n", 1500, "--seed", 7, *args, "-o", drawn)
-            mpirun(ranks, "run", "-i", start, *args, "-o", read)
-            self.assertEqual(drawn.read_bytes(), read.read_bytes(), f"{ranks} ranks")
+            out = {k: self.dir / f"{k}{ranks}.txt" for k in ("drawn", "shares", "whole")}
+            mpirun(ranks, "run", "--model", "plummer", "-n", 1500, "--seed", 7, *args, "-o", out["drawn"])
+            mpirun(ranks, "run", "-i", h5, *args, "-o", out["shares"])
+            mpirun(ranks, "run", "-i", csv, *args, "-o", out["whole"])
+            for k in ("drawn", "shares"):
+                self.assertEqual(out[k].read_bytes(), out["whole"].read_bytes(), f"{k}, {ranks} ranks")
 
     def test_other_commands_refuse_several_ranks(self):
         proc = mpirun(2, "gen", "plummer", "-n", 10, "-o", self.dir / "x.txt", check=False)

@@ -68,11 +68,15 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   }
 
   // ---- the bodies: from a checkpoint, a file or a model -----------------------------
-  // A decomposed run of a model: each rank draws its own share alone (generate_window),
-  // so no rank ever holds all N bodies.
+  // A decomposed run of a model or an HDF5 file: each rank draws (generate_window) or reads
+  // (read_snapshot_share) its own share alone, so no rank ever holds all N bodies.
   const SimulationOptions sim_options{a.gravity, a.integrator, a.collisions, a.energy};
-  const bool draw_share = !restart && a.input.empty() && app.count("--model") > 0 &&
-                          Simulation::decomposes(sim_options, a.dim, ranks.get());
+  const bool decomposes = !restart && Simulation::decomposes(sim_options, a.dim, ranks.get());
+  const bool draw_share = decomposes && a.input.empty() && app.count("--model") > 0;
+  const bool read_share =
+      decomposes && !a.input.empty() &&
+      (resolve_format(a.input, a.format) == FileFormat::Hdf5 || looks_like_hdf5(a.input));
+  const bool shared = draw_share || read_share;
   std::size_t total = 0;
   PhaseTimes io_times;
   ParticleSystem initial;
@@ -99,6 +103,10 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
       total = model_bodies(m);
       const ShareRange mine = share_range(total, ranks->part(), ranks->parts());
       initial = generate_window(m, mine.first, mine.last - mine.first, ranks.get());
+    } else if (read_share) {
+      initial = read_snapshot_share(a.input, *ranks, total);
+      if (app.count("--radius"))
+        for (double& r : initial.radius) r = a.model.radius;
     } else {
       initial = load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "run");
       // --radius with a file gives every body that radius (generated models already have it).
@@ -108,17 +116,17 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     }
   }
   if (a.dim == 2 && !resumed) {
-    const std::size_t moved = initial.make_planar();
-    if (moved > 0 && talk) {
-      fmt::print(stderr, "nbody: --dim 2: set z = vz = 0 for {} of {} bodies\n", moved,
-                 initial.size());
+    double moved[2] = {double(initial.make_planar()), double(initial.size())};
+    if (shared) ranks->sum(moved, 2);  // every rank's share (collective)
+    if (moved[0] > 0 && talk) {
+      fmt::print(stderr, "nbody: --dim 2: set z = vz = 0 for {} of {} bodies\n", moved[0],
+                 moved[1]);
     }
   }
   const int dim = initial.dim;
-  std::string parameters = run_parameters(app, a, draw_share ? total : initial.size());
-  Simulation sim = draw_share
-                       ? Simulation::from_share(std::move(initial), total, sim_options, ranks)
-                       : Simulation(std::move(initial), sim_options, ranks);
+  std::string parameters = run_parameters(app, a, shared ? total : initial.size());
+  Simulation sim = shared ? Simulation::from_share(std::move(initial), total, sim_options, ranks)
+                          : Simulation(std::move(initial), sim_options, ranks);
   if (resumed) sim.resume(resumed->step, resumed->collisions, resumed->integrator);
   if (talk && !a.output.empty())
     fmt::print(stderr, "{}",

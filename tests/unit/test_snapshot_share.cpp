@@ -1,0 +1,186 @@
+// A snapshot read in shares (issue "A billion bodies on two GPUs", item 3): each rank reads
+// the rows of its share_range alone (HDF5 row selections), and the shares put together are
+// read_snapshot's bodies, values and ids, whatever the number of ranks (thread ranks); what
+// any rank refuses, every rank refuses with the same message, so none waits for another.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "nbody/error.hpp"
+#include "nbody/gravity.hpp"
+#include "nbody/initial_conditions.hpp"
+#include "nbody/snapshot.hpp"
+#include "test_helpers.hpp"
+#include "thread_ranks.hpp"
+
+#if NBODY_HAVE_HDF5
+#include "io/hdf5_file.hpp"
+
+namespace nbody {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temporary(const std::string& name) {
+  return fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()) + ".hdf5");
+}
+
+struct Shares {
+  std::vector<ParticleSystem> parts;
+  std::vector<std::string> errors;
+  std::vector<std::size_t> totals;
+};
+
+Shares read_shares(const fs::path& path, int parts) {
+  struct One {
+    ParticleSystem ps;
+    std::string error;
+    std::size_t total = 0;
+  };
+  const auto each = testing::run_parts<One>(parts, [&](std::shared_ptr<ForceReducer> r) {
+    One one;
+    try {
+      one.ps = read_snapshot_share(path, *r, one.total);
+    } catch (const Error& e) {
+      one.error = e.what();
+    }
+    return one;
+  });
+  Shares s;
+  for (const One& one : each) {
+    s.parts.push_back(one.ps);
+    s.errors.push_back(one.error);
+    s.totals.push_back(one.total);
+  }
+  return s;
+}
+
+TEST(SnapshotShare, SharesPutTogetherAreTheWholeFileOnAnyNumberOfRanks) {
+  const fs::path p = temporary("nbody_share");
+  ParticleSystem written = generate({.model = "plummer", .n = 1001, .seed = 3, .radius = 0.01});
+  written.time = 0.5;
+  write_snapshot(p, written, {});
+  const ParticleSystem whole = read_snapshot(p);
+  for (const int parts : {1, 2, 3, 4}) {
+    SCOPED_TRACE(parts);
+    const Shares s = read_shares(p, parts);
+    ParticleSystem joined;
+    for (int r = 0; r < parts; ++r) {
+      const ParticleSystem& mine = s.parts[std::size_t(r)];
+      EXPECT_EQ(s.errors[std::size_t(r)], "");
+      EXPECT_EQ(s.totals[std::size_t(r)], whole.size());
+      const ShareRange w = share_range(whole.size(), r, parts);
+      ASSERT_EQ(mine.size(), w.last - w.first);
+      EXPECT_EQ(mine.time, whole.time);
+      for (std::size_t i = 0; i < mine.size(); ++i) {
+        const std::size_t j = w.first + i;
+        EXPECT_EQ(mine.id[i], whole.id[j]);
+        EXPECT_EQ(mine.x[i], whole.x[j]);
+        EXPECT_EQ(mine.vz[i], whole.vz[j]);
+        EXPECT_EQ(mine.mass[i], whole.mass[j]);
+        EXPECT_EQ(mine.radius[i], whole.radius[j]);
+      }
+    }
+  }
+  fs::remove(p);
+}
+
+/// A file of 7 bodies of type 1 whose ids and masses the test picks.
+fs::path seven_bodies(const std::string& name, const std::vector<std::uint64_t>& ids,
+                      const std::vector<double>& masses) {
+  const fs::path p = temporary(name);
+  hdf5::File f = hdf5::File::create(p, p.string());
+  hdf5::Group& root = f.root();
+  {
+    hdf5::Group h = root.create_group("Header");
+    h.write_attribute("NumPart_ThisFile", std::vector<std::uint32_t>{0, 7, 0, 0, 0, 0});
+    h.write_attribute("NumPart_Total", std::vector<std::uint32_t>{0, 7, 0, 0, 0, 0});
+    h.write_attribute("MassTable", std::vector<double>(6, 0.0));
+    h.write_attribute("Time", 0.0);
+    h.write_attribute("NumFilesPerSnapshot", std::int32_t{1});
+    hdf5::Group g = root.create_group("PartType1");
+    const std::vector<double> x{1, 2, 3, 4, 5, 6, 7}, zero(7, 0.0);
+    g.write_rows("Coordinates", x, zero, zero, hdf5::Precision::Double);
+    g.write_rows("Velocities", zero, zero, zero, hdf5::Precision::Double);
+    g.write_values("Masses", masses, hdf5::Precision::Double);
+    if (!ids.empty()) g.write_ids("ParticleIDs", ids);
+  }
+  f.close();
+  return p;
+}
+
+TEST(SnapshotShare, EveryRankRefusesWhatOneRankFinds) {
+  const std::vector<double> masses(7, 1.0);
+  // Ids 2 and 6 the same: on 3 ranks they are in different shares ([0,2) [2,4) [4,7)).
+  const fs::path twice = seven_bodies("nbody_share_twice", {1, 9, 3, 4, 5, 6, 9}, masses);
+  const std::string whole = test::error_of([&] { (void)read_snapshot(twice); });
+  EXPECT_NE(whole.find("id 9 is used twice (bodies 1 and 6"), std::string::npos) << whole;
+  for (const std::string& e : read_shares(twice, 3).errors) EXPECT_EQ(e, whole);
+  // A mass of 0 in the last share only: the first ranks would otherwise wait for it.
+  std::vector<double> bad = masses;
+  bad[5] = 0;
+  const fs::path zero = seven_bodies("nbody_share_zero", {1, 2, 3, 4, 5, 6, 7}, bad);
+  const std::string refused = test::error_of([&] { (void)read_snapshot(zero); });
+  EXPECT_NE(refused.find("Masses[5]"), std::string::npos) << refused;
+  for (const std::string& e : read_shares(zero, 3).errors) EXPECT_EQ(e, refused);
+  // Without ids: numbered 1..N over the file, each share its own.
+  const fs::path none = seven_bodies("nbody_share_noids", {}, masses);
+  const Shares s = read_shares(none, 2);
+  EXPECT_EQ(s.parts[0].id, (std::vector<std::uint64_t>{1, 2, 3}));
+  EXPECT_EQ(s.parts[1].id, (std::vector<std::uint64_t>{4, 5, 6, 7}));
+  for (const fs::path& p : {twice, zero, none}) fs::remove(p);
+}
+
+TEST(SnapshotShare, SharesCrossTheTypesAsTheWholeFileOrdersThem) {
+  // GADGET's layout: 3 gas bodies (their own masses) then 4 of type 1 (masses from the
+  // MassTable): shares of 2 and 3 ranks begin and end inside either type.
+  const fs::path p = temporary("nbody_share_types");
+  hdf5::File f = hdf5::File::create(p, p.string());
+  {
+    hdf5::Group& root = f.root();
+    hdf5::Group h = root.create_group("Header");
+    h.write_attribute("NumPart_ThisFile", std::vector<std::uint32_t>{3, 4, 0, 0, 0, 0});
+    h.write_attribute("NumPart_Total", std::vector<std::uint32_t>{3, 4, 0, 0, 0, 0});
+    h.write_attribute("MassTable", std::vector<double>{0, 0.5, 0, 0, 0, 0});
+    h.write_attribute("Time", 0.0);
+    h.write_attribute("NumFilesPerSnapshot", std::int32_t{1});
+    hdf5::Group gas = root.create_group("PartType0");
+    gas.write_rows("Coordinates", {-1, -2, -3}, {0, 0, 0}, {0, 0, 0}, hdf5::Precision::Float);
+    gas.write_rows("Velocities", {0, 0, 0}, {1, 2, 3}, {0, 0, 0}, hdf5::Precision::Float);
+    gas.write_values("Masses", {2, 3, 4}, hdf5::Precision::Float);
+    gas.write_ids("ParticleIDs", {10, 11, 12});
+    hdf5::Group dm = root.create_group("PartType1");
+    dm.write_rows("Coordinates", {1, 2, 3, 4}, {0, 0, 0, 0}, {0, 0, 0, 0}, hdf5::Precision::Float);
+    dm.write_rows("Velocities", {0, 0, 0, 0}, {4, 5, 6, 7}, {0, 0, 0, 0}, hdf5::Precision::Float);
+    dm.write_ids("ParticleIDs", {1, 2, 3, 4});
+  }
+  f.close();
+  const ParticleSystem whole = read_snapshot(p);
+  ASSERT_EQ(whole.size(), 7u);
+  for (const int parts : {2, 3}) {
+    SCOPED_TRACE(parts);
+    ParticleSystem joined;
+    for (const ParticleSystem& mine : read_shares(p, parts).parts) {
+      for (std::size_t i = 0; i < mine.size(); ++i)
+        joined.add(Body{{mine.x[i], mine.y[i], mine.z[i]},
+                        {mine.vx[i], mine.vy[i], mine.vz[i]},
+                        mine.mass[i],
+                        mine.radius[i],
+                        mine.id[i]});
+    }
+    EXPECT_EQ(joined.x, whole.x);
+    EXPECT_EQ(joined.vy, whole.vy);
+    EXPECT_EQ(joined.mass, whole.mass);
+    EXPECT_EQ(joined.id, whole.id);
+  }
+  fs::remove(p);
+}
+
+}  // namespace
+}  // namespace nbody
+
+#endif  // NBODY_HAVE_HDF5
