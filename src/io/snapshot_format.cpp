@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <unordered_map>
 
@@ -15,6 +14,7 @@
 #include "io/hdf5_file.hpp"
 #include "io/snapshot_layout.hpp"
 #include "io/snapshot_parameters_hdf5.hpp"
+#include "io/snapshot_rows.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
@@ -303,43 +303,10 @@ void check_unique_ids(const hdf5::Group& root, const ParticleSystem& ps) {
 
 }  // namespace
 
-namespace {
+namespace io_detail {
 
-/// Ids unique over every rank's share (`first`: the share's first body over the file): each
-/// id goes to rank id % P, which looks for repeats; every rank then throws the first repeat
-/// any found, worded as check_unique_ids words it (collective).
-void check_unique_ids_over(const fs::path& path, const ParticleSystem& ps, std::uint64_t first,
-                           ForceReducer& group) {
-  const auto parts = static_cast<std::uint64_t>(group.parts());
-  std::vector<ForceReducer::Bytes> out(static_cast<std::size_t>(parts));
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    const std::uint64_t record[2] = {ps.id[i], first + i};
-    auto& bytes = out[static_cast<std::size_t>(ps.id[i] % parts)];
-    const auto* p = reinterpret_cast<const char*>(record);
-    bytes.insert(bytes.end(), p, p + sizeof record);
-  }
-  std::unordered_map<std::uint64_t, std::uint64_t> first_use;
-  std::string problem;
-  for (const auto& bytes : group.exchange(out)) {
-    for (std::size_t at = 0; problem.empty() && at + 16 <= bytes.size(); at += 16) {
-      std::uint64_t record[2];
-      std::memcpy(record, bytes.data() + at, sizeof record);
-      const auto [it, inserted] = first_use.emplace(record[0], record[1]);
-      if (!inserted)
-        problem = fmt::format(
-            "ParticleIDs: id {} is used twice (bodies {} and {}, counted over PartType0..5 in "
-            "order)",
-            record[0], std::min(it->second, record[1]), std::max(it->second, record[1]));
-    }
-  }
-  for (const auto& said : group.all_gather(ForceReducer::Bytes(problem.begin(), problem.end())))
-    if (!said.empty())
-      throw Error(fmt::format("{}: {}", path.string(), std::string(said.begin(), said.end())));
-}
-
-/// read_snapshot's work for the bodies share_range(N, part, parts) of `group` (all N
-/// without a group); `total` gets N.
-ParticleSystem read_rows(const fs::path& path, ForceReducer* group, std::size_t& total_out) {
+ParticleSystem read_snapshot_rows(const fs::path& path, ForceReducer* group,
+                                  std::size_t& total_out) {
   const hdf5::File file = hdf5::File::open(path);
   const hdf5::Group& root = file.root();
   if (!root.has("Header")) {
@@ -393,27 +360,11 @@ ParticleSystem read_rows(const fs::path& path, ForceReducer* group, std::size_t&
   return ps;
 }
 
-}  // namespace
+}  // namespace io_detail
 
 ParticleSystem read_snapshot(const fs::path& path) {
   std::size_t total = 0;
-  return read_rows(path, nullptr, total);
-}
-
-ParticleSystem read_snapshot_share(const fs::path& path, ForceReducer& group, std::size_t& total) {
-  // A rank that cannot read its rows says why to every rank, which all throw it: none is
-  // left waiting in a collective for one that threw.
-  ParticleSystem ps;
-  std::string problem;
-  try {
-    ps = read_rows(path, &group, total);
-  } catch (const Error& e) {
-    problem = e.what();
-  }
-  for (const auto& said : group.all_gather(ForceReducer::Bytes(problem.begin(), problem.end())))
-    if (!said.empty()) throw Error(std::string(said.begin(), said.end()));
-  check_unique_ids_over(path, ps, share_range(total, group.part(), group.parts()).first, group);
-  return ps;
+  return io_detail::read_snapshot_rows(path, nullptr, total);
 }
 
 }  // namespace nbody

@@ -23,11 +23,10 @@
 #include "cli/run/run_args.hpp"
 #include "cli/run/run_files.hpp"
 #include "cli/run/run_report.hpp"
+#include "cli/run/run_start.hpp"
 #include "cli/usage_error.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
-#include "nbody/gravity.hpp"
-#include "nbody/initial_conditions.hpp"
 #include "nbody/input_error.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/io.hpp"
@@ -39,8 +38,7 @@ namespace nbody::cli {
 namespace fs = std::filesystem;
 
 int run_simulation(RunArgs& a, const CLI::App& app) {
-  // Several MPI ranks: all of them step the (replicated) state; rank 0 alone talks and
-  // writes files (docs/distributed.md).
+  // Several MPI ranks: rank 0 alone talks and writes files (docs/distributed.md).
   const std::shared_ptr<ForceReducer> ranks = world();
   const bool root = !ranks || ranks->part() == 0;
   auto all_ranks_max = [&](int v) { return ranks && ranks->parts() > 1 ? ranks->max(v) : v; };
@@ -67,26 +65,18 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
         dir.string());
   }
 
-  // ---- the bodies: from a checkpoint, a file or a model -----------------------------
-  // A decomposed run of a model or an HDF5 file: each rank draws (generate_window) or reads
-  // (read_snapshot_share) its own share alone, so no rank ever holds all N bodies.
+  // ---- the bodies: from a checkpoint, a file or a model (run_start.hpp) --------------
   const SimulationOptions sim_options{a.gravity, a.integrator, a.collisions, a.energy};
-  const bool decomposes = !restart && Simulation::decomposes(sim_options, a.dim, ranks.get());
-  const bool draw_share = decomposes && a.input.empty() && app.count("--model") > 0;
-  const bool read_share =
-      decomposes && !a.input.empty() &&
-      (resolve_format(a.input, a.format) == FileFormat::Hdf5 || looks_like_hdf5(a.input));
-  const bool shared = draw_share || read_share;
-  std::size_t total = 0;
   PhaseTimes io_times;
-  ParticleSystem initial;
+  StartBodies start;
   std::optional<CheckpointState> resumed;
   {
     ScopedPhase phase(io_times, "io");
     if (restart) {
       resumed = std::move(*a.restart.state);
       a.restart.state.reset();
-      initial = std::move(resumed->particles);
+      start.bodies = std::move(resumed->particles);
+      start.total = start.bodies.size();
       if (!a.restart.ignored.empty() && talk) {
         std::string names;
         for (const auto& o : a.restart.ignored) names += (names.empty() ? "" : ", ") + o;
@@ -96,37 +86,23 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
         if (root)
           fmt::print(stderr, "restart: {} {} -> {} (--override)\n", c.option, c.before, c.after);
       }
-    } else if (draw_share) {
-      ModelOptions m = a.model;
-      m.G = a.gravity.G;
-      m.dim = a.dim;
-      total = model_bodies(m);
-      const ShareRange mine = share_range(total, ranks->part(), ranks->parts());
-      initial = generate_window(m, mine.first, mine.last - mine.first, ranks.get());
-    } else if (read_share) {
-      initial = read_snapshot_share(a.input, *ranks, total);
-      if (app.count("--radius"))
-        for (double& r : initial.radius) r = a.model.radius;
     } else {
-      initial = load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "run");
-      // --radius with a file gives every body that radius (generated models already have it).
-      if (!a.input.empty() && app.count("--radius")) {
-        for (double& r : initial.radius) r = a.model.radius;
-      }
+      start = start_bodies(a, app, sim_options, ranks);
     }
   }
   if (a.dim == 2 && !resumed) {
-    double moved[2] = {double(initial.make_planar()), double(initial.size())};
-    if (shared) ranks->sum(moved, 2);  // every rank's share (collective)
+    double moved[2] = {double(start.bodies.make_planar()), double(start.bodies.size())};
+    if (start.shared) ranks->sum(moved, 2);  // every rank's share (collective)
     if (moved[0] > 0 && talk) {
       fmt::print(stderr, "nbody: --dim 2: set z = vz = 0 for {} of {} bodies\n", moved[0],
                  moved[1]);
     }
   }
-  const int dim = initial.dim;
-  std::string parameters = run_parameters(app, a, shared ? total : initial.size());
-  Simulation sim = shared ? Simulation::from_share(std::move(initial), total, sim_options, ranks)
-                          : Simulation(std::move(initial), sim_options, ranks);
+  const int dim = start.bodies.dim;
+  std::string parameters = run_parameters(app, a, start.total);
+  Simulation sim = start.shared ? Simulation::from_share(std::move(start.bodies), start.total,
+                                                         sim_options, ranks)
+                                : Simulation(std::move(start.bodies), sim_options, ranks);
   if (resumed) sim.resume(resumed->step, resumed->collisions, resumed->integrator);
   if (talk && !a.output.empty())
     fmt::print(stderr, "{}",

@@ -1,0 +1,44 @@
+// start_bodies (run_start.hpp): a model drawn or an HDF5 file read by each rank for its own
+// share in a decomposed run, else every body on every rank.
+#include "cli/run/run_start.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "cli/options.hpp"
+#include "nbody/gravity.hpp"
+#include "nbody/initial_conditions.hpp"
+#include "nbody/io.hpp"
+#include "nbody/snapshot.hpp"
+
+namespace nbody::cli {
+
+StartBodies start_bodies(const RunArgs& a, const CLI::App& app, const SimulationOptions& options,
+                         const std::shared_ptr<ForceReducer>& ranks) {
+  StartBodies start;
+  const bool decomposes = Simulation::decomposes(options, a.dim, ranks.get());
+  const bool hdf5 = !a.input.empty() && (resolve_format(a.input, a.format) == FileFormat::Hdf5 ||
+                                         looks_like_hdf5(a.input));
+  if (decomposes && a.input.empty() && app.count("--model") > 0) {
+    ModelOptions m = a.model;
+    m.G = a.gravity.G;
+    m.dim = a.dim;
+    start.total = model_bodies(m);
+    const ShareRange mine = share_range(start.total, ranks->part(), ranks->parts());
+    start.bodies = generate_window(m, mine.first, mine.last - mine.first, ranks.get());
+    start.shared = true;
+    return start;
+  }
+  if (decomposes && hdf5) {
+    start.bodies = read_snapshot_share(a.input, *ranks, start.total);
+    start.shared = true;
+  } else {
+    start.bodies = load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "run");
+    start.total = start.bodies.size();
+  }
+  // --radius with a file gives every body that radius (generated models already have it).
+  if (!a.input.empty() && app.count("--radius") > 0)
+    for (double& r : start.bodies.radius) r = a.model.radius;
+  return start;
+}
+
+}  // namespace nbody::cli
