@@ -51,6 +51,9 @@ struct ModelOptions {
 /// the model's bodies.
 [[nodiscard]] ParticleSystem generate_window(const ModelOptions& options, std::size_t first,
                                              std::size_t count, ForceReducer* group);
+/// This rank's share of generate(options): the window share_range(model_bodies(options),
+/// part, parts) of gravity.hpp, as generate_window draws it. Collective over `group`.
+[[nodiscard]] ParticleSystem generate_share(const ModelOptions& options, ForceReducer& group);
 /// How many bodies the model has: options.n, but 2 for kepler and 3 for figure-eight.
 [[nodiscard]] std::size_t model_bodies(const ModelOptions& options);
 /// Checks every parameter's range, whatever the model (not n, whose minimum depends on the

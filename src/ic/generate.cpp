@@ -14,7 +14,9 @@
 #include "core/machine_memory.hpp"
 #include "ic/models.hpp"
 #include "ic/parallel.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
+#include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/input_error.hpp"
 
@@ -141,6 +143,11 @@ std::size_t model_bodies(const ModelOptions& options) {
 
 ParticleSystem generate(const ModelOptions& options) {
   return generate_window(options, 0, model_bodies(options), nullptr);
+}
+
+ParticleSystem generate_share(const ModelOptions& options, ForceReducer& group) {
+  const ShareRange mine = share_range(model_bodies(options), group.part(), group.parts());
+  return generate_window(options, mine.first, mine.last - mine.first, &group);
 }
 
 ParticleSystem generate_window(const ModelOptions& options, std::size_t first, std::size_t count,

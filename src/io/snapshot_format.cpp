@@ -208,9 +208,7 @@ std::vector<double> read_checked(const hdf5::Group& group, const std::string& na
                     columns == 1 ? fmt::format("{}", n) : fmt::format("{}, {}", n, columns)));
   }
   if (!rows_ok) group.fail(fmt::format("{} has {} rows, {}", group.where(name), shape[0], n_from));
-  std::vector<double> values = w.first == 0 && w.rows == n
-                                   ? group.read_doubles(name)
-                                   : group.read_doubles(name, w.first, w.rows, columns);
+  std::vector<double> values = group.read_doubles(name, w.first, w.rows, columns);
   check_values(group, name, values, columns, range, w.first);
   return values;
 }
@@ -248,8 +246,7 @@ bool append_group(const hdf5::Group& group, const HeaderInfo& header, std::size_
       group.fail(fmt::format("{} has shape ({}), {}", group.where("ParticleIDs"),
                              fmt::join(shape, ", "), rows_of));
     }
-    ids = w.first == 0 && w.rows == n ? group.read_ids("ParticleIDs")
-                                      : group.read_ids("ParticleIDs", w.first, w.rows);
+    ids = group.read_ids("ParticleIDs", w.first, w.rows);
     const auto zero = std::find(ids.begin(), ids.end(), std::uint64_t{0});
     if (zero != ids.end()) {
       group.fail(fmt::format("{}[{}] is 0 (ids must be >= 1)", group.where("ParticleIDs"),
@@ -292,12 +289,7 @@ void check_unique_ids(const hdf5::Group& root, const ParticleSystem& ps) {
   first_use.reserve(ps.size());
   for (std::size_t i = 0; i < ps.size(); ++i) {
     const auto [it, inserted] = first_use.emplace(ps.id[i], i);
-    if (!inserted) {
-      root.fail(
-          fmt::format("ParticleIDs: id {} is used twice (bodies {} and {}, counted over "
-                      "PartType0..5 in order)",
-                      ps.id[i], it->second, i));
-    }
+    if (!inserted) root.fail(io_detail::repeated_id(ps.id[i], it->second, i));
   }
 }
 

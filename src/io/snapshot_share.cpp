@@ -1,9 +1,7 @@
 // read_snapshot_share (snapshot.hpp): each rank reads the rows of its share of a snapshot
 // alone, and every rank refuses what any rank finds (none waits in a collective for one
 // that threw).
-#include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -21,6 +19,13 @@ namespace nbody {
 namespace fs = std::filesystem;
 
 namespace {
+
+/// Collective: every rank throws the first problem any rank had ("" none), prefixed.
+void throw_what_any_found(ForceReducer& group, const std::string& problem,
+                          const std::string& prefix) {
+  for (const auto& said : group.all_gather(ForceReducer::Bytes(problem.begin(), problem.end())))
+    if (!said.empty()) throw Error(prefix + std::string(said.begin(), said.end()));
+}
 
 /// Ids unique over every rank's share (`first`: the share's first body over the file): each
 /// id goes to rank id % P, which looks for repeats; every rank then throws the first repeat
@@ -42,16 +47,10 @@ void check_unique_ids_over(const fs::path& path, const ParticleSystem& ps, std::
       std::uint64_t record[2];
       std::memcpy(record, bytes.data() + at, sizeof record);
       const auto [it, inserted] = first_use.emplace(record[0], record[1]);
-      if (!inserted)
-        problem = fmt::format(
-            "ParticleIDs: id {} is used twice (bodies {} and {}, counted over PartType0..5 in "
-            "order)",
-            record[0], std::min(it->second, record[1]), std::max(it->second, record[1]));
+      if (!inserted) problem = io_detail::repeated_id(record[0], it->second, record[1]);
     }
   }
-  for (const auto& said : group.all_gather(ForceReducer::Bytes(problem.begin(), problem.end())))
-    if (!said.empty())
-      throw Error(fmt::format("{}: {}", path.string(), std::string(said.begin(), said.end())));
+  throw_what_any_found(group, problem, path.string() + ": ");
 }
 
 }  // namespace
@@ -66,8 +65,7 @@ ParticleSystem read_snapshot_share(const fs::path& path, ForceReducer& group, st
   } catch (const Error& e) {
     problem = e.what();
   }
-  for (const auto& said : group.all_gather(ForceReducer::Bytes(problem.begin(), problem.end())))
-    if (!said.empty()) throw Error(std::string(said.begin(), said.end()));
+  throw_what_any_found(group, problem, "");
   check_unique_ids_over(path, ps, share_range(total, group.part(), group.parts()).first, group);
   return ps;
 }

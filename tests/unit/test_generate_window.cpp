@@ -166,12 +166,9 @@ TEST(GenerateWindow, ARunFromEveryRanksWindowIsTheRunFromTheWholeModel) {
     SCOPED_TRACE(parts);
     auto run = [&](bool from_window) {
       return testing::run_parts<ParticleSystem>(parts, [&](std::shared_ptr<ForceReducer> r) {
-        const ShareRange w = share_range(model.n, r->part(), r->parts());
         Simulation sim =
-            from_window
-                ? Simulation::from_share(generate_window(model, w.first, w.last - w.first, r.get()),
-                                         model.n, options, r)
-                : Simulation(generate(model), options, r);
+            from_window ? Simulation::from_share(generate_share(model, *r), model.n, options, r)
+                        : Simulation(generate(model), options, r);
         EXPECT_TRUE(sim.decomposed());
         EXPECT_EQ(sim.size(), model.n);
         for (int s = 0; s < 4; ++s) sim.step(0.01);
@@ -196,12 +193,10 @@ TEST(GenerateWindow, AShareRunRefusesWhatIsNotDecomposedOrDoesNotAddUp) {
   SimulationOptions ias15 = tree;
   ias15.integrator.scheme = IntegratorScheme::Ias15;
   const auto refused = testing::run_parts<int>(2, [&](std::shared_ptr<ForceReducer> r) {
-    const ShareRange w = share_range(model.n, r->part(), r->parts());
     int thrown = 0;
     for (const auto& [options, total] : {std::pair{ias15, model.n}, std::pair{tree, model.n + 1}}) {
       try {
-        (void)Simulation::from_share(generate_window(model, w.first, w.last - w.first, r.get()),
-                                     total, options, r);
+        (void)Simulation::from_share(generate_share(model, *r), total, options, r);
       } catch (const Error&) {
         ++thrown;
       }

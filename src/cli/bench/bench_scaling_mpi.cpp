@@ -21,7 +21,6 @@
 #include "nbody/build_info.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
-#include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
 
@@ -105,9 +104,7 @@ const ParticleSystem& bodies(std::size_t n) {
 Simulation simulation(std::size_t n, const SimulationOptions& o,
                       const std::shared_ptr<ForceReducer>& group) {
   if (!Simulation::decomposes(o, 3, group.get())) return Simulation(bodies(n), o, group);
-  const ShareRange w = share_range(n, group->part(), group->parts());
-  return Simulation::from_share(generate_window(plummer(n), w.first, w.last - w.first, group.get()),
-                                n, o, group);
+  return Simulation::from_share(generate_share(plummer(n), *group), n, o, group);
 }
 
 /// Milliseconds per step on the first `ranks` ranks (rank 0's clock); -1 on the others.

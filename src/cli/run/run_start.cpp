@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/options.hpp"
-#include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/io.hpp"
 #include "nbody/snapshot.hpp"
@@ -23,8 +22,7 @@ StartBodies start_bodies(const RunArgs& a, const CLI::App& app, const Simulation
     m.G = a.gravity.G;
     m.dim = a.dim;
     start.total = model_bodies(m);
-    const ShareRange mine = share_range(start.total, ranks->part(), ranks->parts());
-    start.bodies = generate_window(m, mine.first, mine.last - mine.first, ranks.get());
+    start.bodies = generate_share(m, *ranks);
     start.shared = true;
     return start;
   }
