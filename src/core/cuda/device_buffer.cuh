@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "core/cuda/cuda_check.cuh"
 
@@ -52,6 +53,11 @@ class DeviceBuffer {
   }
   [[nodiscard]] T* data() const { return data_; }
   [[nodiscard]] std::size_t capacity() const { return capacity_; }
+  /// Trades arrays with `other` (a double buffer's halves after a sort that ended in either).
+  void swap(DeviceBuffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(capacity_, other.capacity_);
+  }
   /// Gives the memory back (after a one-off peak; the next reserve() allocates again).
   void release() {
     device_release(data_);

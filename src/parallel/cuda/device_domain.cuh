@@ -39,8 +39,9 @@
 namespace nbody::parallel {
 
 /// The per-body arrays of a rank's device state, all of them moved by a migration: x y z,
-/// vx vy vz, ax ay az, m, r (float64), the ids, and the work of the last walk (float, may be
-/// null: then every body counts 1).
+/// vx vy vz, ax ay az, m, r (float64; r may be null where no body has a radius, the same on
+/// every rank), the ids, and the work of the last walk (float, may be null: then every body
+/// counts 1).
 inline constexpr int kMigratedDoubles = 11;
 struct DeviceBodies {
   std::array<gpu::DeviceBuffer<double>*, kMigratedDoubles> doubles{};

@@ -24,7 +24,8 @@ struct Fields {
 
 inline Fields fields(const DeviceBodies& b) {
   Fields f{};
-  for (int k = 0; k < kMigratedDoubles; ++k) f.d[k] = b.doubles[std::size_t(k)]->data();
+  for (int k = 0; k < kMigratedDoubles; ++k)
+    f.d[k] = b.doubles[std::size_t(k)] ? b.doubles[std::size_t(k)]->data() : nullptr;
   f.id = b.id->data();
   f.work = b.work ? b.work->data() : nullptr;
   return f;

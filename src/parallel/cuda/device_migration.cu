@@ -61,7 +61,7 @@ __global__ void pack_kernel(Fields f, const unsigned* order, unsigned count, dou
   if (k >= count) return;
   const unsigned i = order[k];
   double* r = send + std::size_t(k) * kRecord;
-  for (int c = 0; c < kMigratedDoubles; ++c) r[c] = f.d[c][i];
+  for (int c = 0; c < kMigratedDoubles; ++c) r[c] = f.d[c] ? f.d[c][i] : 0.0;
   r[kMigratedDoubles] = __longlong_as_double((long long)f.id[i]);
   r[kMigratedDoubles + 1] = f.work ? double(f.work[i]) : 0.0;
 }
@@ -73,7 +73,8 @@ __global__ void unpack_kernel(Fields f, const double* recv, unsigned count, cons
   if (k >= count) return;
   const unsigned i = k < n_holes ? holes[k] : n_old + (k - n_holes);
   const double* r = recv + std::size_t(k) * kRecord;
-  for (int c = 0; c < kMigratedDoubles; ++c) f.d[c][i] = r[c];
+  for (int c = 0; c < kMigratedDoubles; ++c)
+    if (f.d[c]) f.d[c][i] = r[c];
   f.id[i] = std::uint64_t(__double_as_longlong(r[kMigratedDoubles]));
   if (f.work) f.work[i] = float(r[kMigratedDoubles + 1]);
 }
@@ -85,7 +86,8 @@ __global__ void fill_kernel(Fields f, const unsigned* holes, unsigned first_hole
   const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= most || k >= *count) return;
   const unsigned to = holes[first_hole + k], from = tail[k];
-  for (int c = 0; c < kMigratedDoubles; ++c) f.d[c][to] = f.d[c][from];
+  for (int c = 0; c < kMigratedDoubles; ++c)
+    if (f.d[c]) f.d[c][to] = f.d[c][from];
   f.id[to] = f.id[from];
   if (f.work) f.work[to] = f.work[from];
 }
@@ -225,7 +227,8 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
   if (n_new > b.id->capacity()) {
     const std::size_t grown = roomy(n_new);
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (auto* d : b.doubles) d->grow_keeping(grown, n, "state (arrivals)");
+    for (auto* d : b.doubles)
+      if (d) d->grow_keeping(grown, n, "state (arrivals)");
     b.id->grow_keeping(grown, n, "state (arrivals)");
     if (b.work) b.work->grow_keeping(grown, n, "work (arrivals)");
   }

@@ -109,7 +109,7 @@ class BlockSteps {
         s.evaluate_forces(potentials, false, all ? nullptr : active_.data(), n_active);
         launch_finish_substep<typename Stepper::RealType>(
             s.state(), s.forces_->out(), active_.data(), n_active, s.G_, s.acceleration_scale(),
-            s.potential_scale(), potentials ? s.phi_.data() : nullptr, bin_.data(), p, tick,
+            s.potential_scale(), potentials ? s.phi() : nullptr, bin_.data(), p, tick,
             tick < kTicksPerStep, deepest, counts, stream);
       }
       finish_bookkeeping(s, tick);

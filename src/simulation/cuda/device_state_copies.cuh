@@ -5,6 +5,7 @@
 // ranks of a decomposed run (parallel/cuda/device_domain.cuh).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -31,9 +32,13 @@ struct StateCopies {
       cuda_direct::check_capacity(
           n, std::is_same_v<Real, float> ? Precision::Float : Precision::Double);  // throws
     }
-    for (auto* a : {&s.x_, &s.y_, &s.z_, &s.vx_, &s.vy_, &s.vz_, &s.ax_, &s.ay_, &s.az_, &s.phi_,
-                    &s.m_, &s.r_})
+    // The potentials (phi()) when first computed; the radii only when a body has one or
+    // collisions may give them (8 bytes a body each that most runs never read).
+    s.radii_ = s.collisions_ || ps.has_radii();
+    if (s.domain_forces_) s.radii_ = s.reducer_->max(s.radii_ ? 1 : 0) > 0;  // one layout
+    for (auto* a : {&s.x_, &s.y_, &s.z_, &s.vx_, &s.vy_, &s.vz_, &s.ax_, &s.ay_, &s.az_, &s.m_})
       a->reserve(std::max<std::size_t>(n, 1), "state");
+    if (s.radii_) s.r_.reserve(std::max<std::size_t>(n, 1), "state");
     s.id_.reserve(std::max<std::size_t>(n, 1), "state");
     if (s.domain_) s.work_.reserve(std::max<std::size_t>(n, 1), "work per body");
     if (s.integrator_.timestep == TimestepMode::Adaptive) s.blocks_.reserve(n);
@@ -42,10 +47,12 @@ struct StateCopies {
     s.time_ = ps.time;
     const std::size_t bytes = n * sizeof(double);
     const std::pair<const std::vector<double>*, double*> copies[] = {
-        {&ps.x, s.x_.data()},    {&ps.y, s.y_.data()},     {&ps.z, s.z_.data()},
-        {&ps.vx, s.vx_.data()},  {&ps.vy, s.vy_.data()},   {&ps.vz, s.vz_.data()},
-        {&ps.mass, s.m_.data()}, {&ps.radius, s.r_.data()}};
+        {&ps.x, s.x_.data()},    {&ps.y, s.y_.data()},
+        {&ps.z, s.z_.data()},    {&ps.vx, s.vx_.data()},
+        {&ps.vy, s.vy_.data()},  {&ps.vz, s.vz_.data()},
+        {&ps.mass, s.m_.data()}, {&ps.radius, s.radii_ ? s.r_.data() : nullptr}};
     for (const auto& [from, to] : copies) {
+      if (to == nullptr) continue;  // no radii held
       NBODY_CUDA_CHECK(cudaMemcpyAsync(to, from->data(), bytes, cudaMemcpyHostToDevice, s.stream_));
     }
     NBODY_CUDA_CHECK(cudaMemcpyAsync(s.id_.data(), ps.id.data(), n * sizeof(std::uint64_t),
@@ -84,13 +91,17 @@ struct StateCopies {
     ps.id.resize(n);
     const std::size_t bytes = n * sizeof(double);
     const std::pair<const double*, std::vector<double>*> copies[] = {
-        {s.x_.data(), &ps.x},    {s.y_.data(), &ps.y},      {s.z_.data(), &ps.z},
-        {s.vx_.data(), &ps.vx},  {s.vy_.data(), &ps.vy},    {s.vz_.data(), &ps.vz},
-        {s.m_.data(), &ps.mass}, {s.r_.data(), &ps.radius}, {s.ax_.data(), &ps.ax},
-        {s.ay_.data(), &ps.ay},  {s.az_.data(), &ps.az}};
+        {s.x_.data(), &ps.x},    {s.y_.data(), &ps.y},
+        {s.z_.data(), &ps.z},    {s.vx_.data(), &ps.vx},
+        {s.vy_.data(), &ps.vy},  {s.vz_.data(), &ps.vz},
+        {s.m_.data(), &ps.mass}, {s.radii_ ? s.r_.data() : nullptr, &ps.radius},
+        {s.ax_.data(), &ps.ax},  {s.ay_.data(), &ps.ay},
+        {s.az_.data(), &ps.az}};
     if (n > 0) {
+      if (!s.radii_) std::fill(ps.radius.begin(), ps.radius.end(), 0.0);
       for (const auto& [from, to] : copies) {
         if (to == &ps.ax && !s.accelerations_valid_) break;
+        if (from == nullptr) continue;  // no radii held: all 0
         NBODY_CUDA_CHECK(
             cudaMemcpyAsync(to->data(), from, bytes, cudaMemcpyDeviceToHost, s.stream_));
       }
@@ -133,7 +144,17 @@ struct StateCopies {
   template <class S>
   static void migrate(S& s) {
     parallel::DeviceBodies b;
-    b.doubles = {&s.x_, &s.y_, &s.z_, &s.vx_, &s.vy_, &s.vz_, &s.ax_, &s.ay_, &s.az_, &s.m_, &s.r_};
+    b.doubles = {&s.x_,
+                 &s.y_,
+                 &s.z_,
+                 &s.vx_,
+                 &s.vy_,
+                 &s.vz_,
+                 &s.ax_,
+                 &s.ay_,
+                 &s.az_,
+                 &s.m_,
+                 s.radii_ ? &s.r_ : nullptr};
     b.id = &s.id_;
     b.work = &s.work_;
     b.key_room = s.domain_forces_->key_room(b.key_room_capacity);
@@ -141,7 +162,6 @@ struct StateCopies {
     s.domain_->root_box(s.root_.lo, s.root_.hi);
     const double scale = std::ldexp(1.0, -s.position_exponent_);  // exact: the tree's units
     for (int k = 0; k < 3; ++k) s.root_.lo[k] *= scale, s.root_.hi[k] *= scale;
-    s.phi_.reserve(s.id_.capacity(), "state");
     if (s.accelerations_valid_) s.evaluated_ = s.n_;  // a moved with its bodies
     const parallel::DomainStats& d = s.domain_->stats();
     DecompositionStats& sum = s.times_.decomposition;

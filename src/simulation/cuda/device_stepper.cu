@@ -69,9 +69,8 @@ class DeviceStepper final : public Stepper {
         integrator_(options.integrator),
         reducer_(std::move(reducer)),
         tree_energy_(options.gravity.dim) {
-    if (options.collisions.model != CollisionModel::None) {
+    if (options.collisions.model != CollisionModel::None)
       collisions_ = std::make_unique<cuda_collisions::CollisionEngine>(options.collisions);
-    }
     // Several processes: each owns its bodies where the decomposition runs (the tree's
     // bodies migrate, domain_forces.cuh); else each computes its share of the forces of
     // all bodies, one all-reduce sums them (an algorithm that cannot split computes
@@ -90,13 +89,10 @@ class DeviceStepper final : public Stepper {
     extent_host_.reserve(1);
   }
   ~DeviceStepper() override {
-    for (auto& e : events_) {
+    for (auto& e : events_)
       if (e) cudaEventDestroy(e);
-    }
     if (stream_) cudaStreamDestroy(stream_);
   }
-  DeviceStepper(const DeviceStepper&) = delete;
-  DeviceStepper& operator=(const DeviceStepper&) = delete;
 
   [[nodiscard]] std::string solver_name() const override {
     return forces_->name() + (std::is_same_v<Real, float> ? "-float" : "-double") +
@@ -118,9 +114,8 @@ class DeviceStepper final : public Stepper {
       // Forces first, as the CPU integrators do: gravity alone (contacts wait for the drift).
       if (!accelerations_valid_) first_forces(false, false);
       NBODY_CUDA_CHECK(cudaMemsetAsync(extent_.data(), 0, sizeof(unsigned long long), stream_));
-      // With collisions the leapfrog resolves them in the middle of its drift, as on the CPU
-      // (scheme_step.hpp): kick dt/2 and drift dt/2, collide, drift dt/2; the other schemes
-      // after their position update.
+      // With collisions the leapfrog collides mid-drift, as on the CPU (scheme_step.hpp): kick
+      // and drift dt/2, collide, drift dt/2; the other schemes after their position update.
       const bool split = collisions_ && integrator_.scheme == IntegratorScheme::Leapfrog;
       const double h = 0.5 * dt;
       launch_open_step(integrator_.scheme, state(), split ? StepFactors{h, f.half, f.damping} : f,
@@ -183,7 +178,7 @@ class DeviceStepper final : public Stepper {
     if (method == EnergyMethod::Tree) {
       potentials_valid_ = false;  // phi_ gets the energy tree's potentials
       return tree_energy_.diagnostics(state(), G_, softening_, position_exponent_, mass_exponent_,
-                                      phi_.data(), diagnostics_, stream_);
+                                      phi(), diagnostics_, stream_);
     }
     return device_diagnostics(state(), G_, softening_, method, phi_.data(), diagnostics_, stream_);
   }
@@ -212,10 +207,15 @@ class DeviceStepper final : public Stepper {
     return std::ldexp(1.0, mass_exponent_ - position_exponent_);
   }
 
+  /// The potentials, allocated when first computed (8 bytes a body most runs never use).
+  double* phi() {
+    phi_.reserve(std::max<std::size_t>(id_.capacity(), 1), "potentials");
+    return phi_.data();
+  }
   /// phi from the last evaluation (which was asked for the potentials), before the
   /// position scaling changes.
   void store_potentials() {
-    launch_store_potentials<Real>(unsigned(n_), forces_out(), G_, potential_scale(), phi_.data(),
+    launch_store_potentials<Real>(unsigned(n_), forces_out(), G_, potential_scale(), phi(),
                                   stream_);
     potentials_valid_ = true;
   }
@@ -368,6 +368,7 @@ class DeviceStepper final : public Stepper {
   double time_ = 0;
   bool accelerations_valid_ = false;
   bool potentials_valid_ = false;  // phi_ holds the potentials at the current positions
+  bool radii_ = false;             // r_ holds the radii (else every radius is 0, r_ unused)
   int position_exponent_ = 0;
   int mass_exponent_ = 0;
 };

@@ -252,14 +252,18 @@ unsigned TreeForces<Real>::build_morton(std::size_t n, cudaStream_t stream) {
   unsorted.order = order_tmp_.data();
   launch_keys(unsorted, stream);
   const int key_bits_used = dim_ * key_bits(dim_);
+  // A double-buffered sort: cub's scratch is then a few histograms, not a copy of the keys
+  // and the order (12 bytes a body). Each pair's sorted half becomes keys_ / order_.
+  cub::DoubleBuffer<unsigned long long> keys(keys_tmp_.data(), keys_.data());
+  cub::DoubleBuffer<unsigned> order(order_tmp_.data(), order_.data());
   bytes = 0;
-  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_tmp_.data(), keys_.data(),
-                                                   order_tmp_.data(), order_.data(), items, 0,
+  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, order, items, 0,
                                                    key_bits_used, stream));
   scratch(bytes);
-  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, keys_tmp_.data(),
-                                                   keys_.data(), order_tmp_.data(), order_.data(),
-                                                   items, 0, key_bits_used, stream));
+  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, keys, order, items, 0,
+                                                   key_bits_used, stream));
+  if (keys.Current() != keys_.data()) keys_.swap(keys_tmp_);
+  if (order.Current() != order_.data()) order_.swap(order_tmp_);
   launch_gather(view(n), stream);
   NBODY_CUDA_CHECK(cudaEventRecord(events_[2], stream));
 
