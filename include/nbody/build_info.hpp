@@ -40,5 +40,11 @@ void use_gpu(int index);
 /// What this process's nbody device buffers hold now: the total, then the `lines` largest
 /// by what they hold (all threads' together); "" without CUDA.
 [[nodiscard]] std::string gpu_allocations(std::size_t lines = 12);
+/// The bytes of this process's nbody device buffers (all threads' together): held now, and
+/// the most held at once since the process started; zeros without CUDA.
+struct GpuBufferBytes {
+  std::size_t now = 0, peak = 0;
+};
+[[nodiscard]] GpuBufferBytes gpu_buffer_bytes();
 
 }  // namespace nbody

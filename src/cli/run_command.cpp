@@ -46,7 +46,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag(
       "--timings", args->timings,
       "Print milliseconds per step of each force stage (tree: bbox, sort, build, summarise, force) "
-      "and of integration, with their shares of the step");
+      "and of integration, with their shares of the step; --device gpu: the GPU memory of "
+      "nbody's buffers and the bytes a body");
   cmd->callback([args, cmd] {
     std::vector<ConfigSetting> from_file;
     if (!args->config.empty()) from_file = apply_config_file(*cmd, args->config);

@@ -16,4 +16,8 @@ std::string gpu_allocations(std::size_t) {
   return {};
 }
 
+GpuBufferBytes gpu_buffer_bytes() {
+  return {};
+}
+
 }  // namespace nbody

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -158,6 +160,19 @@ double settling_imbalance_from(const char* text) {
     throw input_error("NBODY_DOMAIN_SETTLING_IMBALANCE", "must be a number of at least 1",
                       std::string(text));
   return v;
+}
+
+std::size_t migration_round_from(const char* text) {
+  if (text == nullptr) return 0;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  // Digits only: strtoull would also take a sign, spaces, and wrap "-1" around.
+  if (!std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' || errno == ERANGE ||
+      v < 1)
+    throw input_error("NBODY_DOMAIN_MIGRATION_ROUND",
+                      "must be a whole number of bodies, at least 1", std::string(text));
+  return std::size_t(v);
 }
 
 }  // namespace nbody::parallel

@@ -33,6 +33,9 @@ struct DomainOptions {
   BalanceOptions balance;
   /// The curve of the key line (domain.hpp): who owns which body; the trees are the same.
   DomainCurve curve = kDefaultCurve;
+  /// GPU ranks: the most bodies a rank sends in one round of a migration (0: the default,
+  /// parallel/cuda/device_domain.cuh's kMigrationRound).
+  std::size_t migration_round = 0;
 };
 
 /// What the last evaluation did on this rank.
@@ -72,5 +75,10 @@ class DomainGravity : public GravitySolver {
 /// NBODY_DOMAIN_SETTLING_IMBALANCE, given its text (null: unset, 0): a number of at least 1;
 /// throws the input error that names the variable otherwise.
 double settling_imbalance_from(const char* text);
+
+/// DomainOptions::migration_round from NBODY_DOMAIN_MIGRATION_ROUND, given its text (null:
+/// unset, 0): a whole number of bodies, at least 1; throws the input error that names the
+/// variable otherwise.
+std::size_t migration_round_from(const char* text);
 
 }  // namespace nbody::parallel

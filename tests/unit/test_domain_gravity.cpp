@@ -270,5 +270,22 @@ TEST(DomainGravity, SettlingImbalanceVariableRefusesWhatIsNotANumberOfAtLeastOne
   }
 }
 
+TEST(DomainGravity, MigrationRoundVariableRefusesWhatIsNotAWholeNumberOfBodies) {
+  EXPECT_EQ(parallel::migration_round_from(nullptr), 0u);  // unset: the default round
+  EXPECT_EQ(parallel::migration_round_from("1"), 1u);
+  EXPECT_EQ(parallel::migration_round_from("4194304"), 4194304u);
+  for (const char* bad :
+       {"", "abc", "0", "-1", "+5", " 5", "5 ", "1.5", "1e6", "99999999999999999999999"}) {
+    try {
+      (void)parallel::migration_round_from(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("NBODY_DOMAIN_MIGRATION_ROUND"), std::string::npos) << what;
+      EXPECT_NE(what.find(bad), std::string::npos) << what;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nbody

@@ -9,10 +9,16 @@
 
 #include "cli/json_output.hpp"
 #include "cli/progress.hpp"
+#include "nbody/build_info.hpp"
 
 namespace nbody::cli {
 
 namespace {
+
+/// The bodies this process holds: its own in a decomposed run, else every one.
+std::size_t bodies_here(Simulation& sim) {
+  return sim.decomposed() ? sim.decomposition().owned : sim.size();
+}
 
 /// --timings: milliseconds per step of each stage of the force evaluation (the GPU tree:
 /// bbox, sort, build, summarise, force; the CPU tree: build, walk) and of the rest of the
@@ -139,6 +145,16 @@ void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, cons
   if (!a.output.empty()) fmt::print(human, "wrote {}\n", a.output);
   print_timing_table(human, sim.times(), r.steps);
   if (a.timings) print_stage_table(human, sim, r.steps);
+  if (a.timings && a.gravity.device == Device::Gpu) {
+    // This process's (rank 0's) buffers: what a body costs on the GPU (issue 36).
+    const GpuBufferBytes b = gpu_buffer_bytes();
+    const std::size_t n = std::max<std::size_t>(bodies_here(sim), 1);
+    fmt::print(human,
+               "GPU memory: {:.3f} GB in nbody's buffers at the end, {:.3f} GB at the most; {:.0f} "
+               "bytes a body of the {} it holds{}\n",
+               1e-9 * double(b.now), 1e-9 * double(b.peak), double(b.now) / double(n),
+               bodies_here(sim), sim.decomposed() ? " (rank 0)" : "");
+  }
   if (a.timings && a.integrator.timestep == TimestepMode::Adaptive) {
     print_bin_table(human, a, sim, r);
   }
@@ -187,6 +203,14 @@ void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
                   {"force_evaluations", ts.substeps}};
   }
   if (!sim.gravity_stages().entries().empty()) j["gravity_stages"] = to_json(sim.gravity_stages());
+  if (a.gravity.device == Device::Gpu) {
+    const GpuBufferBytes b = gpu_buffer_bytes();
+    const std::size_t n = bodies_here(sim);
+    j["gpu_memory"] = {{"bytes", b.now},
+                       {"peak_bytes", b.peak},
+                       {"bodies", n},
+                       {"bytes_per_body", n > 0 ? double(b.now) / double(n) : 0.0}};
+  }
   if (a.collisions.model != CollisionModel::None) {
     j["collisions"] = {
         {"model", to_string(a.collisions.model)},

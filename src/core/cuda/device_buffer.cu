@@ -23,6 +23,7 @@ namespace {
 struct Ledger {
   std::mutex mutex;
   std::unordered_map<void*, std::pair<std::size_t, std::string>> live;
+  std::size_t total = 0, peak = 0;  // bytes live now, and the most at once
 };
 Ledger& ledger() {
   // Never destroyed: a DeviceBuffer that outlives main's statics still finds it.
@@ -46,6 +47,8 @@ void* device_allocate(std::size_t bytes, const char* what) {
     Ledger& l = ledger();
     const std::lock_guard<std::mutex> lock(l.mutex);
     l.live[p] = {bytes, what};
+    l.total += bytes;
+    l.peak = std::max(l.peak, l.total);
     return p;
   }
   cudaGetLastError();
@@ -62,7 +65,10 @@ void device_release(void* p) {
   {
     Ledger& l = ledger();
     const std::lock_guard<std::mutex> lock(l.mutex);
-    l.live.erase(p);
+    if (const auto it = l.live.find(p); it != l.live.end()) {
+      l.total -= it->second.first;
+      l.live.erase(it);
+    }
   }
   cudaFree(p);
 }
@@ -92,6 +98,12 @@ std::string gpu_allocations(std::size_t lines) {
     text += buf;
   }
   return text;
+}
+
+GpuBufferBytes gpu_buffer_bytes() {
+  gpu::Ledger& l = gpu::ledger();
+  const std::lock_guard<std::mutex> lock(l.mutex);
+  return {l.total, l.peak};
 }
 
 }  // namespace nbody

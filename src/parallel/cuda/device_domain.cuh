@@ -18,6 +18,8 @@
 //      (a stable sort by destination), sent by NCCL (ForceReducer::exchange_device) after
 //      one small host exchange of the counts; arrivals fill the leavers' holes, bodies from
 //      the end fill the holes left over, everyone else stays where it was (no O(N) reorder).
+//      In rounds of at most kMigrationRound leavers a rank, so that the first migration (half
+//      of every rank's bodies) needs buffers of a round, not of half the bodies.
 //   In debug builds a census of the ids (count, sum, xor over all ranks) is checked around
 //   every migration.
 #include <cuda_runtime.h>
@@ -43,6 +45,10 @@ namespace nbody::parallel {
 /// every rank), the ids, and the work of the last walk (float, may be null: then every body
 /// counts 1).
 inline constexpr int kMigratedDoubles = 11;
+/// The most bodies a rank sends in one round of a migration (DomainOptions::migration_round):
+/// 2^22 records of 104 bytes, 436 MB each way, where half of 2^29 bodies (the first
+/// migration of a billion-body run on 2 GPUs) would need 28 GB each way at once.
+inline constexpr std::size_t kMigrationRound = std::size_t(1) << 22;
 struct DeviceBodies {
   std::array<gpu::DeviceBuffer<double>*, kMigratedDoubles> doubles{};
   gpu::DeviceBuffer<std::uint64_t>* id = nullptr;
@@ -93,6 +99,10 @@ class DeviceDomain {
            double seconds_per_interaction, cudaStream_t stream);
   void compute_keys(const DeviceBodies& bodies, std::size_t n, cudaStream_t stream);
   void migrate(const DeviceBodies& bodies, std::size_t& n, cudaStream_t stream);
+  /// One round: at most `limit` leavers of this rank sent; `most` the most sent or received
+  /// in a round so far. Whether some rank held leavers back (then another round).
+  bool migrate_round(const DeviceBodies& bodies, std::size_t& n, std::size_t limit,
+                     std::size_t& most, cudaStream_t stream);
   void scratch(std::size_t bytes);
 
   std::shared_ptr<ForceReducer> comm_;

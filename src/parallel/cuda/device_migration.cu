@@ -92,6 +92,18 @@ __global__ void fill_kernel(Fields f, const unsigned* holes, unsigned first_hole
   if (f.work) f.work[to] = f.work[from];
 }
 
+/// Leavers held back to a later round: they stay (for now) and fill holes like any stayer.
+__global__ void unflag_kernel(const unsigned* held, unsigned count, unsigned char* flags) {
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < count) flags[held[k]] = 0;
+}
+
+/// The round's leavers counted per destination.
+__global__ void count_dest(const unsigned* dest, unsigned count, unsigned* counts) {
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < count) atomicAdd(&counts[dest[k]], 1u);
+}
+
 struct Stays {
   const unsigned char* flags;
   __host__ __device__ bool operator()(unsigned i) const { return flags[i] == 0; }
@@ -109,7 +121,6 @@ __global__ void census_kernel(const std::uint64_t* id, unsigned n, unsigned long
 }  // namespace
 
 void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t stream) {
-  const unsigned parts = unsigned(comm_->parts()), me = unsigned(comm_->part());
 #ifndef NDEBUG
   auto census = [&](std::size_t count) {
     NBODY_CUDA_CHECK(cudaMemsetAsync(census_.data(), 0, 2 * sizeof(unsigned long long), stream));
@@ -133,6 +144,31 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
   };
   const Census before = census(n);
 #endif
+  // Rounds of at most `limit` leavers a rank, until no rank has more: the first migration
+  // of a run moves about half of every rank's bodies (the start is shared out by index, not
+  // by place), and its buffers are then bounded by the round, not by half the bodies.
+  const std::size_t limit =
+      options_.migration_round > 0 ? options_.migration_round : kMigrationRound;
+  stats_.migration = {};
+  std::size_t most = 0;  // the most any round of this rank sent or received
+  while (migrate_round(b, n, limit, most, stream))
+    compute_keys(b, n, stream);  // the bodies moved: their keys again, in the same cube
+  // Buffers sized by a large round are given back rather than held for the rest of the run
+  // (measured: 4 GB a rank at 32M bodies before the rounds).
+  const std::size_t held = std::max(send_.capacity(), recv_.capacity());
+  if (held > std::size_t(64) << 20 && held > 4 * roomy(most) * kRecord) {
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (auto* buffer : {&send_, &recv_}) buffer->release();
+    for (auto* buffer : {&leaving_, &dest_sorted_, &sorted_leaving_, &tail_}) buffer->release();
+  }
+#ifndef NDEBUG
+  check_census(before, census(n), "GPU migration");
+#endif
+}
+
+bool DeviceDomain::migrate_round(const DeviceBodies& b, std::size_t& n, std::size_t limit,
+                                 std::size_t& most, cudaStream_t stream) {
+  const unsigned parts = unsigned(comm_->parts()), me = unsigned(comm_->part());
   if (std::max<std::size_t>(n, 1) > flags_.capacity())
     flags_.reserve(roomy(std::max<std::size_t>(n, 1)), "domain leavers");
   NBODY_CUDA_CHECK(cudaMemsetAsync(counts_.data(), 0, (parts + 2) * sizeof(unsigned), stream));
@@ -145,11 +181,14 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
                                    cudaMemcpyDeviceToHost, stream));
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   // The leavers' indices, in a list sized by their count (a few thousand a step once the
-  // cuts settle; about half the bodies at the first migration, given back below).
+  // cuts settle; about half the bodies at the first migration, given back after it).
   unsigned leaving = 0;
   for (unsigned p = 0; p < parts; ++p) leaving += p == me ? 0u : counts_host_.data()[p];
   if (std::max(leaving, 1u) > leaving_.capacity())
     leaving_.reserve(roomy(leaving), "domain leavers");
+  // This round sends the first `limit` leavers (in body order); the others stay until a
+  // later round (their flags cleared, so the holes and the fill below see stayers).
+  const unsigned held_back = leaving > limit ? unsigned(leaving - limit) : 0u;
   if (leaving > 0) {
     std::size_t bytes = 0;
     const thrust::counting_iterator<unsigned> index{0u};
@@ -161,40 +200,60 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
                                                 leaving_.data(), counts_.data() + parts,
                                                 (long long)n, stream));
   }
-  // Who sends how many to whom: one small host exchange.
-  std::vector<ForceReducer::Bytes> announce(parts);
-  for (unsigned p = 0; p < parts; ++p) {
-    const unsigned long long c = counts_host_.data()[p];
-    announce[p].resize(sizeof c);
-    std::memcpy(announce[p].data(), &c, sizeof c);
+  if (held_back > 0) {
+    leaving -= held_back;
+    unflag_kernel<<<blocks(held_back), 256, 0, stream>>>(leaving_.data() + leaving, held_back,
+                                                         flags_.data());
+    NBODY_CUDA_CHECK_LAUNCH("unflag_kernel");
   }
-  const auto heard = comm_->exchange(announce);
+  // Who sends how many to whom, and who holds leavers back: one small host exchange.
+  std::vector<ForceReducer::Bytes> announce(parts);
+  const bool counts_later = held_back > 0;  // this round's counts per destination come below
+  std::vector<ForceReducer::Bytes> heard;
   std::vector<std::size_t> send_count(parts), recv_count(parts);
   std::size_t arriving = 0;
-  for (unsigned p = 0; p < parts; ++p) {
-    unsigned long long c = 0;
-    if (heard[p].size() != sizeof c) throw Error("migration: a rank sent a malformed count");
-    std::memcpy(&c, heard[p].data(), sizeof c);
-    recv_count[p] = p == me ? 0 : std::size_t(c);
-    send_count[p] = p == me ? 0 : counts_host_.data()[p];
-    arriving += recv_count[p];
-  }
+  bool more = false;  // some rank held leavers back: another round
   // Leavers grouped by destination (stable: each group in body order), packed.
   const std::size_t record = kRecord * sizeof(double);
-  if (std::size_t(leaving) * kRecord > send_.capacity())
-    send_.reserve(roomy(leaving) * kRecord, "migrating bodies");
-  if (arriving * kRecord > recv_.capacity())
-    recv_.reserve(roomy(arriving) * kRecord, "arriving bodies");
   if (leaving > 0) {
     if (2 * std::size_t(leaving) > dest_sorted_.capacity()) {
       dest_sorted_.reserve(2 * roomy(leaving), "leavers' owners");
       sorted_leaving_.reserve(roomy(leaving), "leavers by owner");
     }
+    gather_dest<<<blocks(leaving), 256, 0, stream>>>(leaving_.data(), keys_, leaving, first_.data(),
+                                                     parts, dest_sorted_.data());
+    NBODY_CUDA_CHECK_LAUNCH("gather_dest");
+    if (counts_later) {
+      NBODY_CUDA_CHECK(cudaMemsetAsync(counts_.data(), 0, parts * sizeof(unsigned), stream));
+      count_dest<<<blocks(leaving), 256, 0, stream>>>(dest_sorted_.data(), leaving, counts_.data());
+      NBODY_CUDA_CHECK_LAUNCH("count_dest");
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(counts_host_.data(), counts_.data(),
+                                       parts * sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+  }
+  for (unsigned p = 0; p < parts; ++p) {
+    const unsigned long long c[2] = {p == me ? 0ull : counts_host_.data()[p], held_back};
+    announce[p].resize(sizeof c);
+    std::memcpy(announce[p].data(), c, sizeof c);
+  }
+  heard = comm_->exchange(announce);
+  for (unsigned p = 0; p < parts; ++p) {
+    unsigned long long c[2] = {0, 0};
+    if (heard[p].size() != sizeof c) throw Error("migration: a rank sent a malformed count");
+    std::memcpy(c, heard[p].data(), sizeof c);
+    recv_count[p] = p == me ? 0 : std::size_t(c[0]);
+    send_count[p] = p == me ? 0 : counts_host_.data()[p];
+    arriving += recv_count[p];
+    more = more || c[1] > 0 || (p == me && held_back > 0);
+  }
+  if (std::size_t(leaving) * kRecord > send_.capacity())
+    send_.reserve(roomy(leaving) * kRecord, "migrating bodies");
+  if (arriving * kRecord > recv_.capacity())
+    recv_.reserve(roomy(arriving) * kRecord, "arriving bodies");
+  if (leaving > 0) {
     unsigned* dest_of = dest_sorted_.data();
     unsigned* dest_out = dest_sorted_.data() + leaving;
-    gather_dest<<<blocks(leaving), 256, 0, stream>>>(leaving_.data(), keys_, leaving, first_.data(),
-                                                     parts, dest_of);
-    NBODY_CUDA_CHECK_LAUNCH("gather_dest");
     int bits = 1;
     while ((1u << bits) < parts) ++bits;
     std::size_t bytes = 0;
@@ -256,22 +315,11 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
     NBODY_CUDA_CHECK_LAUNCH("fill_kernel");
   }
   n = n_new;
-  // The first migration of a run moves about half of every rank's bodies (the start is
-  // shared out by index, not by place); later ones a few. Its buffers are given back rather
-  // than held for the rest of the run (measured: 4 GB a rank at 32M bodies).
-  const std::size_t now = std::max<std::size_t>(leaving, arriving);
-  const std::size_t held = std::max(send_.capacity(), recv_.capacity());
-  if (held > std::size_t(64) << 20 && held > 4 * roomy(now) * kRecord) {
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (auto* buffer : {&send_, &recv_}) buffer->release();
-    for (auto* buffer : {&leaving_, &dest_sorted_, &sorted_leaving_, &tail_}) buffer->release();
-  }
-  stats_.migration.sent = leaving;
-  stats_.migration.received = arriving;
-  stats_.migration.bytes_sent = std::size_t(leaving) * record;
-#ifndef NDEBUG
-  check_census(before, census(n), "GPU migration");
-#endif
+  most = std::max({most, std::size_t(leaving), arriving});
+  stats_.migration.sent += leaving;
+  stats_.migration.received += arriving;
+  stats_.migration.bytes_sent += std::size_t(leaving) * record;
+  return more;
 }
 
 }  // namespace nbody::parallel

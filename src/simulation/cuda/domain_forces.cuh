@@ -55,6 +55,7 @@ inline parallel::DomainOptions gpu_domain_options(const GravityOptions& g) {
   const double settling =
       parallel::settling_imbalance_from(std::getenv("NBODY_DOMAIN_SETTLING_IMBALANCE"));
   o.settling_imbalance = settling > 0 ? settling : kGpuSettlingImbalance;
+  o.migration_round = parallel::migration_round_from(std::getenv("NBODY_DOMAIN_MIGRATION_ROUND"));
   return o;
 }
 

@@ -233,15 +233,14 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
              OpeningCriterion mac = OpeningCriterion::Geometric, double alpha = 0.001,
              TreeBuild build = TreeBuild::Morton);
   ~TreeForces() override;
-  TreeForces(const TreeForces&) = delete;
-  TreeForces& operator=(const TreeForces&) = delete;
 
   [[nodiscard]] std::size_t padded(std::size_t n) const override { return n; }
   /// Throws nbody::Error from 2^31 bodies (32-bit body indices).
   void check_size(std::size_t n) const override;
   void reserve(std::size_t n) override;
   [[nodiscard]] Vec4<Real>* bodies() const override { return bodies_.data(); }
-  [[nodiscard]] Vec4<Real>* out() const override { return out_.data(); }
+  /// The forces: over the packed bodies (read by then) with the Morton build's tree-order walk.
+  [[nodiscard]] Vec4<Real>* out() const override;
   /// The relative criterion: the buffer for the next launch's |a_old| / G (null otherwise).
   [[nodiscard]] Real* old_accelerations(std::size_t n) override;
   void launch(std::size_t n, Real eps, cudaStream_t stream, bool potential) override;

@@ -116,7 +116,7 @@ void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t strea
   t.active_pos = active_pos_.data();
   NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
   const WalkParams p = walk_params(t, potential);
-  launch_active_walk(t, p, eps * eps, stacks_.data(), out_.data(), stream);
+  launch_active_walk(t, p, eps * eps, stacks_.data(), out(), stream);
   cursors_fresh_ = false;  // consumed: a walk_sources of this build resets them
   copy_counters(stream);
 }

@@ -56,13 +56,13 @@ void TreeForces<Real>::exchange(ForceReducer& reducer, std::size_t n, cudaStream
   share_send_.reserve(width * slots, "force shares");
   share_recv_.reserve(width * slots * parts, "gathered force shares");
   pack_share<Real><<<gpu::blocks_for(slots, 256), 256, 0, stream>>>(
-      out_.data(), order_.data(), unsigned(n), unsigned(part_), unsigned(parts), slots, width,
+      out(), order_.data(), unsigned(n), unsigned(part_), unsigned(parts), slots, width,
       share_send_.data());
   NBODY_CUDA_CHECK_LAUNCH("pack_share");
   reducer.gather_device(share_send_.data(), share_recv_.data(), width * slots,
                         std::is_same_v<Real, double>, stream);
   unpack_shares<Real><<<gpu::blocks_for(n, 256), 256, 0, stream>>>(
-      share_recv_.data(), order_.data(), unsigned(n), unsigned(parts), slots, width, out_.data());
+      share_recv_.data(), order_.data(), unsigned(n), unsigned(parts), slots, width, out());
   NBODY_CUDA_CHECK_LAUNCH("unpack_shares");
 }
 

@@ -45,6 +45,11 @@ std::size_t initial_cells(std::size_t n) {
   return n / 2 + 64;
 }
 
+/// Whether the forces take the packed bodies' place (out()).
+bool forces_over_bodies(TreeBuild build, bool input_walk) {
+  return build == TreeBuild::Morton && !input_walk;
+}
+
 }  // namespace
 
 template <class Real>
@@ -88,9 +93,13 @@ void TreeForces<Real>::check_size(std::size_t n) const {
 
 template <class Real>
 void TreeForces<Real>::reserve(std::size_t n) {
-  if (n <= body_capacity_) return;
+  const bool over = forces_over_bodies(build_, input_walk_);
+  if (n <= body_capacity_) {  // an input-order walk set after a build needs out_ now
+    if (!over) out_.reserve(body_capacity_, "tree accelerations");
+    return;
+  }
   // Say up front what n bodies need, rather than failing on whichever buffer comes last.
-  const std::size_t per_body = 3 * sizeof(Vec4<Real>) + 2 * sizeof(unsigned) +
+  const std::size_t per_body = (over ? 2 : 3) * sizeof(Vec4<Real>) + 2 * sizeof(unsigned) +
                                2 * sizeof(unsigned long long) +
                                (mac_ == OpeningCriterion::Relative ? sizeof(Real) : 0);
   const std::size_t per_cell = 2 * sizeof(Vec4<Real>) + (quadrupole_ ? 2 * sizeof(Vec4<Real>) : 0) +
@@ -104,8 +113,8 @@ void TreeForces<Real>::reserve(std::size_t n) {
                 gpu::bytes_text(needed) + " of GPU memory, the device has " +
                 gpu::bytes_text(free) + " free of " + gpu::bytes_text(total));
   }
-  bodies_.reserve(n, "tree bodies");
-  out_.reserve(n, "tree accelerations");
+  bodies_.reserve(n, over ? "tree bodies, then accelerations" : "tree bodies");
+  if (!over) out_.reserve(n, "tree accelerations");
   sorted_.reserve(n, "tree-ordered bodies");
   order_.reserve(n, "tree order");
   order_tmp_.reserve(n, "tree order (sort input)");
@@ -114,6 +123,14 @@ void TreeForces<Real>::reserve(std::size_t n) {
   if (mac_ == OpeningCriterion::Relative) a_old_.reserve(n, "tree old accelerations");
   body_capacity_ = n;
   reserve_cells(initial_cells(n));
+}
+
+/// The Morton build's bodies are read last by the gather into tree order, before the walk
+/// writes the forces: these can then take their place (16 bytes a body). The insertion build
+/// and the input-order walk read them later, so they keep out_. Every launch packs afresh.
+template <class Real>
+Vec4<Real>* TreeForces<Real>::out() const {
+  return forces_over_bodies(build_, input_walk_) ? bodies_.data() : out_.data();
 }
 
 template <class Real>
@@ -328,9 +345,9 @@ void TreeForces<Real>::walk_sources(std::size_t n, Real eps, cudaStream_t stream
   const WalkParams p = walk_params(t, potential);
   if (input_walk_) {
     prepare_input_walk(t, n, stream);
-    launch_active_walk(t, p, eps * eps, stacks_.data(), out_.data(), stream);
+    launch_active_walk(t, p, eps * eps, stacks_.data(), out(), stream);
   } else {
-    launch_walk(t, p, eps * eps, stacks_.data(), out_.data(), stream);
+    launch_walk(t, p, eps * eps, stacks_.data(), out(), stream);
   }
   copy_counters(stream);
 }
