@@ -59,6 +59,16 @@ struct SnapshotOptions {
 void write_snapshot(const std::filesystem::path& path, const ParticleSystem& ps,
                     const SnapshotOptions& options, const std::vector<double>* potential = nullptr);
 
+/// write_snapshot of every rank's bodies in a decomposed run, into one file: `ps` (and
+/// `potential`) are this rank's bodies, written after those of the ranks before it (rank 0
+/// lays the file out, the ranks write their rows in turn, rank 0 renames it into place; no
+/// rank holds all N). The ids are written as write_snapshot writes them, judged over every
+/// rank's. Collective over `group`: what any rank found every rank throws, and then no file
+/// is left under `path` (the old one stays) nor beside it.
+void write_snapshot_share(const std::filesystem::path& path, const ParticleSystem& ps,
+                          const SnapshotOptions& options, const std::vector<double>* potential,
+                          ForceReducer& group);
+
 /// Reads a snapshot in the GADGET/SWIFT layout: ours, GADGET-2/3/4's HDF5 output or
 /// SWIFT's. Every PartType0..5 group present is read, in type order; masses come from
 /// Masses or, when a type has none, from Header/MassTable; radii from Radii (else 0);
@@ -95,10 +105,28 @@ struct CheckpointState {
 /// Writes a checkpoint (HDF5: the particle arrays as float64 datasets under /Checkpoint,
 /// the scalars as attributes), atomically.
 void write_checkpoint(const std::filesystem::path& path, const CheckpointState& state);
+/// write_checkpoint of a decomposed run, into one file as write_snapshot_share writes (the
+/// same layout and names: read_checkpoint, `-i`, yt and h5py read it as any checkpoint, its
+/// bodies in the ranks' order): state.particles are this rank's bodies, the other fields
+/// every rank's (rank 0's are written). IAS15's state is refused (IAS15 runs as one
+/// process). Collective over `group`, as write_snapshot_share.
+void write_checkpoint_share(const std::filesystem::path& path, const CheckpointState& state,
+                            ForceReducer& group);
 /// Reads a checkpoint written by write_checkpoint; throws nbody::Error naming the file and
 /// what is missing or malformed, or a value no run holds (a NaN position, a mass of 0, a
 /// repeated id, a NaN time, a NaN in IAS15's state).
 [[nodiscard]] CheckpointState read_checkpoint(const std::filesystem::path& path);
+/// This rank's share of read_checkpoint(path): the bodies share_range(N, part, parts)
+/// (gravity.hpp) read alone (HDF5 row selections), every scalar; checked as read_checkpoint
+/// checks them, with its messages (a row named over the whole file, "x[1234]"), the ids
+/// unique over every share. A checkpoint with IAS15's state is refused (IAS15 never runs
+/// decomposed). Collective over `group` (every rank throws what any found); `total` gets N.
+[[nodiscard]] CheckpointState read_checkpoint_share(const std::filesystem::path& path,
+                                                    ForceReducer& group, std::size_t& total);
+/// read_checkpoint without the bodies: the format checked, the scalars (the time and dim in
+/// `particles`, which holds no bodies) and the parameters, for a restart's options before
+/// the run reads its bodies. IAS15's state is left for the read of the bodies.
+[[nodiscard]] CheckpointState read_checkpoint_header(const std::filesystem::path& path);
 
 /// The atomic-replace pattern for writers that need a path (HDF5) rather than a stream:
 /// `write(tmp)` creates the file tmp (a hidden name beside `path`), which is then renamed

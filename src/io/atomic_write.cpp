@@ -23,6 +23,7 @@
 #include <system_error>
 #include <vector>
 
+#include "io/atomic_target.hpp"
 #include "nbody/error.hpp"
 #include "nbody/io.hpp"
 #include "nbody/snapshot.hpp"
@@ -278,30 +279,54 @@ void write_file_atomically(const fs::path& path, const std::function<void(std::o
   }
 }
 
-void write_path_atomically(const fs::path& path,
-                           const std::function<void(const fs::path& tmp)>& write) {
-  const fs::path target = final_target(path);
+struct AtomicTarget::State {
+  fs::path path, target, tmp;
+  TemporaryRegistration registration;
+  bool committed = false;
+  State(const fs::path& p, fs::path t, fs::path temporary)
+      : path(p), target(std::move(t)), tmp(std::move(temporary)), registration(tmp) {}
+};
+
+AtomicTarget::AtomicTarget(const fs::path& path) {
+  fs::path target = final_target(path);
   const fs::path dir = existing_parent(target);
   if (is_special_file(target)) {
     // The libraries behind this (HDF5) seek in their file: a device or a pipe cannot be one.
     throw Error(fmt::format("{}: cannot write file (not a regular file; this format needs one)",
                             path.string()));
   }
-  const fs::path tmp = temporary_beside(dir, target);
-  const TemporaryRegistration registration(tmp);
+  fs::path tmp = temporary_beside(dir, target);
+  state_ = std::make_unique<State>(path, std::move(target), std::move(tmp));
+}
+
+AtomicTarget::~AtomicTarget() {
+  if (state_ && !state_->committed) {
+    std::error_code ignored;
+    fs::remove(state_->tmp, ignored);  // the old file stays as it was
+  }
+}
+
+const fs::path& AtomicTarget::temporary() const {
+  return state_->tmp;
+}
+
+void AtomicTarget::commit() {
+  State& s = *state_;
   std::error_code ignored;
-  try {
-    write(tmp);
-  } catch (...) {
-    fs::remove(tmp, ignored);  // the old file stays as it was
-    throw;
+  if (!fs::is_regular_file(s.tmp, ignored)) {
+    throw Error(fmt::format("{}: cannot write file (the writer created no file)", s.path.string()));
   }
-  if (!fs::is_regular_file(tmp, ignored)) {
-    throw Error(fmt::format("{}: cannot write file (the writer created no file)", path.string()));
+  s.committed = true;  // replace_target removes the temporary when it fails
+  if (const std::string reason = replace_target(s.tmp, s.target); !reason.empty()) {
+    throw Error(fmt::format("{}: cannot write file ({})", s.path.string(), reason));
   }
-  if (const std::string reason = replace_target(tmp, target); !reason.empty()) {
-    throw Error(fmt::format("{}: cannot write file ({})", path.string(), reason));
-  }
+}
+
+void write_path_atomically(const fs::path& path,
+                           const std::function<void(const fs::path& tmp)>& write) {
+  AtomicTarget target(path);
+  write(target.temporary());  // throws: the destructor removes the temporary
+  target.commit();
 }
 
 }  // namespace nbody

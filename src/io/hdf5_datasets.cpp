@@ -33,11 +33,15 @@ void Group::write_dataset(const std::string& name, const Shape& shape, hid_t fil
   if (!space.valid() || !set.valid()) {
     fail(fmt::format("{}: cannot create dataset{}", where(name), library_reason()));
   }
-  // Nothing to transfer for N = 0: the empty dataset (extent 0) is the whole content.
-  if (element_count(shape) > 0 &&
+  // Nothing to transfer for N = 0: the empty dataset (extent 0) is the whole content; none
+  // for a dataset written in parts (data null: create_values, create_ids).
+  if (data != nullptr && element_count(shape) > 0 &&
       H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
     fail(fmt::format("{}: cannot write dataset{}", where(name), library_reason()));
   }
+  // Closing writes what libhdf5 kept in its sieve buffer (a small dataset's data): its
+  // failure (a full disk) would otherwise lose the data without a word.
+  if (!set.close()) fail(fmt::format("{}: cannot write dataset{}", where(name), library_reason()));
 }
 
 void Group::write_rows(const std::string& name, const std::vector<double>& x,
@@ -72,6 +76,67 @@ void Group::write_values(const std::string& name, const std::vector<double>& val
 
 void Group::write_ids(const std::string& name, const std::vector<std::uint64_t>& ids) {
   write_dataset(name, Shape{ids.size()}, H5T_STD_U64LE, H5T_NATIVE_UINT64, ids.data());
+}
+
+void Group::create_values(const std::string& name, std::uint64_t rows, std::size_t columns,
+                          Precision precision) {
+  const Shape shape = columns > 1 ? Shape{rows, columns} : Shape{rows};
+  write_dataset(name, shape, precision == Precision::Double ? H5T_IEEE_F64LE : H5T_IEEE_F32LE,
+                H5T_NATIVE_DOUBLE, nullptr);
+}
+
+void Group::create_ids(const std::string& name, std::uint64_t rows) {
+  write_dataset(name, Shape{rows}, H5T_STD_U64LE, H5T_NATIVE_UINT64, nullptr);
+}
+
+void Group::write_selection(const std::string& name, Rows rows, hid_t memory_type,
+                            const void* data) {
+  if (rows.rows == 0) return;
+  Handle set(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  const Handle file_space(set.valid() ? H5Dget_space(set.get()) : H5I_INVALID_HID, H5Sclose);
+  const int dims = rows.columns > 1 ? 2 : 1;
+  const hsize_t start[2] = {rows.first, 0}, size[2] = {rows.rows, rows.columns};
+  const Handle memory_space(H5Screate_simple(dims, size, nullptr), H5Sclose);
+  if (!file_space.valid() || !memory_space.valid() ||
+      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr) < 0 ||
+      H5Dwrite(set.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, data) <
+          0 ||
+      !set.close()) {  // closing writes what libhdf5 kept in its sieve buffer: a failure too
+    fail(fmt::format("{}: cannot write rows {} to {}{}", where(name), rows.first,
+                     rows.first + rows.rows, library_reason()));
+  }
+}
+
+void Group::write_values_at(const std::string& name, std::uint64_t first,
+                            const std::vector<double>& values, Precision precision) {
+  const Rows rows{first, values.size(), 1};
+  if (precision == Precision::Double) {
+    write_selection(name, rows, H5T_NATIVE_DOUBLE, values.data());
+  } else {
+    write_selection(name, rows, H5T_NATIVE_FLOAT, to_float(values).data());
+  }
+}
+
+void Group::write_rows_at(const std::string& name, std::uint64_t first,
+                          const std::vector<double>& x, const std::vector<double>& y,
+                          const std::vector<double>& z, Precision precision) {
+  std::vector<double> rows(3 * x.size());  // n x 3, row-major, as write_rows
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    rows[3 * i] = x[i];
+    rows[3 * i + 1] = y[i];
+    rows[3 * i + 2] = z[i];
+  }
+  const Rows selection{first, x.size(), 3};
+  if (precision == Precision::Double) {
+    write_selection(name, selection, H5T_NATIVE_DOUBLE, rows.data());
+  } else {
+    write_selection(name, selection, H5T_NATIVE_FLOAT, to_float(rows).data());
+  }
+}
+
+void Group::write_ids_at(const std::string& name, std::uint64_t first,
+                         const std::vector<std::uint64_t>& ids) {
+  write_selection(name, {first, ids.size(), 1}, H5T_NATIVE_UINT64, ids.data());
 }
 
 Handle Group::open_dataset(const std::string& name) const {

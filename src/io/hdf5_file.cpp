@@ -276,6 +276,17 @@ File File::open(const std::filesystem::path& path) {
   return File(std::move(file), name, name);
 }
 
+File File::open_to_write(const std::filesystem::path& path, const std::string& name) {
+  silence_library_errors();
+  Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, file_access().get()), H5Fclose);
+  if (!file.valid()) {
+    const std::string reason = library_reason();
+    throw Error(fmt::format("{}: cannot write file (HDF5 cannot open '{}'{})", name, path.string(),
+                            reason));
+  }
+  return File(std::move(file), name, {});
+}
+
 void File::close() {
   root_.handle_.close();
   // Flush explicitly: a full disk shows up here, while H5Fclose on a still-referenced

@@ -107,6 +107,20 @@ class Group {
   void write_values(const std::string& name, const std::vector<double>& values,
                     Precision precision);
   void write_ids(const std::string& name, const std::vector<std::uint64_t>& ids);
+  /// Datasets written in parts (several ranks in turn, written_in_turn.hpp): one of `rows`
+  /// rows of `columns` values (1: a 1-D dataset) stored as `precision`, or of ids, made at
+  /// its full size and not written; then rows [first, first + n) of it, from n values (or
+  /// n rows of x, y, z).
+  void create_values(const std::string& name, std::uint64_t rows, std::size_t columns,
+                     Precision precision);
+  void create_ids(const std::string& name, std::uint64_t rows);
+  void write_values_at(const std::string& name, std::uint64_t first,
+                       const std::vector<double>& values, Precision precision);
+  void write_rows_at(const std::string& name, std::uint64_t first, const std::vector<double>& x,
+                     const std::vector<double>& y, const std::vector<double>& z,
+                     Precision precision);
+  void write_ids_at(const std::string& name, std::uint64_t first,
+                    const std::vector<std::uint64_t>& ids);
   /// Throws "FILE: /name is missing" when there is no such dataset.
   [[nodiscard]] Shape dataset_shape(const std::string& name) const;
   /// Every element in storage order (row-major).
@@ -142,6 +156,8 @@ class Group {
   [[nodiscard]] Handle open_attribute(const std::string& name) const;
   void write_dataset(const std::string& name, const Shape& shape, hid_t file_type,
                      hid_t memory_type, const void* data);
+  /// Rows [first, first + rows) of `columns` values of an existing dataset, from `data`.
+  void write_selection(const std::string& name, Rows rows, hid_t memory_type, const void* data);
   /// `reading`: the elements that will be read (all of them when not given).
   void check_readable(const std::string& name, hid_t set, bool allow_float,
                       const hsize_t* reading = nullptr) const;
@@ -176,6 +192,10 @@ class File {
   /// Opens path read-only. Throws "FILE: cannot open file (...)" when it is missing and
   /// "FILE: not a readable HDF5 file (truncated or corrupt?)" when HDF5 cannot open it.
   [[nodiscard]] static File open(const std::filesystem::path& path);
+  /// Opens a file this process's run is writing (a temporary another rank created) to
+  /// write more of it; `name` as in create().
+  [[nodiscard]] static File open_to_write(const std::filesystem::path& path,
+                                          const std::string& name);
 
   [[nodiscard]] Group& root() { return root_; }
   [[nodiscard]] const Group& root() const { return root_; }

@@ -33,11 +33,31 @@ ParticleSystem read_snapshot_share(const std::filesystem::path& path, ForceReduc
   refuse(path);
 }
 
+void write_snapshot_share(const std::filesystem::path& path, const ParticleSystem& /*ps*/,
+                          const SnapshotOptions& /*options*/,
+                          const std::vector<double>* /*potential*/, ForceReducer& /*group*/) {
+  refuse(path);
+}
+
 void write_checkpoint(const std::filesystem::path& path, const CheckpointState& /*state*/) {
   refuse(path);
 }
 
+void write_checkpoint_share(const std::filesystem::path& path, const CheckpointState& /*state*/,
+                            ForceReducer& /*group*/) {
+  refuse(path);
+}
+
 CheckpointState read_checkpoint(const std::filesystem::path& path) {
+  refuse(path);
+}
+
+CheckpointState read_checkpoint_share(const std::filesystem::path& path, ForceReducer& /*group*/,
+                                      std::size_t& /*total*/) {
+  refuse(path);
+}
+
+CheckpointState read_checkpoint_header(const std::filesystem::path& path) {
   refuse(path);
 }
 

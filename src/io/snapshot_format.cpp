@@ -1,6 +1,6 @@
 // Snapshots in the GADGET/SWIFT HDF5 layout (docs/reference-values.md "Snapshot files",
-// docs/snapshots.md): written for yt, pynbody and our own `-i`; read from our files and
-// from GADGET-2/3/4 and SWIFT output.
+// docs/snapshots.md): read from our files (written by snapshot_write.cpp) and from
+// GADGET-2/3/4 and SWIFT output.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -8,12 +8,11 @@
 #include <array>
 #include <cmath>
 #include <string>
-#include <unordered_map>
 
 #include "io/hdf5_detail.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/share_checks.hpp"
 #include "io/snapshot_layout.hpp"
-#include "io/snapshot_parameters_hdf5.hpp"
 #include "io/snapshot_rows.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
@@ -26,80 +25,6 @@ namespace fs = std::filesystem;
 
 bool have_hdf5() {
   return true;
-}
-
-// ---- The layout shared with checkpoints -------------------------------------------
-
-namespace snapshot_layout {
-
-void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
-                  hdf5::Precision precision) {
-  hdf5::Group header = root.create_group("Header");
-  // GADGET's counts are 32-bit; NumPart_Total_HighWord holds the bits above (N >= 2^32).
-  std::vector<std::uint32_t> low(6, 0), high(6, 0);
-  low[kBodyType] = static_cast<std::uint32_t>(n & 0xffffffffu);
-  high[kBodyType] = static_cast<std::uint32_t>(n >> 32);
-  header.write_attribute("NumPart_ThisFile", low);
-  header.write_attribute("NumPart_Total", low);
-  header.write_attribute("NumPart_Total_HighWord", high);
-  header.write_attribute("MassTable", std::vector<double>(6, 0.0));  // 0: masses per body
-  header.write_attribute("Time", time);
-  header.write_attribute("Redshift", 0.0);
-  // 0: an isolated system around the origin. yt then infers the domain from the
-  // positions; BoxSize > 0 would make it a periodic box [0, BoxSize]^3.
-  header.write_attribute("BoxSize", 0.0);
-  header.write_attribute("NumFilesPerSnapshot", std::int32_t{1});
-  // OmegaLambda = 0 tells yt (and GADGET readers) that this is not a cosmological run.
-  header.write_attribute("Omega0", 0.0);
-  header.write_attribute("OmegaLambda", 0.0);
-  header.write_attribute("HubbleParam", 1.0);
-  header.write_attribute("Flag_DoublePrecision",
-                         std::int32_t{precision == hdf5::Precision::Double ? 1 : 0});
-  header.write_attribute("Dimension", std::int32_t{dim});  // nbody's: 2 for planar systems
-}
-
-bool ids_usable(const std::vector<std::uint64_t>& ids) {
-  if (std::find(ids.begin(), ids.end(), std::uint64_t{0}) != ids.end()) return false;
-  std::vector<std::uint64_t> sorted = ids;
-  std::sort(sorted.begin(), sorted.end());
-  return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
-}
-
-std::vector<std::uint64_t> snapshot_ids(const ParticleSystem& ps) {
-  if (ids_usable(ps.id)) return ps.id;
-  std::vector<std::uint64_t> ids(ps.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i + 1;
-  return ids;
-}
-
-}  // namespace snapshot_layout
-
-// ---- Writing ----------------------------------------------------------------------
-
-void write_snapshot(const fs::path& path, const ParticleSystem& ps, const SnapshotOptions& options,
-                    const std::vector<double>* potential) {
-  if (potential != nullptr && potential->size() != ps.size()) {
-    throw Error(fmt::format("{}: cannot write snapshot (potential has {} values for {} bodies)",
-                            path.string(), potential->size(), ps.size()));
-  }
-  const auto precision = options.precision == SnapshotPrecision::Double ? hdf5::Precision::Double
-                                                                        : hdf5::Precision::Float;
-  write_path_atomically(path, [&](const fs::path& tmp) {
-    hdf5::File file = hdf5::File::create(tmp, path.string());
-    {
-      snapshot_layout::write_header(file.root(), ps.size(), ps.time, ps.dim, precision);
-      hdf5::Group bodies = file.root().create_group(snapshot_layout::kBodyGroup);
-      bodies.write_rows("Coordinates", ps.x, ps.y, ps.z, precision);
-      bodies.write_rows("Velocities", ps.vx, ps.vy, ps.vz, precision);
-      bodies.write_values("Masses", ps.mass, precision);
-      bodies.write_ids("ParticleIDs", snapshot_layout::snapshot_ids(ps));
-      if (options.radius || ps.has_radii()) bodies.write_values("Radii", ps.radius, precision);
-      if (options.acceleration) bodies.write_rows("Accelerations", ps.ax, ps.ay, ps.az, precision);
-      if (potential != nullptr) bodies.write_values("Potential", *potential, precision);
-    }
-    if (options.parameters) snapshot_layout::write_parameters(file.root(), *options.parameters);
-    file.close();
-  });
 }
 
 // ---- Reading ----------------------------------------------------------------------
@@ -285,12 +210,8 @@ bool append_group(const hdf5::Group& group, const HeaderInfo& header, std::size_
 /// Ids from the file must be usable as ours (>= 1, checked per group; unique, checked
 /// here across groups): collisions and output rely on it.
 void check_unique_ids(const hdf5::Group& root, const ParticleSystem& ps) {
-  std::unordered_map<std::uint64_t, std::size_t> first_use;
-  first_use.reserve(ps.size());
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    const auto [it, inserted] = first_use.emplace(ps.id[i], i);
-    if (!inserted) root.fail(io_detail::repeated_id(ps.id[i], it->second, i));
-  }
+  if (const auto r = io_detail::first_repeated_id(ps.id, 0, nullptr, false))
+    root.fail(io_detail::repeated_id(r->id, r->first, r->again));
 }
 
 }  // namespace

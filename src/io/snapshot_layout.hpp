@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "io/hdf5_file.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/particles.hpp"
 
 namespace nbody::snapshot_layout {
@@ -19,6 +20,9 @@ void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
 
 /// True when every id is >= 1 and no two are equal (what GADGET-style readers expect).
 [[nodiscard]] bool ids_usable(const std::vector<std::uint64_t>& ids);
+
+/// ids_usable over every rank's ids (collective; group null: ids_usable(ids)).
+[[nodiscard]] bool ids_usable_over(const std::vector<std::uint64_t>& ids, ForceReducer* group);
 
 /// The ids a snapshot stores: ps.id when usable, else 1..N.
 [[nodiscard]] std::vector<std::uint64_t> snapshot_ids(const ParticleSystem& ps);

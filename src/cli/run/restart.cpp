@@ -1,6 +1,7 @@
 #include "cli/run/restart.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -144,7 +145,9 @@ RestartPlan plan_restart(CLI::App& cmd, const RunArgs& args,
       restart_file(args.outputs.restart, output_dir_of(args.outputs.output_dir, args.output));
   if (!plan.file) return plan;  // --restart latest, none yet: a fresh start
   const auto start = std::chrono::steady_clock::now();
-  plan.state = std::make_shared<CheckpointState>(read_checkpoint(*plan.file));
+  // The attributes alone: the run reads the bodies at its start, each rank its share in a
+  // decomposed run (run_start.cpp), so no rank holds all N to parse the options.
+  plan.state = std::make_shared<CheckpointState>(read_checkpoint_header(*plan.file));
   plan.read_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   plan.step = plan.state->step;
@@ -213,6 +216,18 @@ RestartPlan plan_restart(CLI::App& cmd, const RunArgs& args,
   }
   apply_config_text(cmd, inherited, plan.file->string() + " (its parameters)");
   return plan;
+}
+
+void print_restart_notes(const RestartPlan& plan, std::FILE* human, bool talk, bool root) {
+  if (!plan.ignored.empty() && talk) {
+    std::string names;
+    for (const auto& o : plan.ignored) names += (names.empty() ? "" : ", ") + o;
+    fmt::print(human, "restart: the bodies come from the checkpoint; not used: {}\n", names);
+  }
+  for (const RestartChange& c : plan.changes) {
+    if (root)
+      fmt::print(stderr, "restart: {} {} -> {} (--override)\n", c.option, c.before, c.after);
+  }
 }
 
 std::string run_parameters(const CLI::App& cmd, const RunArgs& args, std::size_t bodies) {

@@ -4,6 +4,7 @@
 // the refusal of a change to the physics without --override; and the parameters a run
 // records (used_parameters.toml and the next checkpoints).
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -29,9 +30,11 @@ struct RestartChange {
 /// `file` is empty and the run starts from its source of bodies.
 struct RestartPlan {
   std::optional<std::filesystem::path> file;
-  std::shared_ptr<CheckpointState> state;  // read once; the run takes its bodies
-  std::string parameters;                  // the checkpoint's options (used-parameters TOML)
-  std::uint64_t step = 0;                  // where the checkpoint is
+  // Its attributes (read_checkpoint_header: no bodies; the run's start reads them,
+  // start_bodies in run_start.hpp).
+  std::shared_ptr<CheckpointState> state;
+  std::string parameters;  // the checkpoint's options (used-parameters TOML)
+  std::uint64_t step = 0;  // where the checkpoint is
   double time = 0;
   double read_seconds = 0;
   std::vector<RestartChange> changes;  // physics changed with --override
@@ -39,14 +42,18 @@ struct RestartPlan {
 };
 
 /// The options of a restart (call from run's callback, after --config): finds the checkpoint
-/// --restart names and reads it; refuses an option of the command line or config file that
-/// changes the physics (the solver and its parameters, softening, G, dt, the integrator,
+/// --restart names and reads its attributes; refuses an option of the command line or config file
+/// that changes the physics (the solver and its parameters, softening, G, dt, the integrator,
 /// collisions) to another value than the checkpoint's, unless --override; then gives every
 /// option that neither named the checkpoint's value, except those of this invocation only
 /// (--quiet, --json, --timings, --threads) and of the source of bodies (-i, --model, -n and
 /// the model parameters, --dim), which the checkpoint replaces. Throws nbody::Error.
 [[nodiscard]] RestartPlan plan_restart(CLI::App& cmd, const RunArgs& args,
                                        const std::vector<ConfigSetting>& from_config);
+
+/// What the run says of a restart's options: those of the source of bodies not used (to
+/// `human` when `talk`), the physics changed with --override (to stderr on rank 0, `root`).
+void print_restart_notes(const RestartPlan& plan, std::FILE* human, bool talk, bool root);
 
 /// The TOML of the options a run uses (its used_parameters.toml and checkpoints), readable
 /// by --config: the options in effect, where the model options are "not used" when the

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "nbody/error.hpp"
 #include "nbody/input_error.hpp"
 
 namespace nbody::cli {
@@ -74,9 +75,14 @@ bool SnapshotSeries::due(std::uint64_t step, double time) const {
   return false;
 }
 
-fs::path SnapshotSeries::write(const ParticleSystem& ps, const std::vector<double>* potential) {
+fs::path SnapshotSeries::write(const ParticleSystem& ps, const std::vector<double>* potential,
+                               ForceReducer* share) {
   const fs::path path = dir_ / fmt::format("snapshot_{:04d}.hdf5", next_index_);
-  write_snapshot(path, ps, options_, potential);
+  if (share) {
+    write_snapshot_share(path, ps, options_, potential, *share);
+  } else {
+    write_snapshot(path, ps, options_, potential);
+  }
   skip(ps.time);
   return path;
 }
@@ -107,10 +113,27 @@ bool CheckpointSeries::due(std::uint64_t step) const {
   return false;
 }
 
-fs::path CheckpointSeries::write(const CheckpointState& state) {
+fs::path CheckpointSeries::write(const CheckpointState& state, ForceReducer* share) {
   const fs::path path = dir_ / fmt::format("checkpoint_{:08d}.h5", state.step);
-  write_checkpoint(path, state);
+  const bool root = !share || share->part() == 0;
+  std::string problem;  // rank 0's, which every rank throws in a decomposed run
+  if (root) {
+    try {
+      create_dir(dir_);
+    } catch (const Error& e) {
+      if (!share) throw;
+      problem = e.what();
+    }
+  }
+  if (share) {
+    for (const auto& said : share->all_gather(ForceReducer::Bytes(problem.begin(), problem.end())))
+      if (!said.empty()) throw Error(std::string(said.begin(), said.end()));
+    write_checkpoint_share(path, state, *share);
+  } else {
+    write_checkpoint(path, state);
+  }
   last_ = std::chrono::steady_clock::now();
+  if (!root) return path;
   auto all = checkpoints_in(dir_);
   if (all.size() > keep_) {
     std::error_code ignored;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/run/output_options.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/particles.hpp"
 #include "nbody/snapshot.hpp"
 
@@ -30,8 +31,10 @@ class SnapshotSeries {
   /// Whether the state after `step` at simulated time `time` gets a snapshot.
   [[nodiscard]] bool due(std::uint64_t step, double time) const;
   /// Writes the next snapshot_NNNN.hdf5 (potential: per-body potentials, or null) and
-  /// moves the schedule on. Returns its path.
-  std::filesystem::path write(const ParticleSystem& ps, const std::vector<double>* potential);
+  /// moves the schedule on. Returns its path. With `share` (a decomposed run) ps is this
+  /// rank's bodies, and every rank calls it: they write the one file in turn.
+  std::filesystem::path write(const ParticleSystem& ps, const std::vector<double>* potential,
+                              ForceReducer* share = nullptr);
   /// Moves the schedule on as write() does, without writing (MPI ranks other than 0).
   void skip(double time);
   [[nodiscard]] std::uint64_t next_index() const { return next_index_; }
@@ -54,8 +57,10 @@ class CheckpointSeries {
   CheckpointSeries(std::filesystem::path dir, const OutputOptions& options);
   /// Whether a checkpoint is due after `step` (every K steps, or M minutes since the last).
   [[nodiscard]] bool due(std::uint64_t step) const;
-  /// Writes DIR/checkpoint_<step>.h5 atomically, then removes all but the newest `keep`.
-  std::filesystem::path write(const CheckpointState& state);
+  /// Writes DIR/checkpoint_<step>.h5 atomically (creating DIR again if it went), then
+  /// removes all but the newest `keep`. With `share` (a decomposed run) state.particles are
+  /// this rank's bodies, and every rank calls it: they write the one file in turn.
+  std::filesystem::path write(const CheckpointState& state, ForceReducer* share = nullptr);
   /// The path write() would use at `step`, without writing (MPI ranks other than 0).
   std::filesystem::path skip(std::uint64_t step);
 

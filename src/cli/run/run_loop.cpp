@@ -72,23 +72,9 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   std::optional<CheckpointState> resumed;
   {
     ScopedPhase phase(io_times, "io");
-    if (restart) {
-      resumed = std::move(*a.restart.state);
-      a.restart.state.reset();
-      start.bodies = std::move(resumed->particles);
-      start.total = start.bodies.size();
-      if (!a.restart.ignored.empty() && talk) {
-        std::string names;
-        for (const auto& o : a.restart.ignored) names += (names.empty() ? "" : ", ") + o;
-        fmt::print(human, "restart: the bodies come from the checkpoint; not used: {}\n", names);
-      }
-      for (const RestartChange& c : a.restart.changes) {
-        if (root)
-          fmt::print(stderr, "restart: {} {} -> {} (--override)\n", c.option, c.before, c.after);
-      }
-    } else {
-      start = start_bodies(a, app, sim_options, ranks);
-    }
+    start = start_bodies(a, app, sim_options, ranks);
+    resumed = std::move(start.checkpoint);
+    if (restart) print_restart_notes(a.restart, human, talk, root);
   }
   if (a.dim == 2 && !resumed) {
     double moved[2] = {double(start.bodies.make_planar()), double(start.bodies.size())};
@@ -232,21 +218,23 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   // Diagnostics are collective in a decomposed run: every rank computes the ones rank 0
   // reports.
   const bool diagnose_everywhere = sim.decomposed();
+  // Snapshots and checkpoints of a decomposed run: every rank writes its own bodies into the
+  // one file, in turn (no gather); other outputs gather them for rank 0.
+  ForceReducer* const share = sim.decomposed() ? ranks.get() : nullptr;
   const double e0 = resumed ? resumed->initial_energy : now.total_energy;
   auto write_snapshot_now = [&] {
     // The solver's potentials (a gravity pass when this step did not compute them), on
     // every rank: with several processes the shares are summed.
     if (snapshots.wants_potential()) sim.evaluate_forces(true);
     ScopedPhase phase(sim.times(), "io");
-    const ParticleSystem* ps = output_state();
-    if (!root) return snapshots.skip(sim.time());
-    snapshots.write(*ps, snapshots.wants_potential() ? &ps->potential : nullptr);
+    const ParticleSystem* ps = share ? &sim.particles() : output_state();
+    if (!ps) return snapshots.skip(sim.time());
+    snapshots.write(*ps, snapshots.wants_potential() ? &ps->potential : nullptr, share);
   };
   auto write_checkpoint_now = [&] {
     ScopedPhase phase(sim.times(), "io");
-    const ParticleSystem* ps = output_state();
-    if (!root) return checkpoints.skip(sim.steps_done());
-    create_dir(dir);
+    const ParticleSystem* ps = share ? &sim.particles() : output_state();
+    if (!ps) return checkpoints.skip(sim.steps_done());
     CheckpointState state;
     state.particles = *ps;
     state.step = sim.steps_done();
@@ -257,7 +245,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     state.snapshot_origin = snapshots.origin();
     state.parameters = parameters;
     state.integrator = sim.integrator_state();
-    return checkpoints.write(state);
+    return checkpoints.write(state, share);
   };
   auto log_energy = [&](const Diagnostics& d) {
     if (!energy_log) return;

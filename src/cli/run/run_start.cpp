@@ -1,5 +1,5 @@
-// start_bodies (run_start.hpp): a model drawn or an HDF5 file read by each rank for its own
-// share in a decomposed run, else every body on every rank.
+// start_bodies (run_start.hpp): a checkpoint or an HDF5 file read, or a model drawn, by each
+// rank for its own share in a decomposed run, else every body on every rank.
 #include "cli/run/run_start.hpp"
 
 #include <CLI/CLI.hpp>
@@ -14,6 +14,19 @@ namespace nbody::cli {
 StartBodies start_bodies(const RunArgs& a, const CLI::App& app, const SimulationOptions& options,
                          const std::shared_ptr<ForceReducer>& ranks) {
   StartBodies start;
+  if (a.restart.file) {
+    // The checkpoint's dim decides (its options, applied by plan_restart, are the run's):
+    // --dim is a source option the checkpoint replaces.
+    if (Simulation::decomposes(options, a.restart.state->particles.dim, ranks.get())) {
+      start.checkpoint = read_checkpoint_share(*a.restart.file, *ranks, start.total);
+      start.shared = true;
+    } else {
+      start.checkpoint = read_checkpoint(*a.restart.file);
+      start.total = start.checkpoint->particles.size();
+    }
+    start.bodies = std::move(start.checkpoint->particles);
+    return start;
+  }
   const bool decomposes = Simulation::decomposes(options, a.dim, ranks.get());
   const bool hdf5 = !a.input.empty() && (resolve_format(a.input, a.format) == FileFormat::Hdf5 ||
                                          looks_like_hdf5(a.input));

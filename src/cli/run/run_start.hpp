@@ -1,13 +1,15 @@
 #pragma once
-// The bodies `nbody run` starts from when it is not a restart (run_loop.cpp).
+// The bodies `nbody run` starts from (run_loop.cpp): a checkpoint's, a file's or a model's.
 #include <cstddef>
 #include <memory>
+#include <optional>
 
 #include "cli/cli11_fwd.hpp"
 #include "cli/run/run_args.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/particles.hpp"
 #include "nbody/simulation.hpp"
+#include "nbody/snapshot.hpp"
 
 namespace nbody::cli {
 
@@ -15,11 +17,14 @@ struct StartBodies {
   ParticleSystem bodies;
   std::size_t total = 0;  // every rank's bodies together
   bool shared = false;    // `bodies` is this rank's share of them
+  // A restart: the checkpoint's state (its bodies moved to `bodies`), for Simulation::resume.
+  std::optional<CheckpointState> checkpoint;
 };
 
-/// In a decomposed run (Simulation::decomposes) of a model or an HDF5 file, this rank's
-/// share alone (generate_window, read_snapshot_share: no rank holds all N); otherwise
-/// every body (load_or_generate). --radius with a file gives its bodies that radius.
+/// In a decomposed run (Simulation::decomposes) of a checkpoint (--restart), a model or an
+/// HDF5 file, this rank's share alone (read_checkpoint_share, generate_window,
+/// read_snapshot_share: no rank holds all N); otherwise every body (read_checkpoint,
+/// load_or_generate). --radius with a file gives its bodies that radius.
 [[nodiscard]] StartBodies start_bodies(const RunArgs& a, const CLI::App& app,
                                        const SimulationOptions& options,
                                        const std::shared_ptr<ForceReducer>& ranks);

@@ -1,0 +1,266 @@
+// Reading checkpoints (checkpoint_format.cpp writes them): whole (read_checkpoint), this
+// rank's rows alone (read_checkpoint_share: HDF5 row selections, no rank holds all N), or
+// the attributes alone (read_checkpoint_header), through one path: the whole file is the one
+// share of one process. Every value is checked as it enters, and a problem in any share is
+// the whole file's reader's message (the row over the file), thrown by every rank.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <initializer_list>
+#include <optional>
+#include <string>
+
+#include "io/checkpoint_layout.hpp"
+#include "io/hdf5_detail.hpp"
+#include "io/hdf5_file.hpp"
+#include "io/share_checks.hpp"
+#include "nbody/distributed.hpp"
+#include "nbody/error.hpp"
+#include "nbody/gravity.hpp"
+#include "nbody/snapshot.hpp"
+
+namespace nbody {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using namespace checkpoint_layout;
+using io_detail::Found;
+
+/// A scalar attribute that must be one of a few integers (dim, flags, version).
+int read_choice(const hdf5::Group& group, const std::string& name,
+                std::initializer_list<int> allowed) {
+  const double value = group.read_attribute_double(name);
+  for (int a : allowed) {
+    if (value == a) return a;
+  }
+  group.refuse(group.where(name), fmt::format("must be one of {}", fmt::join(allowed, ", ")),
+               value);
+}
+
+/// What a saved number may be. A checkpoint edited (or damaged) to hold a NaN position or a
+/// mass of 0 would otherwise run on and write files that `nbody info` then refuses.
+/// ValueRule's three rules, plus one for values a run may leave uncomputed.
+enum class Range {
+  Finite = static_cast<int>(ValueRule::Finite),
+  NonNegative = static_cast<int>(ValueRule::NonNegative),
+  Positive = static_cast<int>(ValueRule::Positive),
+  FiniteOrNaN
+};
+
+/// The message of a value out of its range (an nbody::Error to throw).
+Error value_error(const hdf5::Group& group, const std::string& where, double v, Range range) {
+  if (range == Range::FiniteOrNaN)  // NaN: not computed (a run without energies)
+    return input_error(group.file() + ": " + where, "must be finite (or nan: not computed)", v);
+  return input_error(group.file() + ": " + where, rule_text(static_cast<ValueRule>(range)), v);
+}
+
+/// Whether v passes, without building a message (the loop over every body).
+bool passes(double v, Range range) {
+  return range == Range::FiniteOrNaN ? !std::isinf(v) : obeys(v, static_cast<ValueRule>(range));
+}
+
+double read_scalar(const hdf5::Group& group, const std::string& name, Range range) {
+  const double v = group.read_attribute_double(name);
+  if (!passes(v, range)) throw value_error(group, group.where(name), v, range);
+  return v;
+}
+
+/// The first value of `v` (rows from `first` over the file) out of its range, as the check
+/// `stage` of the whole file's reader.
+std::optional<Found> first_bad(const hdf5::Group& group, const std::string& name,
+                               const std::vector<double>& v, Range range, std::uint64_t first,
+                               std::uint64_t stage) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!passes(v[i], range)) {
+      const std::string where = fmt::format("{}[{}]", group.where(name), first + i);
+      return Found{stage, first + i, value_error(group, where, v[i], range).what()};
+    }
+  }
+  return std::nullopt;
+}
+
+/// The range of each saved array: accelerations only matter when they are valid.
+Range range_of(const std::string& name) {
+  if (name == "mass") return Range::Positive;
+  if (name == "radius") return Range::NonNegative;
+  return Range::Finite;
+}
+
+/// A dataset of one value per body: shape (n).
+void check_shape(const hdf5::Group& group, const std::string& name, std::uint64_t n) {
+  const hdf5::Shape s = group.dataset_shape(name);
+  if (s.size() != 1 || s[0] != n) {
+    group.fail(fmt::format("{} has shape ({}), {} has {} values", group.where(name),
+                           fmt::join(s, ", "), group.where("x"), n));
+  }
+}
+
+/// Which rows a read takes: every body's (group null, bodies), this rank's share of them
+/// (a group), or none (the attributes alone).
+struct Reading {
+  ForceReducer* group = nullptr;
+  bool bodies = true;
+};
+
+/// The bodies' rows and every check that needs only this rank's rows (a shape, a read);
+/// `mine` gets the rows read.
+CheckpointState read_rows(const hdf5::Group& group, Reading how, std::size_t& total,
+                          ShareRange& mine) {
+  if (const std::string format = group.read_attribute_string("format");
+      format != "nbody checkpoint") {
+    group.refuse(group.where("format"), "must be \"nbody checkpoint\"", format);
+  }
+  const double version = group.read_attribute_double("format_version");
+  if (version != kFormatVersion) {
+    group.fail(fmt::format("{} is {}; this nbody reads version {}", group.where("format_version"),
+                           printable(version), kFormatVersion));
+  }
+  CheckpointState state;
+  ParticleSystem& ps = state.particles;
+  const hdf5::Shape shape = group.dataset_shape("x");
+  if (shape.size() != 1) group.fail(fmt::format("{} is not 1-D", group.where("x")));
+  const std::size_t n = shape[0];
+  if (n == 0) group.refuse(group.where("x"), "the checkpoint holds no bodies", n);
+  total = n;
+  mine = !how.bodies ? ShareRange{0, 0}
+         : how.group ? share_range(n, how.group->part(), how.group->parts())
+                     : ShareRange{0, n};
+  const std::uint64_t rows = mine.last - mine.first;
+  // Before anything is allocated: 13 arrays of the rows, and each one read.
+  hdf5::detail::check_memory(group.where("x"), rows, 14 * 8, group);
+  ps.resize(rows);
+  for (const ArrayField& a : kArrays) {
+    check_shape(group, a.name, n);
+    ps.*a.member = group.read_doubles(a.name, mine.first, rows, 1);
+  }
+  check_shape(group, "id", n);
+  ps.id = group.read_ids("id", mine.first, rows);
+  if (how.group && group.has("integrator_state")) {
+    // IAS15 never runs decomposed (docs/distributed.md): its state is read whole.
+    group.fail(fmt::format(
+        "{} is IAS15's state, which one process reads whole: a run decomposed over {} ranks "
+        "cannot continue it",
+        group.where("integrator_state"), how.group->parts()));
+  }
+  return state;
+}
+
+/// read_checkpoint's work for the rows `how` takes. Every rank reads the same attributes
+/// (and throws alike for them); what depends on its rows every rank agrees on.
+CheckpointState read_checkpoint_rows(const fs::path& path, Reading how, std::size_t& total) {
+  ForceReducer* const ranks = how.group;
+  std::optional<hdf5::File> file;
+  std::optional<hdf5::Group> held;
+  CheckpointState state;
+  ShareRange mine;
+  std::string problem;
+  try {
+    file.emplace(hdf5::File::open(path));
+    const hdf5::Group& root = file->root();
+    if (!root.has(kGroup)) {
+      root.fail("/Checkpoint is missing (not an nbody checkpoint; a snapshot is read with -i)");
+    }
+    held.emplace(root.open_group(kGroup));
+    state = read_rows(*held, how, total, mine);
+  } catch (const Error& e) {
+    if (!ranks) throw;
+    problem = e.what();
+  }
+  if (ranks) io_detail::throw_what_any_found(*ranks, problem);
+  const hdf5::Group& group = *held;
+  ParticleSystem& ps = state.particles;
+  const std::uint64_t first = mine.first;
+
+  // The values in the whole reader's order: array by array, row by row.
+  std::optional<Found> bad;
+  for (std::size_t k = 0; k < kArrays.size() && !bad; ++k) {
+    const std::string name = kArrays[k].name;
+    if (name == "ax" || name == "ay" || name == "az") continue;  // checked below, when valid
+    bad = first_bad(group, name, ps.*kArrays[k].member, range_of(name), first, k);
+  }
+  io_detail::throw_first_in_file(ranks, bad);
+  // Ids other than 0 (no id) are unique over the file: collisions and outputs find bodies by id.
+  if (const auto r = io_detail::first_repeated_id(ps.id, first, ranks, true)) {
+    group.refuse(fmt::format("{}[{}]", group.where("id"), r->again),
+                 fmt::format("is used twice (also by body {})", r->first), r->id);
+  }
+
+  ps.dim = read_choice(group, "dim", {2, 3});
+  if (ps.dim == 2) {  // planar runs hold z = vz = 0 exactly
+    for (std::uint64_t stage = 0; stage < 2 && !bad; ++stage) {
+      const std::vector<double>& v = stage == 0 ? ps.z : ps.vz;
+      for (std::size_t i = 0; i < v.size() && !bad; ++i) {
+        if (v[i] == 0) continue;
+        const std::string where =
+            fmt::format("{}[{}]", group.where(stage == 0 ? "z" : "vz"), first + i);
+        bad = Found{stage, first + i,
+                    input_error(group.file() + ": " + where,
+                                "must be 0 in a planar (dim 2) checkpoint", v[i])
+                        .what()};
+      }
+    }
+    io_detail::throw_first_in_file(ranks, bad);
+  }
+  ps.time = read_scalar(group, "time", Range::Finite);
+  if (read_choice(group, "accelerations_valid", {0, 1}) == 1) {
+    for (std::uint64_t k = 0; k < 3 && !bad; ++k) {
+      const char* name = k == 0 ? "ax" : k == 1 ? "ay" : "az";
+      const auto& v = k == 0 ? ps.ax : k == 1 ? ps.ay : ps.az;
+      bad = first_bad(group, name, v, Range::Finite, first, k);
+    }
+    io_detail::throw_first_in_file(ranks, bad);
+    ps.set_accelerations_valid();
+  }
+  state.step = group.read_attribute_count("step");
+  state.initial_energy = read_scalar(group, "initial_energy", Range::FiniteOrNaN);
+  state.next_snapshot = group.read_attribute_count("next_snapshot");
+  state.next_snapshot_time = read_scalar(group, "next_snapshot_time", Range::Finite);
+  if (group.has_attribute("snapshot_origin"))  // written since IAS15 (older: NaN, unknown)
+    state.snapshot_origin = read_scalar(group, "snapshot_origin", Range::FiniteOrNaN);
+  CollisionTotals& c = state.collisions;
+  c.stages = group.read_attribute_count("collision_stages");
+  c.contacts = group.read_attribute_count("collision_contacts");
+  c.merges = group.read_attribute_count("collision_merges");
+  c.max_overlap_last = read_scalar(group, "collision_max_overlap_last", Range::NonNegative);
+  c.energy_lost = read_scalar(group, "collision_energy_lost", Range::Finite);
+  c.seconds = read_scalar(group, "collision_seconds", Range::NonNegative);
+  state.parameters = group.read_attribute_string("parameters");
+  if (group.has("integrator_state")) {  // IAS15: b, e (7 x 3N each), csx, csv (3N each)
+    const std::uint64_t n = total;
+    const hdf5::Shape s = group.dataset_shape("integrator_state");
+    if (s.size() != 1 || s[0] != 48 * n) {
+      group.fail(fmt::format("{} has shape ({}), IAS15's state for {} bodies has {} values",
+                             group.where("integrator_state"), fmt::join(s, ", "), n, 48 * n));
+    }
+    if (how.bodies) {  // the attributes alone leave it for the read of the bodies
+      state.integrator.values = group.read_doubles("integrator_state");
+      if (const auto f =
+              first_bad(group, "integrator_state", state.integrator.values, Range::Finite, 0, 0))
+        throw Error(f->message);
+      state.integrator.next_dt = read_scalar(group, "integrator_next_dt", Range::Positive);
+    }
+  }
+  return state;
+}
+
+}  // namespace
+
+CheckpointState read_checkpoint(const fs::path& path) {
+  std::size_t total = 0;
+  return read_checkpoint_rows(path, {}, total);
+}
+
+CheckpointState read_checkpoint_share(const fs::path& path, ForceReducer& group,
+                                      std::size_t& total) {
+  return read_checkpoint_rows(path, {&group, true}, total);
+}
+
+CheckpointState read_checkpoint_header(const fs::path& path) {
+  std::size_t total = 0;
+  return read_checkpoint_rows(path, {nullptr, false}, total);
+}
+
+}  // namespace nbody

@@ -1,0 +1,142 @@
+// Writing snapshots in the GADGET/SWIFT HDF5 layout (docs/snapshots.md), by one process or
+// in a decomposed run by every rank in turn, each its own rows (the bodies in the ranks'
+// order, not by id: the readers take them in any order); and the layout checkpoints share.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+#include "io/hdf5_file.hpp"
+#include "io/share_checks.hpp"
+#include "io/snapshot_layout.hpp"
+#include "io/snapshot_parameters_hdf5.hpp"
+#include "io/written_in_turn.hpp"
+#include "nbody/distributed.hpp"
+#include "nbody/error.hpp"
+#include "nbody/snapshot.hpp"
+
+namespace nbody {
+
+namespace fs = std::filesystem;
+
+namespace snapshot_layout {
+
+void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
+                  hdf5::Precision precision) {
+  hdf5::Group header = root.create_group("Header");
+  // GADGET's counts are 32-bit; NumPart_Total_HighWord holds the bits above (N >= 2^32).
+  std::vector<std::uint32_t> low(6, 0), high(6, 0);
+  low[kBodyType] = static_cast<std::uint32_t>(n & 0xffffffffu);
+  high[kBodyType] = static_cast<std::uint32_t>(n >> 32);
+  header.write_attribute("NumPart_ThisFile", low);
+  header.write_attribute("NumPart_Total", low);
+  header.write_attribute("NumPart_Total_HighWord", high);
+  header.write_attribute("MassTable", std::vector<double>(6, 0.0));  // 0: masses per body
+  header.write_attribute("Time", time);
+  header.write_attribute("Redshift", 0.0);
+  // 0: an isolated system around the origin. yt then infers the domain from the
+  // positions; BoxSize > 0 would make it a periodic box [0, BoxSize]^3.
+  header.write_attribute("BoxSize", 0.0);
+  header.write_attribute("NumFilesPerSnapshot", std::int32_t{1});
+  // OmegaLambda = 0 tells yt (and GADGET readers) that this is not a cosmological run.
+  header.write_attribute("Omega0", 0.0);
+  header.write_attribute("OmegaLambda", 0.0);
+  header.write_attribute("HubbleParam", 1.0);
+  header.write_attribute("Flag_DoublePrecision",
+                         std::int32_t{precision == hdf5::Precision::Double ? 1 : 0});
+  header.write_attribute("Dimension", std::int32_t{dim});  // nbody's: 2 for planar systems
+}
+
+bool ids_usable(const std::vector<std::uint64_t>& ids) {
+  if (std::find(ids.begin(), ids.end(), std::uint64_t{0}) != ids.end()) return false;
+  std::vector<std::uint64_t> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+}
+
+bool ids_usable_over(const std::vector<std::uint64_t>& ids, ForceReducer* group) {
+  if (group == nullptr) return ids_usable(ids);
+  const bool zero = std::find(ids.begin(), ids.end(), std::uint64_t{0}) != ids.end();
+  const bool zeros = group->max(zero ? 1 : 0) != 0;  // every rank calls both collectives
+  return !io_detail::first_repeated_id(ids, 0, group, false) && !zeros;
+}
+
+std::vector<std::uint64_t> snapshot_ids(const ParticleSystem& ps) {
+  if (ids_usable(ps.id)) return ps.id;
+  std::vector<std::uint64_t> ids(ps.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i + 1;
+  return ids;
+}
+
+}  // namespace snapshot_layout
+
+namespace {
+
+/// write_snapshot's work; with a group, ps (and potential) are this rank's bodies.
+void write_snapshot_rows(const fs::path& path, const ParticleSystem& ps,
+                         const SnapshotOptions& options, const std::vector<double>* potential,
+                         ForceReducer* group) {
+  std::string problem;
+  if (potential != nullptr && potential->size() != ps.size()) {
+    problem = fmt::format("{}: cannot write snapshot (potential has {} values for {} bodies)",
+                          path.string(), potential->size(), ps.size());
+  }
+  if (!group && !problem.empty()) throw Error(problem);
+  if (group) io_detail::throw_what_any_found(*group, problem);
+  // What the layout takes from every rank's bodies (collectives: every rank asks alike).
+  const bool radii =
+      options.radius || (group ? group->max(ps.has_radii() ? 1 : 0) != 0 : ps.has_radii());
+  const bool with_potential =
+      group ? group->max(potential != nullptr ? 1 : 0) != 0 : potential != nullptr;
+  if (group && with_potential && group->max(potential == nullptr ? 1 : 0) != 0)
+    throw Error(fmt::format("{}: cannot write snapshot (the potentials of some ranks' bodies only)",
+                            path.string()));
+  const bool usable = snapshot_layout::ids_usable_over(ps.id, group);
+  const auto precision = options.precision == SnapshotPrecision::Double ? hdf5::Precision::Double
+                                                                        : hdf5::Precision::Float;
+  io_detail::write_in_turn(
+      path, group, ps.size(),
+      [&](hdf5::File& file, std::uint64_t total) {
+        snapshot_layout::write_header(file.root(), total, ps.time, ps.dim, precision);
+        {
+          hdf5::Group bodies = file.root().create_group(snapshot_layout::kBodyGroup);
+          bodies.create_values("Coordinates", total, 3, precision);
+          bodies.create_values("Velocities", total, 3, precision);
+          bodies.create_values("Masses", total, 1, precision);
+          bodies.create_ids("ParticleIDs", total);
+          if (radii) bodies.create_values("Radii", total, 1, precision);
+          if (options.acceleration) bodies.create_values("Accelerations", total, 3, precision);
+          if (with_potential) bodies.create_values("Potential", total, 1, precision);
+        }
+        if (options.parameters) snapshot_layout::write_parameters(file.root(), *options.parameters);
+      },
+      [&](hdf5::File& file, std::uint64_t offset) {
+        hdf5::Group bodies = file.root().open_group(snapshot_layout::kBodyGroup);
+        bodies.write_rows_at("Coordinates", offset, ps.x, ps.y, ps.z, precision);
+        bodies.write_rows_at("Velocities", offset, ps.vx, ps.vy, ps.vz, precision);
+        bodies.write_values_at("Masses", offset, ps.mass, precision);
+        std::vector<std::uint64_t> ids = ps.id;
+        if (!usable)  // numbered by row over the file, as one process numbers them
+          for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = offset + i + 1;
+        bodies.write_ids_at("ParticleIDs", offset, ids);
+        if (radii) bodies.write_values_at("Radii", offset, ps.radius, precision);
+        if (options.acceleration)
+          bodies.write_rows_at("Accelerations", offset, ps.ax, ps.ay, ps.az, precision);
+        if (with_potential) bodies.write_values_at("Potential", offset, *potential, precision);
+      });
+}
+
+}  // namespace
+
+void write_snapshot(const fs::path& path, const ParticleSystem& ps, const SnapshotOptions& options,
+                    const std::vector<double>* potential) {
+  write_snapshot_rows(path, ps, options, potential, nullptr);
+}
+
+void write_snapshot_share(const fs::path& path, const ParticleSystem& ps,
+                          const SnapshotOptions& options, const std::vector<double>* potential,
+                          ForceReducer& group) {
+  write_snapshot_rows(path, ps, options, potential, &group);
+}
+
+}  // namespace nbody

@@ -1,0 +1,95 @@
+// write_in_turn (written_in_turn.hpp): rank 0 lays the file out, the ranks write their rows in
+// rank order, rank 0 renames it into place once all agree that every part was written.
+#include "io/written_in_turn.hpp"
+
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "io/atomic_target.hpp"
+#include "io/share_checks.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody::io_detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Bytes = ForceReducer::Bytes;
+
+/// One turn's news from a rank: its problem ("" none), and rank 0's temporary's name.
+Bytes news(const std::string& problem, const std::string& tmp) {
+  const std::string text = (problem.empty() ? '\0' + tmp : '\1' + problem);
+  return Bytes(text.begin(), text.end());
+}
+
+}  // namespace
+
+void write_in_turn(const fs::path& path, ForceReducer* group, std::uint64_t count,
+                   const std::function<void(hdf5::File&, std::uint64_t)>& layout,
+                   const std::function<void(hdf5::File&, std::uint64_t)>& rows) {
+  const int part = group ? group->part() : 0, parts = group ? group->parts() : 1;
+  std::uint64_t total = count, offset = 0;
+  if (group) {  // the rows of every rank, and of those before this one
+    Bytes mine(sizeof count);
+    std::memcpy(mine.data(), &count, sizeof count);
+    const auto all = group->all_gather(mine);
+    total = 0;
+    for (int p = 0; p < parts; ++p) {
+      std::uint64_t c = 0;
+      std::memcpy(&c, all[std::size_t(p)].data(), sizeof c);
+      total += c;
+      if (p < part) offset += c;
+    }
+  }
+  // Every rank goes through every turn whatever happened, so none waits for one that threw;
+  // a rank that caught a problem writes nothing more and passes it on.
+  std::string problem, tmp;
+  std::unique_ptr<AtomicTarget> target;  // rank 0's: removes the temporary unless committed
+  if (part == 0) {
+    try {
+      target = std::make_unique<AtomicTarget>(path);
+      tmp = target->temporary().string();
+      hdf5::File file = hdf5::File::create(tmp, path.string());
+      layout(file, total);
+      rows(file, 0);
+      file.close();
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+  }
+  for (int turn = 1; turn < parts; ++turn) {
+    const auto said = group->all_gather(news(problem, part == 0 ? tmp : std::string()));
+    for (const Bytes& b : said) {
+      if (!b.empty() && b[0] != '\0') {
+        problem = std::string(b.begin() + 1, b.end());
+        break;
+      }
+    }
+    if (turn == 1 && problem.empty()) tmp = std::string(said[0].begin() + 1, said[0].end());
+    if (part != turn || !problem.empty()) continue;
+    try {
+      hdf5::File file = hdf5::File::open_to_write(tmp, path.string());
+      rows(file, offset);
+      file.close();
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+  }
+  if (group) problem = first_found(*group, problem);
+  if (problem.empty() && part == 0) {
+    try {
+      target->commit();
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+  }
+  // The rename's outcome, from rank 0 to every rank.
+  if (group && parts > 1) problem = first_found(*group, problem);
+  target.reset();  // a temporary not renamed is removed before anyone reads the message
+  if (!problem.empty()) throw Error(problem);
+}
+
+}  // namespace nbody::io_detail
