@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <utility>
 
 #include "nbody/physics/collision_response.hpp"
 #include "nbody/physics/integration.hpp"
@@ -30,10 +31,27 @@ void kick_body(ParticleSystem& ps, std::size_t i, double h) {
 BlockSteps::BlockSteps(const IntegratorOptions& options, double softening)
     : eta_(options.eta), dt_min_(options.dt_min), softening_(softening) {}
 
+void BlockSteps::sync_bins(BlockStepCounts& counts) {
+  if (group_ == nullptr) {
+    global_ = histogram_;
+  } else {
+    // Counts below 2^53: exact as doubles, and every rank gets the same sums.
+    std::vector<double> v(histogram_.begin(), histogram_.end());
+    v.push_back(double(pending_active_));
+    v.push_back(double(pending_floored_));
+    group_->sum(v.data(), v.size());
+    global_.assign(v.begin(), v.end() - 2);
+    pending_active_ = std::uint64_t(v[v.size() - 2]);
+    pending_floored_ = std::uint64_t(v.back());
+  }
+  counts.active_evaluations += std::exchange(pending_active_, 0);
+  counts.floored += std::exchange(pending_floored_, 0);
+}
+
 std::uint64_t BlockSteps::next_tick(std::uint64_t tick) const {
   std::uint64_t next = kTicksPerStep;
   for (int k = 0; k <= kMaxTimestepBin; ++k) {
-    if (histogram_[std::size_t(k)] == 0) continue;
+    if (global_[std::size_t(k)] == 0) continue;
     const std::uint64_t len = bin_ticks(k);
     next = std::min(next, (tick / len + 1) * len);
   }
@@ -43,7 +61,7 @@ std::uint64_t BlockSteps::next_tick(std::uint64_t tick) const {
 int BlockSteps::deepest_bin() const {
   int deepest = 0;
   for (int k = 0; k <= kMaxTimestepBin; ++k) {
-    if (histogram_[std::size_t(k)] > 0) deepest = k;
+    if (global_[std::size_t(k)] > 0) deepest = k;
   }
   return deepest;
 }
@@ -105,7 +123,7 @@ void BlockSteps::merged_accelerations(ParticleSystem& ps, const std::vector<Merg
 }
 
 void BlockSteps::kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, int k_limit,
-                             int deepest, BlockStepCounts& counts) {
+                             int deepest) {
   const bool last = tick == kTicksPerStep;
   std::uint64_t floored = 0;
   for (const std::uint32_t i : active_) {
@@ -124,7 +142,7 @@ void BlockSteps::kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, 
     bin_[i] = std::uint8_t(k);
     kick_body(ps, i, bin_half_step(dt, k));  // the opening kick of its next step
   }
-  counts.floored += floored;
+  pending_floored_ += floored;
 }
 
 namespace {
@@ -145,8 +163,9 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
   const bool needs_phi = !(softening_ > 0);  // the rule without softening uses phi
   if (!ps.accelerations_valid()) {
     stages.all_forces(ps, needs_phi);  // gravity alone: contacts wait for the first drift
-  } else if (needs_phi && !ps.potentials_valid()) {
-    stages.potentials(ps);
+  } else {
+    if (stages.redistribute) stages.redistribute(ps);
+    if (needs_phi && !ps.potentials_valid()) stages.potentials(ps);
   }
   const std::size_t n = ps.size();
   const int k_limit = bin_limit(dt, dt_min_);
@@ -165,11 +184,12 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
     bin_[i] = std::uint8_t(k);
     kick_body(ps, i, bin_half_step(dt, k));
   }
-  counts.floored += floored;
+  pending_floored_ += floored;
   for (std::size_t i = 0; i < n; ++i) ++histogram_[bin_[i]];
 
   std::uint64_t tick = 0;
   while (tick < kTicksPerStep) {
+    sync_bins(counts);  // every rank's bins (collective in a decomposed run)
     const std::uint64_t next = next_tick(tick);
     const double h = exact_mul(dt, std::ldexp(double(next - tick), -kMaxTimestepBin));
     // The substep is the step of the deepest bin: the collision stage in the middle of the
@@ -196,10 +216,11 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
     }
     const bool last = tick == kTicksPerStep;
     stages.active_forces(ps, needs_phi || (last && potential), active_);
-    kick_active(ps, dt, tick, k_limit, deepest, counts);
+    kick_active(ps, dt, tick, k_limit, deepest);
     ++counts.substeps;
-    counts.active_evaluations += active_.size();
+    pending_active_ += active_.size();
   }
+  sync_bins(counts);  // the last substep's counts, and the bins the step ends with
   // Every body was active at the last tick: the accelerations (and the potentials when
   // computed) are current for all.
   ps.set_accelerations_valid();
@@ -209,7 +230,7 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
     ps.invalidate_potentials();
   }
   ps.time += dt;
-  counts.bins.assign(histogram_.begin(), histogram_.begin() + std::ptrdiff_t(deepest_bin() + 1));
+  counts.bins.assign(global_.begin(), global_.begin() + std::ptrdiff_t(deepest_bin() + 1));
 }
 
 }  // namespace nbody

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "nbody/collisions.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/particles.hpp"
 
@@ -53,12 +54,20 @@ struct BlockStepStages {
       active_forces;
   /// The potentials at the current positions, the accelerations kept as they were.
   std::function<void(ParticleSystem&)> potentials;
+  /// A decomposed run: every body to the rank that owns it, with its accelerations, at the
+  /// start of a step (all synchronised; may be empty). Collective.
+  std::function<void(ParticleSystem&)> redistribute;
 };
 
 class BlockSteps {
  public:
   /// The options' eta and dt_min; `softening` chooses the rule of the wanted step.
   BlockSteps(const IntegratorOptions& options, double softening);
+  /// A decomposed run (every rank steps its own bodies): the bins' histogram, and with it
+  /// the substeps, is summed over `group`, so every rank takes the same substeps and calls
+  /// the collective stages together, whatever bins its own bodies are in; the counts are
+  /// the sums over the ranks. Null: this process alone.
+  void share_bins(ForceReducer* group) { group_ = group; }
   /// Advances ps by dt (all bodies synchronised at the end), adding to `counts`.
   /// `potential`: the last evaluation (every body active) computes the potentials.
   void step(ParticleSystem& ps, double dt, bool potential, const BlockStepStages& stages,
@@ -67,6 +76,9 @@ class BlockSteps {
  private:
   /// The bins' histogram and the next tick after `tick` at which some bin ends a step.
   [[nodiscard]] std::uint64_t next_tick(std::uint64_t tick) const;
+  /// global_ from histogram_ (summed over group_), and the counts of the substeps since the
+  /// last call (active bodies, floored steps) added to `counts`, summed likewise.
+  void sync_bins(BlockStepCounts& counts);
   /// The deepest populated bin.
   [[nodiscard]] int deepest_bin() const;
   /// The collision stage in the middle of the substep [tick, next]: bounces only between
@@ -80,14 +92,16 @@ class BlockSteps {
   /// accelerations and masses before the stage (kept_, ids_).
   void merged_accelerations(ParticleSystem& ps, const std::vector<MergeEvent>& merged);
   /// `deepest`: the deepest bin of the substep, where bodies marked in contact go.
-  void kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, int k_limit, int deepest,
-                   BlockStepCounts& counts);
+  void kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, int k_limit, int deepest);
 
   double eta_;
   double dt_min_;
   double softening_;
   std::vector<std::uint8_t> bin_;         // with kContactFlag (physics/timestep.hpp)
-  std::vector<std::uint64_t> histogram_;  // bodies per bin
+  std::vector<std::uint64_t> histogram_;  // this process's bodies per bin
+  std::vector<std::uint64_t> global_;     // every rank's (histogram_ without a group)
+  std::uint64_t pending_active_ = 0, pending_floored_ = 0;  // since the last sync_bins
+  ForceReducer* group_ = nullptr;
   std::vector<std::uint32_t> active_;
   std::vector<std::uint64_t> ids_;  // before a collision stage, to follow merges
   std::vector<double> kept_[4];     // merges: ax, ay, az and mass before the stage

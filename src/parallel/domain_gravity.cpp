@@ -38,6 +38,59 @@ class Domain final : public DomainGravity {
   }
 
   void compute_forces(ParticleSystem& ps, bool potential) override {
+    const KeyCube cube = cut_and_migrate(ps);
+    forces(ps, potential, cube);
+  }
+
+  void redistribute(ParticleSystem& ps) override { (void)cut_and_migrate(ps); }
+
+  void compute_forces_in_place(ParticleSystem& ps, bool potential) override {
+    const int dim = options_.algorithm == GravityAlgorithm::Direct ? 3 : options_.dim;
+    if (cost_.size() != ps.size()) cost_.assign(ps.size(), 1.0);
+    forces(ps, potential, global_cube(ps, dim, *comm_, options_.threads));
+  }
+
+  /// The forces of the active bodies, the others' kept (hierarchical time steps; no
+  /// migration: the bodies move between ranks at the start of a step, redistribute()).
+  void compute_forces_active(ParticleSystem& ps, bool potential,
+                             const std::vector<std::uint32_t>& active) override {
+    const int dim = options_.algorithm == GravityAlgorithm::Direct ? 3 : options_.dim;
+    if (cost_.size() != ps.size()) cost_.assign(ps.size(), 1.0);
+    const KeyCube cube = global_cube(ps, dim, *comm_, options_.threads);
+    if (tree_) {
+      const DomainTreeResult r = tree_->compute_forces(ps, potential, cube, *comm_, cost_, &active);
+      stats_.bytes_sent = r.bytes_sent;
+      solver_stats_ = r.solver;
+      return;
+    }
+    // The ring computes every local body's forces (its blocks travel anyway): the inactive
+    // bodies' accelerations and potentials are put back as they were.
+    const std::size_t n = ps.size();
+    std::vector<char> is_active(n, 0);
+    for (const std::uint32_t i : active) {
+      if (i >= n)
+        throw Error(fmt::format("compute_forces_active: body {} is out of range (N = {})", i, n));
+      is_active[i] = 1;
+    }
+    const bool valid = ps.accelerations_valid();
+    const std::vector<double> ax = ps.ax, ay = ps.ay, az = ps.az, phi = ps.potential;
+    forces(ps, potential, cube);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (is_active[i] || i >= ax.size()) continue;
+      ps.ax[i] = ax[i], ps.ay[i] = ay[i], ps.az[i] = az[i];
+      if (potential && i < phi.size()) ps.potential[i] = phi[i];
+    }
+    if (valid) ps.set_accelerations_valid();
+  }
+
+  [[nodiscard]] SolverStats stats() const override { return solver_stats_; }
+  [[nodiscard]] DomainStats domain_stats() const override { return stats_; }
+  [[nodiscard]] const DomainCuts& cuts() const override { return cuts_; }
+
+ private:
+  /// Keys, the cut when out of balance, the migration (compute_forces' first half); the
+  /// cube of every rank's bodies, which the forces' trees share.
+  KeyCube cut_and_migrate(ParticleSystem& ps) {
     ForceReducer& comm = *comm_;
     const int dim = options_.algorithm == GravityAlgorithm::Direct ? 3 : options_.dim;
     const KeyCube cube = global_cube(ps, dim, comm, options_.threads);
@@ -59,32 +112,9 @@ class Domain final : public DomainGravity {
     check_census(before, census(ps, comm), "domain decomposition, migration");
 #endif
     stats_.bodies = ps.size();
-    forces(ps, potential, cube);
+    return cube;
   }
 
-  void compute_forces_in_place(ParticleSystem& ps, bool potential) override {
-    const int dim = options_.algorithm == GravityAlgorithm::Direct ? 3 : options_.dim;
-    if (cost_.size() != ps.size()) cost_.assign(ps.size(), 1.0);
-    forces(ps, potential, global_cube(ps, dim, *comm_, options_.threads));
-  }
-
-  void compute_forces_active(ParticleSystem&, bool, const std::vector<std::uint32_t>&) override {
-    throw input_error("--timestep",
-                      "hierarchical time steps do not run under the domain decomposition yet",
-                      "adaptive");
-  }
-
-  [[nodiscard]] SolverStats stats() const override {
-    return solver_stats_;
-  }
-  [[nodiscard]] DomainStats domain_stats() const override {
-    return stats_;
-  }
-  [[nodiscard]] const DomainCuts& cuts() const override {
-    return cuts_;
-  }
-
- private:
   /// The forces of ps's bodies as they are distributed now.
   void forces(ParticleSystem& ps, bool potential, const KeyCube& cube) {
     ForceReducer& comm = *comm_;
@@ -127,7 +157,8 @@ bool runs_decomposed(const SimulationOptions& o) {
                    ((g.algorithm == GravityAlgorithm::Direct && g.kernel == ForceKernel::Fast) ||
                     g.algorithm == GravityAlgorithm::Tree);
   const bool solver = g.G != 0 && (gpu || cpu);
-  return solver && o.integrator.timestep == TimestepMode::Fixed &&
+  // Hierarchical steps: CPU ranks (BlockSteps::share_bins); the GPU's bins are not shared yet.
+  return solver && (o.integrator.timestep == TimestepMode::Fixed || cpu) &&
          o.integrator.scheme != IntegratorScheme::Ias15 &&
          o.collisions.model == CollisionModel::None;
 }

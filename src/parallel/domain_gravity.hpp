@@ -54,6 +54,10 @@ class DomainGravity : public GravitySolver {
   /// an evaluation that must not reorder them (the potentials of bodies whose
   /// accelerations are kept). Collective.
   virtual void compute_forces_in_place(ParticleSystem& ps, bool potential) = 0;
+  /// compute_forces()'s first half: the cut (when out of balance) and the migration, every
+  /// body moving with its accelerations and potentials; no forces. Hierarchical time steps
+  /// call it at the start of each step, where every body is synchronised. Collective.
+  virtual void redistribute(ParticleSystem& ps) = 0;
   [[nodiscard]] virtual DomainStats domain_stats() const = 0;
   [[nodiscard]] virtual const DomainCuts& cuts() const = 0;
 };
@@ -61,8 +65,9 @@ class DomainGravity : public GravitySolver {
 /// Whether a run with these options steps owned bodies when it has several ranks: the CPU
 /// direct sum (fast kernel) and tree, the GPU tree and direct sum (simulation/cuda's
 /// DomainForces), fixed steps of the schemes of one evaluation a step (leapfrog, Euler,
-/// kinematic, with or without damping), no collisions. The rest (collisions, hierarchical
-/// steps, IAS15) still runs with the state replicated on every rank (docs/distributed.md).
+/// kinematic, with or without damping) and, on CPU ranks, hierarchical steps; no collisions.
+/// The rest (collisions, hierarchical steps on GPUs, IAS15) still runs with the state
+/// replicated on every rank (docs/distributed.md).
 [[nodiscard]] bool runs_decomposed(const SimulationOptions& options);
 
 /// The solver for `options` (CPU direct sum or tree; dim 2 or 3) over the ranks of `comm`.

@@ -14,7 +14,11 @@
 #include <cmath>
 #include <type_traits>
 
+#include <fmt/format.h>
+
 #include "core/omp_team.hpp"
+#include "gravity/direct_simd_kernels.hpp"
+#include "nbody/error.hpp"
 #include "tree/essential_tree.hpp"
 #include "tree/tree.hpp"
 
@@ -31,7 +35,8 @@ class TreeForces final : public DomainTreeForces {
   explicit TreeForces(const GravityOptions& o) : options_(o) {}
 
   DomainTreeResult compute_forces(ParticleSystem& ps, bool potential, const KeyCube& cube,
-                                  ForceReducer& comm, std::vector<double>& cost) override {
+                                  ForceReducer& comm, std::vector<double>& cost,
+                                  const std::vector<std::uint32_t>* active) override {
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t n = ps.size();
     const bool relative = take_old_accelerations(ps);
@@ -47,6 +52,13 @@ class TreeForces final : public DomainTreeForces {
     a_old_tree_.resize(relative ? n : 0);
     for (std::size_t k = 0; k < a_old_tree_.size(); ++k) a_old_tree_[k] = a_old_[tree_.order[k]];
     tree::make_groups(tree_, tree::kMaxGroup, groups_);
+    // The groups walked: every one, or those of the active bodies shrunk to them (the
+    // receiver boxes then those of their whole groups: the cells their walks open).
+    const std::vector<tree::Group>* walked = &groups_;
+    if (active) {
+      select_active(*active);
+      walked = &active_groups_;
+    }
     tree::WalkOptions w{options_.theta, options_.quadrupole, options_.softening, options_.threads};
     w.mac = mac;
     w.alpha = options_.alpha;
@@ -56,8 +68,9 @@ class TreeForces final : public DomainTreeForces {
     // Every rank's box, then the essential trees in one exchange.
     // One box per walk group: one box around a Plummer domain spans its outliers, nearly
     // the whole cube, and would have every rank sent nearly everything (tree-accuracy.md).
+    const std::vector<tree::Group>& boxed = active ? whole_groups_ : groups_;
     const auto boxes = comm.all_gather(
-        tree::receiver_boxes_bytes(tree::receiver_boxes(tree_, groups_, w.a_old, groups_.size())));
+        tree::receiver_boxes_bytes(tree::receiver_boxes(tree_, boxed, w.a_old, boxed.size())));
     std::vector<ForceReducer::Bytes> send(boxes.size());
     DomainTreeResult result;
     // One receiver's tree a thread (independent: each reads the local tree alone).
@@ -77,16 +90,21 @@ class TreeForces final : public DomainTreeForces {
     result.solver.build_seconds = seconds_since(t0);
 
     const auto t1 = std::chrono::steady_clock::now();
-    std::uint64_t interactions = tree::walk_forces<Real>(tree_, groups_, w, potential, total_);
+    std::uint64_t interactions = tree::walk_forces<Real>(tree_, *walked, w, potential, total_);
     for (std::size_t q = 0; q < received.size(); ++q) {
       if (int(q) == comm.part() || received[q].empty()) continue;
       const tree::Tree sources = tree::read_essential_tree(received[q]);
-      interactions += tree::walk_forces<Real>(tree_, groups_, sources, w, potential, remote_);
+      interactions += tree::walk_forces<Real>(tree_, *walked, sources, w, potential, remote_);
       add(remote_, potential);
     }
-    scatter(ps, potential, cost);
+    if (active) {
+      scatter_active(ps, potential, cost, *active);
+    } else {
+      scatter(ps, potential, cost);
+    }
     result.solver.walk_seconds = seconds_since(t1);
-    result.solver.interactions_per_body = n ? double(interactions) / double(n) : 0.0;
+    const std::size_t counted = active ? active->size() : n;
+    result.solver.interactions_per_body = counted ? double(interactions) / double(counted) : 0.0;
     return result;
   }
 
@@ -104,6 +122,43 @@ class TreeForces final : public DomainTreeForces {
       a_old_[i] =
           std::sqrt(ps.ax[i] * ps.ax[i] + ps.ay[i] * ps.ay[i] + ps.az[i] * ps.az[i]) * inv_g;
     return true;
+  }
+
+  /// The walk's groups for the active bodies (active_groups_) and their whole groups
+  /// (whole_groups_), from the tree just built.
+  void select_active(const std::vector<std::uint32_t>& active) {
+    const std::size_t n = tree_.order.size();
+    position_.resize(n);
+    for (std::size_t k = 0; k < n; ++k) position_[tree_.order[k]] = static_cast<std::uint32_t>(k);
+    positions_.clear();
+    for (const std::uint32_t i : active) {
+      if (i >= n)
+        throw Error(fmt::format("compute_forces_active: body {} is out of range (N = {})", i, n));
+      positions_.push_back(position_[i]);
+    }
+    std::sort(positions_.begin(), positions_.end());
+    tree::active_groups(groups_, positions_, std::uint32_t(simd::kStep), active_groups_,
+                        &whole_groups_);
+  }
+
+  /// The active bodies' sums back to body order, times G, and their costs; the others keep
+  /// theirs (the walk gave them nothing or a ride-along result).
+  void scatter_active(ParticleSystem& ps, bool potential, std::vector<double>& cost,
+                      const std::vector<std::uint32_t>& active) const {
+    const std::size_t n = ps.size();
+    const double G = options_.G;
+    const bool planar = options_.dim == 2;
+    for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
+    if (potential) ps.potential.resize(n);
+    cost.resize(n, 1.0);
+    for (const std::uint32_t i : active) {
+      const std::size_t k = position_[i];
+      ps.ax[i] = G * total_.ax[k];
+      ps.ay[i] = G * total_.ay[k];
+      ps.az[i] = planar ? 0.0 : G * total_.az[k];
+      if (potential) ps.potential[i] = G * total_.phi[k];
+      cost[i] = std::max(1.0, double(total_.interactions[k]));
+    }
   }
 
   void add(const tree::WalkOutput& r, bool potential) {
@@ -141,7 +196,8 @@ class TreeForces final : public DomainTreeForces {
   GravityOptions options_;
   tree::Tree tree_;
   tree::BuildScratch scratch_;
-  std::vector<tree::Group> groups_;
+  std::vector<tree::Group> groups_, active_groups_, whole_groups_;
+  std::vector<std::uint32_t> position_, positions_;  // tree position of body i; the active's
   std::vector<double> a_old_, a_old_tree_;
   tree::WalkOutput total_, remote_;  // tree order, per unit G
 };

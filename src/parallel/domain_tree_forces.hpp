@@ -24,8 +24,13 @@ class DomainTreeForces {
   /// which must all lie in `cube` (the cube of all ranks' bodies), G included; cost gets
   /// each body's interactions (pairs + accepted cells, its own tree's and the received
   /// ones'), the measure of work the next cut balances.
+  /// `active` (hierarchical time steps): the forces of those bodies alone, each the same as
+  /// in a full evaluation (the walk's groups shrunk to them, tree::active_groups), the others'
+  /// accelerations and costs left as they were; the rank still sends what the others' active
+  /// bodies need, so every rank calls it at every substep, active bodies or not.
   virtual DomainTreeResult compute_forces(ParticleSystem& ps, bool potential, const KeyCube& cube,
-                                          ForceReducer& comm, std::vector<double>& cost) = 0;
+                                          ForceReducer& comm, std::vector<double>& cost,
+                                          const std::vector<std::uint32_t>* active = nullptr) = 0;
 };
 
 [[nodiscard]] std::unique_ptr<DomainTreeForces> make_domain_tree_forces(

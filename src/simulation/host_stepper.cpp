@@ -61,6 +61,7 @@ class HostStepper final : public Stepper {
       auto domain = parallel::make_domain_gravity(options.gravity, reducer_);
       domain_ = domain.get();
       gravity_ = std::move(domain);
+      block_steps_.share_bins(reducer_.get());  // the same substeps on every rank
     }
     sharing_ = !domain_ && reducer_ && reducer_->parts() > 1 &&
                gravity_->set_share(reducer_->part(), reducer_->parts());
@@ -214,7 +215,10 @@ class HostStepper final : public Stepper {
               if (sharing_) sum_shares(ps, phi, &active);
               times_.gravity_seconds += seconds_since(start);
             },
-        .potentials = [this](ParticleSystem& ps) { evaluate_potentials(ps); }};
+        .potentials = [this](ParticleSystem& ps) { evaluate_potentials(ps); },
+        .redistribute = domain_ ? std::function<void(ParticleSystem&)>(
+                                      [this](ParticleSystem& ps) { domain_->redistribute(ps); })
+                                : nullptr};
     BlockStepCounts counts;
     block_steps_.step(*state_, dt, potential, stages, counts);
     times_.substeps += counts.substeps;

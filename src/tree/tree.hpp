@@ -10,6 +10,7 @@
 // contiguous range [begin, end) of the tree-ordered body arrays.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <new>
 #include <utility>
@@ -192,6 +193,18 @@ struct Group {
 /// consecutive small siblings merged while they fit (leaves bigger than max_group,
 /// possible at maximum depth, are cut into chunks of max_group).
 void make_groups(const Tree& t, std::size_t max_group, std::vector<Group>& groups);
+
+/// The groups a walk of the active bodies alone takes (hierarchical time steps): those of
+/// `groups` that hold an active body (`positions`: the active bodies' tree positions,
+/// ascending), each shrunk to the range from its first to its last active body, starting on
+/// the kernel's lane (`lanes` bodies side by side) of the whole group and keeping the whole
+/// group's box, so an active body's forces are a full walk's, bit for bit. `keep(g)` false
+/// leaves a group out (another process's share); `whole`, when given, gets the unshrunk
+/// groups (a domain's receiver boxes: what their walks may open).
+void active_groups(const std::vector<Group>& groups, const std::vector<std::uint32_t>& positions,
+                   std::uint32_t lanes, std::vector<Group>& out,
+                   std::vector<Group>* whole = nullptr,
+                   const std::function<bool(const Group&)>& keep = {});
 
 struct WalkOptions {
   double theta = 0.5;

@@ -8,6 +8,7 @@
 // tree_solver.cpp. Measured split at N = 1e5 (perf): kernel 52%, walk + list filling 40%.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "tree/tree.hpp"
@@ -53,6 +54,26 @@ void make_groups(const Tree& t, std::size_t max_group, std::vector<Group>& group
       run_e = t.end[ch];
     }
     if (run_e > run_b) emit_chunks(run_b, run_e);
+  }
+}
+
+void active_groups(const std::vector<Group>& groups, const std::vector<std::uint32_t>& positions,
+                   std::uint32_t lanes, std::vector<Group>& out, std::vector<Group>* whole,
+                   const std::function<bool(const Group&)>& keep) {
+  out.clear();
+  if (whole) whole->clear();
+  lanes = std::max<std::uint32_t>(lanes, 1);
+  for (const Group& g : groups) {
+    if (keep && !keep(g)) continue;
+    const auto first = std::lower_bound(positions.begin(), positions.end(), g.begin);
+    if (first == positions.end() || *first >= g.end) continue;
+    const auto last = std::lower_bound(first, positions.end(), g.end);
+    // The range starts on the kernel's lane of the whole group (the same targets side by
+    // side in the SIMD kernel, hence the same bits as the full walk).
+    const std::uint32_t begin = g.begin + (*first - g.begin) / lanes * lanes;
+    out.push_back(
+        {begin, *(last - 1) + 1, static_cast<std::uint32_t>(last - first), g.begin, g.end});
+    if (whole) whole->push_back(g);
   }
 }
 

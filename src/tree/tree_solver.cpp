@@ -119,20 +119,8 @@ class TreeSolver final : public GravitySolver {
     // The groups to walk, shrunk (the walk opens the cells of the whole group's box, so an
     // active body's forces are those of a full evaluation, bit for bit); dealt between processes by
     // the group's own first body, as compute_forces() deals them.
-    share_groups_.clear();
-    for (const tree::Group& g : groups_) {
-      if (parts_ > 1 && !in_share(g)) continue;
-      const auto first =
-          std::lower_bound(active_positions_.begin(), active_positions_.end(), g.begin);
-      if (first == active_positions_.end() || *first >= g.end) continue;
-      const auto last = std::lower_bound(first, active_positions_.end(), g.end);
-      // The range starts on the kernel's lane of the whole group (the same targets side by
-      // side in the SIMD kernel, hence the same bits as the full walk).
-      const std::uint32_t begin =
-          g.begin + (*first - g.begin) / std::uint32_t(simd::kStep) * std::uint32_t(simd::kStep);
-      share_groups_.push_back(
-          {begin, *(last - 1) + 1, static_cast<std::uint32_t>(last - first), g.begin, g.end});
-    }
+    tree::active_groups(groups_, active_positions_, std::uint32_t(simd::kStep), share_groups_,
+                        nullptr, [&](const tree::Group& g) { return parts_ == 1 || in_share(g); });
     const std::uint64_t interactions =
         tree::walk_forces<Real>(tree_, share_groups_, walk_options(), potential, walked_);
     stats_.interactions_per_body = double(interactions) / double(active.size());

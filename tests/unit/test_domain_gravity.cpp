@@ -251,7 +251,42 @@ TEST(DomainGravity, RefusesWhatItDoesNotDoYet) {
   EXPECT_THROW((void)parallel::make_domain_gravity(scalar, comm), Error);
   auto direct = parallel::make_domain_gravity(GravityOptions{}, comm);
   ParticleSystem ps = testing::plummer_sphere(10, 3, 9);
-  EXPECT_THROW(direct->compute_forces_active(ps, false, {0}), Error);
+  EXPECT_THROW(direct->compute_forces_active(ps, false, {10}), Error);  // no body 10
+}
+
+// Hierarchical steps on owned bodies: the active bodies get a full evaluation's forces (the
+// tree: the same groups' boxes, so the same bits), the others keep what they had.
+TEST(DomainGravity, ActiveBodiesGetAFullEvaluationsForces) {
+  for (const GravityAlgorithm algorithm : {GravityAlgorithm::Direct, GravityAlgorithm::Tree}) {
+    auto comm = std::make_shared<testing::ThreadReducer>(
+        std::make_shared<testing::ThreadGroup>(1, testing::DeviceCopies{}), 0);
+    GravityOptions o;
+    o.algorithm = algorithm;
+    o.softening = 0.01;
+    auto domain = parallel::make_domain_gravity(o, comm);
+    ParticleSystem full = testing::plummer_sphere(3000, 3, 12);
+    domain->compute_forces(full, true);  // the cut and migration: the order it keeps
+    ParticleSystem ps = full;
+    std::vector<std::uint32_t> active;
+    for (std::uint32_t i = 0; i < ps.size(); i += 7) active.push_back(i);
+    for (auto* v : {&ps.ax, &ps.ay, &ps.az, &ps.potential}) std::fill(v->begin(), v->end(), -1.0);
+    // No valid accelerations, as for `full`: the relative criterion's first evaluation (by
+    // theta) both times, not |a_old| from the -1s.
+    ps.invalidate_accelerations();
+    domain->compute_forces_active(ps, true, active);
+    std::vector<char> is_active(ps.size(), 0);
+    for (const std::uint32_t i : active) is_active[i] = 1;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      if (is_active[i]) {
+        ASSERT_EQ(ps.ax[i], full.ax[i]) << to_string(algorithm) << " body " << i;
+        ASSERT_EQ(ps.az[i], full.az[i]) << to_string(algorithm) << " body " << i;
+        ASSERT_EQ(ps.potential[i], full.potential[i]) << to_string(algorithm) << " body " << i;
+      } else {
+        ASSERT_EQ(ps.ax[i], -1.0) << to_string(algorithm) << " body " << i;
+        ASSERT_EQ(ps.potential[i], -1.0) << to_string(algorithm) << " body " << i;
+      }
+    }
+  }
 }
 
 TEST(DomainGravity, SettlingImbalanceVariableRefusesWhatIsNotANumberOfAtLeastOne) {

@@ -9,6 +9,7 @@
 // fail.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -91,6 +92,23 @@ ParticleSystem run(const Case& c, const ParticleSystem& start,
   return sim.all_particles();
 }
 
+/// The case's run with the CPU direct sum (float64) instead of its solver, on one process.
+ParticleSystem direct_run(const Case& c, const ParticleSystem& start) {
+  Case d = c;
+  d.gravity.algorithm = GravityAlgorithm::Direct;
+  d.gravity.precision = Precision::Double;
+  return run(d, start, nullptr);
+}
+
+/// The quantile q of |x_a - x_b| over the bodies (same order).
+double departure(const ParticleSystem& a, const ParticleSystem& b, double q) {
+  std::vector<double> d(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    d[i] = std::hypot(a.x[i] - b.x[i], a.y[i] - b.y[i], a.z[i] - b.z[i]);
+  std::sort(d.begin(), d.end());
+  return d.empty() ? 0.0 : d[std::min(d.size() - 1, std::size_t(q * double(d.size())))];
+}
+
 class SharedForces : public ::testing::TestWithParam<Case> {};
 
 TEST_P(SharedForces, PartsGiveOneProcess) {
@@ -98,6 +116,9 @@ TEST_P(SharedForces, PartsGiveOneProcess) {
   // 5000 bodies: more than four 1024-body chunks per part for the tree at P = 4.
   const ParticleSystem start = cluster(5000, c.radius, c.gravity.dim);
   const ParticleSystem one = run(c, start, nullptr);
+  const bool adaptive_tree = c.integrator.timestep == TimestepMode::Adaptive &&
+                             c.gravity.algorithm == GravityAlgorithm::Tree;
+  const ParticleSystem direct = adaptive_tree ? direct_run(c, start) : ParticleSystem{};
   for (int parts : {2, 3, 4}) {
     const std::vector<ParticleSystem> each = testing::run_parts<ParticleSystem>(
         parts, [&](std::shared_ptr<ForceReducer> r) { return run(c, start, std::move(r)); });
@@ -129,6 +150,24 @@ TEST_P(SharedForces, PartsGiveOneProcess) {
       if (p == 0)
         std::printf("[ measured ] %s, %d parts (decomposed): largest |x - x_one| %.3e\n",
                     c.name.c_str(), parts, worst);
+      if (adaptive_tree) {
+        // Hierarchical steps magnify a force's difference: a body whose wanted step sits at a
+        // bin's edge takes the other bin. Measured against the tree's own departure from the
+        // direct sum's run (one process): 0.18-0.34 of it at the median, 0.07-0.16 at the
+        // largest, at 2-4 parts (the direct sum's ranks: 1e-15). So: as accurate as one
+        // process, and apart from it by a part of the tree's own error.
+        const double tree_median = departure(one, direct, 0.5);
+        const double median = departure(got, one, 0.5);
+        if (p == 0)
+          std::printf(
+              "[ measured ] %s, %d parts: median |x - x_one| %.3e; the tree's own "
+              "departure from the direct sum: median %.3e, largest %.3e\n",
+              c.name.c_str(), parts, median, tree_median, departure(one, direct, 1.0));
+        EXPECT_LE(departure(got, direct, 0.5), 1.3 * tree_median) << c.name << " P = " << parts;
+        EXPECT_LE(median, 0.5 * tree_median) << c.name << " P = " << parts;
+        EXPECT_LE(worst, 0.5 * departure(one, direct, 1.0)) << c.name << " P = " << parts;
+        continue;
+      }
       EXPECT_LE(worst, c.gravity.algorithm == GravityAlgorithm::Direct ? 1e-13 : 1e-5)
           << c.name << " P = " << parts;
     }
