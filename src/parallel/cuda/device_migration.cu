@@ -154,9 +154,10 @@ void DeviceDomain::migrate(const DeviceBodies& b, std::size_t& n, cudaStream_t s
   while (migrate_round(b, n, limit, most, stream))
     compute_keys(b, n, stream);  // the bodies moved: their keys again, in the same cube
   // Buffers sized by a large round are given back rather than held for the rest of the run
-  // (measured: 4 GB a rank at 32M bodies before the rounds).
+  // (measured: 4 GB a rank at 32M bodies before the rounds; with rounds, two buffers of a
+  // round, 0.89 GB, were held while this compared doubles with bytes). In doubles:
   const std::size_t held = std::max(send_.capacity(), recv_.capacity());
-  if (held > std::size_t(64) << 20 && held > 4 * roomy(most) * kRecord) {
+  if (held * sizeof(double) > (std::size_t(64) << 20) && held > 4 * roomy(most) * kRecord) {
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (auto* buffer : {&send_, &recv_}) buffer->release();
     for (auto* buffer : {&leaving_, &dest_sorted_, &sorted_leaving_, &tail_}) buffer->release();
