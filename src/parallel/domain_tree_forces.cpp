@@ -146,19 +146,12 @@ class TreeForces final : public DomainTreeForces {
   void scatter_active(ParticleSystem& ps, bool potential, std::vector<double>& cost,
                       const std::vector<std::uint32_t>& active) const {
     const std::size_t n = ps.size();
-    const double G = options_.G;
-    const bool planar = options_.dim == 2;
     for (auto* a : {&ps.ax, &ps.ay, &ps.az}) a->resize(n);
     if (potential) ps.potential.resize(n);
+    tree::store_active(total_, position_, active, options_.G, options_.dim, potential, ps);
     cost.resize(n, 1.0);
-    for (const std::uint32_t i : active) {
-      const std::size_t k = position_[i];
-      ps.ax[i] = G * total_.ax[k];
-      ps.ay[i] = G * total_.ay[k];
-      ps.az[i] = planar ? 0.0 : G * total_.az[k];
-      if (potential) ps.potential[i] = G * total_.phi[k];
-      cost[i] = std::max(1.0, double(total_.interactions[k]));
-    }
+    for (const std::uint32_t i : active)
+      cost[i] = std::max(1.0, double(total_.interactions[position_[i]]));
   }
 
   void add(const tree::WalkOutput& r, bool potential) {

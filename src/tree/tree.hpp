@@ -258,4 +258,11 @@ std::uint64_t walk_forces(const Tree& targets, const std::vector<Group>& groups,
                           const Tree& sources, const WalkOptions& options, bool potential,
                           WalkOutput& out);
 
+/// The active bodies' results of a walk over active_groups() (per unit G, tree order; body
+/// i at tree position position[i]) into ps's accelerations (and potentials), times G; the
+/// other bodies' are left alone.
+void store_active(const WalkOutput& w, const std::vector<std::uint32_t>& position,
+                  const std::vector<std::uint32_t>& active, double G, int dim, bool potential,
+                  ParticleSystem& ps);
+
 }  // namespace nbody::tree

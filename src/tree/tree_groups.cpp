@@ -77,4 +77,16 @@ void active_groups(const std::vector<Group>& groups, const std::vector<std::uint
   }
 }
 
+void store_active(const WalkOutput& w, const std::vector<std::uint32_t>& position,
+                  const std::vector<std::uint32_t>& active, double G, int dim, bool potential,
+                  ParticleSystem& ps) {
+  for (const std::uint32_t i : active) {
+    const std::size_t k = position[i];
+    ps.ax[i] = G * w.ax[k];
+    ps.ay[i] = G * w.ay[k];
+    ps.az[i] = dim == 2 ? 0.0 : G * w.az[k];
+    if (potential) ps.potential[i] = G * w.phi[k];
+  }
+}
+
 }  // namespace nbody::tree

@@ -126,16 +126,7 @@ class TreeSolver final : public GravitySolver {
     stats_.interactions_per_body = double(interactions) / double(active.size());
 
     // The results of the active bodies alone (exact zeros for those of other shares).
-    const double G = options_.G;
-    const bool planar = options_.dim == 2;
-    const tree::WalkOutput& w = walked_;
-    for (const std::uint32_t i : active) {
-      const std::size_t k = position_[i];
-      ps.ax[i] = G * w.ax[k];
-      ps.ay[i] = G * w.ay[k];
-      ps.az[i] = planar ? 0.0 : G * w.az[k];
-      if (potential) ps.potential[i] = G * w.phi[k];
-    }
+    tree::store_active(walked_, position_, active, options_.G, options_.dim, potential, ps);
     stats_.walk_seconds = seconds_since(t1);
     evaluated_ = n;
   }
