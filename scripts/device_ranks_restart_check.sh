@@ -31,8 +31,8 @@ w = sys.argv[1]
 def load(d):
     with h5py.File(f"{w}/{d}/checkpoint_00000004.h5") as h:
         g = h["Checkpoint"]; ids = g["id"][:]; o = np.argsort(ids)
-        x = np.stack([g[k][:] for k in ("x", "y", "z")], axis=1)[o]
-        v = np.stack([g[k][:] for k in ("vx", "vy", "vz")], axis=1)[o]
+        x = h["PartType1/Coordinates"][:][o]  # format version 2: the view's rows
+        v = h["PartType1/Velocities"][:][o]
         return ids[o], x, v, int(g.attrs["step"])
 whole = load("whole")
 for d in ("two", "one"):

@@ -1,8 +1,9 @@
-// Checkpoints: the exact state of a run (float64 arrays, the scalars as attributes) under
-// /Checkpoint, so a run continues bit for bit. The same file is also a snapshot (/Header
-// and /PartType1, sharing the mass, radius and id datasets through hard links), so
-// `-i checkpoint.h5`, yt and pynbody read it as they read any snapshot. Written by one
-// process, or in a decomposed run by every rank in turn, each its own rows (the bodies in
+// Checkpoints: the exact state of a run (float64 arrays, the scalars as attributes), so a
+// run continues bit for bit. The file is also a snapshot (/Header and /PartType1): the
+// positions and velocities are the view's Coordinates and Velocities, the other arrays are
+// under /Checkpoint, and the view's mass, radius and id datasets are hard links to them
+// (checkpoint_layout.hpp), so `-i checkpoint.h5`, yt and pynbody read it as any snapshot. Written
+// by one process, or in a decomposed run by every rank in turn, each its own rows (the bodies in
 // the ranks' order, not by id); read in checkpoint_read.cpp.
 #include <fmt/format.h>
 
@@ -74,9 +75,8 @@ ViewChoices view_choices(const ParticleSystem& ps, ForceReducer* group) {
   return {radii, snapshot_layout::ids_usable_over(ps.id, group)};
 }
 
-/// /Header and /PartType1 for snapshot readers, at their full size `total`. Only positions
-/// and velocities are stored twice (GADGET wants N x 3 rows, the checkpoint keeps separate
-/// x, y, z arrays).
+/// /Header and /PartType1 for snapshot readers, at their full size `total`: the positions
+/// and velocities (the checkpoint's own, N x 3 as GADGET has them), links to the rest.
 void lay_out_snapshot_view(hdf5::Group& root, std::uint64_t total, const ParticleSystem& ps,
                            ViewChoices view) {
   using namespace snapshot_layout;
@@ -99,8 +99,10 @@ void write_rows(hdf5::File& file, std::uint64_t offset, const ParticleSystem& ps
                 ViewChoices view) {
   hdf5::Group group = file.root().open_group(kGroup);
   // float64 on disk and in memory: no conversion, so every bit survives.
-  for (const ArrayField& a : kArrays)
-    group.write_values_at(a.name, offset, ps.*a.member, hdf5::Precision::Double);
+  for (std::size_t k = kViewed; k < kArrays.size(); ++k) {
+    if (kArrays[k].member == &ParticleSystem::radius && !view.radii) continue;
+    group.write_values_at(kArrays[k].name, offset, ps.*kArrays[k].member, hdf5::Precision::Double);
+  }
   group.write_ids_at("id", offset, ps.id);
   hdf5::Group bodies = file.root().open_group(snapshot_layout::kBodyGroup);
   bodies.write_rows_at("Coordinates", offset, ps.x, ps.y, ps.z, hdf5::Precision::Double);
@@ -138,8 +140,10 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
         {
           hdf5::Group checkpoint = file.root().create_group(kGroup);
           write_state_attributes(checkpoint, state, valid);
-          for (const ArrayField& a : kArrays)
-            checkpoint.create_values(a.name, total, 1, hdf5::Precision::Double);
+          for (std::size_t k = kViewed; k < kArrays.size(); ++k) {
+            if (kArrays[k].member == &ParticleSystem::radius && !view.radii) continue;
+            checkpoint.create_values(kArrays[k].name, total, 1, hdf5::Precision::Double);
+          }
           checkpoint.create_ids("id", total);
           if (!state.integrator.values.empty()) {
             checkpoint.write_attribute("integrator_next_dt", state.integrator.next_dt);

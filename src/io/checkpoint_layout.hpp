@@ -1,7 +1,11 @@
 #pragma once
-// The checkpoint's layout (checkpoint_format.cpp writes it, checkpoint_read.cpp reads it):
-// /Checkpoint holds the float64 arrays of a ParticleSystem under these names, the ids as
-// "id", and the scalars as attributes.
+// The checkpoint's layout (checkpoint_format.cpp writes it, checkpoint_read.cpp reads it).
+// Version 2: positions and velocities once, as the snapshot view's N x 3 float64
+// /PartType1/Coordinates and Velocities; /Checkpoint holds the other float64 arrays of a
+// ParticleSystem under these names (the radii only when a body has one), the ids as "id",
+// and the scalars as attributes. 88 bytes a body (96 with radii), where version 1 (still
+// read) also kept x y z vx vy vz and the radii under /Checkpoint: 144 bytes, so that a
+// 2^30-body checkpoint (155 GB) would not fit the 128 GB disk of a 2-GPU host (95 GB now).
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -10,10 +14,11 @@
 
 namespace nbody::checkpoint_layout {
 
-inline constexpr std::int32_t kFormatVersion = 1;
+inline constexpr std::int32_t kFormatVersion = 2;
 inline constexpr const char* kGroup = "Checkpoint";
 
-/// The float64 arrays of a ParticleSystem and their dataset names under /Checkpoint.
+/// The float64 arrays of a ParticleSystem and their dataset names under /Checkpoint (version
+/// 1: all of them; version 2: from ax on, the first six being the view's columns).
 struct ArrayField {
   const char* name;
   std::vector<double> ParticleSystem::*member;
@@ -29,5 +34,8 @@ inline constexpr std::array<ArrayField, 11> kArrays{{{"x", &ParticleSystem::x},
                                                      {"az", &ParticleSystem::az},
                                                      {"mass", &ParticleSystem::mass},
                                                      {"radius", &ParticleSystem::radius}}};
+/// Version 2: kArrays[k] for k < kViewed are column k % 3 of the view's dataset kViewName[k / 3].
+inline constexpr std::size_t kViewed = 6;
+inline constexpr const char* kViewName[2] = {"Coordinates", "Velocities"};
 
 }  // namespace nbody::checkpoint_layout

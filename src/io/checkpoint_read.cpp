@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "io/hdf5_detail.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/share_checks.hpp"
+#include "io/snapshot_layout.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
@@ -68,18 +70,26 @@ double read_scalar(const hdf5::Group& group, const std::string& name, Range rang
   return v;
 }
 
+/// Where row `row` of a saved array is: "/Checkpoint/mass[5]", or in version 2 for the
+/// positions and velocities "/PartType1/Coordinates[5, 0]".
+using RowPlace = std::function<std::string(std::uint64_t row)>;
+
 /// The first value of `v` (rows from `first` over the file) out of its range, as the check
 /// `stage` of the whole file's reader.
-std::optional<Found> first_bad(const hdf5::Group& group, const std::string& name,
+std::optional<Found> first_bad(const hdf5::Group& group, const RowPlace& where,
                                const std::vector<double>& v, Range range, std::uint64_t first,
                                std::uint64_t stage) {
   for (std::size_t i = 0; i < v.size(); ++i) {
-    if (!passes(v[i], range)) {
-      const std::string where = fmt::format("{}[{}]", group.where(name), first + i);
-      return Found{stage, first + i, value_error(group, where, v[i], range).what()};
-    }
+    if (!passes(v[i], range))
+      return Found{stage, first + i, value_error(group, where(first + i), v[i], range).what()};
   }
   return std::nullopt;
+}
+
+/// group.where(name)[row].
+RowPlace place_in(const hdf5::Group& group, const std::string& name) {
+  return
+      [&group, name](std::uint64_t row) { return fmt::format("{}[{}]", group.where(name), row); };
 }
 
 /// The range of each saved array: accelerations only matter when they are valid.
@@ -89,13 +99,27 @@ Range range_of(const std::string& name) {
   return Range::Finite;
 }
 
-/// A dataset of one value per body: shape (n).
-void check_shape(const hdf5::Group& group, const std::string& name, std::uint64_t n) {
+/// A dataset of `columns` values per body: shape (n) or (n, columns); `counted` names the
+/// dataset that gave n.
+void check_shape(const hdf5::Group& group, const std::string& name, std::uint64_t n,
+                 const std::string& counted, std::size_t columns = 1) {
   const hdf5::Shape s = group.dataset_shape(name);
-  if (s.size() != 1 || s[0] != n) {
+  const bool fits =
+      columns == 1 ? s.size() == 1 && s[0] == n : s.size() == 2 && s[0] == n && s[1] == columns;
+  if (!fits) {
     group.fail(fmt::format("{} has shape ({}), {} has {} values", group.where(name),
-                           fmt::join(s, ", "), group.where("x"), n));
+                           fmt::join(s, ", "), counted, n));
   }
+}
+
+/// The layout's version: 1 (every array under /Checkpoint) or 2 (checkpoint_layout.hpp).
+int layout_version(const hdf5::Group& group) {
+  const double version = group.read_attribute_double("format_version");
+  if (version != 1 && version != kFormatVersion) {
+    group.fail(fmt::format("{} is {}; this nbody reads versions 1 and {}",
+                           group.where("format_version"), printable(version), kFormatVersion));
+  }
+  return int(version);
 }
 
 /// Which rows a read takes: every body's (group null, bodies), this rank's share of them
@@ -106,24 +130,17 @@ struct Reading {
 };
 
 /// The bodies' rows and every check that needs only this rank's rows (a shape, a read);
-/// `mine` gets the rows read.
-CheckpointState read_rows(const hdf5::Group& group, Reading how, std::size_t& total,
-                          ShareRange& mine) {
-  if (const std::string format = group.read_attribute_string("format");
-      format != "nbody checkpoint") {
-    group.refuse(group.where("format"), "must be \"nbody checkpoint\"", format);
-  }
-  const double version = group.read_attribute_double("format_version");
-  if (version != kFormatVersion) {
-    group.fail(fmt::format("{} is {}; this nbody reads version {}", group.where("format_version"),
-                           printable(version), kFormatVersion));
-  }
+/// `mine` gets the rows read. `view`: version 2's /PartType1 (null: version 1).
+CheckpointState read_rows(const hdf5::Group& group, const hdf5::Group* view, Reading how,
+                          std::size_t& total, ShareRange& mine) {
   CheckpointState state;
   ParticleSystem& ps = state.particles;
-  const hdf5::Shape shape = group.dataset_shape("x");
-  if (shape.size() != 1) group.fail(fmt::format("{} is not 1-D", group.where("x")));
+  // The count of bodies: version 1's x, version 2's mass (the positions are the view's).
+  const std::string counted = view ? "mass" : "x";
+  const hdf5::Shape shape = group.dataset_shape(counted);
+  if (shape.size() != 1) group.fail(fmt::format("{} is not 1-D", group.where(counted)));
   const std::size_t n = shape[0];
-  if (n == 0) group.refuse(group.where("x"), "the checkpoint holds no bodies", n);
+  if (n == 0) group.refuse(group.where(counted), "the checkpoint holds no bodies", n);
   total = n;
   mine = !how.bodies ? ShareRange{0, 0}
          : how.group ? share_range(n, how.group->part(), how.group->parts())
@@ -132,11 +149,25 @@ CheckpointState read_rows(const hdf5::Group& group, Reading how, std::size_t& to
   // Before anything is allocated: 13 arrays of the rows, and each one read.
   hdf5::detail::check_memory(group.where("x"), rows, 14 * 8, group);
   ps.resize(rows);
-  for (const ArrayField& a : kArrays) {
-    check_shape(group, a.name, n);
+  const std::string count_place = group.where(counted);
+  for (std::size_t k = 0; k < kArrays.size(); ++k) {
+    const ArrayField& a = kArrays[k];
+    if (view && k < kViewed) {  // the view's N x 3 rows, split into three columns
+      if (k % 3 != 0) continue;
+      const char* name = kViewName[k / 3];
+      check_shape(*view, name, n, count_place, 3);
+      const std::vector<double> xyz = view->read_doubles(name, mine.first, rows, 3);
+      for (std::size_t c = 0; c < 3; ++c) {
+        std::vector<double>& out = ps.*kArrays[k + c].member;
+        for (std::size_t i = 0; i < rows; ++i) out[i] = xyz[3 * i + c];
+      }
+      continue;
+    }
+    if (view && a.member == &ParticleSystem::radius && !group.has(a.name)) continue;  // all 0
+    check_shape(group, a.name, n, count_place);
     ps.*a.member = group.read_doubles(a.name, mine.first, rows, 1);
   }
-  check_shape(group, "id", n);
+  check_shape(group, "id", n, count_place);
   ps.id = group.read_ids("id", mine.first, rows);
   if (how.group && group.has("integrator_state")) {
     // IAS15 never runs decomposed (docs/distributed.md): its state is read whole.
@@ -153,7 +184,7 @@ CheckpointState read_rows(const hdf5::Group& group, Reading how, std::size_t& to
 CheckpointState read_checkpoint_rows(const fs::path& path, Reading how, std::size_t& total) {
   ForceReducer* const ranks = how.group;
   std::optional<hdf5::File> file;
-  std::optional<hdf5::Group> held;
+  std::optional<hdf5::Group> held, view;
   CheckpointState state;
   ShareRange mine;
   std::string problem;
@@ -164,7 +195,19 @@ CheckpointState read_checkpoint_rows(const fs::path& path, Reading how, std::siz
       root.fail("/Checkpoint is missing (not an nbody checkpoint; a snapshot is read with -i)");
     }
     held.emplace(root.open_group(kGroup));
-    state = read_rows(*held, how, total, mine);
+    if (const std::string format = held->read_attribute_string("format");
+        format != "nbody checkpoint") {
+      held->refuse(held->where("format"), "must be \"nbody checkpoint\"", format);
+    }
+    if (layout_version(*held) >= 2) {
+      if (!root.has(snapshot_layout::kBodyGroup))
+        root.fail(
+            fmt::format("/{} is missing (a version {} checkpoint's positions and "
+                        "velocities are there)",
+                        snapshot_layout::kBodyGroup, kFormatVersion));
+      view.emplace(root.open_group(snapshot_layout::kBodyGroup));
+    }
+    state = read_rows(*held, view ? &*view : nullptr, how, total, mine);
   } catch (const Error& e) {
     if (!ranks) throw;
     problem = e.what();
@@ -174,12 +217,18 @@ CheckpointState read_checkpoint_rows(const fs::path& path, Reading how, std::siz
   ParticleSystem& ps = state.particles;
   const std::uint64_t first = mine.first;
 
+  // Where row r of array k is (version 2: the positions and velocities are the view's).
+  auto place = [&](std::size_t k) -> RowPlace {
+    if (!view || k >= kViewed) return place_in(group, kArrays[k].name);
+    const std::string name = view->where(kViewName[k / 3]);
+    return [name, k](std::uint64_t row) { return fmt::format("{}[{}, {}]", name, row, k % 3); };
+  };
   // The values in the whole reader's order: array by array, row by row.
   std::optional<Found> bad;
   for (std::size_t k = 0; k < kArrays.size() && !bad; ++k) {
     const std::string name = kArrays[k].name;
     if (name == "ax" || name == "ay" || name == "az") continue;  // checked below, when valid
-    bad = first_bad(group, name, ps.*kArrays[k].member, range_of(name), first, k);
+    bad = first_bad(group, place(k), ps.*kArrays[k].member, range_of(name), first, k);
   }
   io_detail::throw_first_in_file(ranks, bad);
   // Ids other than 0 (no id) are unique over the file: collisions and outputs find bodies by id.
@@ -192,10 +241,10 @@ CheckpointState read_checkpoint_rows(const fs::path& path, Reading how, std::siz
   if (ps.dim == 2) {  // planar runs hold z = vz = 0 exactly
     for (std::uint64_t stage = 0; stage < 2 && !bad; ++stage) {
       const std::vector<double>& v = stage == 0 ? ps.z : ps.vz;
+      const RowPlace where_z = place(stage == 0 ? 2 : 5);
       for (std::size_t i = 0; i < v.size() && !bad; ++i) {
         if (v[i] == 0) continue;
-        const std::string where =
-            fmt::format("{}[{}]", group.where(stage == 0 ? "z" : "vz"), first + i);
+        const std::string where = where_z(first + i);
         bad = Found{stage, first + i,
                     input_error(group.file() + ": " + where,
                                 "must be 0 in a planar (dim 2) checkpoint", v[i])
@@ -209,7 +258,7 @@ CheckpointState read_checkpoint_rows(const fs::path& path, Reading how, std::siz
     for (std::uint64_t k = 0; k < 3 && !bad; ++k) {
       const char* name = k == 0 ? "ax" : k == 1 ? "ay" : "az";
       const auto& v = k == 0 ? ps.ax : k == 1 ? ps.ay : ps.az;
-      bad = first_bad(group, name, v, Range::Finite, first, k);
+      bad = first_bad(group, place_in(group, name), v, Range::Finite, first, k);
     }
     io_detail::throw_first_in_file(ranks, bad);
     ps.set_accelerations_valid();
@@ -237,8 +286,8 @@ CheckpointState read_checkpoint_rows(const fs::path& path, Reading how, std::siz
     }
     if (how.bodies) {  // the attributes alone leave it for the read of the bodies
       state.integrator.values = group.read_doubles("integrator_state");
-      if (const auto f =
-              first_bad(group, "integrator_state", state.integrator.values, Range::Finite, 0, 0))
+      if (const auto f = first_bad(group, place_in(group, "integrator_state"),
+                                   state.integrator.values, Range::Finite, 0, 0))
         throw Error(f->message);
       state.integrator.next_dt = read_scalar(group, "integrator_next_dt", Range::Positive);
     }

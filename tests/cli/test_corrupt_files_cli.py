@@ -202,7 +202,9 @@ class TestEditedCheckpoints(CorruptCase):
         good = self.checkpoint()
         nan = float("nan")
         edits = [
-            ("x", lambda f: f["Checkpoint/x"].__setitem__(5, nan), "/Checkpoint/x[5]: must be finite (got nan)"),
+            # The positions are the snapshot view's N x 3 rows (checkpoint format version 2).
+            ("x", lambda f: f["PartType1/Coordinates"].__setitem__((5, 0), nan),
+             "/PartType1/Coordinates[5, 0]: must be finite (got nan)"),
             ("mass", lambda f: f["Checkpoint/mass"].__setitem__(0, 0.0),
              "/Checkpoint/mass[0]: must be finite and > 0 (got 0)"),
             ("id", lambda f: f["Checkpoint/id"].__setitem__(7, f["Checkpoint/id"][3]),

@@ -217,7 +217,7 @@ TEST(CheckpointShare, EveryRankRefusesWhatOneRankFinds) {
   // Two problems in two shares: the whole reader meets x (the first array) first.
   refused(
       "two", [](CheckpointState& s) { s.particles.mass[0] = -1, s.particles.x[6] = NAN; },
-      "/Checkpoint/x[6]: must be finite (got nan)");
+      "/PartType1/Coordinates[6, 0]: must be finite (got nan)");
   refused(
       "id", [](CheckpointState& s) { s.particles.id = {1, 9, 3, 4, 5, 6, 9}; },
       "/Checkpoint/id[6]: is used twice (also by body 1) (got 9)");
@@ -231,7 +231,7 @@ TEST(CheckpointShare, EveryRankRefusesWhatOneRankFinds) {
         for (std::size_t i = 0; i < 7; ++i) s.particles.z[i] = s.particles.vz[i] = 0;
         s.particles.vz[6] = 0.5;
       },
-      "/Checkpoint/vz[6]: must be 0 in a planar (dim 2) checkpoint (got 0.5)");
+      "/PartType1/Velocities[6, 2]: must be 0 in a planar (dim 2) checkpoint (got 0.5)");
   // IAS15's state is read whole: IAS15 never runs decomposed.
   CheckpointState ias15 = state;
   ias15.integrator.values.assign(48 * 7, 0.0);
