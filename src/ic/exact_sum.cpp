@@ -21,23 +21,23 @@ double ExactSum::value() const {
     while (top > 0 && s.limb_[top] == 0) --top;
   }
   // The top 128 bits (limbs top .. top - 3) and whether anything below them is set.
-  unsigned __int128 high = 0;
+  Uint128 high = 0;
   for (int k = top; k >= top - 3; --k) {
-    high = (high << kBits) | (k >= 0 ? static_cast<unsigned __int128>(s.limb_[k]) : 0u);
+    high = (high << kBits) | (k >= 0 ? static_cast<Uint128>(s.limb_[k]) : 0u);
   }
   bool sticky = false;
   for (int k = top - 4; k >= 0; --k) sticky = sticky || s.limb_[k] != 0;
   int exponent = kBits * (top - 3) - 1074;  // high x 2^exponent (+ the sticky part)
   int bits = 0;
-  for (unsigned __int128 t = high; t != 0; t >>= 1) ++bits;
+  for (Uint128 t = high; t != 0; t >>= 1) ++bits;
   std::uint64_t mantissa = 0;
   if (bits <= 53) {
     mantissa = std::uint64_t(high);  // exact (nothing below: sticky is false when bits < 97)
   } else {
     const int shift = bits - 53;
     mantissa = std::uint64_t(high >> shift);
-    const unsigned __int128 rest = high & ((static_cast<unsigned __int128>(1) << shift) - 1);
-    const unsigned __int128 half = static_cast<unsigned __int128>(1) << (shift - 1);
+    const Uint128 rest = high & ((static_cast<Uint128>(1) << shift) - 1);
+    const Uint128 half = static_cast<Uint128>(1) << (shift - 1);
     if (rest > half || (rest == half && (sticky || (mantissa & 1u)))) ++mantissa;
     exponent += shift;
     if (mantissa == (std::uint64_t{1} << 53)) mantissa >>= 1, ++exponent;

@@ -13,6 +13,9 @@
 
 namespace nbody::ic {
 
+/// 128-bit unsigned arithmetic (GCC and Clang; __extension__: not ISO C++, said once here).
+__extension__ typedef unsigned __int128 Uint128;
+
 class ExactSum {
  public:
   void add(double x) {
@@ -28,7 +31,7 @@ class ExactSum {
     // x = +-mantissa * 2^(at - 1074): subnormals have at = 0, normal numbers biased - 1.
     const std::uint64_t mantissa = biased == 0 ? fraction : fraction | (std::uint64_t{1} << 52);
     const int at = biased == 0 ? 0 : biased - 1;
-    const unsigned __int128 v = static_cast<unsigned __int128>(mantissa) << (at % kBits);
+    const Uint128 v = static_cast<Uint128>(mantissa) << (at % kBits);
     const std::int64_t sign = bits >> 63 ? -1 : 1;
     const int k = at / kBits;
     limb_[k] += sign * std::int64_t(std::uint64_t(v) & kMask);
