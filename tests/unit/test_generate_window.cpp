@@ -121,7 +121,7 @@ TEST(GenerateWindow, EveryModelGivesTheWholeModelsBodiesOnAnyNumberOfRanks) {
 TEST(GenerateWindow, TheCentreOfMassIsAtRestAtTheOrigin) {
   // What the exact sums are for: the spheres' centre of mass and momentum vanish to
   // rounding (a few ulps of the largest terms), on one rank as on three.
-  for (const std::string& name : {"plummer", "hernquist", "nfw", "two-clusters", "disk"}) {
+  for (const char* name : {"plummer", "hernquist", "nfw", "two-clusters", "disk"}) {
     SCOPED_TRACE(name);
     const ParticleSystem ps = windows_joined({.model = name, .n = 30000, .seed = 9}, 3);
     double m = 0, mx = 0, mv = 0, scale_x = 0, scale_v = 0;
