@@ -247,6 +247,18 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     state.integrator = sim.integrator_state();
     return checkpoints.write(state, share);
   };
+  // -o and --every: an HDF5 file of a decomposed run is written by every rank in turn, as
+  // the snapshots are (a billion bodies are never gathered); text and CSV go through rank 0.
+  auto write_result = [&](const fs::path& path) {
+    ScopedPhase phase(sim.times(), "io");
+    const FileFormat format = resolve_format(a.output, a.format);
+    if (share && format == FileFormat::Hdf5) {
+      write_snapshot_share(path, sim.particles(),
+                           SnapshotOptions{.precision = SnapshotPrecision::Double}, nullptr, *share);
+    } else if (const ParticleSystem* ps = output_state()) {
+      write_particles(path, *ps, format);
+    }
+  };
   auto log_energy = [&](const Diagnostics& d) {
     if (!energy_log) return;
     energy_log->append(sim.steps_done(), sim.time(), d, e0, sim.collision_totals().energy_lost);
@@ -255,11 +267,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   // steps and the last step, like a snapshot series (a restart goes on from its step).
   auto every_output = [&] {
     const std::uint64_t s = sim.steps_done();
-    if (!a.output.empty()) {
-      ScopedPhase phase(sim.times(), "io");
-      if (const ParticleSystem* ps = output_state())
-        write_particles(numbered_path(a.output, s), *ps, resolve_format(a.output, a.format));
-    }
+    if (!a.output.empty()) write_result(numbered_path(a.output, s));
     const bool energy_line = has_energy && (talk || diagnose_everywhere);
     const double drift =
         energy_line ? relative_energy_drift(e0, sim.diagnostics().total_energy) : 0.0;
@@ -371,11 +379,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     log_energy(result.end);
   // A run given --restart ends with a checkpoint, so `--restart latest` goes on from here.
   if ((checkpointing || !out.restart.empty()) && result.steps > 0) write_checkpoint_now();
-  if (!a.output.empty()) {
-    ScopedPhase phase(sim.times(), "io");
-    if (const ParticleSystem* ps = output_state())
-      write_particles(a.output, *ps, resolve_format(a.output, a.format));
-  }
+  if (!a.output.empty()) write_result(a.output);
   sim.times().add("io", io_times.get("io") + a.restart.read_seconds);
   if (talk) print_run_summary(human, a, sim, result);
   std::fflush(human);  // the warnings (stderr) after the summary
