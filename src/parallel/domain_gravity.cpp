@@ -145,22 +145,27 @@ class Domain final : public DomainGravity {
 
 }  // namespace
 
-bool runs_decomposed(const SimulationOptions& o) {
+std::string replicated_because(const SimulationOptions& o) {
   const GravityOptions& g = o.gravity;
   // The GPU: the tree (not its input-order walk, whose groups are not the tree's) and the
   // direct sum with any kernel (cuda/domain_forces.cuh); the CPU: the tree and the fast
   // kernel's direct sum.
-  const bool gpu = g.device == Device::Gpu &&
-                   ((g.algorithm == GravityAlgorithm::Tree && !g.tree_input_order_walk) ||
-                    g.algorithm == GravityAlgorithm::Direct);
-  const bool cpu = g.device == Device::Cpu &&
-                   ((g.algorithm == GravityAlgorithm::Direct && g.kernel == ForceKernel::Fast) ||
-                    g.algorithm == GravityAlgorithm::Tree);
-  const bool solver = g.G != 0 && (gpu || cpu);
+  const bool cpu = g.device == Device::Cpu;
+  if (g.G == 0 || g.algorithm == GravityAlgorithm::None) return "no gravity to share out";
+  if (o.integrator.scheme == IntegratorScheme::Ias15) return "IAS15 is not decomposed";
+  if (o.collisions.model != CollisionModel::None) return "collisions are not decomposed yet";
+  if (!cpu && g.algorithm == GravityAlgorithm::Tree && g.tree_input_order_walk)
+    return "the input-order walk is not decomposed";
+  if (cpu && g.algorithm == GravityAlgorithm::Direct && g.kernel != ForceKernel::Fast)
+    return fmt::format("the {} kernel is not decomposed; --kernel fast is", to_string(g.kernel));
   // Hierarchical steps: CPU ranks (BlockSteps::share_bins); the GPU's bins are not shared yet.
-  return solver && (o.integrator.timestep == TimestepMode::Fixed || cpu) &&
-         o.integrator.scheme != IntegratorScheme::Ias15 &&
-         o.collisions.model == CollisionModel::None;
+  if (!cpu && o.integrator.timestep == TimestepMode::Adaptive)
+    return "adaptive steps on GPUs are not decomposed yet";
+  return {};
+}
+
+bool runs_decomposed(const SimulationOptions& o) {
+  return replicated_because(o).empty();
 }
 
 std::unique_ptr<DomainGravity> make_domain_gravity(const GravityOptions& options,

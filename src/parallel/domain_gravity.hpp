@@ -69,6 +69,9 @@ class DomainGravity : public GravitySolver {
 /// The rest (collisions, hierarchical steps on GPUs, IAS15) still runs with the state
 /// replicated on every rank (docs/distributed.md).
 [[nodiscard]] bool runs_decomposed(const SimulationOptions& options);
+/// Why these options replicate the state instead ("" where they decompose): what a run
+/// under mpirun says in its header.
+[[nodiscard]] std::string replicated_because(const SimulationOptions& options);
 
 /// The solver for `options` (CPU direct sum or tree; dim 2 or 3) over the ranks of `comm`.
 /// Throws nbody::Error naming the option for what the decomposition does not do yet.

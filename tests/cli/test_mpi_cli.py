@@ -187,6 +187,17 @@ class TestRanksEqualOneProcess(CliTestCase):
             for k in ("drawn", "shares"):
                 self.assertEqual(out[k].read_bytes(), out["whole"].read_bytes(), f"{k}, {ranks} ranks")
 
+    def test_a_replicated_run_says_why(self):
+        # Runs the decomposition does not cover hold every body on every rank (Part 1 of
+        # docs/distributed.md): the header says so and why; a decomposed run's does not.
+        for extra, why in ((["--integrator", "ias15"], "IAS15 is not decomposed"),
+                           (["--kernel", "scalar"], "the scalar kernel is not decomposed; --kernel fast is")):
+            proc = mpirun(2, "run", "--model", "plummer", "-n", 200, "--steps", 2, *extra)
+            self.assertIn(f"on 2 MPI ranks (each holds every body: {why})\n", proc.stdout + proc.stderr)
+        proc = mpirun(2, "run", "--model", "plummer", "-n", 200, "--steps", 2, "--gravity", "tree")
+        self.assertIn("domain-tree-let-2", proc.stdout)
+        self.assertNotIn("each holds every body", proc.stdout + proc.stderr)
+
     def test_hdf5_result_written_in_turn(self):
         # -o FILE.hdf5 (and --every) of a decomposed run: every rank writes its own bodies into
         # the one file in turn, as snapshots are, not gathered on rank 0; the bodies come in

@@ -32,6 +32,7 @@
 #include "nbody/io.hpp"
 #include "nbody/simulation.hpp"
 #include "nbody/snapshot.hpp"
+#include "parallel/domain_gravity.hpp"
 
 namespace nbody::cli {
 
@@ -182,10 +183,14 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                       ? fmt::format(" (adaptive: bins dt/2^k, eta = {:g})", a.integrator.eta)
                       : std::string(),
                   last_step - first_step);
+    // Under mpirun, a run that replicates the state says why (docs/distributed.md Part 1).
+    const std::string why = sim.decomposed() ? "" : parallel::replicated_because(sim.options());
     fmt::print(human, "nbody run: {} bodies ({}D), {}, {}, G = {:g}, softening = {:g}{}\n",
                sim.size(), dim, sim.solver_name(), stepping, a.gravity.G, a.gravity.softening,
-               ranks && ranks->parts() > 1 ? fmt::format(", on {} MPI ranks", ranks->parts())
-                                           : std::string());
+               ranks && ranks->parts() > 1
+                   ? fmt::format(", on {} MPI ranks{}", ranks->parts(),
+                                 why.empty() ? "" : " (each holds every body: " + why + ")")
+                   : std::string());
     fmt::print(human, "energy: {} ({})\n", to_string(energy), energy_choice.reason);
     if (resumed)
       fmt::print(human, "restart: from {} at step {}, t = {:.6g}\n", restart->string(), first_step,
@@ -254,7 +259,8 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     const FileFormat format = resolve_format(a.output, a.format);
     if (share && format == FileFormat::Hdf5) {
       write_snapshot_share(path, sim.particles(),
-                           SnapshotOptions{.precision = SnapshotPrecision::Double}, nullptr, *share);
+                           SnapshotOptions{.precision = SnapshotPrecision::Double}, nullptr,
+                           *share);
     } else if (const ParticleSystem* ps = output_state()) {
       write_particles(path, *ps, format);
     }
