@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 36 on a machine with 2 GPUs (nvidia-h100-x2 / nvidia-h200-x2): a checkpoint written
-# by 2 GPU ranks (each rank writing its own rows, in turn) restarts on 2 ranks and on 1, and
-# every run ends with the same bodies (ids) and states within the tree's error of the
-# uninterrupted run. Needs a built build/cuda/src/nbody (scripts/device_domain_check.sh
+# by 2 GPU ranks (each rank writing its own rows, in turn) restarts on 2 GPU ranks, on 1, and
+# on 3 CPU ranks (where GPUs are too few: --device cpu), and every run ends with the same
+# bodies (ids) and states within the tree's error of the uninterrupted run. Needs a built build/cuda/src/nbody (scripts/device_domain_check.sh
 # STAGES=build builds it). N bodies (RESTART_N, default 1048576), float, the tree.
 #   scripts/device_ranks_restart_check.sh
 set -uo pipefail
@@ -10,20 +10,28 @@ out=${OUT:-/tmp/nbody-out}
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 nb=${NBODY:-build/cuda/src/nbody}
-mpi=(mpirun --bind-to none -x NCCL_NVLS_ENABLE -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM)
+mpi=(mpirun --bind-to none --oversubscribe -x NCCL_NVLS_ENABLE -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM)
 work=$(mktemp -d)
-args=(--device gpu --gravity tree --precision float -q)
+args=(--device "${DEVICE:-gpu}" --gravity tree --precision float -q)  # DEVICE=cpu: a dry run
 t0=$(date +%s)
 "${mpi[@]}" -np 2 $nb run --model plummer -n "${RESTART_N:-1048576}" --seed 11 --softening 0.01 \
   --dt 1e-3 --steps 4 --checkpoint-every 2 --checkpoint-keep 3 "${args[@]}" \
   --output-dir "$work/whole" --json >"$out/restart_whole.json" 2>"$out/restart_whole.log" ||
   { tail -5 "$out/restart_whole.log"; exit 1; }
-python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['gpu_memory']; print(f'rank 0: {m[\"bytes\"]/1e9:.3f} GB in nbody buffers (peak {m[\"peak_bytes\"]/1e9:.3f}), {m[\"bytes_per_body\"]:.0f} bytes a body of {m[\"bodies\"]}')" "$out/restart_whole.json"
+python3 - "$out/restart_whole.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])).get("gpu_memory")  # --device gpu only
+if m:
+    print(f"rank 0: {m['bytes'] / 1e9:.3f} GB in nbody's buffers (peak {m['peak_bytes'] / 1e9:.3f}), "
+          f"{m['bytes_per_body']:.0f} bytes a body of {m['bodies']}")
+PY
 half="$work/whole/checkpoint_00000002.h5"
 "${mpi[@]}" -np 2 $nb run --restart "$half" --steps 4 --output-dir "$work/two" -q \
   >"$out/restart_two.log" 2>&1 || { tail -5 "$out/restart_two.log"; exit 1; }
 $nb run --restart "$half" --steps 4 --output-dir "$work/one" -q >"$out/restart_one.log" 2>&1 ||
   { tail -5 "$out/restart_one.log"; exit 1; }
+"${mpi[@]}" -np 3 $nb run --restart "$half" --steps 4 --device cpu --output-dir "$work/three" -q \
+  >"$out/restart_three.log" 2>&1 || { tail -5 "$out/restart_three.log"; exit 1; }
 echo "runs: $(($(date +%s) - t0)) s"
 python3 - "$work" <<'PY'
 import sys, numpy as np, h5py
@@ -35,7 +43,7 @@ def load(d):
         v = h["PartType1/Velocities"][:][o]
         return ids[o], x, v, int(g.attrs["step"])
 whole = load("whole")
-for d in ("two", "one"):
+for d in ("two", "one", "three"):
     ids, x, v, step = load(d)
     assert step == 4 and (ids == whole[0]).all() and len(np.unique(ids)) == len(ids), f"{d}: ids or step differ"
     # The tree's error (~1e-3 of |a|, more where cells are split at other cuts) over the two
@@ -43,7 +51,8 @@ for d in ("two", "one"):
     dx = np.abs(x - whole[1]).max()
     dv = np.median(np.linalg.norm(v - whole[2], axis=1) / np.linalg.norm(whole[2], axis=1))
     same = (x == whole[1]).all() and (v == whole[2]).all()
-    print(f"restart on {'2 ranks' if d == 'two' else '1 rank'}: {len(ids)} ids, every one once; "
+    on = {"two": "2 ranks", "one": "1 process", "three": "3 CPU ranks"}[d]
+    print(f"restart on {on}: {len(ids)} ids, every one once; "
           f"largest |dx| {dx:.2e}, median |dv|/|v| {dv:.2e} against the uninterrupted 2-rank run"
           f"{' (bit for bit)' if same else ''}")
     assert dx < 1e-4 and dv < 1e-4, f"{d}: the restarted run strays from the uninterrupted one"
