@@ -11,6 +11,7 @@
 #include "nbody/gravity.hpp"
 #include "nbody/physics/moments.hpp"
 #include "parallel/body_fields.hpp"
+#include "parallel/direct_ring.hpp"
 
 namespace nbody::parallel {
 namespace {
@@ -99,6 +100,15 @@ Diagnostics summed_diagnostics(const ParticleSystem& local, ForceReducer& comm, 
   comm.sum(sums, kMomentSums + 2);
   Diagnostics d = diagnostics_from_sums(moments, sums[kMomentSums], 0.5 * sums[kMomentSums + 1]);
   d.energy_method = potentials ? EnergyMethod::Solver : EnergyMethod::Off;
+  return d;
+}
+
+Diagnostics exact_diagnostics(const ParticleSystem& local, ForceReducer& comm, double G,
+                              double softening) {
+  ParticleSystem ps = local;  // the ring writes accelerations and potentials: not the run's
+  make_direct_ring(Precision::Double, G, softening, 0)->compute_forces(ps, true, comm);
+  Diagnostics d = summed_diagnostics(ps, comm, true);
+  d.energy_method = EnergyMethod::Exact;
   return d;
 }
 

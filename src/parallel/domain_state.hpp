@@ -24,6 +24,13 @@ namespace nbody::parallel {
 [[nodiscard]] Diagnostics summed_diagnostics(const ParticleSystem& local, ForceReducer& comm,
                                              bool potentials);
 
+/// summed_diagnostics with the exact W (EnergyMethod::Exact): every local body's float64
+/// potential from every rank's bodies by the direct sum's ring (direct_ring.hpp: blocks of
+/// sources travel around the ranks), so no rank gathers all N and each does N^2 / P pairs.
+/// W agrees with one process's compute_diagnostics to the rounding of the summation order.
+[[nodiscard]] Diagnostics exact_diagnostics(const ParticleSystem& local, ForceReducer& comm,
+                                            double G, double softening);
+
 /// The number of bodies over all ranks.
 [[nodiscard]] std::size_t total_bodies(const ParticleSystem& local, ForceReducer& comm);
 

@@ -182,13 +182,13 @@ class HostStepper final : public Stepper {
   [[nodiscard]] std::size_t size() const override { return state_->size(); }
 
  private:
-  /// diagnostics() of owned bodies (collective): the exact pair sum over the bodies
-  /// gathered (O(N^2) already), else each rank's sums all-reduced.
+  /// diagnostics() of owned bodies (collective): the exact pair sum by the ring (no rank
+  /// gathers all N), else each rank's sums all-reduced.
   Diagnostics owned_diagnostics(EnergyMethod method) {
     switch (method) {
       case EnergyMethod::Exact:
-        return compute_diagnostics(parallel::gather_bodies(*state_, *reducer_), options_.gravity.G,
-                                   options_.gravity.softening);
+        return parallel::exact_diagnostics(*state_, *reducer_, options_.gravity.G,
+                                           options_.gravity.softening);
       case EnergyMethod::Solver:
         evaluate(true);
         return parallel::summed_diagnostics(*state_, *reducer_, true);

@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "domain_test_helpers.hpp"
+#include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
+#include "parallel/domain_state.hpp"
 #include "thread_ranks.hpp"
 #include "tree/tree.hpp"
 
@@ -230,6 +233,27 @@ TEST(DomainCuts, DISABLED_MeasurePlummer200k) {
               got[0].cuts.rounds, got[0].cuts.level, int(got[0].cuts.tolerance_met), s);
         }
       }
+    }
+  }
+}
+
+// --energy exact on owned bodies: the pair sum by the ring, no rank holding all N. Every
+// rank's shares give one process's diagnostics: W to the rounding of the summation order.
+TEST(ExactDiagnostics, SharesByTheRingGiveOneProcesssPairSum) {
+  const ParticleSystem all = testing::plummer_sphere(3000, 3, 17);
+  const double G = 1.5, eps = 0.01;
+  const Diagnostics one = compute_diagnostics(all, G, eps);
+  for (int parts : {1, 2, 3}) {
+    const auto got = testing::run_parts<Diagnostics>(parts, [&](std::shared_ptr<ForceReducer> r) {
+      return parallel::exact_diagnostics(parallel::keep_share(all, r->part(), r->parts()), *r, G,
+                                         eps);
+    });
+    for (const Diagnostics& d : got) {
+      EXPECT_EQ(d.energy_method, EnergyMethod::Exact);
+      EXPECT_NEAR(d.potential, one.potential, 1e-13 * std::abs(one.potential)) << parts;
+      EXPECT_NEAR(d.kinetic, one.kinetic, 1e-13 * one.kinetic) << parts;
+      EXPECT_NEAR(d.total_mass, one.total_mass, 1e-12) << parts;  // 3000 terms in another order
+      EXPECT_EQ(d.potential, got[0].potential) << parts << ": every rank the same bits";
     }
   }
 }

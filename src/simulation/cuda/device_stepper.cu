@@ -294,14 +294,14 @@ class DeviceStepper final : public Stepper {
   }
 
   /// Every rank's sums (the moments, the kinetic energy, the solver's potentials); the
-  /// exact pair sum from every body, gathered to every rank's host.
+  /// exact pair sum by the host's ring over the ranks (no rank gathers all N).
   Diagnostics decomposed_diagnostics(EnergyMethod method) {
     if (method != EnergyMethod::Exact)
       return device_diagnostics(state(), G_, softening_, method, phi_.data(), diagnostics_, stream_,
                                 reducer_.get());
     ParticleSystem local;
     download(local);
-    return compute_diagnostics(parallel::gather_bodies(local, *reducer_), G_, softening_);
+    return parallel::exact_diagnostics(local, *reducer_, G_, softening_);
   }
 
   /// The forces of the last evaluation, in the order of this rank's bodies.
