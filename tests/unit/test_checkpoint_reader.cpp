@@ -26,22 +26,9 @@ namespace fs = std::filesystem;
 using test::error_of;
 using testing::HasSubstr;
 
-class CheckpointReaderTest : public testing::Test {
+class CheckpointReaderTest : public test::FolderTest {
  protected:
-  void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() /
-        (std::string("nbody_cpr_") + testing::UnitTest::GetInstance()->current_test_info()->name() +
-         "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  fs::path dir_;
+  CheckpointReaderTest() : FolderTest("cpr") {}
 };
 
 /// A copy of checkpoint `good` damaged through the HDF5 API, and the message it must give.

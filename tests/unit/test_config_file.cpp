@@ -16,6 +16,7 @@
 #include "cli/option_checks.hpp"
 #include "config_test_command.hpp"
 #include "nbody/error.hpp"
+#include "test_helpers.hpp"
 
 namespace nbody::cli {
 namespace {
@@ -27,21 +28,14 @@ using testing::Not;
 using config_test::Command;
 using config_test::Values;
 
-class ConfigFileTest : public testing::Test {
+class ConfigFileTest : public nbody::test::FolderTest {
  protected:
+  ConfigFileTest() : FolderTest("config") {}
   void SetUp() override {
 #if !NBODY_HAVE_TOML
     GTEST_SKIP() << "built without toml++";
 #endif
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           (std::string("nbody_config_") + info->name() + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
+    FolderTest::SetUp();
   }
 
   fs::path write(const std::string& text, const std::string& name = "run.toml") const {
@@ -76,8 +70,6 @@ class ConfigFileTest : public testing::Test {
   std::string where(int line) const {
     return (dir_ / "run.toml").string() + ":" + std::to_string(line) + ": ";
   }
-
-  fs::path dir_;
 };
 
 TEST_F(ConfigFileTest, AppliesValuesOfEveryKind) {

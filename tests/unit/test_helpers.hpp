@@ -1,8 +1,11 @@
 #pragma once
 // Shared test fixtures: seeded random systems, error measures and state comparisons.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <random>
@@ -16,6 +19,29 @@
 #include "nbody/particles.hpp"
 
 namespace nbody::test {
+
+/// A test with its own empty folder dir_ (<tmp>/nbody_<prefix>_<test>_<pid>), removed
+/// afterwards, so tests never see each other's files (and can run in parallel under ctest).
+class FolderTest : public testing::Test {
+ protected:
+  explicit FolderTest(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override {
+    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("nbody_" + prefix_ + "_" + info->name() + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+
+  std::filesystem::path dir_;
+
+ private:
+  std::string prefix_;
+};
 
 /// n bodies uniform in [-1,1]^3, velocities uniform in [-0.1,0.1]^3, masses in [0.5,1.5]/n.
 inline ParticleSystem random_system(std::size_t n, std::uint64_t seed, int dim = 3) {

@@ -31,19 +31,9 @@ using testing::HasSubstr;
 
 /// Each test gets its own empty folder, removed afterwards, so tests never see each
 /// other's files (and can run in parallel under ctest).
-class IoTest : public testing::Test {
+class IoTest : public test::FolderTest {
  protected:
-  void SetUp() override {
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           (std::string("nbody_io_") + info->name() + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  IoTest() : FolderTest("io") {}
 
   fs::path file(const std::string& name) const { return dir_ / name; }
 
@@ -75,8 +65,6 @@ class IoTest : public testing::Test {
     ADD_FAILURE() << "reading " << name << " did not throw";
     return {};
   }
-
-  fs::path dir_;
 };
 
 /// Bit-identical doubles: -0.0 and 0.0 differ, as a lossless round trip must keep them.

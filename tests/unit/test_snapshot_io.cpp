@@ -37,20 +37,13 @@ using test::error_of;
 namespace fs = std::filesystem;
 using testing::HasSubstr;
 
-class SnapshotTest : public testing::Test {
+class SnapshotTest : public test::FolderTest {
  protected:
+  SnapshotTest() : FolderTest("h5") {}
   void SetUp() override {
     if (!have_hdf5())
       GTEST_SKIP() << "nbody was built without HDF5 (install libhdf5-dev and rebuild)";
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           (std::string("nbody_h5_") + info->name() + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
+    FolderTest::SetUp();
   }
 
   fs::path file(const std::string& name) const { return dir_ / name; }
@@ -60,8 +53,6 @@ class SnapshotTest : public testing::Test {
     for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
     return names;
   }
-
-  fs::path dir_;
 };
 
 /// Values a lossless format must keep: -0.0, denormals, extremes, non-terminating binaries.

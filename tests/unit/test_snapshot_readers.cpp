@@ -27,20 +27,9 @@ using hdf5::Group;
 using hdf5::Precision;
 using testing::HasSubstr;
 
-class SnapshotReaderTest : public testing::Test {
+class SnapshotReaderTest : public test::FolderTest {
  protected:
-  void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() /
-        (std::string("nbody_h5r_") + testing::UnitTest::GetInstance()->current_test_info()->name() +
-         "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  SnapshotReaderTest() : FolderTest("h5r") {}
 
   /// Builds dir/name with `build` filling the root group.
   fs::path make(const std::string& name, const std::function<void(Group& root)>& build) const {
@@ -50,8 +39,6 @@ class SnapshotReaderTest : public testing::Test {
     f.close();
     return p;
   }
-
-  fs::path dir_;
 };
 
 using test::error_of;
