@@ -22,11 +22,11 @@ namespace nbody::test {
 
 /// A test with its own empty folder dir_ (<tmp>/nbody_<prefix>_<test>_<pid>), removed
 /// afterwards, so tests never see each other's files (and can run in parallel under ctest).
-class FolderTest : public testing::Test {
+class FolderTest : public ::testing::Test {
  protected:
   explicit FolderTest(std::string prefix) : prefix_(std::move(prefix)) {}
   void SetUp() override {
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = std::filesystem::temp_directory_path() /
            ("nbody_" + prefix_ + "_" + info->name() + "_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
