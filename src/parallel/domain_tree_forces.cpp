@@ -9,6 +9,8 @@
 // comes first (docs/distributed.md gives its measured share).
 #include "parallel/domain_tree_forces.hpp"
 
+#include "parallel/shared_top_tree.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -43,6 +45,8 @@ class TreeForces final : public DomainTreeForces {
     tree::build_tree(ps, options_.dim, tree::kLeafSize, options_.threads,
                      tree::RootCube{cube.cx, cube.cy, cube.cz, cube.half}, tree_, scratch_);
     tree::compute_moments(tree_, options_.quadrupole);
+    // The cells other ranks' bodies share get the global cell's moments (shared_top_tree.hpp).
+    (void)share_top_cells(tree_, comm);
     // The relative criterion needs every body's last |a|; without (the first evaluation)
     // theta decides, as in one process.
     const OpeningCriterion mac = relative || options_.mac != OpeningCriterion::Relative

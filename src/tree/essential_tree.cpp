@@ -270,6 +270,7 @@ std::vector<char> essential_tree(const Tree& local, const std::vector<ReceiverBo
                    local.bmax[k],
                    Tree::kPrunedCell,
                    0,
+                   local.silent.empty() || local.silent[k] == 0 ? std::uint16_t(0) : kSilentCell,
                    0,
                    0};
     // The parent's openers are nodes of the boxes' tree. A node that does not open the cell
@@ -305,7 +306,7 @@ std::vector<char> essential_tree(const Tree& local, const std::vector<ReceiverBo
       rec.end = static_cast<std::uint32_t>(bodies.size());
     } else if (!local.is_leaf(k) && opened) {
       rec.first_child = static_cast<std::int32_t>(sent.size());
-      rec.child_count = local.child_count[k];
+      rec.child_count = std::uint16_t(local.child_count[k]);
       const auto first = static_cast<std::size_t>(local.first_child[k]);
       for (std::size_t ch = first; ch < first + local.child_count[k]; ++ch) {
         sent.push_back(static_cast<std::int32_t>(ch));

@@ -12,7 +12,7 @@
 
 namespace nbody::tree::let {
 
-constexpr std::uint32_t kMagic = 0x3154454c;  // "LET1"
+constexpr std::uint32_t kMagic = 0x3254454c;  // "LET2" (LET1: no flags)
 
 /// The fixed part of a buffer; then `cells` CellRecords (each followed by its Quadrupole
 /// when `quadrupole`), then `bodies` BodyRecords.
@@ -24,9 +24,14 @@ struct Header {
 struct CellRecord {
   double comx, comy, comz, mass, cx, cy, cz, half, bmax;
   std::int32_t first_child;  // first child's record; -1 a leaf, Tree::kPrunedCell
-  std::uint32_t child_count;
+  std::uint16_t child_count;
+  std::uint16_t flags;       // kSilentCell or 0
   std::uint32_t begin, end;  // a leaf's bodies among the buffer's; 0, 0 otherwise
 };
+/// CellRecord::flags: a shared top cell that the receiver's walk accepts or opens as one
+/// process would (its moments are the whole global cell's) but that adds nothing when
+/// accepted: another rank's copy adds it (Tree::silent, parallel/shared_top_tree.hpp).
+constexpr std::uint16_t kSilentCell = 1;
 struct BodyRecord {
   double x, y, z, m;
 };

@@ -75,7 +75,7 @@ Tree read_essential_tree(const std::vector<char>& bytes) {
     const auto r = get<CellRecord>(bytes, at);
     if (c >= next_cell) malformed(fmt::format("cell {} has no parent", c));
     if (!finite_all({r.comx, r.comy, r.comz, r.mass, r.cx, r.cy, r.cz, r.half, r.bmax}) ||
-        !(r.half > 0) || r.mass < 0 || r.bmax < 0) {
+        !(r.half > 0) || r.mass < 0 || r.bmax < 0 || (r.flags & ~kSilentCell) != 0) {
       malformed(fmt::format("cell {}: values", c));
     }
     if (r.first_child >= 0) {
@@ -106,6 +106,10 @@ Tree read_essential_tree(const std::vector<char>& bytes) {
     t.comy[c] = r.comy;
     t.comz[c] = r.comz;
     t.bmax[c] = r.bmax;
+    if (r.flags & kSilentCell) {
+      t.silent.resize(cells, 0);
+      t.silent[c] = 1;
+    }
     if (h.quadrupole) {
       const auto q = get<Quad>(bytes, at + sizeof(CellRecord));
       if (!finite_all({q.xx, q.yy, q.zz, q.xy, q.xz, q.yz, q.tr})) {

@@ -88,6 +88,11 @@ struct Tree {
   };
   std::vector<WalkNode> walk_nodes;
   static constexpr std::int32_t kPrunedCell = -2;
+  /// Cells of the shared top tree (parallel/shared_top_tree.hpp) that another rank's copy
+  /// adds: their moments are the whole global cell's, so the walk opens or accepts them as
+  /// one process does, but an accepted one adds nothing here (its walk record's mass is 0,
+  /// its quadrupole ignored). Empty: none (one process, or no cell shared).
+  std::vector<std::uint8_t> silent;
 
   [[nodiscard]] std::size_t cells() const { return first_child.size(); }
   [[nodiscard]] std::size_t bodies() const { return x.size(); }

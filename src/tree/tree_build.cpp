@@ -75,6 +75,7 @@ void reset_tree(Tree& t, std::size_t n, int dim, std::size_t leaf_size) {
   for (auto* v : {&t.cx, &t.cy, &t.cz, &t.half}) v->clear();
   t.begin.clear();
   t.end.clear();
+  t.silent.clear();
   for (auto* v : {&t.x, &t.y, &t.z, &t.m}) v->resize(n);
   t.order.resize(n);
   t.keys.resize(n);

@@ -120,12 +120,13 @@ void build_walk_nodes(Tree& t) {
   const std::size_t cells = t.cells();
   t.opening = OpeningCriterion::Geometric;
   t.walk_nodes.resize(cells);
+  const bool any_silent = !t.silent.empty();
   for (std::size_t c = 0; c < cells; ++c) {
     auto& w = t.walk_nodes[c];
     w = {t.comx[c],
          t.comy[c],
          t.comz[c],
-         t.mass[c],
+         any_silent && t.silent[c] != 0 ? 0.0 : t.mass[c],
          t.cx[c],
          t.cy[c],
          t.cz[c],

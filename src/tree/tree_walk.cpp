@@ -100,6 +100,10 @@ struct WalkSetup {
     for (std::size_t c = 0; c < moments.size(); ++c) {
       const Quadrupole<double>& q = t.quad[c];
       auto r = [sq](double v) { return Real(v * sq); };
+      if (!t.silent.empty() && t.silent[c] != 0) {
+        moments[c] = {};  // another rank's copy of a shared cell adds it (Tree::silent)
+        continue;
+      }
       const Real m = Real(t.mass[c] * sm);
       moments[c] = {0, 0, 0, m, r(q.xx), r(q.yy), r(q.zz), r(q.xy), r(q.xz), r(q.yz), r(q.tr)};
     }
@@ -196,7 +200,9 @@ template <bool FindSelf, bool Relative, bool Quad, bool Foreign, class Real>
     }
     if (!open) {
       if constexpr (Quad) {
-        if (nd.end - nd.begin == 1) {  // a lone body: its quadrupole is 0, the pair suffices
+        // A lone body: its quadrupole is 0, the pair suffices. Not a cell whose moments are
+        // more than its one body's here (a shared top cell, Tree::silent, or its whole).
+        if (nd.end - nd.begin == 1 && nd.mass == t.m[nd.begin]) {
           reserve(list + 1);
           append(t.x[nd.begin], t.y[nd.begin], t.z[nd.begin], t.m[nd.begin]);
         } else {

@@ -55,8 +55,8 @@ std::vector<char> sample_buffer(bool quad) {
 }
 
 // The buffer's layout (essential_tree.cpp): a 64-byte header (cells at 48, bodies at 56),
-// then 88-byte cell records (first_child at 72, child_count at 76, begin/end at 80/84),
-// each followed by 56 bytes of quadrupole when sent, then 32-byte bodies.
+// then 88-byte cell records (first_child at 72, child_count at 76 and flags at 78, 16 bits each,
+// begin/end at 80/84), each followed by 56 bytes of quadrupole when sent, then 32-byte bodies.
 template <class T>
 void poke(std::vector<char>& b, std::size_t at, T v) {
   std::memcpy(b.data() + at, &v, sizeof v);
@@ -109,6 +109,11 @@ TEST(EssentialTreeBuffer, MalformedBuffersThrow) {
                Error);
   EXPECT_THROW((void)read_essential_tree(bad([&](auto& b) { poke<std::int32_t>(b, 64 + 72, -3); })),
                Error);
+  // Flags other than kSilentCell (bit 0).
+  EXPECT_THROW((void)read_essential_tree(bad([&](auto& b) { poke<std::uint16_t>(b, 64 + 78, 2); })),
+               Error);
+  EXPECT_NO_THROW(
+      (void)read_essential_tree(bad([&](auto& b) { poke<std::uint16_t>(b, 64 + 78, 1); })));
   EXPECT_THROW((void)read_essential_tree(bad([&](auto& b) { poke<double>(b, 64 + 24, NAN); })),
                Error);
   EXPECT_THROW(

@@ -1,0 +1,234 @@
+// The shared top tree (shared_top_tree.hpp).
+//
+// Which cells can be shared: a cell holds bodies of another rank r only if its key range
+// meets r's span [smallest key, largest key] (r's bodies have keys in both). So every rank
+// all-gathers its span (24 bytes), and walks its tree from the root down through the cells
+// whose range meets another rank's span: after a migration the spans are the pieces of the
+// key line, so these are the cells around the cuts, a few per level. Every cell that two
+// ranks hold is found by both, so each finds all the records of its cells in the gather.
+// A cell another rank's span meets but whose bodies are all this rank's keeps its moments
+// (one record: the global cell is this one).
+#include "parallel/shared_top_tree.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "nbody/error.hpp"
+#include "nbody/physics/multipole.hpp"
+
+namespace nbody::parallel {
+namespace {
+
+/// One rank's part of a cell: where the cell is (level and key prefix) and its moments.
+struct TopCell {
+  std::uint64_t prefix;  // the cell's keys >> (dim * (key bits per axis - level))
+  std::uint64_t count;   // its bodies on this rank
+  std::uint32_t level, rank, leaf, unused;
+  double mass, comx, comy, comz, bmax;
+  Quadrupole<double> quad;  // zeros without quadrupoles
+};
+static_assert(std::is_trivially_copyable_v<TopCell>);
+
+struct Span {
+  std::uint64_t has, lo, hi;
+};
+
+bool before(const TopCell& a, const TopCell& b) {
+  if (a.level != b.level) return a.level < b.level;
+  if (a.prefix != b.prefix) return a.prefix < b.prefix;
+  return a.rank < b.rank;
+}
+
+template <class T>
+std::vector<T> read_all(const ForceReducer::Bytes& bytes, const char* what, int from) {
+  if (bytes.size() % sizeof(T) != 0)
+    throw Error(fmt::format("shared top tree: rank {} sent {} bytes of {}, not a multiple of {}",
+                            from, bytes.size(), what, sizeof(T)));
+  std::vector<T> out(bytes.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+template <class T>
+ForceReducer::Bytes as_bytes(const std::vector<T>& v) {
+  ForceReducer::Bytes b(v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+bool finite_record(const TopCell& c) {
+  const double v[] = {c.mass,        c.comx,        c.comy,        c.comz,       c.bmax,
+                      c.quad.xx,     c.quad.yy,     c.quad.zz,     c.quad.xy,    c.quad.xz,
+                      c.quad.yz,     c.quad.tr};
+  return std::all_of(std::begin(v), std::end(v), [](double x) { return std::isfinite(x); }) &&
+         c.mass >= 0 && c.bmax >= 0;
+}
+
+/// Splits leaf c of t into its children by the next digit of its bodies' keys (sorted), as
+/// the build splits a cell (tree_build.cpp).
+template <class Shift>
+void split_leaf(tree::Tree& t, std::size_t c, const Shift& shift) {
+  const int s = shift(t.level[c] + 1u);
+  const std::uint64_t mask = (std::uint64_t(1) << t.dim) - 1;
+  auto digit = [&](std::uint32_t k) { return std::uint32_t((t.keys[k] >> s) & mask); };
+  for (std::uint32_t b = t.begin[c], e = t.end[c]; b < e;) {
+    std::uint32_t k = b + 1;
+    while (k < e && digit(k) == digit(b)) ++k;
+    tree::append_child(t, c, digit(b), b, k);
+    b = k;
+  }
+}
+
+}  // namespace
+
+std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm) {
+  const int parts = comm.parts(), me = comm.part();
+  if (parts <= 1) return 0;
+  const int bits = tree::key_bits_per_axis(t.dim);
+  const int levels = bits;  // the deepest level: a cell of one key
+  const bool quad = !t.quad.empty();
+  const bool empty = t.cells() == 0 || t.keys.size() != t.bodies() || t.bodies() == 0;
+
+  // Every rank's span of keys.
+  const Span mine{empty ? 0u : 1u, empty ? 0 : t.keys.front(), empty ? 0 : t.keys.back()};
+  const auto spans_bytes = comm.all_gather(as_bytes(std::vector<Span>{mine}));
+  std::vector<Span> spans;
+  for (int r = 0; r < parts; ++r) {
+    const auto s = read_all<Span>(spans_bytes[std::size_t(r)], "its span", r);
+    if (s.size() != 1) throw Error(fmt::format("shared top tree: rank {} sent no span", r));
+    spans.push_back(s[0]);
+  }
+  auto shift = [&](std::uint32_t level) { return t.dim * (levels - int(level)); };
+  auto prefix_of = [&](std::size_t c) {
+    const int s = shift(t.level[c]);
+    return s >= 64 ? std::uint64_t(0) : t.keys[t.begin[c]] >> s;
+  };
+  // Whether another rank's span meets cell c's key range.
+  auto meets_another = [&](std::size_t c) {
+    const int s = shift(t.level[c]);
+    const std::uint64_t width_less_one = s >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << s) - 1;
+    const std::uint64_t lo = s >= 64 ? 0 : prefix_of(c) << s, hi = lo + width_less_one;
+    for (int r = 0; r < parts; ++r) {
+      const Span& o = spans[std::size_t(r)];
+      if (r != me && o.has != 0 && o.lo <= hi && lo <= o.hi) return true;
+    }
+    return false;
+  };
+
+  // This rank's candidate cells, top down, and their records; all ranks' records, sorted.
+  std::vector<std::size_t> cells;
+  std::vector<TopCell> records, all;
+  auto gather = [&] {
+    cells.clear();
+    records.clear();
+    std::vector<std::size_t> stack;
+    if (!empty) stack.push_back(0);
+    while (!stack.empty()) {
+      const std::size_t c = stack.back();
+      stack.pop_back();
+      if (!meets_another(c)) continue;
+      cells.push_back(c);
+      records.push_back({prefix_of(c), t.end[c] - t.begin[c], t.level[c], std::uint32_t(me),
+                         t.is_leaf(c) ? 1u : 0u, 0, t.mass[c], t.comx[c], t.comy[c], t.comz[c],
+                         t.bmax[c], quad ? t.quad[c] : Quadrupole<double>{}});
+      if (t.is_leaf(c)) continue;
+      const auto first = static_cast<std::size_t>(t.first_child[c]);
+      for (std::size_t ch = first; ch < first + t.child_count[c]; ++ch) stack.push_back(ch);
+    }
+    const auto gathered = comm.all_gather(as_bytes(records));
+    all.clear();
+    for (int r = 0; r < parts; ++r) {
+      for (TopCell rec : read_all<TopCell>(gathered[std::size_t(r)], "cells", r)) {
+        if (rec.level > std::uint32_t(levels) || !finite_record(rec) ||
+            rec.rank != std::uint32_t(r) || rec.leaf > 1 || rec.count == 0)
+          throw Error(fmt::format("shared top tree: rank {} sent a malformed cell (level {})", r,
+                                  rec.level));
+        all.push_back(rec);
+      }
+    }
+    std::sort(all.begin(), all.end(), before);
+  };
+  // The records of the cell whose record is `own`: [first, last) of `all`.
+  auto group_of = [&](const TopCell& own) {
+    TopCell key = own;
+    key.rank = 0;
+    const auto first = std::lower_bound(all.begin(), all.end(), key, before);
+    auto last = first;
+    while (last != all.end() && last->level == own.level && last->prefix == own.prefix) ++last;
+    return std::make_pair(first, last);
+  };
+  // A shared cell of more than a leaf's bodies that some rank holds as a leaf (it holds few
+  // of them) is split there, as one process's build splits it, so that every rank's cells
+  // below it are one process's too; rounds until none is left (every rank decides from the
+  // same records, so all take the same rounds). The cells split are few: the shared cells
+  // are those around the cuts.
+  for (;;) {
+    gather();
+    bool again = false;
+    for (auto p = all.begin(); p != all.end();) {
+      auto q = p;
+      std::uint64_t count = 0;
+      bool leaf = false;
+      for (; q != all.end() && q->level == p->level && q->prefix == p->prefix; ++q)
+        count += q->count, leaf = leaf || q->leaf != 0;
+      again = again ||
+              (q - p > 1 && leaf && count > t.leaf_size && p->level < std::uint32_t(levels));
+      p = q;
+    }
+    if (!again) break;
+    bool split = false;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (records[i].leaf == 0 || records[i].level >= std::uint32_t(levels)) continue;
+      const auto [first, last] = group_of(records[i]);
+      std::uint64_t count = 0;
+      for (auto p = first; p != last; ++p) count += p->count;
+      if (last - first > 1 && count > t.leaf_size) split_leaf(t, cells[i], shift), split = true;
+    }
+    if (split) tree::compute_moments(t, quad);
+  }
+
+  // Each candidate cell of t from its records, in rank order (the same bits on every rank).
+  std::size_t shared = 0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const std::size_t c = cells[i];
+    const auto [first, last] = group_of(records[i]);
+    if (last - first <= 1) continue;  // this rank's alone: the global cell is this one
+    ++shared;
+    double m = 0, mx = 0, my = 0, mz = 0;
+    for (auto p = first; p != last; ++p) {
+      m += p->mass;
+      mx += p->mass * p->comx;
+      my += p->mass * p->comy;
+      mz += p->mass * p->comz;
+    }
+    // The geometric centre stands in for a massless cell's, as in compute_moments.
+    const double gx = m > 0 ? mx / m : t.cx[c];
+    const double gy = m > 0 ? my / m : t.cy[c];
+    const double gz = t.dim == 2 ? 0.0 : (m > 0 ? mz / m : t.cz[c]);
+    double reach = 0;
+    Quadrupole<double> q;
+    for (auto p = first; p != last; ++p) {
+      const double dx = p->comx - gx, dy = p->comy - gy, dz = p->comz - gz;
+      reach = std::max(reach, std::sqrt(dx * dx + dy * dy + dz * dz) + p->bmax);
+      if (quad) add_shifted_quadrupole(q, p->quad, p->mass, dx, dy, dz);
+    }
+    t.mass[c] = m;
+    t.comx[c] = gx, t.comy[c] = gy, t.comz[c] = gz;
+    t.bmax[c] = reach;
+    if (quad) t.quad[c] = q;
+    if (first->rank != std::uint32_t(me)) {
+      t.silent.resize(t.cells(), 0);
+      t.silent[c] = 1;
+    }
+  }
+  tree::build_walk_nodes(t);
+  return shared;
+}
+
+}  // namespace nbody::parallel
