@@ -21,23 +21,12 @@
 
 #include "nbody/error.hpp"
 #include "nbody/physics/multipole.hpp"
+#include "tree/tree.hpp"
 
 namespace nbody::parallel {
 namespace {
 
-/// One rank's part of a cell: where the cell is (level and key prefix) and its moments.
-struct TopCell {
-  std::uint64_t prefix;  // the cell's keys >> (dim * (key bits per axis - level))
-  std::uint64_t count;   // its bodies on this rank
-  std::uint32_t level, rank, leaf, unused;
-  double mass, comx, comy, comz, bmax;
-  Quadrupole<double> quad;  // zeros without quadrupoles
-};
-static_assert(std::is_trivially_copyable_v<TopCell>);
-
-struct Span {
-  std::uint64_t has, lo, hi;
-};
+static_assert(std::is_trivially_copyable_v<TopCell> && std::is_trivially_copyable_v<KeySpan>);
 
 bool before(const TopCell& a, const TopCell& b) {
   if (a.level != b.level) return a.level < b.level;
@@ -63,9 +52,8 @@ ForceReducer::Bytes as_bytes(const std::vector<T>& v) {
 }
 
 bool finite_record(const TopCell& c) {
-  const double v[] = {c.mass,        c.comx,        c.comy,        c.comz,       c.bmax,
-                      c.quad.xx,     c.quad.yy,     c.quad.zz,     c.quad.xy,    c.quad.xz,
-                      c.quad.yz,     c.quad.tr};
+  const double v[] = {c.mass,    c.comx,    c.comy,    c.comz,    c.bmax,    c.quad.xx,
+                      c.quad.yy, c.quad.zz, c.quad.xy, c.quad.xz, c.quad.yz, c.quad.tr};
   return std::all_of(std::begin(v), std::end(v), [](double x) { return std::isfinite(x); }) &&
          c.mass >= 0 && c.bmax >= 0;
 }
@@ -87,23 +75,85 @@ void split_leaf(tree::Tree& t, std::size_t c, const Shift& shift) {
 
 }  // namespace
 
-std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm) {
-  const int parts = comm.parts(), me = comm.part();
-  if (parts <= 1) return 0;
-  const int bits = tree::key_bits_per_axis(t.dim);
-  const int levels = bits;  // the deepest level: a cell of one key
-  const bool quad = !t.quad.empty();
-  const bool empty = t.cells() == 0 || t.keys.size() != t.bodies() || t.bodies() == 0;
-
-  // Every rank's span of keys.
-  const Span mine{empty ? 0u : 1u, empty ? 0 : t.keys.front(), empty ? 0 : t.keys.back()};
-  const auto spans_bytes = comm.all_gather(as_bytes(std::vector<Span>{mine}));
-  std::vector<Span> spans;
-  for (int r = 0; r < parts; ++r) {
-    const auto s = read_all<Span>(spans_bytes[std::size_t(r)], "its span", r);
+std::vector<KeySpan> gather_key_spans(const KeySpan& mine, ForceReducer& comm) {
+  const auto gathered = comm.all_gather(as_bytes(std::vector<KeySpan>{mine}));
+  std::vector<KeySpan> spans;
+  for (std::size_t r = 0; r < gathered.size(); ++r) {
+    const auto s = read_all<KeySpan>(gathered[r], "its span", int(r));
     if (s.size() != 1) throw Error(fmt::format("shared top tree: rank {} sent no span", r));
     spans.push_back(s[0]);
   }
+  return spans;
+}
+
+std::vector<TopCell> gather_top_cells(const std::vector<TopCell>& mine, int dim,
+                                      ForceReducer& comm) {
+  const auto gathered = comm.all_gather(as_bytes(mine));
+  const auto levels = std::uint32_t(dim == 2 ? 31 : 21);
+  std::vector<TopCell> all;
+  for (std::size_t r = 0; r < gathered.size(); ++r) {
+    for (const TopCell& rec : read_all<TopCell>(gathered[r], "cells", int(r))) {
+      if (rec.level > levels || !finite_record(rec) || rec.rank != r || rec.leaf > 1 ||
+          rec.count == 0)
+        throw Error(
+            fmt::format("shared top tree: rank {} sent a malformed cell (level {})", r, rec.level));
+      all.push_back(rec);
+    }
+  }
+  std::sort(all.begin(), all.end(), before);
+  return all;
+}
+
+namespace {
+/// The records of the cell of `own` in `all`: [first, last).
+std::pair<std::vector<TopCell>::const_iterator, std::vector<TopCell>::const_iterator> group_of(
+    const std::vector<TopCell>& all, const TopCell& own) {
+  TopCell key = own;
+  key.rank = 0;
+  const auto first = std::lower_bound(all.begin(), all.end(), key, before);
+  auto last = first;
+  while (last != all.end() && last->level == own.level && last->prefix == own.prefix) ++last;
+  return {first, last};
+}
+}  // namespace
+
+GlobalCell global_cell(const std::vector<TopCell>& all, const TopCell& own,
+                       const double (&centre)[3], int dim) {
+  const auto [first, last] = group_of(all, own);
+  GlobalCell g{own.mass, own.comx, own.comy, own.comz, own.bmax, own.quad, 0, own.rank};
+  g.copies = std::size_t(last - first);
+  if (g.copies <= 1) return g;  // this rank's alone: the global cell is this one
+  g.adder = first->rank;
+  double m = 0, mx = 0, my = 0, mz = 0;
+  for (auto p = first; p != last; ++p) {
+    m += p->mass;
+    mx += p->mass * p->comx;
+    my += p->mass * p->comy;
+    mz += p->mass * p->comz;
+  }
+  // The geometric centre stands in for a massless cell's, as in compute_moments.
+  g.mass = m;
+  g.comx = m > 0 ? mx / m : centre[0];
+  g.comy = m > 0 ? my / m : centre[1];
+  g.comz = dim == 2 ? 0.0 : (m > 0 ? mz / m : centre[2]);
+  g.bmax = 0;
+  g.quad = {};
+  for (auto p = first; p != last; ++p) {
+    const double dx = p->comx - g.comx, dy = p->comy - g.comy, dz = p->comz - g.comz;
+    g.bmax = std::max(g.bmax, std::sqrt(dx * dx + dy * dy + dz * dz) + p->bmax);
+    add_shifted_quadrupole(g.quad, p->quad, p->mass, dx, dy, dz);
+  }
+  return g;
+}
+
+std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm) {
+  const int parts = comm.parts(), me = comm.part();
+  if (parts <= 1) return 0;
+  const int levels = tree::key_bits_per_axis(t.dim);  // the deepest level: a cell of one key
+  const bool quad = !t.quad.empty();
+  const bool empty = t.cells() == 0 || t.keys.size() != t.bodies() || t.bodies() == 0;
+  const std::vector<KeySpan> spans = gather_key_spans(
+      {empty ? 0u : 1u, empty ? 0 : t.keys.front(), empty ? 0 : t.keys.back()}, comm);
   auto shift = [&](std::uint32_t level) { return t.dim * (levels - int(level)); };
   auto prefix_of = [&](std::size_t c) {
     const int s = shift(t.level[c]);
@@ -112,16 +162,16 @@ std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm) {
   // Whether another rank's span meets cell c's key range.
   auto meets_another = [&](std::size_t c) {
     const int s = shift(t.level[c]);
-    const std::uint64_t width_less_one = s >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << s) - 1;
-    const std::uint64_t lo = s >= 64 ? 0 : prefix_of(c) << s, hi = lo + width_less_one;
+    const std::uint64_t lo = s >= 64 ? 0 : prefix_of(c) << s;
+    const std::uint64_t hi = lo + (s >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << s) - 1);
     for (int r = 0; r < parts; ++r) {
-      const Span& o = spans[std::size_t(r)];
+      const KeySpan& o = spans[std::size_t(r)];
       if (r != me && o.has != 0 && o.lo <= hi && lo <= o.hi) return true;
     }
     return false;
   };
 
-  // This rank's candidate cells, top down, and their records; all ranks' records, sorted.
+  // This rank's candidate cells, top down, their records, and every rank's.
   std::vector<std::size_t> cells;
   std::vector<TopCell> records, all;
   auto gather = [&] {
@@ -141,54 +191,36 @@ std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm) {
       const auto first = static_cast<std::size_t>(t.first_child[c]);
       for (std::size_t ch = first; ch < first + t.child_count[c]; ++ch) stack.push_back(ch);
     }
-    const auto gathered = comm.all_gather(as_bytes(records));
-    all.clear();
-    for (int r = 0; r < parts; ++r) {
-      for (TopCell rec : read_all<TopCell>(gathered[std::size_t(r)], "cells", r)) {
-        if (rec.level > std::uint32_t(levels) || !finite_record(rec) ||
-            rec.rank != std::uint32_t(r) || rec.leaf > 1 || rec.count == 0)
-          throw Error(fmt::format("shared top tree: rank {} sent a malformed cell (level {})", r,
-                                  rec.level));
-        all.push_back(rec);
-      }
-    }
-    std::sort(all.begin(), all.end(), before);
-  };
-  // The records of the cell whose record is `own`: [first, last) of `all`.
-  auto group_of = [&](const TopCell& own) {
-    TopCell key = own;
-    key.rank = 0;
-    const auto first = std::lower_bound(all.begin(), all.end(), key, before);
-    auto last = first;
-    while (last != all.end() && last->level == own.level && last->prefix == own.prefix) ++last;
-    return std::make_pair(first, last);
+    all = gather_top_cells(records, t.dim, comm);
   };
   // A shared cell of more than a leaf's bodies that some rank holds as a leaf (it holds few
   // of them) is split there, as one process's build splits it, so that every rank's cells
   // below it are one process's too; rounds until none is left (every rank decides from the
   // same records, so all take the same rounds). The cells split are few: the shared cells
   // are those around the cuts.
+  auto must_split = [&](auto first, auto last) {
+    std::uint64_t count = 0;
+    bool leaf = false;
+    for (auto p = first; p != last; ++p) count += p->count, leaf = leaf || p->leaf != 0;
+    return last - first > 1 && leaf && count > t.leaf_size && first->level < std::uint32_t(levels);
+  };
   for (;;) {
     gather();
     bool again = false;
-    for (auto p = all.begin(); p != all.end();) {
+    for (auto p = all.cbegin(); p != all.cend();) {
       auto q = p;
-      std::uint64_t count = 0;
-      bool leaf = false;
-      for (; q != all.end() && q->level == p->level && q->prefix == p->prefix; ++q)
-        count += q->count, leaf = leaf || q->leaf != 0;
-      again = again ||
-              (q - p > 1 && leaf && count > t.leaf_size && p->level < std::uint32_t(levels));
+      while (q != all.cend() && q->level == p->level && q->prefix == p->prefix) ++q;
+      again = again || must_split(p, q);
       p = q;
     }
     if (!again) break;
     bool split = false;
     for (std::size_t i = 0; i < cells.size(); ++i) {
-      if (records[i].leaf == 0 || records[i].level >= std::uint32_t(levels)) continue;
-      const auto [first, last] = group_of(records[i]);
-      std::uint64_t count = 0;
-      for (auto p = first; p != last; ++p) count += p->count;
-      if (last - first > 1 && count > t.leaf_size) split_leaf(t, cells[i], shift), split = true;
+      const auto [first, last] = group_of(all, records[i]);
+      if (records[i].leaf != 0 && must_split(first, last)) {
+        split_leaf(t, cells[i], shift);
+        split = true;
+      }
     }
     if (split) tree::compute_moments(t, quad);
   }
@@ -197,32 +229,14 @@ std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm) {
   std::size_t shared = 0;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const std::size_t c = cells[i];
-    const auto [first, last] = group_of(records[i]);
-    if (last - first <= 1) continue;  // this rank's alone: the global cell is this one
+    const GlobalCell g = global_cell(all, records[i], {t.cx[c], t.cy[c], t.cz[c]}, t.dim);
+    if (g.copies <= 1) continue;
     ++shared;
-    double m = 0, mx = 0, my = 0, mz = 0;
-    for (auto p = first; p != last; ++p) {
-      m += p->mass;
-      mx += p->mass * p->comx;
-      my += p->mass * p->comy;
-      mz += p->mass * p->comz;
-    }
-    // The geometric centre stands in for a massless cell's, as in compute_moments.
-    const double gx = m > 0 ? mx / m : t.cx[c];
-    const double gy = m > 0 ? my / m : t.cy[c];
-    const double gz = t.dim == 2 ? 0.0 : (m > 0 ? mz / m : t.cz[c]);
-    double reach = 0;
-    Quadrupole<double> q;
-    for (auto p = first; p != last; ++p) {
-      const double dx = p->comx - gx, dy = p->comy - gy, dz = p->comz - gz;
-      reach = std::max(reach, std::sqrt(dx * dx + dy * dy + dz * dz) + p->bmax);
-      if (quad) add_shifted_quadrupole(q, p->quad, p->mass, dx, dy, dz);
-    }
-    t.mass[c] = m;
-    t.comx[c] = gx, t.comy[c] = gy, t.comz[c] = gz;
-    t.bmax[c] = reach;
-    if (quad) t.quad[c] = q;
-    if (first->rank != std::uint32_t(me)) {
+    t.mass[c] = g.mass;
+    t.comx[c] = g.comx, t.comy[c] = g.comy, t.comz[c] = g.comz;
+    t.bmax[c] = g.bmax;
+    if (quad) t.quad[c] = g.quad;
+    if (g.adder != std::uint32_t(me)) {
       t.silent.resize(t.cells(), 0);
       t.silent[c] = 1;
     }

@@ -13,11 +13,54 @@
 // cell's multipole when accepted while the others add nothing (tree::Tree::silent). A body's
 // interaction list is then one process's for every group the cuts leave whole.
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "nbody/distributed.hpp"
-#include "tree/tree.hpp"
+#include "nbody/physics/multipole.hpp"
+
+namespace nbody::tree {
+struct Tree;
+}
 
 namespace nbody::parallel {
+
+/// One rank's part of a cell of the global tree: where the cell is and the moments of the
+/// bodies the rank holds in it (share_top_cells all-gathers these; GPU ranks fill them from
+/// their device trees, tree/cuda/tree_gpu_shared_top.cu).
+struct TopCell {
+  std::uint64_t prefix;  // the cell's keys >> (dim * (key bits per axis - level))
+  std::uint64_t count;   // its bodies on this rank (> 0)
+  std::uint32_t level, rank, leaf, unused;
+  double mass, comx, comy, comz, bmax;  // b_max 0 where the tree keeps none
+  Quadrupole<double> quad;              // about the centre of mass; zeros without quadrupoles
+};
+
+/// A rank's span of Morton keys: its smallest and largest (has 0: no bodies).
+struct KeySpan {
+  std::uint64_t has, lo, hi;
+};
+/// Collective: every rank's span, in rank order.
+std::vector<KeySpan> gather_key_spans(const KeySpan& mine, ForceReducer& comm);
+/// Collective: every rank's records (rank set to the sender), checked (nbody::Error for a
+/// malformed one), sorted by level, prefix, then rank.
+std::vector<TopCell> gather_top_cells(const std::vector<TopCell>& mine, int dim,
+                                      ForceReducer& comm);
+
+/// The global cell of the record `own` from every rank's records `all` (gather_top_cells):
+/// mass and centre of mass summed in rank order, b_max bounded as for an inner cell (each
+/// part's b_max plus its distance to the common centre), the quadrupoles shifted to the
+/// common centre. `centre`: the cell's geometric centre (the centre of mass of a massless
+/// cell). copies: how many ranks hold part of it (1: own is the whole cell); adder: the
+/// lowest of them, whose copy adds it.
+struct GlobalCell {
+  double mass, comx, comy, comz, bmax;
+  Quadrupole<double> quad;
+  std::size_t copies;
+  std::uint32_t adder;
+};
+GlobalCell global_cell(const std::vector<TopCell>& all, const TopCell& own,
+                       const double (&centre)[3], int dim);
 
 /// Collective. t: this rank's local tree in the cube of all ranks' bodies, moments computed
 /// (compute_moments; quadrupoles when asked for), keys kept (build_tree). Finds the cells of

@@ -113,8 +113,8 @@ void check(const ParticleSystem& all, int dim, int parts, bool cut_along_keys) {
     }
   }
   std::printf(
-      "[ measured ] %dD, %d ranks, %s: %zu of one process's %zu cells held by several ranks\n",
-      dim, parts, cut_along_keys ? "cut along the keys" : "dealt out", shared, one.cells());
+      "[ measured ] %dD, %d ranks, %s: %zu of one process's %zu cells held by several ranks\n", dim,
+      parts, cut_along_keys ? "cut along the keys" : "dealt out", shared, one.cells());
   EXPECT_GT(shared, 0u);
 }
 
