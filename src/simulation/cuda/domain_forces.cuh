@@ -244,6 +244,9 @@ class DomainForces {
       tree_->set_root_box(root);
       tree_->build_only(n_, stream);
     }
+    // The cells other ranks' bodies share get the global cell's moments, so that every rank
+    // opens and accepts them as one process does (parallel/shared_top_tree.hpp).
+    tree_->share_top_cells(*comm_, stream);
     timer_.mark(DomainTimer::Begin, stream);
     // The pieces' kernels, then the walk of the local tree; beside the walk, on the host and
     // the exchange's stream: the pieces taken to the host (when their kernels are done, not

@@ -155,6 +155,8 @@ struct TreeView {
   // TreeForces::walk_sources: foreign.box set, the sources are foreign's (targets: the tree's);
   // accumulate: out[i] +=; cost: each walked body's list entries added to cost[i] (body order).
   TreeSources<Real> foreign{};
+  // A decomposed run's shared top cells (share_top_cells), per cell; null otherwise.
+  const unsigned char* shared = nullptr;
   bool accumulate = false;
   float* cost = nullptr;
 };
@@ -284,6 +286,15 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   [[nodiscard]] unsigned long long* spare_keys() const { return keys_tmp_.data(); }
   [[nodiscard]] std::size_t spare_key_capacity() const { return keys_tmp_.capacity(); }
   void set_root_box(const Bounds* box);  // later builds' root cube as for bodies of this box
+  /// Collective, after build_only (tree_gpu_shared_top.cu): the shared top tree of a decomposed
+  /// run (parallel/shared_top_tree.hpp). The cells whose key range meets another rank's span
+  /// of keys are taken to the host and all-gathered; each that other ranks hold part of gets
+  /// the global cell's moments, and is marked for the walks and the essential trees (which
+  /// ship these cells opened, never pruned) as added by this rank's copy or by another's.
+  /// Unlike the CPU ranks', a cell one rank holds as a leaf is not split there (the device
+  /// tree's cells are laid out by level): the cells of the others below it keep their parts'
+  /// moments, every body still counted once. Returns the cells shared.
+  std::size_t share_top_cells(ForceReducer& comm, cudaStream_t s);
   /// After build_only (tree_gpu_receiver.cu): the built tree's bodies in pieces for the other
   /// ranks, the cells of at most `piece_bodies` bodies whose parent has more (a_old: body
   /// order, for their smallest |a_old|; one sync). launch_describe queues the kernels alone;
@@ -389,7 +400,11 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   bool a_old_use_ = false, cursors_fresh_ = false;  // a_old for this build; cursors just reset
   bool root_box_set_ = false;
   Bounds root_box_{};
-  float* cost_ = nullptr;       // record_costs
+  float* cost_ = nullptr;    // record_costs
+  bool top_shared_ = false;  // share_top_cells ran for this build: shared_ holds its marks
+  bool decomposed_ = false;  // share_top_cells was called (P > 1): essential trees carry marks
+  DeviceBuffer<unsigned char> shared_, top_records_;  // per cell; the candidates' records
+  DeviceBuffer<unsigned> top_count_;
   EssentialScratch<Real> ess_;  // count_essential, write_essential
   void essential_flags(std::size_t k, cudaStream_t s, bool count);  // receiver k's, top down
   static constexpr int kStages = 5;

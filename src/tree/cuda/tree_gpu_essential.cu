@@ -49,7 +49,7 @@ namespace {
 /// The packed buffer's sections (byte offsets), each aligned to a Vec4<Real>.
 template <class Real>
 struct Layout {
-  std::size_t box, com, quad, link, bmax, bodies, end;
+  std::size_t box, com, quad, link, bmax, shared, bodies, end;
 };
 
 constexpr std::size_t round_up(std::size_t x, std::size_t a) {
@@ -57,7 +57,7 @@ constexpr std::size_t round_up(std::size_t x, std::size_t a) {
 }
 
 template <class Real>
-Layout<Real> layout(EssentialCounts c, bool quadrupole, bool bmax) {
+Layout<Real> layout(EssentialCounts c, bool quadrupole, bool bmax, bool shared) {
   constexpr std::size_t v = sizeof(Vec4<Real>);
   Layout<Real> l{};
   l.box = 0;
@@ -65,7 +65,8 @@ Layout<Real> layout(EssentialCounts c, bool quadrupole, bool bmax) {
   l.quad = l.com + c.cells * v;
   l.link = l.quad + (quadrupole ? 2 * c.cells * v : 0);
   l.bmax = l.link + round_up(c.cells * sizeof(CellLink), v);
-  l.bodies = l.bmax + (bmax ? round_up(round_up(c.cells, 4) * sizeof(Real), v) : 0);
+  l.shared = l.bmax + (bmax ? round_up(round_up(c.cells, 4) * sizeof(Real), v) : 0);
+  l.bodies = l.shared + (shared ? round_up(c.cells, v) : 0);
   l.end = l.bodies + c.bodies * v;
   return l;
 }
@@ -128,6 +129,7 @@ template <class Real>
 __global__ void include_level(const Vec4<Real>* __restrict__ box,
                               const Vec4<Real>* __restrict__ com, const Real* __restrict__ bmax,
                               const CellLink* __restrict__ link,
+                              const unsigned char* __restrict__ shared,
                               const unsigned* __restrict__ level_start, int level, int dim,
                               BoxTree<Real> boxes, unsigned char* opened, unsigned* included,
                               unsigned* bodies, unsigned* counts) {
@@ -145,8 +147,11 @@ __global__ void include_level(const Vec4<Real>* __restrict__ box,
     const bool leaf = lk.first_child < 0;
     bool open = false;
     if (in && !leaf) {
+      // A shared top cell is always sent opened: a receiver's copy of it must never meet a
+      // pruned one that it would open (its own bodies there would then count twice).
       const Real b2 = bmax != nullptr ? bmax[c] * bmax[c] : Real(-1);
-      open = any_opens(box[c], com[c], b2, dim, slack, boxes);
+      open =
+          (shared != nullptr && shared[c] != 0) || any_opens(box[c], com[c], b2, dim, slack, boxes);
     }
     opened[c] = open ? 1 : 0;
     for (int j = 0; j < (leaf ? 0 : lk.child_count); ++j)
@@ -171,6 +176,7 @@ struct Packed {
   Vec4<Real>* quad;
   CellLink* link;
   Real* bmax;
+  unsigned char* shared;
   Vec4<Real>* bodies;
 };
 
@@ -190,6 +196,7 @@ __global__ void write_cells(TreeView<Real> t, unsigned cells,
     out.quad[2 * std::size_t(i) + 1] = t.quad[2 * std::size_t(c) + 1];
   }
   if (out.bmax) out.bmax[i] = t.bmax[c];
+  if (out.shared) out.shared[i] = t.shared != nullptr ? t.shared[c] : 0;
   const CellLink lk = t.link[c];
   if (lk.first_child >= 0) {
     // Opened: its children (all included, contiguous); otherwise a leaf without bodies.
@@ -240,12 +247,12 @@ TestBox<Real> merged(const TestBox<Real>& a, const TestBox<Real>& b) {
 
 template <class Real>
 std::size_t TreeForces<Real>::essential_bytes(EssentialCounts c) const {
-  return layout<Real>(c, quadrupole_, mac_ == OpeningCriterion::Bmax).end;
+  return layout<Real>(c, quadrupole_, mac_ == OpeningCriterion::Bmax, decomposed_).end;
 }
 
 template <class Real>
 TreeSources<Real> TreeForces<Real>::essential_sources(const void* packed, EssentialCounts c) const {
-  const Layout<Real> l = layout<Real>(c, quadrupole_, mac_ == OpeningCriterion::Bmax);
+  const Layout<Real> l = layout<Real>(c, quadrupole_, mac_ == OpeningCriterion::Bmax, decomposed_);
   const auto* base = static_cast<const unsigned char*>(packed);
   TreeSources<Real> s;
   s.box = reinterpret_cast<const Vec4<Real>*>(base + l.box);
@@ -253,6 +260,7 @@ TreeSources<Real> TreeForces<Real>::essential_sources(const void* packed, Essent
   s.quad = quadrupole_ ? reinterpret_cast<const Vec4<Real>*>(base + l.quad) : nullptr;
   s.link = reinterpret_cast<const CellLink*>(base + l.link);
   s.bmax = mac_ == OpeningCriterion::Bmax ? reinterpret_cast<const Real*>(base + l.bmax) : nullptr;
+  s.shared = decomposed_ ? base + l.shared : nullptr;
   s.sorted = reinterpret_cast<const Vec4<Real>*>(base + l.bodies);
   s.cells = c.cells;
   s.bodies = c.bodies;
@@ -267,8 +275,9 @@ void TreeForces<Real>::essential_flags(std::size_t k, cudaStream_t s, bool count
   for (int level = 0; level <= key_bits(dim_); ++level) {
     include_level<Real><<<kLevelBlocks, 256, 0, s>>>(
         box_.data(), com_.data(), mac_ == OpeningCriterion::Bmax ? bmax_.data() : nullptr,
-        link_.data(), levels_.data(), level, dim_, boxes, ess_.open.data(), ess_.flags.data(),
-        ess_.bodies.data(), count ? ess_.counts.data() + 2 * k : nullptr);
+        link_.data(), top_shared_ ? shared_.data() : nullptr, levels_.data(), level, dim_, boxes,
+        ess_.open.data(), ess_.flags.data(), ess_.bodies.data(),
+        count ? ess_.counts.data() + 2 * k : nullptr);
     NBODY_CUDA_CHECK_LAUNCH("essential include_level");
   }
   ess_.flags_for = k;
@@ -362,7 +371,7 @@ void TreeForces<Real>::write_essential(std::size_t k, void* packed, cudaStream_t
   NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, ess_.bodies.data(),
                                                  ess_.offset.data(), items, s));
   const EssentialCounts c{ess_.host[2 * k], ess_.host[2 * k + 1]};
-  const Layout<Real> l = layout<Real>(c, quadrupole_, mac_ == OpeningCriterion::Bmax);
+  const Layout<Real> l = layout<Real>(c, quadrupole_, mac_ == OpeningCriterion::Bmax, decomposed_);
   auto* base = static_cast<unsigned char*>(packed);
   const Packed<Real> out{
       reinterpret_cast<Vec4<Real>*>(base + l.box),
@@ -370,6 +379,7 @@ void TreeForces<Real>::write_essential(std::size_t k, void* packed, cudaStream_t
       quadrupole_ ? reinterpret_cast<Vec4<Real>*>(base + l.quad) : nullptr,
       reinterpret_cast<CellLink*>(base + l.link),
       mac_ == OpeningCriterion::Bmax ? reinterpret_cast<Real*>(base + l.bmax) : nullptr,
+      decomposed_ ? base + l.shared : nullptr,
       reinterpret_cast<Vec4<Real>*>(base + l.bodies)};
   write_cells<Real><<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
       view(n_), cells, ess_.open.data(), ess_.flags.data(), ess_.index.data(), ess_.offset.data(),

@@ -178,6 +178,7 @@ TreeView<Real> TreeForces<Real>::view(std::size_t n) const {
   v.share_part = unsigned(part_);
   v.share_parts = unsigned(parts_);
   v.bmax = mac_ == OpeningCriterion::Bmax ? bmax_.data() : nullptr;  // the moments fill it
+  v.shared = top_shared_ ? shared_.data() : nullptr;
   return v;
 }
 
@@ -217,6 +218,7 @@ void TreeForces<Real>::scratch(std::size_t bytes) {
 template <class Real>
 unsigned TreeForces<Real>::build(std::size_t n, cudaStream_t stream) {
   const auto items = static_cast<long long>(n);
+  top_shared_ = false;  // a new tree: share_top_cells marks its cells again
   NBODY_CUDA_CHECK(cudaEventRecord(events_[0], stream));
 
   // bbox

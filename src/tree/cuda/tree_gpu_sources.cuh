@@ -25,8 +25,16 @@ struct TreeSources {
   const CellLink* link = nullptr;
   const gpu::Vec4<Real>* sorted = nullptr;
   const Real* bmax = nullptr;
+  /// Per cell, in a decomposed run: 0, kAddingTopCell or kSilentTopCell (null: none).
+  const unsigned char* shared = nullptr;
   unsigned cells = 0, bodies = 0;
 };
+
+/// A shared top cell (TreeForces::share_top_cells): its moments are the whole global cell's,
+/// summed over the ranks that hold part of it; the lowest such rank's copy adds it to a walk
+/// that accepts it (kAddingTopCell), the others' are dropped (kSilentTopCell).
+constexpr unsigned char kAddingTopCell = 1;
+constexpr unsigned char kSilentTopCell = 2;
 
 /// Where a receiver's bodies lie (scaled units, the walk's): a box, and for the relative
 /// criterion alpha * the smallest |a_old| / G of its bodies (0: open by theta, as the walk

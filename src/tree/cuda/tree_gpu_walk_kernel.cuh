@@ -76,6 +76,8 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
   const CellLink* __restrict__ link = own ? t.link : t.foreign.link;
   const Vec4<Real>* __restrict__ sorted = own ? t.sorted : t.foreign.sorted;
   [[maybe_unused]] const Real* __restrict__ bmax = own ? t.bmax : t.foreign.bmax;
+  // A decomposed run's shared top cells (TreeForces::share_top_cells): null otherwise.
+  const unsigned char* __restrict__ shared = own ? t.shared : t.foreign.shared;
   [[maybe_unused]] const bool relative = Mac && t.a_old != nullptr;
   const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const unsigned below = (1u << lane) - 1u;
@@ -232,9 +234,17 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
             open = bh_must_open(s * s, theta2, d2);
           }
         }
-        if (!open) {
+        // A shared top cell has the whole global cell's moments: the copy of one rank adds
+        // it, the others' are dropped when accepted (kSilentTopCell), and none is a tiny leaf
+        // (its bodies here are not the cell's).
+        const unsigned char top = !open && shared != nullptr ? shared[c] : 0;
+        if (!open && top == kSilentTopCell) {
+          // dropped: another rank's copy adds it
+        } else if (!open) {
           accept = true;
-          if constexpr (Quad) {  // a tiny leaf: its bodies (kQuadLeafBodies)
+          if (top != 0) {
+            // the whole cell's moments
+          } else if constexpr (Quad) {  // a tiny leaf: its bodies (kQuadLeafBodies)
             const CellLink lk = link[c];
             // (Foreign: a leaf without bodies, an essential tree's pruned cell, stays a cell)
             const unsigned count = lk.end - lk.begin;
