@@ -146,7 +146,7 @@ GlobalCell global_cell(const std::vector<TopCell>& all, const TopCell& own,
   return g;
 }
 
-std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm) {
+std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm, std::size_t max_cells) {
   const int parts = comm.parts(), me = comm.part();
   if (parts <= 1) return 0;
   const int levels = tree::key_bits_per_axis(t.dim);  // the deepest level: a cell of one key
@@ -191,7 +191,10 @@ std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm) {
       const auto first = static_cast<std::size_t>(t.first_child[c]);
       for (std::size_t ch = first; ch < first + t.child_count[c]; ++ch) stack.push_back(ch);
     }
+    const int most = comm.max(int(std::min(records.size(), max_cells + 1)));
+    if (std::size_t(most) > max_cells) return false;  // every rank gives up together
     all = gather_top_cells(records, t.dim, comm);
+    return true;
   };
   // A shared cell of more than a leaf's bodies that some rank holds as a leaf (it holds few
   // of them) is split there, as one process's build splits it, so that every rank's cells
@@ -205,7 +208,7 @@ std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm) {
     return last - first > 1 && leaf && count > t.leaf_size && first->level < std::uint32_t(levels);
   };
   for (;;) {
-    gather();
+    if (!gather()) return 0;  // the tree stays as split and summed so far, every cell its own
     bool again = false;
     for (auto p = all.cbegin(); p != all.cend();) {
       auto q = p;

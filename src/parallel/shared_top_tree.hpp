@@ -36,6 +36,15 @@ struct TopCell {
   Quadrupole<double> quad;              // about the centre of mass; zeros without quadrupoles
 };
 
+/// The most candidate cells a rank may have for the shared top tree to be made. After a
+/// migration a rank's candidates are the cells around the cuts, a few hundred; before one
+/// (bodies dealt out by index, every rank's keys spanning the whole line) every cell is a
+/// candidate, and gathering them all would cost more than the split cells do (at 2^26
+/// bodies on 2 GPUs, 2.7 GB). Then no cell is shared for that evaluation (every rank's
+/// copies add their own parts, as without a shared top tree: correct, with the split
+/// cells' larger error).
+inline constexpr std::size_t kMaxTopCells = std::size_t(1) << 16;
+
 /// A rank's span of Morton keys: its smallest and largest (has 0: no bodies).
 struct KeySpan {
   std::uint64_t has, lo, hi;
@@ -70,8 +79,10 @@ GlobalCell global_cell(const std::vector<TopCell>& all, const TopCell& own,
 /// quadrupoles shifted to the common centre (physics/multipole.hpp). Marks t.silent where a
 /// lower rank's copy adds the cell, and rebuilds the walk records (call set_opening after).
 /// Every rank combines the records in rank order, so every copy of a cell gets the same bits.
-/// Returns the number of t's cells that other ranks share. Throws nbody::Error for a
-/// malformed record (another rank's bytes).
-std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm);
+/// Returns the number of t's cells that other ranks share (none when some rank has more than
+/// max_cells candidates). Throws nbody::Error for a malformed record (another rank's
+/// bytes).
+std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm,
+                            std::size_t max_cells = kMaxTopCells);
 
 }  // namespace nbody::parallel

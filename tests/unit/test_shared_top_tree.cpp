@@ -128,5 +128,28 @@ TEST(SharedTopTree, SharedCellsAreOneProcessesCells) {
   }
 }
 
+// Too many candidates on some rank (bodies dealt out: every cell is one): every rank gives up
+// together, and its tree stays its own (no cell silent, the moments its bodies').
+TEST(SharedTopTree, TooManyCandidatesLeaveEveryTreeItsOwn) {
+  const ParticleSystem all = testing::plummer_sphere(3000, 3, 7);
+  double lo[3], hi[3];
+  tree::body_bounds(all, 3, 1, lo, hi);
+  const tree::RootCube cube = tree::root_cube_from_bounds(lo, hi);
+  const auto shared = testing::run_parts<std::size_t>(3, [&](std::shared_ptr<ForceReducer> comm) {
+    const ParticleSystem mine = testing::dealt_share(all, comm->part(), comm->parts());
+    tree::Tree t, own;
+    tree::BuildScratch s;
+    tree::build_tree(mine, 3, tree::kLeafSize, 1, cube, t, s);
+    tree::compute_moments(t, false);
+    own = t;
+    const std::size_t n = parallel::share_top_cells(t, *comm, 100);
+    EXPECT_TRUE(t.silent.empty());
+    EXPECT_EQ(t.mass, own.mass);
+    EXPECT_EQ(t.comx, own.comx);
+    return n;
+  });
+  for (const std::size_t n : shared) EXPECT_EQ(n, 0u);
+}
+
 }  // namespace
 }  // namespace nbody

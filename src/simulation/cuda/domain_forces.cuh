@@ -168,13 +168,15 @@ class DomainForces {
     for (const auto& [name, ms] : timer_.beside()) parts += fmt::format(" {} {:.2f}", name, ms);
     const auto [exchange, hidden] = timer_.exchange_and_hidden();
     const double all = tree_->interactions_per_body();
+    const auto [candidates, shared] = tree_->top_cells();
     std::fprintf(stderr,
-                 "domain rank %d: n %zu | sent %u cells %u bodies, received %u cells %u bodies, "
+                 "domain rank %d: n %zu | top cells %zu candidates %zu shared | sent %u cells "
+                 "%u bodies, received %u cells %u bodies, "
                  "%.1f MB out | ms:%s | exchange %.2f (hidden %.2f) | interactions per body "
                  "%.0f local %.0f received\n",
-                 comm_->part(), n_, sent_.cells, sent_.bodies, received_counts_.cells,
-                 received_counts_.bodies, 1e-6 * double(bytes_sent_), parts.c_str(), exchange,
-                 hidden, local_interactions_, all - local_interactions_);
+                 comm_->part(), n_, candidates, shared, sent_.cells, sent_.bodies,
+                 received_counts_.cells, received_counts_.bodies, 1e-6 * double(bytes_sent_),
+                 parts.c_str(), exchange, hidden, local_interactions_, all - local_interactions_);
   }
 
  private:

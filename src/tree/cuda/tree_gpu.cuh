@@ -295,6 +295,10 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// tree's cells are laid out by level): the cells of the others below it keep their parts'
   /// moments, every body still counted once. Returns the cells shared.
   std::size_t share_top_cells(ForceReducer& comm, cudaStream_t s);
+  /// The last share_top_cells' candidate cells on this rank and those it shared.
+  [[nodiscard]] std::pair<std::size_t, std::size_t> top_cells() const {
+    return {top_candidates_, top_cells_shared_};
+  }
   /// After build_only (tree_gpu_receiver.cu): the built tree's bodies in pieces for the other
   /// ranks, the cells of at most `piece_bodies` bodies whose parent has more (a_old: body
   /// order, for their smallest |a_old|; one sync). launch_describe queues the kernels alone;
@@ -405,6 +409,7 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   bool decomposed_ = false;  // share_top_cells was called (P > 1): essential trees carry marks
   DeviceBuffer<unsigned char> shared_, top_records_;  // per cell; the candidates' records
   DeviceBuffer<unsigned> top_count_;
+  std::size_t top_candidates_ = 0, top_cells_shared_ = 0;
   EssentialScratch<Real> ess_;  // count_essential, write_essential
   void essential_flags(std::size_t k, cudaStream_t s, bool count);  // receiver k's, top down
   static constexpr int kStages = 5;

@@ -102,6 +102,7 @@ template <class Real>
 std::size_t TreeForces<Real>::share_top_cells(ForceReducer& comm, cudaStream_t s) {
   const int parts = comm.parts(), me = comm.part();
   top_shared_ = false;
+  top_candidates_ = top_cells_shared_ = 0;
   if (parts <= 1) return 0;
   decomposed_ = true;
   const unsigned cells = n_ == 0 ? 0u : cells_;
@@ -109,8 +110,8 @@ std::size_t TreeForces<Real>::share_top_cells(ForceReducer& comm, cudaStream_t s
   parallel::KeySpan mine{0, 0, 0};
   if (cells > 0) {
     unsigned long long ends[2];
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(&ends[0], keys_.data(), sizeof ends[0],
-                                     cudaMemcpyDeviceToHost, s));
+    NBODY_CUDA_CHECK(
+        cudaMemcpyAsync(&ends[0], keys_.data(), sizeof ends[0], cudaMemcpyDeviceToHost, s));
     NBODY_CUDA_CHECK(cudaMemcpyAsync(&ends[1], keys_.data() + (n_ - 1), sizeof ends[1],
                                      cudaMemcpyDeviceToHost, s));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -120,6 +121,7 @@ std::size_t TreeForces<Real>::share_top_cells(ForceReducer& comm, cudaStream_t s
 
   // The candidates' records, from the device.
   std::vector<TopRecord<Real>> found;
+  std::size_t candidates = 0;
   if (cells > 0) {
     const TreeView<Real> t = view(n_);
     DeviceBuffer<parallel::KeySpan> device_spans;
@@ -140,24 +142,31 @@ std::size_t TreeForces<Real>::share_top_cells(ForceReducer& comm, cudaStream_t s
       NBODY_CUDA_CHECK(
           cudaMemcpyAsync(&count, top_count_.data(), sizeof count, cudaMemcpyDeviceToHost, s));
       NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
-      if (count <= capacity) break;
+      candidates = count;
+      if (count <= capacity || count > parallel::kMaxTopCells) break;
       capacity = count + count / 4;
     }
-    found.resize(count);
+    found.resize(count <= capacity ? count : 0);  // too many: given up below
     NBODY_CUDA_CHECK(cudaMemcpyAsync(found.data(), top_records_.data(),
-                                     count * sizeof(TopRecord<Real>), cudaMemcpyDeviceToHost, s));
+                                     found.size() * sizeof(TopRecord<Real>), cudaMemcpyDeviceToHost,
+                                     s));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
     // The atomics' order is not the cells': by cell, so that the records are the same every run.
     std::sort(found.begin(), found.end(),
               [](const TopRecord<Real>& a, const TopRecord<Real>& b) { return a.cell < b.cell; });
   }
+  top_candidates_ = candidates;
+  // Every rank gives up together when one has too many candidates (kMaxTopCells).
+  if (std::size_t(comm.max(int(std::min(candidates, parallel::kMaxTopCells + 1)))) >
+      parallel::kMaxTopCells)
+    return 0;
   std::vector<parallel::TopCell> records;
   for (const TopRecord<Real>& r : found) {
-    records.push_back({r.prefix, r.count, r.level, unsigned(me), r.leaf, 0, double(r.com.w),
-                       double(r.com.x), double(r.com.y), double(r.com.z), double(r.bmax),
-                       Quadrupole<double>{double(r.q0.x), double(r.q0.y), double(r.q0.z),
-                                          double(r.q0.w), double(r.q1.x), double(r.q1.y),
-                                          double(r.q1.z)}});
+    records.push_back(
+        {r.prefix, r.count, r.level, unsigned(me), r.leaf, 0, double(r.com.w), double(r.com.x),
+         double(r.com.y), double(r.com.z), double(r.bmax),
+         Quadrupole<double>{double(r.q0.x), double(r.q0.y), double(r.q0.z), double(r.q0.w),
+                            double(r.q1.x), double(r.q1.y), double(r.q1.z)}});
   }
   const std::vector<parallel::TopCell> all = parallel::gather_top_cells(records, dim_, comm);
 
@@ -194,6 +203,7 @@ std::size_t TreeForces<Real>::share_top_cells(ForceReducer& comm, cudaStream_t s
     // The host's vectors and the device buffers above must outlive the copies.
     NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
   }
+  top_cells_shared_ = updates.size();
   return updates.size();
 }
 
