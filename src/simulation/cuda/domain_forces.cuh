@@ -248,6 +248,7 @@ class DomainForces {
     }
     // The cells other ranks' bodies share get the global cell's moments, so that every rank
     // opens and accepts them as one process does (parallel/shared_top_tree.hpp).
+    timer_.mark(DomainTimer::Top, stream);
     tree_->share_top_cells(*comm_, stream);
     timer_.mark(DomainTimer::Begin, stream);
     // The pieces' kernels, then the walk of the local tree; beside the walk, on the host and

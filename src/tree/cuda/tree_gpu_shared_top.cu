@@ -3,7 +3,9 @@
 // combined on the host with every rank's (the CPU ranks' code), written back.
 //
 // A cell's level comes from its half size (each level halves it exactly: the root's binary
-// exponent less the cell's), its key range from the key of its first body. A cell can hold
+// exponent less the cell's), its key range from the key of its first body, in the order of
+// the device domain's keys (domain_order below: the tree's keys order a digit's bits the
+// other way, so in their order a rank's piece is scattered). A cell can hold
 // another rank's bodies only if its key range meets that rank's span of keys, so the
 // candidates are the cells around the cuts, a few per level: the kernel tests every cell
 // (the test is monotone down the tree, so this finds what a walk from the root would), and
@@ -17,12 +19,46 @@
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
+#include "core/hilbert.hpp"
+#include "core/morton.hpp"
 #include "nbody/error.hpp"
 #include "parallel/shared_top_tree.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 
 namespace nbody::cuda_tree {
 namespace {
+
+/// A tree key (x bit 0 of each digit, tree_gpu_build.cu) as the device domain's key of the
+/// same grid point (x the most significant bit of each digit, device_domain.cu): a rank owns
+/// a contiguous piece of the domain's key line, not of the tree's. Permuting the bits within
+/// each digit maps each cell's aligned range of tree keys to an aligned range of domain keys
+/// of the same width.
+__host__ __device__ inline unsigned long long domain_order(unsigned long long k, int dim) {
+  if (dim == 2) return spread2(compact2(k)) << 1 | spread2(compact2(k >> 1));
+  return spread3(compact3(k)) << 2 | spread3(compact3(k >> 1)) << 1 | spread3(compact3(k >> 2));
+}
+
+/// The smallest and largest domain_order of the n keys into span[0], span[1] (preset to
+/// ~0 and 0).
+__global__ void key_span(const unsigned long long* keys, unsigned n, int dim,
+                         unsigned long long* span) {
+  unsigned long long lo = ~0ull, hi = 0;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const unsigned long long k = domain_order(keys[i], dim);
+    lo = k < lo ? k : lo;
+    hi = k > hi ? k : hi;
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    const unsigned long long l = __shfl_down_sync(0xffffffffu, lo, o);
+    const unsigned long long h = __shfl_down_sync(0xffffffffu, hi, o);
+    lo = l < lo ? l : lo;
+    hi = h > hi ? h : hi;
+  }
+  if ((threadIdx.x & 31u) == 0) {
+    atomicMin(&span[0], lo);
+    atomicMax(&span[1], hi);
+  }
+}
 
 /// A candidate cell as the device reads it.
 template <class Real>
@@ -46,22 +82,34 @@ template <class Real>
 __global__ void find_top_cells(TreeView<Real> t, unsigned cells, const parallel::KeySpan* spans,
                                int parts, int me, unsigned* count, TopRecord<Real>* out,
                                unsigned capacity) {
+  // Every thread reaches the ballot (blocks of whole warps): one atomic a warp, not a cell
+  // (before a migration every cell is a candidate, and millions of atomics on one counter
+  // took milliseconds).
   const unsigned c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= cells) return;
-  const Vec4<Real> b = t.box[c];
-  const int level = ilogb(double(t.box[0].w)) - ilogb(double(b.w));
-  const CellLink lk = t.link[c];
-  const int s = t.dim * (key_bits(t.dim) - level);
-  const unsigned long long prefix = s >= 64 ? 0ull : t.keys[lk.begin] >> s;
-  const unsigned long long lo = s >= 64 ? 0ull : prefix << s;
-  const unsigned long long hi = lo + (s >= 64 ? ~0ull : (1ull << s) - 1ull);
   bool meets = false;
-  for (int r = 0; r < parts; ++r) {
-    const parallel::KeySpan o = spans[r];
-    meets = meets || (r != me && o.has != 0 && o.lo <= hi && lo <= o.hi);
+  Vec4<Real> b{};
+  CellLink lk{};
+  int level = 0;
+  unsigned long long prefix = 0;
+  if (c < cells) {
+    b = t.box[c];
+    level = ilogb(double(t.box[0].w)) - ilogb(double(b.w));
+    lk = t.link[c];
+    const int s = t.dim * (key_bits(t.dim) - level);
+    prefix = s >= 64 ? 0ull : t.keys[lk.begin] >> s;
+    const unsigned long long lo = s >= 64 ? 0ull : domain_order(prefix << s, t.dim);
+    const unsigned long long hi = lo + (s >= 64 ? ~0ull : (1ull << s) - 1ull);
+    for (int r = 0; r < parts; ++r) {
+      const parallel::KeySpan o = spans[r];
+      meets = meets || (r != me && o.has != 0 && o.lo <= hi && lo <= o.hi);
+    }
   }
+  const unsigned lane = threadIdx.x & 31u, ballot = __ballot_sync(0xffffffffu, meets);
+  unsigned base = 0;
+  if (lane == 0 && ballot != 0) base = atomicAdd(count, unsigned(__popc(ballot)));
+  base = __shfl_sync(0xffffffffu, base, 0);
   if (!meets) return;
-  const unsigned i = atomicAdd(count, 1u);
+  const unsigned i = base + unsigned(__popc(ballot & ((1u << lane) - 1u)));
   if (i >= capacity) return;  // the host sees the count, grows the room and asks again
   TopRecord<Real> r;
   r.cell = c;
@@ -109,11 +157,14 @@ std::size_t TreeForces<Real>::share_top_cells(ForceReducer& comm, cudaStream_t s
   // This rank's span of keys.
   parallel::KeySpan mine{0, 0, 0};
   if (cells > 0) {
-    unsigned long long ends[2];
-    NBODY_CUDA_CHECK(
-        cudaMemcpyAsync(&ends[0], keys_.data(), sizeof ends[0], cudaMemcpyDeviceToHost, s));
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(&ends[1], keys_.data() + (n_ - 1), sizeof ends[1],
-                                     cudaMemcpyDeviceToHost, s));
+    unsigned long long ends[2] = {~0ull, 0ull};
+    top_count_.reserve(4, "shared top tree: count and span");
+    auto* span = reinterpret_cast<unsigned long long*>(top_count_.data() + 2);
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(span, ends, sizeof ends, cudaMemcpyHostToDevice, s));
+    key_span<<<std::min(gpu::blocks_for(n_, 256), 1024u), 256, 0, s>>>(keys_.data(), unsigned(n_),
+                                                                       dim_, span);
+    NBODY_CUDA_CHECK_LAUNCH("shared top tree: key_span");
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(ends, span, sizeof ends, cudaMemcpyDeviceToHost, s));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
     mine = {1, ends[0], ends[1]};
   }
@@ -129,7 +180,6 @@ std::size_t TreeForces<Real>::share_top_cells(ForceReducer& comm, cudaStream_t s
     NBODY_CUDA_CHECK(cudaMemcpyAsync(device_spans.data(), spans.data(),
                                      spans.size() * sizeof(parallel::KeySpan),
                                      cudaMemcpyHostToDevice, s));
-    top_count_.reserve(1, "shared top tree: count");
     unsigned capacity = 4096, count = 0;
     for (;;) {
       top_records_.reserve(std::size_t(capacity) * sizeof(TopRecord<Real>),
