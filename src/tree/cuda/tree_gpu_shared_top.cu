@@ -158,7 +158,7 @@ std::size_t TreeForces<Real>::share_top_cells(ForceReducer& comm, cudaStream_t s
   parallel::KeySpan mine{0, 0, 0};
   if (cells > 0) {
     unsigned long long ends[2] = {~0ull, 0ull};
-    top_count_.reserve(4, "shared top tree: count and span");
+    top_count_.reserve(8, "shared top tree: count and span");  // [0] count, [2..5] span
     auto* span = reinterpret_cast<unsigned long long*>(top_count_.data() + 2);
     NBODY_CUDA_CHECK(cudaMemcpyAsync(span, ends, sizeof ends, cudaMemcpyHostToDevice, s));
     key_span<<<std::min(gpu::blocks_for(n_, 256), 1024u), 256, 0, s>>>(keys_.data(), unsigned(n_),
