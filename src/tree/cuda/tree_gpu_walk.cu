@@ -47,7 +47,7 @@ unsigned walk_warps(bool, int) {
 template <class Real>
 void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                  Vec4<Real>* out, cudaStream_t stream) {
-  if (t.foreign.box || t.accumulate || t.cost)
+  if (t.foreign.box || t.accumulate || t.cost || t.shared)
     return launch_foreign_walk(t, p, eps2, stacks, out, stream);
   if (t.bmax || t.a_old) return launch_mac_walk(t, p, eps2, stacks, out, stream, false);
   launch_walk_variant<false, false>(t, p, eps2, stacks, out, stream);
