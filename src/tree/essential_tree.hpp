@@ -14,9 +14,11 @@
 //
 // The test is monotone (essential_tree.cpp): a group inside the box opens no cell the
 // box accepted, so each group's interaction list from a received tree is the list it would
-// get from the sender's whole tree. The forces differ from one process's tree only where
-// a global cell holds bodies of several ranks: such a cell is seen as one multipole per
-// rank instead of one.
+// get from the sender's whole tree. A global cell that holds bodies of several ranks would
+// be seen as one multipole per rank instead of one: the shared top tree
+// (parallel/shared_top_tree.hpp) gives every copy the whole cell's moments and marks all but
+// one copy silent (Tree::silent, sent as CellRecord::flags), so the forces are one
+// process's wherever the cuts leave a walk group whole.
 //
 // The buffers are nbody::ForceReducer::Bytes: they travel between processes, so the
 // reader trusts nothing in them (sizes, counts, indices, the tree's shape, finite values).

@@ -6,8 +6,8 @@
 // - the tree (local trees and locally essential trees, cuda/domain_forces.cuh): every
 //   criterion, quadrupoles, 2D: as accurate as one process's tree against the direct sum
 //   (median and 99th percentile within 1.5x), and its median difference from one process's tree
-//   within 0.4 of the tree's median error, 0.6 at theta 0.8 and b_max (the 10 %, measured
-//   by scripts/device_domain_check.sh at 2 GPUs);
+//   within the 10 % of the tree's median error (the shared top tree: measured 0.0-2.6 %
+//   on 2 H200s);
 // - the direct sum (bodies gathered, each-pair-once tasks dealt): one process's forces to
 //   float rounding.
 // Skipped, and saying so, without a usable CUDA device.
