@@ -6,10 +6,23 @@
 // with exact zeros elsewhere, and a ForceReducer sums the shares. One process (or a build
 // without MPI) is the case parts() == 1, with nothing to sum.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 namespace nbody {
+
+/// A decomposed run's ownership on CPU ranks (docs/distributed.md, part 2), kept in its
+/// checkpoints so that a restart on the same number of ranks continues byte for byte: the
+/// cuts of the key line (rank r owns [cuts[r], cuts[r + 1])) and their level, and every body
+/// this rank holds its cost (interactions of the last evaluation, in its order), which the
+/// next cut balances. Empty cuts: none (one process, or GPU ranks, whose cuts follow
+/// measured times and so never repeat bit for bit).
+struct DecompositionState {
+  std::vector<std::uint64_t> cuts;
+  int cut_level = 0;
+  std::vector<double> cost;
+};
 
 class ForceReducer {
  public:

@@ -173,6 +173,12 @@ class Simulation {
               const IntegratorState& integrator = {});
   /// What the integrator carries between steps (empty but for IAS15): for checkpoints.
   [[nodiscard]] IntegratorState integrator_state() const;
+  /// A decomposed run on CPU ranks: its cuts and this rank's bodies' costs, in the order of
+  /// particles() (empty elsewhere), for checkpoints; and a restart's, taken back, so that a
+  /// restart on the same number of ranks owns the same bodies and cuts again as the
+  /// uninterrupted run: byte for byte the same run (docs/restart.md).
+  [[nodiscard]] DecompositionState decomposition_state() const;
+  void resume_decomposition(const DecompositionState& state);
 
   /// Energies etc. with the run's G and softening and its energy method (timed as
   /// "diagnostics").

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "nbody/collisions.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/particles.hpp"
 
@@ -100,6 +101,10 @@ struct CheckpointState {
                                                                       // (NaN: not recorded)
   std::string parameters;      // the run's used parameters (TOML text), for the record
   IntegratorState integrator;  // IAS15's polynomial and compensations (empty: none)
+  /// A decomposed CPU run's cuts and this rank's bodies' costs (empty: none). Read back only
+  /// by a restart on as many ranks as wrote it, each reading the rows it wrote (the costs are
+  /// read at any count of ranks: the first cut balances them).
+  DecompositionState decomposition;
 };
 
 /// Writes a checkpoint (HDF5: the particle arrays as float64 datasets under /Checkpoint,

@@ -7,7 +7,9 @@
 // the ranks' order, not by id); read in checkpoint_read.cpp.
 #include <fmt/format.h>
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "io/checkpoint_layout.hpp"
 #include "io/hdf5_file.hpp"
@@ -132,6 +134,22 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
   if (group) io_detail::throw_what_any_found(*group, problem);
   const ParticleSystem& ps = state.particles;
   const ViewChoices view = view_choices(ps, group);
+  // A decomposed CPU run's ownership (every rank has its cuts, or none is written): the rows
+  // each rank writes, the cuts, the bodies' costs, for a restart on as many ranks.
+  const DecompositionState& domain = state.decomposition;
+  const bool owned =
+      group && group->max(domain.cuts.empty() || domain.cost.size() != ps.size() ? 1 : 0) == 0;
+  std::vector<std::uint64_t> rank_rows;
+  if (owned) {
+    const std::uint64_t count = ps.size();
+    ForceReducer::Bytes mine(sizeof count);
+    std::memcpy(mine.data(), &count, sizeof count);
+    for (const ForceReducer::Bytes& b : group->all_gather(mine)) {
+      std::uint64_t r = 0;
+      if (b.size() == sizeof r) std::memcpy(&r, b.data(), sizeof r);
+      rank_rows.push_back(r);
+    }
+  }
   const bool valid =
       group ? group->max(ps.accelerations_valid() ? 0 : 1) == 0 : ps.accelerations_valid();
   io_detail::write_in_turn(
@@ -145,6 +163,12 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
             checkpoint.create_values(kArrays[k].name, total, 1, hdf5::Precision::Double);
           }
           checkpoint.create_ids("id", total);
+          if (owned) {
+            checkpoint.create_values(kDomainCost, total, 1, hdf5::Precision::Double);
+            checkpoint.write_ids(kRankRows, rank_rows);
+            checkpoint.write_ids(kDomainCuts, domain.cuts);
+            checkpoint.write_attribute(kDomainCutLevel, std::uint64_t(domain.cut_level));
+          }
           if (!state.integrator.values.empty()) {
             checkpoint.write_attribute("integrator_next_dt", state.integrator.next_dt);
             checkpoint.write_values("integrator_state", state.integrator.values,
@@ -153,7 +177,12 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
         }
         lay_out_snapshot_view(file.root(), total, ps, view);
       },
-      [&](hdf5::File& file, std::uint64_t offset) { write_rows(file, offset, ps, view); });
+      [&](hdf5::File& file, std::uint64_t offset) {
+        write_rows(file, offset, ps, view);
+        if (owned)
+          file.root().open_group(kGroup).write_values_at(kDomainCost, offset, domain.cost,
+                                                         hdf5::Precision::Double);
+      });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <initializer_list>
@@ -129,6 +130,25 @@ struct Reading {
   bool bodies = true;
 };
 
+/// Whether a decomposed run's record of its ranks (written by write_checkpoint_share) is
+/// there for `parts` ranks: each rank's rows (summing to n) and the cuts (parts + 1 keys,
+/// from 0 to the end, non-decreasing); a record for another count of ranks is not used, a
+/// malformed one is refused.
+bool resumable(const hdf5::Group& group, std::size_t n, int parts) {
+  if (!group.has(kRankRows) || !group.has(kDomainCuts) || !group.has_attribute(kDomainCutLevel))
+    return false;
+  const std::vector<std::uint64_t> rows = group.read_ids(kRankRows);
+  const std::vector<std::uint64_t> cuts = group.read_ids(kDomainCuts);
+  std::uint64_t sum = 0;
+  for (const std::uint64_t r : rows) sum += r;
+  const bool sorted = std::is_sorted(cuts.begin(), cuts.end());
+  if (sum != n || cuts.size() != rows.size() + 1 || !sorted || cuts.front() != 0 ||
+      cuts.back() != ~std::uint64_t(0) || group.read_attribute_count(kDomainCutLevel) > 31)
+    group.fail(fmt::format("{} and {} do not describe {} bodies on {} ranks",
+                           group.where(kRankRows), group.where(kDomainCuts), n, rows.size()));
+  return rows.size() == std::size_t(parts);
+}
+
 /// The bodies' rows and every check that needs only this rank's rows (a shape, a read);
 /// `mine` gets the rows read. `view`: version 2's /PartType1 (null: version 1).
 CheckpointState read_rows(const hdf5::Group& group, const hdf5::Group* view, Reading how,
@@ -145,6 +165,18 @@ CheckpointState read_rows(const hdf5::Group& group, const hdf5::Group* view, Rea
   mine = !how.bodies ? ShareRange{0, 0}
          : how.group ? share_range(n, how.group->part(), how.group->parts())
                      : ShareRange{0, n};
+  // A decomposed run's checkpoint read by as many ranks as wrote it: each takes the rows it
+  // wrote, with the cuts, so the run goes on as it would have (write_checkpoint_share).
+  const bool same_ranks = how.bodies && how.group && resumable(group, n, how.group->parts());
+  if (same_ranks) {
+    const std::vector<std::uint64_t> written = group.read_ids(kRankRows);
+    const auto part = std::size_t(how.group->part());
+    mine.first = 0;
+    for (std::size_t r = 0; r < part; ++r) mine.first += written[r];
+    mine.last = mine.first + written[part];
+    state.decomposition.cuts = group.read_ids(kDomainCuts);
+    state.decomposition.cut_level = int(group.read_attribute_count(kDomainCutLevel));
+  }
   const std::uint64_t rows = mine.last - mine.first;
   // Before anything is allocated: 13 arrays of the rows, and each one read.
   hdf5::detail::check_memory(group.where("x"), rows, 14 * 8, group);
@@ -169,6 +201,16 @@ CheckpointState read_rows(const hdf5::Group& group, const hdf5::Group* view, Rea
   }
   check_shape(group, "id", n, count_place);
   ps.id = group.read_ids("id", mine.first, rows);
+  if (how.group && group.has(kDomainCost)) {  // the bodies' costs, for the first cut
+    check_shape(group, kDomainCost, n, count_place);
+    std::vector<double> cost = group.read_doubles(kDomainCost, mine.first, rows, 1);
+    for (std::size_t i = 0; i < cost.size(); ++i) {
+      if (!(cost[i] > 0) || !std::isfinite(cost[i]))
+        group.refuse(fmt::format("{}[{}]", group.where(kDomainCost), mine.first + i),
+                     "must be a positive number", cost[i]);
+    }
+    state.decomposition.cost = std::move(cost);
+  }
   if (how.group && group.has("integrator_state")) {
     // IAS15 never runs decomposed (docs/distributed.md): its state is read whole.
     group.fail(fmt::format(

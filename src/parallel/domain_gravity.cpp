@@ -86,6 +86,25 @@ class Domain final : public DomainGravity {
   [[nodiscard]] SolverStats stats() const override { return solver_stats_; }
   [[nodiscard]] DomainStats domain_stats() const override { return stats_; }
   [[nodiscard]] const DomainCuts& cuts() const override { return cuts_; }
+  [[nodiscard]] DecompositionState state() const override {
+    return {cuts_.first, cuts_.level, cost_};
+  }
+  void resume(const DecompositionState& s) override {
+    cost_ = s.cost;  // cut_and_migrate counts 1 a body when it is not one a body
+    if (s.cuts.empty())
+      return;  // the costs alone (another count of ranks): the first cut uses them
+    const auto parts = std::size_t(comm_->parts());
+    const bool ordered = std::is_sorted(s.cuts.begin(), s.cuts.end());
+    if (s.cuts.size() != parts + 1 || !ordered || s.cuts.front() != 0 || s.cuts.back() != kKeyEnd ||
+        s.cut_level < 0 || s.cut_level > 31)
+      throw Error(
+          fmt::format("domain decomposition: {} cuts (level {}) cannot resume a run of {} "
+                      "ranks",
+                      s.cuts.size(), s.cut_level, parts));
+    cuts_ = {};
+    cuts_.first = s.cuts;
+    cuts_.level = s.cut_level;
+  }
 
  private:
   /// Keys, the cut when out of balance, the migration (compute_forces' first half); the

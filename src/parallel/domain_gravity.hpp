@@ -60,6 +60,13 @@ class DomainGravity : public GravitySolver {
   virtual void redistribute(ParticleSystem& ps) = 0;
   [[nodiscard]] virtual DomainStats domain_stats() const = 0;
   [[nodiscard]] virtual const DomainCuts& cuts() const = 0;
+  /// The cuts and the costs of the bodies of ps (in its order), for a checkpoint.
+  [[nodiscard]] virtual DecompositionState state() const = 0;
+  /// A restart's: the next evaluation starts from these cuts and costs (of the bodies it
+  /// will be given, in their order) instead of cutting anew; without cuts, its first cut
+  /// balances these costs. nbody::Error when the cuts are not P + 1 keys from 0 to the end,
+  /// non-decreasing.
+  virtual void resume(const DecompositionState& state) = 0;
 };
 
 /// Whether a run with these options steps owned bodies when it has several ranks: the CPU

@@ -176,6 +176,12 @@ class HostStepper final : public Stepper {
   }
 
   [[nodiscard]] bool owns_bodies() const override { return domain_ != nullptr; }
+  [[nodiscard]] DecompositionState decomposition_state() const override {
+    return domain_ ? domain_->state() : DecompositionState{};
+  }
+  void resume_decomposition(const DecompositionState& state) override {
+    if (domain_ && (!state.cuts.empty() || !state.cost.empty())) domain_->resume(state);
+  }
 
   [[nodiscard]] StepTimes take_times() override { return std::exchange(times_, StepTimes{}); }
   [[nodiscard]] double time() const override { return state_->time; }

@@ -332,6 +332,15 @@ IntegratorState Simulation::integrator_state() const {
   return stepper_->integrator_state();
 }
 
+DecompositionState Simulation::decomposition_state() const {
+  return stepper_->decomposition_state();
+}
+
+void Simulation::resume_decomposition(const DecompositionState& state) {
+  upload_if_edited();  // an upload later would give the stepper other bodies
+  stepper_->resume_decomposition(state);
+}
+
 Diagnostics Simulation::diagnostics() {
   return diagnostics(energy_method_);
 }

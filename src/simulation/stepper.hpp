@@ -69,6 +69,11 @@ class Stepper {
   /// taking it back (throws nbody::Error for a state this stepper cannot take).
   [[nodiscard]] virtual IntegratorState integrator_state() const { return {}; }
   virtual void set_integrator_state(const IntegratorState& state);
+  /// A decomposed CPU run's cuts and its bodies' costs (DomainGravity::state; empty
+  /// elsewhere), for checkpoints; and a restart's, taken back (DomainGravity::resume; ignored
+  /// where no DomainGravity runs).
+  [[nodiscard]] virtual DecompositionState decomposition_state() const { return {}; }
+  virtual void resume_decomposition(const DecompositionState& /*state*/) {}
   /// Makes the forces current at the current positions, by gravity alone (no collision
   /// stage: the bodies stay as they are, and the contacts are resolved by the next step's
   /// evaluation, so an energy measured now is that of the bodies as given): when the

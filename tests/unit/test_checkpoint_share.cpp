@@ -195,6 +195,69 @@ void expect_every_rank_says(const fs::path& p, int parts, const std::string& who
   for (const Share& s : read_in_shares(p, parts)) EXPECT_EQ(s.error, whole);
 }
 
+// A decomposed CPU run's record of its ranks (issue 36: a restart on as many ranks is the same
+// run byte for byte): the rows each rank wrote, the cuts and every body's cost. Read on as many
+// ranks, each gets back its own rows in their order, its costs and the cuts; on another count,
+// the shares of the usual split with their costs and no cuts. A record that does not add up is
+// refused by every rank.
+TEST(CheckpointShare, RanksGetBackTheirRowsCutsAndCosts) {
+  const fs::path dir = folder("nbody_cp_share_domain");
+  const CheckpointState state = sample_state(11);
+  const std::vector<std::uint64_t> cuts{0, 1000, 5000, ~std::uint64_t(0)};
+  auto with_domain = [&](int part, CheckpointState& mine) {
+    mine.decomposition.cuts = cuts;
+    mine.decomposition.cut_level = 7;
+    for (std::size_t i = 0; i < mine.particles.size(); ++i)
+      mine.decomposition.cost.push_back(double(mine.particles.id[i]) + 0.25 * part);
+  };
+  const fs::path path = dir / "owned.h5";
+  for (const std::string& e : write_in_shares(path, state, 3, with_domain)) EXPECT_EQ(e, "");
+  const std::vector<Share> back = read_in_shares(path, 3);
+  for (int r = 0; r < 3; ++r) {
+    const Share& s = back[std::size_t(r)];
+    ASSERT_EQ(s.error, "");
+    const ParticleSystem mine = dealt(state.particles, r, 3);
+    EXPECT_EQ(s.state.particles.id, mine.id) << "rank " << r << ": its own rows, in order";
+    EXPECT_EQ(s.state.decomposition.cuts, cuts);
+    EXPECT_EQ(s.state.decomposition.cut_level, 7);
+    ASSERT_EQ(s.state.decomposition.cost.size(), mine.size());
+    for (std::size_t i = 0; i < mine.size(); ++i)
+      EXPECT_EQ(s.state.decomposition.cost[i], double(mine.id[i]) + 0.25 * r);
+  }
+  for (const Share& s : read_in_shares(path, 2)) {  // another count: the costs, no cuts
+    ASSERT_EQ(s.error, "");
+    EXPECT_TRUE(s.state.decomposition.cuts.empty());
+    EXPECT_EQ(s.state.decomposition.cost.size(), s.state.particles.size());
+  }
+  // Cuts that do not run from 0 to the end: every rank refuses the file, naming the record.
+  const fs::path bad = dir / "bad.h5";
+  for (const std::string& e : write_in_shares(bad, state, 3, [&](int part, CheckpointState&mine) {
+         with_domain(part, mine);
+         mine.decomposition.cuts[1] = 9000;  // after the next cut
+       }))
+    EXPECT_EQ(e, "");
+  for (const Share& s : read_in_shares(bad, 3))
+    EXPECT_NE(s.error.find("/Checkpoint/domain_cuts"), std::string::npos) << s.error;
+  // A cost that is not a positive number: the rank that reads it says so, and every rank.
+  const fs::path negative = dir / "negative.h5";
+  for (const std::string& e :
+       write_in_shares(negative, state, 3, [&](int part, CheckpointState&mine) {
+         with_domain(part, mine);
+         if (part == 2) mine.decomposition.cost[1] = -1;
+       }))
+    EXPECT_EQ(e, "");
+  for (const Share& s : read_in_shares(negative, 3))
+    EXPECT_NE(s.error.find("/Checkpoint/cost["), std::string::npos) << s.error;
+  // A run without the record (one process, or GPU ranks) writes none.
+  const fs::path plain = dir / "plain.h5";
+  for (const std::string& e : write_in_shares(plain, state, 3)) EXPECT_EQ(e, "");
+  for (const Share& s : read_in_shares(plain, 3)) {
+    EXPECT_TRUE(s.state.decomposition.cuts.empty());
+    EXPECT_TRUE(s.state.decomposition.cost.empty());
+  }
+  fs::remove_all(dir);
+}
+
 TEST(CheckpointShare, EveryRankRefusesWhatOneRankFinds) {
   const fs::path dir = folder("nbody_cp_share_bad");
   CheckpointState state = sample_state(7);

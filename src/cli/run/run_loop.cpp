@@ -90,7 +90,10 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   Simulation sim = start.shared ? Simulation::from_share(std::move(start.bodies), start.total,
                                                          sim_options, ranks)
                                 : Simulation(std::move(start.bodies), sim_options, ranks);
-  if (resumed) sim.resume(resumed->step, resumed->collisions, resumed->integrator);
+  if (resumed) {
+    sim.resume(resumed->step, resumed->collisions, resumed->integrator);
+    sim.resume_decomposition(resumed->decomposition);
+  }
   if (talk && !a.output.empty())
     fmt::print(stderr, "{}",
                slow_output_notice(a.output, resolve_format(a.output, a.format), sim.size()));
@@ -250,6 +253,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     state.snapshot_origin = snapshots.origin();
     state.parameters = parameters;
     state.integrator = sim.integrator_state();
+    if (share) state.decomposition = sim.decomposition_state();
     return checkpoints.write(state, share);
   };
   // -o and --every: an HDF5 file of a decomposed run is written by every rank in turn, as
