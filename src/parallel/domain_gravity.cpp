@@ -27,7 +27,7 @@ class Domain final : public DomainGravity {
     if (o.algorithm == GravityAlgorithm::Direct) {
       ring_ = make_direct_ring(o.precision, o.G, o.softening, o.threads);
     } else {
-      tree_ = make_domain_tree_forces(o);
+      tree_ = make_domain_tree_forces(o, domain.curve);
     }
   }
 

@@ -34,7 +34,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 template <class Real>
 class TreeForces final : public DomainTreeForces {
  public:
-  explicit TreeForces(const GravityOptions& o) : options_(o) {}
+  TreeForces(const GravityOptions& o, DomainCurve curve) : options_(o), curve_(curve) {}
 
   DomainTreeResult compute_forces(ParticleSystem& ps, bool potential, const KeyCube& cube,
                                   ForceReducer& comm, std::vector<double>& cost,
@@ -46,7 +46,7 @@ class TreeForces final : public DomainTreeForces {
                      tree::RootCube{cube.cx, cube.cy, cube.cz, cube.half}, tree_, scratch_);
     tree::compute_moments(tree_, options_.quadrupole);
     // The cells other ranks' bodies share get the global cell's moments (shared_top_tree.hpp).
-    (void)share_top_cells(tree_, comm);
+    (void)share_top_cells(tree_, comm, curve_);
     // The relative criterion needs every body's last |a|; without (the first evaluation)
     // theta decides, as in one process.
     const OpeningCriterion mac = relative || options_.mac != OpeningCriterion::Relative
@@ -191,6 +191,7 @@ class TreeForces final : public DomainTreeForces {
   }
 
   GravityOptions options_;
+  DomainCurve curve_;
   tree::Tree tree_;
   tree::BuildScratch scratch_;
   std::vector<tree::Group> groups_, active_groups_, whole_groups_;
@@ -201,10 +202,11 @@ class TreeForces final : public DomainTreeForces {
 
 }  // namespace
 
-std::unique_ptr<DomainTreeForces> make_domain_tree_forces(const GravityOptions& options) {
+std::unique_ptr<DomainTreeForces> make_domain_tree_forces(const GravityOptions& options,
+                                                          DomainCurve curve) {
   if (resolve_precision(options.precision, GravityAlgorithm::Tree) == Precision::Float)
-    return std::make_unique<TreeForces<float>>(options);
-  return std::make_unique<TreeForces<double>>(options);
+    return std::make_unique<TreeForces<float>>(options, curve);
+  return std::make_unique<TreeForces<double>>(options, curve);
 }
 
 }  // namespace nbody::parallel

@@ -33,7 +33,8 @@ class DomainTreeForces {
                                           const std::vector<std::uint32_t>* active = nullptr) = 0;
 };
 
+/// curve: the order of the domain's keys, for the shared top tree (shared_top_tree.hpp).
 [[nodiscard]] std::unique_ptr<DomainTreeForces> make_domain_tree_forces(
-    const GravityOptions& options);
+    const GravityOptions& options, DomainCurve curve = kDefaultCurve);
 
 }  // namespace nbody::parallel

@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/hilbert.hpp"
 #include "nbody/error.hpp"
 #include "nbody/physics/multipole.hpp"
 #include "tree/tree.hpp"
@@ -146,14 +147,27 @@ GlobalCell global_cell(const std::vector<TopCell>& all, const TopCell& own,
   return g;
 }
 
-std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm, std::size_t max_cells) {
+std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm, DomainCurve curve,
+                            std::size_t max_cells) {
   const int parts = comm.parts(), me = comm.part();
   if (parts <= 1) return 0;
   const int levels = tree::key_bits_per_axis(t.dim);  // the deepest level: a cell of one key
   const bool quad = !t.quad.empty();
   const bool empty = t.cells() == 0 || t.keys.size() != t.bodies() || t.bodies() == 0;
-  const std::vector<KeySpan> spans = gather_key_spans(
-      {empty ? 0u : 1u, empty ? 0 : t.keys.front(), empty ? 0 : t.keys.back()}, comm);
+  // Along the domain's curve: a tree key (Morton) as the curve's key of the same grid point.
+  const bool hilbert = curve == DomainCurve::Hilbert;
+  auto along = [&](std::uint64_t morton) {
+    return hilbert ? hilbert_from_morton(morton, t.dim) : morton;
+  };
+  KeySpan mine{empty ? 0u : 1u, empty ? 0 : t.keys.front(), empty ? 0 : t.keys.back()};
+  if (hilbert && !empty) {  // the tree's order is not the curve's: every key
+    mine.lo = ~std::uint64_t(0), mine.hi = 0;
+    for (const std::uint64_t k : t.keys) {
+      const std::uint64_t h = along(k);
+      mine.lo = std::min(mine.lo, h), mine.hi = std::max(mine.hi, h);
+    }
+  }
+  const std::vector<KeySpan> spans = gather_key_spans(mine, comm);
   auto shift = [&](std::uint32_t level) { return t.dim * (levels - int(level)); };
   auto prefix_of = [&](std::size_t c) {
     const int s = shift(t.level[c]);
@@ -162,8 +176,10 @@ std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm, std::size_t max_c
   // Whether another rank's span meets cell c's key range.
   auto meets_another = [&](std::size_t c) {
     const int s = shift(t.level[c]);
-    const std::uint64_t lo = s >= 64 ? 0 : prefix_of(c) << s;
-    const std::uint64_t hi = lo + (s >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << s) - 1);
+    // Both curves visit a cell's grid points as one aligned range of keys (core/hilbert.hpp).
+    const std::uint64_t width_less_one = s >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << s) - 1;
+    const std::uint64_t lo = s >= 64 ? 0 : along(prefix_of(c) << s) & ~width_less_one;
+    const std::uint64_t hi = lo + width_less_one;
     for (int r = 0; r < parts; ++r) {
       const KeySpan& o = spans[std::size_t(r)];
       if (r != me && o.has != 0 && o.lo <= hi && lo <= o.hi) return true;

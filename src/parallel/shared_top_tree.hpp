@@ -18,6 +18,7 @@
 
 #include "nbody/distributed.hpp"
 #include "nbody/physics/multipole.hpp"
+#include "parallel/domain.hpp"
 
 namespace nbody::tree {
 struct Tree;
@@ -82,7 +83,9 @@ GlobalCell global_cell(const std::vector<TopCell>& all, const TopCell& own,
 /// Returns the number of t's cells that other ranks share (none when some rank has more than
 /// max_cells candidates). Throws nbody::Error for a malformed record (another rank's
 /// bytes).
-std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm,
+/// `curve`: the order of the domain's keys (a rank owns a piece of that line): the spans and
+/// the cells' ranges are taken along it.
+std::size_t share_top_cells(tree::Tree& t, ForceReducer& comm, DomainCurve curve = kDefaultCurve,
                             std::size_t max_cells = kMaxTopCells);
 
 }  // namespace nbody::parallel

@@ -38,7 +38,8 @@ struct Copy {
   bool silent, leaf;
 };
 
-void check(const ParticleSystem& all, int dim, int parts, bool cut_along_keys) {
+void check(const ParticleSystem& all, int dim, int parts, bool cut_along_keys,
+           parallel::DomainCurve curve = parallel::DomainCurve::Morton) {
   const tree::RootCube cube = [&] {
     double lo[3], hi[3];
     tree::body_bounds(all, dim, 1, lo, hi);
@@ -56,7 +57,7 @@ void check(const ParticleSystem& all, int dim, int parts, bool cut_along_keys) {
         ParticleSystem mine = testing::dealt_share(all, comm->part(), comm->parts());
         if (cut_along_keys) {
           const parallel::KeyCube kc{cube.x, cube.y, cube.z, cube.half};
-          std::vector<std::uint64_t> keys = parallel::domain_keys(mine, dim, kc, 1);
+          std::vector<std::uint64_t> keys = parallel::domain_keys(mine, dim, kc, 1, curve);
           const parallel::DomainCuts cuts = parallel::balance(keys, {}, dim, *comm);
           (void)parallel::migrate(mine, keys, nullptr, cuts, *comm);
         }
@@ -64,7 +65,7 @@ void check(const ParticleSystem& all, int dim, int parts, bool cut_along_keys) {
         tree::BuildScratch s;
         tree::build_tree(mine, dim, tree::kLeafSize, 1, cube, t, s);
         tree::compute_moments(t, true);
-        const std::size_t shared = parallel::share_top_cells(t, *comm);
+        const std::size_t shared = parallel::share_top_cells(t, *comm, curve);
         EXPECT_GT(shared, 0u);
         std::vector<std::pair<CellId, Copy>> out;
         for (std::size_t c = 0; c < t.cells(); ++c) {
@@ -113,8 +114,11 @@ void check(const ParticleSystem& all, int dim, int parts, bool cut_along_keys) {
     }
   }
   std::printf(
-      "[ measured ] %dD, %d ranks, %s: %zu of one process's %zu cells held by several ranks\n", dim,
-      parts, cut_along_keys ? "cut along the keys" : "dealt out", shared, one.cells());
+      "[ measured ] %dD, %d ranks, %s%s: %zu of one process's %zu cells held by several ranks\n",
+      dim, parts, cut_along_keys ? "cut along the keys" : "dealt out",
+      curve == parallel::DomainCurve::Hilbert ? " (Hilbert)" : "", shared, one.cells());
+  // Cut along the curve, the shared cells are those around the cuts: a few per level.
+  if (cut_along_keys) EXPECT_LE(shared, std::size_t(parts) * 4 * 31);
   EXPECT_GT(shared, 0u);
 }
 
@@ -124,6 +128,7 @@ TEST(SharedTopTree, SharedCellsAreOneProcessesCells) {
     for (const int parts : {2, 3, 4}) {
       check(all, dim, parts, true);
       check(all, dim, parts, false);
+      check(all, dim, parts, true, parallel::DomainCurve::Hilbert);
     }
   }
 }
@@ -142,7 +147,7 @@ TEST(SharedTopTree, TooManyCandidatesLeaveEveryTreeItsOwn) {
     tree::build_tree(mine, 3, tree::kLeafSize, 1, cube, t, s);
     tree::compute_moments(t, false);
     own = t;
-    const std::size_t n = parallel::share_top_cells(t, *comm, 100);
+    const std::size_t n = parallel::share_top_cells(t, *comm, parallel::kDefaultCurve, 100);
     EXPECT_TRUE(t.silent.empty());
     EXPECT_EQ(t.mass, own.mass);
     EXPECT_EQ(t.comx, own.comx);
