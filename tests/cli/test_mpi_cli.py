@@ -267,10 +267,11 @@ class TestRanksEqualOneProcess(CliTestCase):
         # ranks, each takes back its own rows in their order and the cuts, so the run goes on
         # as if it had never stopped. (Without them the restart cut anew, the bodies arrived in
         # another order, and the files differed in the last digits.)
-        for gravity in ("direct", "tree"):
+        # Hierarchical time steps too (each step starts with the cut and the migration).
+        for gravity, steps in (("direct", "fixed"), ("tree", "fixed"), ("tree", "adaptive")):
             args = ["--model", "plummer", "-n", 600, "--seed", 7, "--softening", 0.02, "--dt", 0.005,
-                    "-q", "--gravity", gravity, "--stats-every", 10]
-            first, full, again = (self.dir / f"{name}-{gravity}" for name in ("first", "full", "again"))
+                    "-q", "--gravity", gravity, "--stats-every", 10, "--timestep", steps]
+            first, full, again = (self.dir / f"{name}-{gravity}-{steps}" for name in ("first", "full", "again"))
             mpirun(2, "run", *args, "--steps", 20, "--checkpoint-every", 20, "--output-dir", first)
             mpirun(2, "run", *args, "--steps", 40, "--output-dir", full, "-o", full / "final.csv")
             mpirun(2, "run", *args, "--steps", 40, "--restart", first / "checkpoint_00000020.h5",
