@@ -3,7 +3,8 @@
 // Version 2: positions and velocities once, as the snapshot view's N x 3 float64
 // /PartType1/Coordinates and Velocities; /Checkpoint holds the other float64 arrays of a
 // ParticleSystem under these names (the radii only when a body has one), the ids as "id",
-// and the scalars as attributes. 88 bytes a body (96 with radii), where version 1 (still
+// and the scalars as attributes. 88 bytes a body (96 with radii; 8 more for a decomposed CPU
+// run's costs, kDomainCost), where version 1 (still
 // read) also kept x y z vx vy vz and the radii under /Checkpoint: 144 bytes, so that a
 // 2^30-body checkpoint (155 GB) would not fit the 128 GB disk of a 2-GPU host (95 GB now).
 #include <array>
