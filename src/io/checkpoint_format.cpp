@@ -139,8 +139,8 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
   const DecompositionState& domain = state.decomposition;
   const bool owned =
       group && group->max(domain.cuts.empty() || domain.cost.size() != ps.size() ? 1 : 0) == 0;
-  std::vector<std::uint64_t> rank_rows;
-  if (owned) {
+  std::vector<std::uint64_t> rank_rows;  // every decomposed run's: a restart on as many ranks
+  if (group) {                           // reads its own bodies, with no first migration
     const std::uint64_t count = ps.size();
     ForceReducer::Bytes mine(sizeof count);
     std::memcpy(mine.data(), &count, sizeof count);
@@ -163,9 +163,9 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
             checkpoint.create_values(kArrays[k].name, total, 1, hdf5::Precision::Double);
           }
           checkpoint.create_ids("id", total);
+          if (group) checkpoint.write_ids(kRankRows, rank_rows);
           if (owned) {
             checkpoint.create_values(kDomainCost, total, 1, hdf5::Precision::Double);
-            checkpoint.write_ids(kRankRows, rank_rows);
             checkpoint.write_ids(kDomainCuts, domain.cuts);
             checkpoint.write_attribute(kDomainCutLevel, std::uint64_t(domain.cut_level));
           }

@@ -38,10 +38,10 @@ inline constexpr std::array<ArrayField, 11> kArrays{{{"x", &ParticleSystem::x},
 /// Version 2: kArrays[k] for k < kViewed are column k % 3 of the view's dataset kViewName[k / 3].
 inline constexpr std::size_t kViewed = 6;
 
-/// A decomposed CPU run's ownership (DecompositionState), written by write_checkpoint_share:
-/// the rows each rank wrote (in rank order), the cuts of the key line and their level, every
-/// body's cost. Read back by a restart on as many ranks (each its own rows, the cuts), the
-/// costs at any count.
+/// A decomposed run's ranks, written by write_checkpoint_share: the rows each rank wrote (in
+/// rank order; every decomposed run), and on CPU ranks (DecompositionState) the cuts of the
+/// key line and their level and every body's cost. Read back by a restart on as many ranks
+/// (each its own rows, the cuts), the costs at any count.
 inline constexpr const char* kRankRows = "rank_rows";
 inline constexpr const char* kDomainCuts = "domain_cuts";
 inline constexpr const char* kDomainCutLevel = "domain_cut_level";

@@ -130,23 +130,29 @@ struct Reading {
   bool bodies = true;
 };
 
-/// Whether a decomposed run's record of its ranks (written by write_checkpoint_share) is
-/// there for `parts` ranks: each rank's rows (summing to n) and the cuts (parts + 1 keys,
-/// from 0 to the end, non-decreasing); a record for another count of ranks is not used, a
-/// malformed one is refused.
-bool resumable(const hdf5::Group& group, std::size_t n, int parts) {
-  if (!group.has(kRankRows) || !group.has(kDomainCuts) || !group.has_attribute(kDomainCutLevel))
-    return false;
+/// A decomposed run's record of its ranks (write_checkpoint_share): the rows each rank wrote
+/// when it is there for `parts` ranks (empty otherwise, or without it), checked to sum to n.
+std::vector<std::uint64_t> rows_by_rank(const hdf5::Group& group, std::size_t n, int parts) {
+  if (!group.has(kRankRows)) return {};
   const std::vector<std::uint64_t> rows = group.read_ids(kRankRows);
-  const std::vector<std::uint64_t> cuts = group.read_ids(kDomainCuts);
   std::uint64_t sum = 0;
   for (const std::uint64_t r : rows) sum += r;
-  const bool sorted = std::is_sorted(cuts.begin(), cuts.end());
-  if (sum != n || cuts.size() != rows.size() + 1 || !sorted || cuts.front() != 0 ||
-      cuts.back() != ~std::uint64_t(0) || group.read_attribute_count(kDomainCutLevel) > 31)
-    group.fail(fmt::format("{} and {} do not describe {} bodies on {} ranks",
-                           group.where(kRankRows), group.where(kDomainCuts), n, rows.size()));
-  return rows.size() == std::size_t(parts);
+  if (sum != n)
+    group.fail(fmt::format("{} does not add up to the {} bodies", group.where(kRankRows), n));
+  return rows.size() == std::size_t(parts) ? rows : std::vector<std::uint64_t>{};
+}
+
+/// The cuts of the key line a decomposed CPU run kept (parts + 1 keys from 0 to the end,
+/// non-decreasing, and their level; a malformed record is refused), or none.
+void read_cuts(const hdf5::Group& group, std::size_t parts, DecompositionState& out) {
+  if (!group.has(kDomainCuts) || !group.has_attribute(kDomainCutLevel)) return;
+  const std::vector<std::uint64_t> cuts = group.read_ids(kDomainCuts);
+  const std::uint64_t level = group.read_attribute_count(kDomainCutLevel);
+  if (cuts.size() != parts + 1 || !std::is_sorted(cuts.begin(), cuts.end()) || cuts.front() != 0 ||
+      cuts.back() != ~std::uint64_t(0) || level > 31)
+    group.fail(fmt::format("{} are not the cuts of {} ranks", group.where(kDomainCuts), parts));
+  out.cuts = cuts;
+  out.cut_level = int(level);
 }
 
 /// The bodies' rows and every check that needs only this rank's rows (a shape, a read);
@@ -166,16 +172,17 @@ CheckpointState read_rows(const hdf5::Group& group, const hdf5::Group* view, Rea
          : how.group ? share_range(n, how.group->part(), how.group->parts())
                      : ShareRange{0, n};
   // A decomposed run's checkpoint read by as many ranks as wrote it: each takes the rows it
-  // wrote, with the cuts, so the run goes on as it would have (write_checkpoint_share).
-  const bool same_ranks = how.bodies && how.group && resumable(group, n, how.group->parts());
-  if (same_ranks) {
-    const std::vector<std::uint64_t> written = group.read_ids(kRankRows);
+  // wrote (its bodies: no first migration), and on CPU ranks the cuts, so the run goes on as
+  // it would have (write_checkpoint_share).
+  const std::vector<std::uint64_t> written = how.bodies && how.group
+                                                 ? rows_by_rank(group, n, how.group->parts())
+                                                 : std::vector<std::uint64_t>{};
+  if (!written.empty()) {
     const auto part = std::size_t(how.group->part());
     mine.first = 0;
     for (std::size_t r = 0; r < part; ++r) mine.first += written[r];
     mine.last = mine.first + written[part];
-    state.decomposition.cuts = group.read_ids(kDomainCuts);
-    state.decomposition.cut_level = int(group.read_attribute_count(kDomainCutLevel));
+    read_cuts(group, written.size(), state.decomposition);
   }
   const std::uint64_t rows = mine.last - mine.first;
   // Before anything is allocated: 13 arrays of the rows, and each one read.
