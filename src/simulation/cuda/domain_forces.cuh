@@ -246,12 +246,19 @@ class DomainForces {
       tree_->set_root_box(root);
       tree_->build_only(n_, stream);
     }
-    // The cells other ranks' bodies share get the global cell's moments, so that every rank
-    // opens and accepts them as one process does (parallel/shared_top_tree.hpp).
-    timer_.mark(DomainTimer::Top, stream);
-    tree_->share_top_cells(*comm_, stream);
     timer_.mark(DomainTimer::Begin, stream);
-    // The pieces' kernels, then the walk of the local tree; beside the walk, on the host and
+    // The rank's span of keys for the shared top tree, then the pieces' kernels (they read
+    // the tree's links and bodies, not the moments the top tree writes), so that the GPU runs
+    // them while the host waits for the others' spans and candidates.
+    if (n_ > 0 && parts > 1) tree_->launch_top_span(stream);
+    if (n_ > 0) tree_->launch_describe(a_old, piece, pieces_, stream);
+    timer_.mark(DomainTimer::Described, stream);
+    // The cells other ranks' bodies share get the global cell's moments, so that every rank
+    // opens and accepts them as one process does (parallel/shared_top_tree.hpp). Its
+    // candidates are found on the exchange's stream, first in the block scheduler's queue.
+    tree_->share_top_cells(*comm_, stream, comm_stream_);
+    timer_.mark(DomainTimer::Top, stream);
+    // The walk of the local tree; beside the walk, on the host and
     // the exchange's stream: the pieces taken to the host (when their kernels are done, not
     // the walk) and all-gathered, the essential trees counted, their sizes exchanged, the
     // trees written and sent. Measured on 2 H100s at 64M (docs/distributed.md, Part 2b):
@@ -265,8 +272,6 @@ class DomainForces {
     //   the exchange's stream stopped the second slice too late (the write waited 28 ms), a
     //   flag in pinned host memory read at every group made the walk 3.5x slower, and either
     //   way the count on the whole GPU took 2-4 ms, as long as the wait it saved.
-    if (n_ > 0) tree_->launch_describe(a_old, piece, pieces_, stream);
-    timer_.mark(DomainTimer::Described, stream);
     if (n_ > 0) tree_->walk_sources(n_, eps, stream, potential, nullptr, false);
     timer_.mark(DomainTimer::Walked, stream);
     std::vector<BodyPiece> pieces;

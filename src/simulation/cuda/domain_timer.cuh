@@ -1,9 +1,10 @@
 #pragma once
 // Where a decomposed GPU tree evaluation's force time goes (domain_forces.cuh), by CUDA events
 // on the force stream and on the exchange's stream. On the force stream, one after the other
-// (they add up to the force stage): the shared top tree, this rank's bodies described (their
-// kernels), the walk of
-// the local tree, the wait for the received trees after it, the walks of the received trees.
+// (they add up to the force stage): this rank's bodies described (their kernels, with the
+// span of its keys), the shared top tree (what the stream waited for the host's collectives
+// after the pieces' kernels, and the moments' write), the walk of the local tree, the wait
+// for the received trees after it, the walks of the received trees.
 // Beside the local walk, on the exchange's stream and the host: the descriptions taken to the
 // host and all-gathered (the wait for the slowest rank included), the essential trees
 // counted, their sizes exchanged (host), the trees written and sent. What of that the step
@@ -34,7 +35,7 @@ class DomainTimer {
     Done,
     ExchangeBegin,
     ExchangeEnd,
-    Top,  // before the shared top tree (TreeForces::share_top_cells), which ends at Begin
+    Top,  // after the shared top tree (TreeForces::share_top_cells), which follows Described
     kMarks
   };
 
@@ -51,16 +52,16 @@ class DomainTimer {
   /// The force stage in parts (they add up to it), milliseconds.
   [[nodiscard]] std::vector<std::pair<std::string, double>> stages() const {
     if (!recorded_) return {};
-    return {{"top", ms(Top, Begin)},
-            {"describe", ms(Begin, Described)},
-            {"walk", ms(Described, Walked)},
+    return {{"describe", ms(Begin, Described)},
+            {"top", ms(Described, Top)},
+            {"walk", ms(Top, Walked)},
             {"wait", ms(Walked, Received)},
             {"foreign", ms(Received, Done)}};
   }
   /// The work beside the local walk in parts (gather, count, announce, write, send), ms.
   [[nodiscard]] std::vector<std::pair<std::string, double>> beside() const {
     if (!recorded_) return {};
-    return {{"gather", ms(Described, Gathered)},
+    return {{"gather", ms(Top, Gathered)},
             {"count", ms(Gathered, Counted)},
             {"announce", ms(Counted, Announced)},
             {"write", ms(Announced, Written)},
@@ -73,13 +74,13 @@ class DomainTimer {
   /// The shared top tree's step counts as waiting too: its two host collectives wait for the
   /// slowest rank, and its kernels take a fraction of a millisecond.
   [[nodiscard]] double wait_ms() const {
-    return recorded_ ? ms(Walked, Received) + ms(Top, Begin) : 0.0;
+    return recorded_ ? ms(Walked, Received) + ms(Described, Top) : 0.0;
   }
   /// The milliseconds of the work beside the walk (from the pieces described to the trees
   /// received), and those of them the local walk hid.
   [[nodiscard]] std::pair<double, double> exchange_and_hidden() const {
     if (!recorded_) return {0, 0};
-    const double span = ms(Described, ExchangeEnd);
+    const double span = ms(Top, ExchangeEnd);
     return {span, std::max(0.0, span - ms(Walked, Received))};
   }
 

@@ -293,8 +293,12 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// ship these cells opened, never pruned) as added by this rank's copy or by another's.
   /// Unlike the CPU ranks', a cell one rank holds as a leaf is not split there (the device
   /// tree's cells are laid out by level): the cells of the others below it keep their parts'
-  /// moments, every body still counted once. Returns the cells shared.
-  std::size_t share_top_cells(ForceReducer& comm, cudaStream_t s);
+  /// moments, every body still counted once. Returns the cells shared. launch_top_span first
+  /// queues the rank's span of keys on s, so that the host can wait for it alone while the
+  /// stream goes on (with the pieces' kernels); the candidates are then found on `side` (null:
+  /// s), the shared cells written on s, with no wait at the end.
+  void launch_top_span(cudaStream_t s);
+  std::size_t share_top_cells(ForceReducer& comm, cudaStream_t s, cudaStream_t side = nullptr);
   /// The last share_top_cells' candidate cells on this rank and those it shared.
   [[nodiscard]] std::pair<std::size_t, std::size_t> top_cells() const {
     return {top_candidates_, top_cells_shared_};
@@ -407,8 +411,8 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   float* cost_ = nullptr;    // record_costs
   bool top_shared_ = false;  // share_top_cells ran for this build: shared_ holds its marks
   bool decomposed_ = false;  // share_top_cells was called (P > 1): essential trees carry marks
-  DeviceBuffer<unsigned char> shared_, top_records_;  // per cell; the candidates' records
-  DeviceBuffer<unsigned> top_count_;
+  DeviceBuffer<unsigned char> shared_;  // per cell: the shared top tree's marks
+  TopScratch top_;
   std::size_t top_candidates_ = 0, top_cells_shared_ = 0;
   EssentialScratch<Real> ess_;  // count_essential, write_essential
   void essential_flags(std::size_t k, cudaStream_t s, bool count);  // receiver k's, top down

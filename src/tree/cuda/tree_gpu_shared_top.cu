@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,11 @@ __global__ void key_span(const unsigned long long* keys, unsigned n, int dim,
     atomicMin(&span[0], lo);
     atomicMax(&span[1], hi);
   }
+}
+
+__global__ void key_span_init(unsigned long long* span) {
+  span[0] = ~0ull;
+  span[1] = 0ull;
 }
 
 /// A candidate cell as the device reads it.
@@ -129,6 +135,10 @@ __global__ void find_top_cells(TreeView<Real> t, unsigned cells, const parallel:
   out[i] = r;
 }
 
+void make_event(cudaEvent_t& e) {
+  if (!e) NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+}
+
 template <class Real>
 __global__ void write_top_cells(TreeView<Real> t, const TopUpdate<Real>* updates, unsigned n,
                                 unsigned char* shared) {
@@ -147,60 +157,82 @@ __global__ void write_top_cells(TreeView<Real> t, const TopUpdate<Real>* updates
 }  // namespace
 
 template <class Real>
-std::size_t TreeForces<Real>::share_top_cells(ForceReducer& comm, cudaStream_t s) {
+void TreeForces<Real>::launch_top_span(cudaStream_t s) {
+  top_.span_launched = false;
+  if (n_ == 0 || cells_ == 0) return;
+  make_event(top_.span_ready);
+  top_.words.reserve(4, "shared top tree: count and span");
+  top_.words_host.reserve(4);
+  unsigned long long* span = top_.words.data() + 1;
+  key_span_init<<<1, 1, 0, s>>>(span);
+  NBODY_CUDA_CHECK_LAUNCH("shared top tree: key_span_init");
+  key_span<<<std::min(gpu::blocks_for(n_, 256), 1024u), 256, 0, s>>>(keys_.data(), unsigned(n_),
+                                                                     dim_, span);
+  NBODY_CUDA_CHECK_LAUNCH("shared top tree: key_span");
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(top_.words_host.data() + 1, span, 2 * sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost, s));
+  NBODY_CUDA_CHECK(cudaEventRecord(top_.span_ready, s));
+  top_.span_launched = true;
+}
+
+template <class Real>
+std::size_t TreeForces<Real>::share_top_cells(ForceReducer& comm, cudaStream_t s,
+                                              cudaStream_t side) {
   const int parts = comm.parts(), me = comm.part();
   top_shared_ = false;
   top_candidates_ = top_cells_shared_ = 0;
   if (parts <= 1) return 0;
   decomposed_ = true;
   const unsigned cells = n_ == 0 ? 0u : cells_;
-  // This rank's span of keys.
+  // This rank's span of keys: the host waits for the span alone (the stream may have the
+  // pieces' kernels queued after it).
   parallel::KeySpan mine{0, 0, 0};
   if (cells > 0) {
-    unsigned long long ends[2] = {~0ull, 0ull};
-    top_count_.reserve(8, "shared top tree: count and span");  // [0] count, [2..5] span
-    auto* span = reinterpret_cast<unsigned long long*>(top_count_.data() + 2);
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(span, ends, sizeof ends, cudaMemcpyHostToDevice, s));
-    key_span<<<std::min(gpu::blocks_for(n_, 256), 1024u), 256, 0, s>>>(keys_.data(), unsigned(n_),
-                                                                       dim_, span);
-    NBODY_CUDA_CHECK_LAUNCH("shared top tree: key_span");
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(ends, span, sizeof ends, cudaMemcpyDeviceToHost, s));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
-    mine = {1, ends[0], ends[1]};
+    if (!top_.span_launched) launch_top_span(s);
+    NBODY_CUDA_CHECK(cudaEventSynchronize(top_.span_ready));
+    mine = {1, top_.words_host.data()[1], top_.words_host.data()[2]};
   }
+  top_.span_launched = false;
   const std::vector<parallel::KeySpan> spans = parallel::gather_key_spans(mine, comm);
 
-  // The candidates' records, from the device.
+  // The candidates' records, from the device: found on `side` (first in the block
+  // scheduler's queue in a decomposed run), after the build (the span's event).
   std::vector<TopRecord<Real>> found;
   std::size_t candidates = 0;
   if (cells > 0) {
+    const cudaStream_t q = side ? side : s;
+    if (side) NBODY_CUDA_CHECK(cudaStreamWaitEvent(side, top_.span_ready, 0));
     const TreeView<Real> t = view(n_);
-    DeviceBuffer<parallel::KeySpan> device_spans;
-    device_spans.reserve(spans.size(), "shared top tree: key spans");
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(device_spans.data(), spans.data(),
-                                     spans.size() * sizeof(parallel::KeySpan),
-                                     cudaMemcpyHostToDevice, s));
+    const std::size_t span_bytes = spans.size() * sizeof(parallel::KeySpan);
+    top_.spans.reserve(span_bytes, "shared top tree: key spans");
+    top_.spans_host.reserve(span_bytes);
+    std::memcpy(top_.spans_host.data(), spans.data(), span_bytes);
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(top_.spans.data(), top_.spans_host.data(), span_bytes,
+                                     cudaMemcpyHostToDevice, q));
     unsigned capacity = 4096, count = 0;
     for (;;) {
-      top_records_.reserve(std::size_t(capacity) * sizeof(TopRecord<Real>),
-                           "shared top tree: candidate cells");
-      NBODY_CUDA_CHECK(cudaMemsetAsync(top_count_.data(), 0, sizeof(unsigned), s));
-      find_top_cells<Real><<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
-          t, cells, device_spans.data(), parts, me, top_count_.data(),
-          reinterpret_cast<TopRecord<Real>*>(top_records_.data()), capacity);
+      const std::size_t bytes = std::size_t(capacity) * sizeof(TopRecord<Real>);
+      top_.records.reserve(bytes, "shared top tree: candidate cells");
+      top_.records_host.reserve(bytes);
+      NBODY_CUDA_CHECK(cudaMemsetAsync(top_.words.data(), 0, sizeof(unsigned long long), q));
+      find_top_cells<Real><<<gpu::blocks_for(cells, 256), 256, 0, q>>>(
+          t, cells, reinterpret_cast<const parallel::KeySpan*>(top_.spans.data()), parts, me,
+          reinterpret_cast<unsigned*>(top_.words.data()),
+          reinterpret_cast<TopRecord<Real>*>(top_.records.data()), capacity);
       NBODY_CUDA_CHECK_LAUNCH("shared top tree: find_top_cells");
-      NBODY_CUDA_CHECK(
-          cudaMemcpyAsync(&count, top_count_.data(), sizeof count, cudaMemcpyDeviceToHost, s));
-      NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
+      // The count and the whole room in one copy: one wait (the room is a few hundred KB).
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(top_.words_host.data(), top_.words.data(),
+                                       sizeof(unsigned long long), cudaMemcpyDeviceToHost, q));
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(top_.records_host.data(), top_.records.data(), bytes,
+                                       cudaMemcpyDeviceToHost, q));
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(q));
+      count = unsigned(top_.words_host.data()[0]);  // the low word: little-endian
       candidates = count;
       if (count <= capacity || count > parallel::kMaxTopCells) break;
       capacity = count + count / 4;
     }
     found.resize(count <= capacity ? count : 0);  // too many: given up below
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(found.data(), top_records_.data(),
-                                     found.size() * sizeof(TopRecord<Real>), cudaMemcpyDeviceToHost,
-                                     s));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::memcpy(found.data(), top_.records_host.data(), found.size() * sizeof(TopRecord<Real>));
     // The atomics' order is not the cells': by cell, so that the records are the same every run.
     std::sort(found.begin(), found.end(),
               [](const TopRecord<Real>& a, const TopRecord<Real>& b) { return a.cell < b.cell; });
@@ -242,22 +274,29 @@ std::size_t TreeForces<Real>::share_top_cells(ForceReducer& comm, cudaStream_t s
     top_shared_ = true;
   }
   if (!updates.empty()) {
-    DeviceBuffer<TopUpdate<Real>> device_updates;
-    device_updates.reserve(updates.size(), "shared top tree: updates");
-    NBODY_CUDA_CHECK(cudaMemcpyAsync(device_updates.data(), updates.data(),
-                                     updates.size() * sizeof(TopUpdate<Real>),
+    // Pinned and kept: the copy runs after the host has gone on (the last evaluation's copy
+    // is waited for before its bytes are written over).
+    const std::size_t bytes = updates.size() * sizeof(TopUpdate<Real>);
+    make_event(top_.updates_copied);
+    NBODY_CUDA_CHECK(cudaEventSynchronize(top_.updates_copied));
+    top_.updates.reserve(bytes, "shared top tree: updates");
+    top_.updates_host.reserve(bytes);
+    std::memcpy(top_.updates_host.data(), updates.data(), bytes);
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(top_.updates.data(), top_.updates_host.data(), bytes,
                                      cudaMemcpyHostToDevice, s));
+    NBODY_CUDA_CHECK(cudaEventRecord(top_.updates_copied, s));
     write_top_cells<Real><<<gpu::blocks_for(updates.size(), 256), 256, 0, s>>>(
-        view(n_), device_updates.data(), unsigned(updates.size()), shared_.data());
+        view(n_), reinterpret_cast<const TopUpdate<Real>*>(top_.updates.data()),
+        unsigned(updates.size()), shared_.data());
     NBODY_CUDA_CHECK_LAUNCH("shared top tree: write_top_cells");
-    // The host's vectors and the device buffers above must outlive the copies.
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
   }
   top_cells_shared_ = updates.size();
   return updates.size();
 }
 
-template std::size_t TreeForces<float>::share_top_cells(ForceReducer&, cudaStream_t);
-template std::size_t TreeForces<double>::share_top_cells(ForceReducer&, cudaStream_t);
+template void TreeForces<float>::launch_top_span(cudaStream_t);
+template void TreeForces<double>::launch_top_span(cudaStream_t);
+template std::size_t TreeForces<float>::share_top_cells(ForceReducer&, cudaStream_t, cudaStream_t);
+template std::size_t TreeForces<double>::share_top_cells(ForceReducer&, cudaStream_t, cudaStream_t);
 
 }  // namespace nbody::cuda_tree

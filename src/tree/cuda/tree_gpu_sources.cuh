@@ -62,6 +62,26 @@ struct PieceScratch {
   unsigned launched = 0;
 };
 
+/// share_top_cells' device and pinned arrays (tree_gpu_shared_top.cu), kept from one
+/// evaluation to the next: no allocation (a cudaFree waits for the whole device) and no host
+/// wait but for the span and the candidates. span_launched: launch_top_span queued the span.
+struct TopScratch {
+  gpu::DeviceBuffer<unsigned long long> words;  // [0] the candidates' count, [1..2] the span
+  gpu::DeviceBuffer<unsigned char> spans, records, updates;
+  gpu::PinnedBuffer<unsigned long long> words_host;
+  gpu::PinnedBuffer<unsigned char> spans_host, records_host, updates_host;
+  cudaEvent_t span_ready = nullptr;      // after the span's copy to words_host
+  cudaEvent_t updates_copied = nullptr;  // after the last updates' copy from updates_host
+  bool span_launched = false;
+  TopScratch() = default;
+  TopScratch(const TopScratch&) = delete;
+  TopScratch& operator=(const TopScratch&) = delete;
+  ~TopScratch() {
+    if (span_ready) cudaEventDestroy(span_ready);
+    if (updates_copied) cudaEventDestroy(updates_copied);
+  }
+};
+
 /// The size of one receiver's essential tree.
 struct EssentialCounts {
   unsigned cells = 0, bodies = 0;
