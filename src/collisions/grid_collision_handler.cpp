@@ -5,6 +5,7 @@
 // Cost per stage: one grid build + search, one pass per iteration over the candidate
 // pairs (stopping early when a pass changes nothing), and a new search only when bodies
 // moved more than the skin (deeply overlapping starts; rare in a running simulation).
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -20,13 +21,7 @@
 namespace nbody::collisions {
 namespace {
 
-// Pairs within this fraction of (r_a + r_b) of touching are candidates too, so that the
-// resolution passes (which move bodies) see the contacts they create: a pair that was
-// further apart can only touch after a body moved (or, merging, grew) by more than
-// kSkin times its radius, and then the search is run again (as molecular dynamics codes
-// do with Verlet lists). Each pass therefore sees every overlapping pair, exactly as a
-// brute-force pass would. Costs ~2x the candidates of kSkin = 0 (1e5 bodies, 3D).
-constexpr double kSkin = 0.25;
+constexpr double kSkin = kCandidateSkin;  // contact_search.hpp
 
 class GridCollisionHandler final : public CollisionHandler {
  public:
@@ -53,9 +48,8 @@ class GridCollisionHandler final : public CollisionHandler {
     slot_index_ = grid_.order();
     gather_bodies(ps, slot_index_, options_.threads, bodies_);
     ids_.clear();
-    if (merge) {
-      for (std::uint32_t i : slot_index_) ids_.push_back(ps.id[i]);
-    }
+    const bool have_ids = ps.id.size() == ps.size();  // else the bodies' order serves
+    for (std::uint32_t i : slot_index_) ids_.push_back(have_ids ? ps.id[i] : i);
     removed_.clear();
     // The gate holds bounces back (time symmetry); merges go at once (physics/timestep.hpp).
     gate_ = merge ? ContactGate{} : gate;
@@ -95,6 +89,7 @@ class GridCollisionHandler final : public CollisionHandler {
   void find_candidates() {
     grid_.find_pairs(bodies_.data(), pairs_);
     if (gate_.bins) apply_gate();
+    canonical_order();
     const std::size_t n = bodies_.size();
     reference_.resize(n);
     alias_.resize(n);
@@ -103,6 +98,39 @@ class GridCollisionHandler final : public CollisionHandler {
       reference_[s] = {bodies_[s].x, bodies_[s].y, bodies_[s].z, bodies_[s].radius};
       alias_[s] = static_cast<std::uint32_t>(s);
     }
+  }
+
+  /// Each pair from its body of smaller id to the other, and the pairs of each cluster of
+  /// more than one pair (bodies joined by candidate pairs) in the order of their ids, in the
+  /// slots the cluster's pairs held. The passes (Gauss-Seidel) then give each cluster the same
+  /// result whatever the search's order, so a decomposed run, which resolves every cluster on
+  /// its own (parallel/domain_collisions.hpp), gives one process's bodies. Clusters do not
+  /// touch, so their pairs may interleave as the search left them; a lone pair stays put.
+  void canonical_order() {
+    const std::size_t n = bodies_.size();
+    for (CandidatePair& pr : pairs_)
+      if (ids_[pr.b] < ids_[pr.a]) std::swap(pr.a, pr.b);
+    cluster_.resize(n);
+    for (std::size_t s = 0; s < n; ++s) cluster_[s] = static_cast<std::uint32_t>(s);
+    const auto root = [&](std::uint32_t s) {
+      while (cluster_[s] != s) s = cluster_[s] = cluster_[cluster_[s]];
+      return s;
+    };
+    for (const CandidatePair& pr : pairs_) {
+      const std::uint32_t a = root(pr.a), b = root(pr.b);
+      if (a != b) cluster_[std::max(a, b)] = std::min(a, b);
+    }
+    pairs_in_.assign(n, 0);
+    for (const CandidatePair& pr : pairs_) ++pairs_in_[root(pr.a)];
+    slots_.clear();
+    for (std::size_t k = 0; k < pairs_.size(); ++k)
+      if (pairs_in_[root(pairs_[k].a)] > 1) slots_.push_back(k);
+    moving_.resize(slots_.size());
+    for (std::size_t j = 0; j < slots_.size(); ++j) moving_[j] = pairs_[slots_[j]];
+    std::sort(moving_.begin(), moving_.end(), [&](const CandidatePair& l, const CandidatePair& r) {
+      return ids_[l.a] != ids_[r.a] ? ids_[l.a] < ids_[r.a] : ids_[l.b] < ids_[r.b];
+    });
+    for (std::size_t j = 0; j < slots_.size(); ++j) pairs_[slots_[j]] = moving_[j];
   }
 
   /// Hierarchical steps (ContactGate): marks the bodies that overlap another and keeps
@@ -148,12 +176,12 @@ class GridCollisionHandler final : public CollisionHandler {
       }
       bodies_[kept] = bodies_[s];
       slot_index_[kept] = slot_index_[s];
-      if (!ids_.empty()) ids_[kept] = ids_[s];
+      ids_[kept] = ids_[s];
       ++kept;
     }
     bodies_.resize(kept);
     slot_index_.resize(kept);
-    if (!ids_.empty()) ids_.resize(kept);
+    ids_.resize(kept);
 
     grid_.build(bodies_, options_.dim, kSkin, options_.threads);
     const std::vector<std::uint32_t>& order = grid_.order();
@@ -163,7 +191,7 @@ class GridCollisionHandler final : public CollisionHandler {
     for (std::size_t p = 0; p < kept; ++p) {
       scratch_bodies_[p] = bodies_[order[p]];
       scratch_index_[p] = slot_index_[order[p]];
-      if (!ids_.empty()) scratch_ids_[p] = ids_[order[p]];
+      scratch_ids_[p] = ids_[order[p]];
     }
     bodies_.swap(scratch_bodies_);
     slot_index_.swap(scratch_index_);
@@ -208,7 +236,12 @@ class GridCollisionHandler final : public CollisionHandler {
   // The bodies being resolved, in grid order ("slots"), and for each its index in ps.
   std::vector<CollisionBody<double>> bodies_;
   std::vector<std::uint32_t> slot_index_;
-  std::vector<std::uint64_t> ids_;    // merge only
+  std::vector<std::uint64_t> ids_;    // per slot
+  // canonical_order's scratch: union-find over slots, pairs per cluster, the slots of the
+  // pairs of clusters of several pairs and those pairs sorted.
+  std::vector<std::uint32_t> cluster_, pairs_in_;
+  std::vector<std::size_t> slots_;
+  std::vector<CandidatePair> moving_;
   std::vector<std::uint32_t> alias_;  // merge: slot -> slot it merged into
   std::vector<std::uint32_t> moved_;  // bounce: 1 + last pass that moved the slot
   std::vector<CandidatePair> pairs_;

@@ -26,6 +26,7 @@
 #include "integrators/block_steps.hpp"
 #include "integrators/ias15.hpp"
 #include "nbody/error.hpp"
+#include "parallel/domain_collisions.hpp"
 #include "parallel/domain_gravity.hpp"
 #include "parallel/domain_state.hpp"
 #include "simulation/stepper.hpp"
@@ -62,6 +63,10 @@ class HostStepper final : public Stepper {
       domain_ = domain.get();
       gravity_ = std::move(domain);
       block_steps_.share_bins(reducer_.get());  // the same substeps on every rank
+      // Contacts across the domains' borders: ghosts, each cluster resolved by one rank.
+      if (collisions_)
+        collisions_ =
+            parallel::make_domain_collisions(std::move(collisions_), options.collisions, reducer_);
     }
     sharing_ = !domain_ && reducer_ && reducer_->parts() > 1 &&
                gravity_->set_share(reducer_->part(), reducer_->parts());

@@ -201,7 +201,7 @@ double Simulation::time() const {
 }
 
 std::size_t Simulation::size() const {
-  if (decomposed()) return total_bodies_;  // no collisions there: N stays
+  if (decomposed()) return total_bodies_;  // less the merges on every rank
   return host_stale_ ? stepper_->size() : particles_->size();
 }
 
@@ -277,6 +277,8 @@ void Simulation::add_times(const StepTimes& t) {
   if (options_.collisions.model != CollisionModel::None) {
     collisions_.add(t.collisions);
     times_.add("collisions", t.collision_seconds);
+    // Owned bodies: the merges are every rank's (parallel/domain_collisions.hpp sums them).
+    if (decomposed()) total_bodies_ -= std::min<std::size_t>(total_bodies_, t.collisions.merges);
   }
 }
 

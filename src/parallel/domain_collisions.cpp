@@ -1,0 +1,366 @@
+// The collision stage on owned bodies: ghosts, clusters, each cluster resolved by one rank
+// (domain_collisions.hpp says how and why).
+#include "parallel/domain_collisions.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "collisions/contact_search.hpp"
+#include "collisions/resolution_passes.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody::parallel {
+namespace {
+
+using Bytes = ForceReducer::Bytes;
+
+/// A rank's box of bodies and its largest radius, as all-gathered.
+struct RankBox {
+  double lo[3], hi[3];
+  double radius;
+  double has;  // 1 with bodies
+};
+
+/// A body as another rank sees it (a ghost), or its new state sent back to its owner
+/// (alive 0: merged into another body).
+struct BodyRecord {
+  double x, y, z, vx, vy, vz, mass, radius;
+  std::uint64_t id;
+  std::uint64_t alive;
+};
+
+template <class T>
+void append(Bytes& out, const T& v) {
+  const std::size_t at = out.size();
+  out.resize(at + sizeof v);
+  std::memcpy(out.data() + at, &v, sizeof v);
+}
+
+template <class T>
+std::vector<T> records_of(const Bytes& b, const char* what) {
+  if (b.size() % sizeof(T) != 0)
+    throw Error(fmt::format("collisions on owned bodies: a rank sent malformed {} ({} bytes)", what,
+                            b.size()));
+  std::vector<T> out(b.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), b.data(), b.size());
+  return out;
+}
+
+/// Distance from a point to a box (0 inside).
+double distance_to(const RankBox& b, double x, double y, double z) {
+  const double p[3] = {x, y, z};
+  double d2 = 0;
+  for (int k = 0; k < 3; ++k) {
+    const double d = std::max({b.lo[k] - p[k], 0.0, p[k] - b.hi[k]});
+    d2 += d * d;
+  }
+  return std::sqrt(d2);
+}
+
+std::size_t root(std::vector<std::size_t>& parent, std::size_t i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+BodyRecord record_of(const ParticleSystem& ps, std::size_t i, bool alive) {
+  return {ps.x[i], ps.y[i],    ps.z[i],      ps.vx[i], ps.vy[i],
+          ps.vz[i], ps.mass[i], ps.radius[i], ps.id[i], alive ? 1u : 0u};
+}
+
+void add_body(ParticleSystem& ps, const BodyRecord& r) {
+  ps.add(Body{{r.x, r.y, r.z}, {r.vx, r.vy, r.vz}, r.mass, r.radius, r.id});
+}
+
+class DomainCollisions final : public CollisionHandler {
+ public:
+  DomainCollisions(std::unique_ptr<CollisionHandler> local, const CollisionOptions& options,
+                   std::shared_ptr<ForceReducer> comm)
+      : local_(std::move(local)), options_(options), comm_(std::move(comm)) {
+    if (!local_ || !comm_) throw Error("collisions on owned bodies: no handler or communicator");
+  }
+
+  [[nodiscard]] std::string name() const override {
+    return local_->name() + "-domain-" + std::to_string(comm_->parts());
+  }
+
+  CollisionStats resolve(ParticleSystem& ps, const ContactGate& gate) override {
+    using Clock = std::chrono::steady_clock;
+    if (gate.bins != nullptr)
+      throw Error("collisions on owned bodies: hierarchical steps' contacts are not decomposed");
+    const auto start = Clock::now();
+    const std::vector<RankBox> boxes = gather_boxes(ps);
+    double radius = 0;
+    for (const RankBox& b : boxes) radius = std::max(radius, b.radius);
+    CollisionStats stats;
+    if (radius > 0) {  // every rank the same: no contacts without radii
+      // The farthest apart two bodies of a candidate pair can be.
+      const double reach = 2 * radius * (1 + collisions::kCandidateSkin);
+      double depth = 2 * reach;
+      while (!find_clusters(ps, boxes, reach, depth)) depth *= 2;
+      stats.detect_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      stats = resolve_mine(ps, stats.detect_seconds);
+    }
+    sum_over_ranks(stats);
+    stats.resolve_seconds =
+        std::chrono::duration<double>(Clock::now() - start).count() - stats.detect_seconds;
+    return stats;
+  }
+
+ private:
+  std::vector<RankBox> gather_boxes(const ParticleSystem& ps) const {
+    RankBox mine{{0, 0, 0}, {0, 0, 0}, 0, ps.empty() ? 0.0 : 1.0};
+    for (int k = 0; k < 3; ++k) mine.lo[k] = mine.hi[k] = 0;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const double p[3] = {ps.x[i], ps.y[i], ps.z[i]};
+      for (int k = 0; k < 3; ++k) {
+        mine.lo[k] = i == 0 ? p[k] : std::min(mine.lo[k], p[k]);
+        mine.hi[k] = i == 0 ? p[k] : std::max(mine.hi[k], p[k]);
+      }
+      mine.radius = std::max(mine.radius, ps.radius.empty() ? 0.0 : ps.radius[i]);
+    }
+    Bytes out;
+    append(out, mine);
+    std::vector<RankBox> boxes;
+    for (const Bytes& b : comm_->all_gather(out)) {
+      const std::vector<RankBox> one = records_of<RankBox>(b, "boxes");
+      if (one.size() != 1) throw Error("collisions on owned bodies: a rank sent no box");
+      boxes.push_back(one[0]);
+    }
+    return boxes;
+  }
+
+  /// Collective. Steps 1-2: the ghosts within `depth` of this rank's box, the candidate
+  /// pairs and their clusters; true when every rank's clusters are complete.
+  bool find_clusters(const ParticleSystem& ps, const std::vector<RankBox>& boxes, double reach,
+                     double depth) {
+    const int parts = comm_->parts(), me = comm_->part();
+    const std::size_t n = ps.size();
+    // Each other rank's ghosts: the bodies within depth of its box.
+    std::vector<Bytes> send(static_cast<std::size_t>(parts));
+    sent_.assign(std::size_t(parts), {});
+    for (int q = 0; q < parts; ++q) {
+      const RankBox& b = boxes[std::size_t(q)];
+      if (q == me || b.has == 0) continue;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (distance_to(b, ps.x[i], ps.y[i], ps.z[i]) > depth) continue;
+        append(send[std::size_t(q)], record_of(ps, i, true));
+        sent_[std::size_t(q)].push_back(i);
+      }
+    }
+    const std::vector<Bytes> got = comm_->exchange(send);
+    // This rank's bodies first, then the ghosts (with their owners).
+    all_ = ps;
+    owned_ = n;
+    owner_.clear();
+    for (int q = 0; q < parts; ++q) {
+      if (q == me) continue;
+      for (const BodyRecord& r : records_of<BodyRecord>(got[std::size_t(q)], "ghosts")) {
+        add_body(all_, r);
+        owner_.push_back(q);
+      }
+    }
+    const std::vector<IndexPair> pairs = find_contact_pairs(
+        all_, collisions::kCandidateSkin, options_.threads, Device::Cpu, options_.search);
+    const std::size_t total = all_.size();
+    parent_.resize(total);
+    std::iota(parent_.begin(), parent_.end(), std::size_t{0});
+    paired_.assign(total, 0);
+    for (const IndexPair& p : pairs) {
+      paired_[p.a] = paired_[p.b] = 1;
+      const std::size_t a = root(parent_, p.a), b = root(parent_, p.b);
+      if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+    }
+    // Per cluster (at its root): whether it holds a body of this rank, and the index of its
+    // body of smallest id.
+    holds_mine_.assign(total, 0);
+    smallest_.assign(total, total);
+    for (std::size_t i = 0; i < total; ++i) {
+      if (!paired_[i]) continue;
+      const std::size_t r = root(parent_, i);
+      if (i < n) holds_mine_[r] = 1;
+      if (smallest_[r] == total || all_.id[i] < all_.id[smallest_[r]]) smallest_[r] = i;
+    }
+    int incomplete = 0;
+    const RankBox& mine = boxes[std::size_t(me)];
+    for (std::size_t i = n; i < total && mine.has != 0; ++i) {
+      if (paired_[i] && holds_mine_[root(parent_, i)] &&
+          distance_to(mine, all_.x[i], all_.y[i], all_.z[i]) + reach > depth)
+        incomplete = 1;
+    }
+    return comm_->max(incomplete) == 0;
+  }
+
+  /// Steps 3-4 (collective): the clusters whose smallest id is this rank's body, resolved by
+  /// the one-process handler; every changed body written back here or sent to its owner.
+  CollisionStats resolve_mine(ParticleSystem& ps, double detect_seconds) {
+    const int parts = comm_->parts();
+    const std::size_t n = ps.size(), total = all_.size();
+    ParticleSystem cluster;
+    cluster.dim = ps.dim;
+    std::vector<std::size_t> from;  // cluster body -> index in all_
+    for (std::size_t i = 0; i < total; ++i) {
+      if (!paired_[i] || smallest_[root(parent_, i)] >= n) continue;
+      add_body(cluster, record_of(all_, i, true));
+      from.push_back(i);
+    }
+    CollisionStats stats;
+    if (!from.empty()) stats = local_->resolve(cluster);
+    stats.detect_seconds += detect_seconds;
+    if (options_.model == CollisionModel::Merge && options_.G != 0)
+      stats.energy_lost -= merges_against_the_rest(from, cluster, stats.merges > 0);
+    // The survivors by id (merged-away bodies are gone from the cluster).
+    std::unordered_map<std::uint64_t, std::size_t> survivor;
+    for (std::size_t k = 0; k < cluster.size(); ++k) survivor.emplace(cluster.id[k], k);
+    std::vector<Bytes> back(static_cast<std::size_t>(parts));
+    std::vector<std::size_t> removed;
+    int changed = 0;
+    for (std::size_t i : from) {
+      const auto it = survivor.find(all_.id[i]);
+      const bool alive = it != survivor.end();
+      const BodyRecord now = alive ? record_of(cluster, it->second, true)
+                                   : BodyRecord{0, 0, 0, 0, 0, 0, 0, 0, all_.id[i], 0};
+      const BodyRecord was = record_of(all_, i, true);
+      if (alive && std::memcmp(&now, &was, sizeof now) == 0) continue;  // untouched
+      changed = 1;
+      if (i < n) {
+        apply(ps, i, now, removed);
+      } else {
+        append(back[std::size_t(owner_[i - n])], now);
+      }
+    }
+    // The new states of this rank's ghosts elsewhere: each a body this rank sent there.
+    const std::vector<Bytes> got = comm_->exchange(back);
+    for (int q = 0; q < parts; ++q) {
+      const std::vector<BodyRecord> updates = records_of<BodyRecord>(got[std::size_t(q)], "states");
+      if (updates.empty()) continue;
+      std::unordered_map<std::uint64_t, std::size_t> index;
+      for (std::size_t i : sent_[std::size_t(q)]) index.emplace(ps.id[i], i);
+      for (const BodyRecord& r : updates) {
+        const auto it = index.find(r.id);
+        if (it == index.end())
+          throw Error(fmt::format(
+              "collisions on owned bodies: rank {} sent the state of body {}, not sent to it", q,
+              r.id));
+        apply(ps, it->second, r, removed);
+        changed = 1;
+      }
+    }
+    // Every rank alike: a rank that evaluates forces because its accelerations are stale
+    // does so collectively.
+    if (comm_->max(changed) != 0) ps.invalidate_accelerations();
+    std::sort(removed.begin(), removed.end());
+    removed.erase(std::unique(removed.begin(), removed.end()), removed.end());
+    if (!removed.empty()) ps.remove(removed);
+    return stats;
+  }
+
+  /// Collective. A merge's energy lost counts the change of the merged bodies' potential
+  /// against every other body (resolution_passes.cpp's third-body change); over a stage those
+  /// changes add up to W after it less W before, in any order. The handler counts them within
+  /// the clusters it was given (W_r: B_r before, A_r after); the rest is W_r against the
+  /// bodies no rank resolved (U: summed by their owners) and the ranks' clusters against each
+  /// other (rank 0's): sum over r of W(A_r, U) - W(B_r, U), plus over r < q of
+  /// W(A_r, A_q) - W(B_r, B_q). This rank's share of that change.
+  double merges_against_the_rest(const std::vector<std::size_t>& from,
+                                 const ParticleSystem& after, bool merged) {
+    struct Mass {
+      double x, y, z, m, before;
+      std::uint64_t id;
+    };
+    Bytes out;
+    if (merged) {
+      for (std::size_t i : from)
+        append(out, Mass{all_.x[i], all_.y[i], all_.z[i], all_.mass[i], 1, all_.id[i]});
+      for (std::size_t k = 0; k < after.size(); ++k)
+        append(out, Mass{after.x[k], after.y[k], after.z[k], after.mass[k], 0, 0});
+    }
+    std::vector<std::vector<Mass>> ranks;
+    std::unordered_map<std::uint64_t, char> resolved;  // the ids of every B_r
+    for (const Bytes& b : comm_->all_gather(out)) {
+      ranks.push_back(records_of<Mass>(b, "merged clusters"));
+      for (const Mass& m : ranks.back())
+        if (m.before != 0) resolved.emplace(m.id, 1);
+    }
+    if (resolved.empty()) return 0;
+    const collisions::PairPotential phi{options_.G, options_.softening * options_.softening};
+    const auto body = [](const Mass& m) {
+      return CollisionBody<double>{m.x, m.y, m.z, 0, 0, 0, m.m, 0};
+    };
+    const auto sign = [](const Mass& m) { return m.before != 0 ? -1.0 : 1.0; };
+    double change = 0;
+    for (std::size_t c = 0; c < owned_; ++c) {  // U's bodies here, as before the stage
+      if (resolved.count(all_.id[c])) continue;
+      const CollisionBody<double> u{all_.x[c], all_.y[c], all_.z[c], 0, 0, 0, all_.mass[c], 0};
+      for (const auto& rank : ranks)
+        for (const Mass& m : rank) change += sign(m) * phi(body(m), u);
+    }
+    if (comm_->part() == 0) {
+      for (std::size_t r = 0; r < ranks.size(); ++r)
+        for (std::size_t q = r + 1; q < ranks.size(); ++q)
+          for (const Mass& a : ranks[r])
+            for (const Mass& b : ranks[q])
+              if ((a.before != 0) == (b.before != 0)) change += sign(a) * phi(body(a), body(b));
+    }
+    return change;
+  }
+
+  static void apply(ParticleSystem& ps, std::size_t i, const BodyRecord& r,
+                    std::vector<std::size_t>& removed) {
+    if (r.alive == 0) {
+      removed.push_back(i);
+      return;
+    }
+    ps.x[i] = r.x, ps.y[i] = r.y, ps.z[i] = r.z;
+    ps.vx[i] = r.vx, ps.vy[i] = r.vy, ps.vz[i] = r.vz;
+    ps.mass[i] = r.mass, ps.radius[i] = r.radius;
+  }
+
+  /// Collective: the run's figures on every rank.
+  void sum_over_ranks(CollisionStats& s) const {
+    double sums[5] = {double(s.contacts), double(s.candidates), double(s.merges),
+                      double(s.searches), s.energy_lost};
+    comm_->sum(sums, 5);
+    s.contacts = std::uint64_t(sums[0]);
+    s.candidates = std::uint64_t(sums[1]);
+    s.merges = std::uint64_t(sums[2]);
+    s.searches = std::uint64_t(sums[3]);
+    s.energy_lost = sums[4];
+    s.passes = std::uint64_t(comm_->max(int(std::min<std::uint64_t>(s.passes, 1u << 30))));
+    Bytes out;
+    append(out, s.max_overlap);
+    for (const Bytes& b : comm_->all_gather(out))
+      for (double v : records_of<double>(b, "overlaps")) s.max_overlap = std::max(s.max_overlap, v);
+  }
+
+  std::unique_ptr<CollisionHandler> local_;
+  CollisionOptions options_;
+  std::shared_ptr<ForceReducer> comm_;
+  // The last find_clusters': this rank's bodies and its ghosts, the ghosts' owners, the
+  // clusters (union-find), and the bodies sent to each rank as its ghosts.
+  ParticleSystem all_;
+  std::size_t owned_ = 0;  // all_'s first owned_ bodies are this rank's
+  std::vector<int> owner_;
+  std::vector<std::size_t> parent_, smallest_;
+  std::vector<char> paired_, holds_mine_;
+  std::vector<std::vector<std::size_t>> sent_;
+};
+
+}  // namespace
+
+std::unique_ptr<CollisionHandler> make_domain_collisions(std::unique_ptr<CollisionHandler> local,
+                                                         const CollisionOptions& options,
+                                                         std::shared_ptr<ForceReducer> comm) {
+  return std::make_unique<DomainCollisions>(std::move(local), options, std::move(comm));
+}
+
+}  // namespace nbody::parallel

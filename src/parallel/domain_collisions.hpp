@@ -1,0 +1,42 @@
+#pragma once
+// The collision stage of a run whose ranks own their bodies (issue 36; docs/distributed.md,
+// part 2): contacts across the borders of the domains, each resolved once, as one process
+// resolves it.
+//
+// Bodies in contact are within reach of each other (the candidate pairs of the one-process
+// handler, collisions/contact_search.hpp's kCandidateSkin), so a cluster of contacts (the
+// bodies the candidate pairs connect) lies near the bodies it starts from. Each stage:
+//   1. every rank's box of bodies and the largest radius are all-gathered, and each rank
+//      sends every other the bodies within `depth` of that rank's box (its ghosts; at first
+//      two reaches, a reach being the farthest a candidate pair can be apart);
+//   2. each rank finds the candidate pairs among its bodies and its ghosts, and their
+//      clusters. A cluster that holds one of its bodies is complete when every ghost in it
+//      lies a reach inside the ghost layer (that ghost's partners are then all there too);
+//      while some rank has one that is not, every rank doubles the depth and goes again;
+//   3. a cluster is resolved by the rank that owns its body of smallest id, with the
+//      one-process handler on the cluster's bodies alone, so each cluster is resolved once;
+//   4. the new states of other ranks' bodies, and which of them merged away, go back to
+//      their owners.
+// Bodies whose new places belong to another rank move there at the force evaluation's
+// migration. The stage's figures are summed over the ranks (the largest overlap and the
+// passes: their maxima), so every rank reports the whole run's; `merged` lists this rank's.
+//
+// Where it differs from one process: a cluster of more than one pair may take its pairs in
+// another order (the handler's search order over the cluster alone), and bodies pushed
+// beyond the search's skin (deeply overlapping starts) meet the bodies outside their
+// cluster at the next stage. Hierarchical steps' gate is not decomposed (such runs keep the
+// state on every rank: domain_gravity.hpp's replicated_because).
+#include <memory>
+
+#include "nbody/collisions.hpp"
+#include "nbody/distributed.hpp"
+
+namespace nbody::parallel {
+
+/// The decomposed stage around `local`, the one-process handler of `options` (which
+/// resolves each cluster). Its resolve() is collective.
+[[nodiscard]] std::unique_ptr<CollisionHandler> make_domain_collisions(
+    std::unique_ptr<CollisionHandler> local, const CollisionOptions& options,
+    std::shared_ptr<ForceReducer> comm);
+
+}  // namespace nbody::parallel
