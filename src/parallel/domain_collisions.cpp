@@ -84,8 +84,11 @@ void add_body(ParticleSystem& ps, const BodyRecord& r) {
 class DomainCollisions final : public CollisionHandler {
  public:
   DomainCollisions(std::unique_ptr<CollisionHandler> local, const CollisionOptions& options,
-                   std::shared_ptr<ForceReducer> comm)
-      : local_(std::move(local)), options_(options), comm_(std::move(comm)) {
+                   std::shared_ptr<ForceReducer> comm, RemovedBodies removed)
+      : local_(std::move(local)),
+        options_(options),
+        comm_(std::move(comm)),
+        removed_(std::move(removed)) {
     if (!local_ || !comm_) throw Error("collisions on owned bodies: no handler or communicator");
   }
 
@@ -260,7 +263,10 @@ class DomainCollisions final : public CollisionHandler {
     if (comm_->max(changed) != 0) ps.invalidate_accelerations();
     std::sort(removed.begin(), removed.end());
     removed.erase(std::unique(removed.begin(), removed.end()), removed.end());
-    if (!removed.empty()) ps.remove(removed);
+    if (!removed.empty()) {
+      if (removed_) removed_(removed);
+      ps.remove(removed);
+    }
     return stats;
   }
 
@@ -345,6 +351,7 @@ class DomainCollisions final : public CollisionHandler {
   std::unique_ptr<CollisionHandler> local_;
   CollisionOptions options_;
   std::shared_ptr<ForceReducer> comm_;
+  RemovedBodies removed_;
   // The last find_clusters': this rank's bodies and its ghosts, the ghosts' owners, the
   // clusters (union-find), and the bodies sent to each rank as its ghosts.
   ParticleSystem all_;
@@ -359,8 +366,10 @@ class DomainCollisions final : public CollisionHandler {
 
 std::unique_ptr<CollisionHandler> make_domain_collisions(std::unique_ptr<CollisionHandler> local,
                                                          const CollisionOptions& options,
-                                                         std::shared_ptr<ForceReducer> comm) {
-  return std::make_unique<DomainCollisions>(std::move(local), options, std::move(comm));
+                                                         std::shared_ptr<ForceReducer> comm,
+                                                         RemovedBodies removed) {
+  return std::make_unique<DomainCollisions>(std::move(local), options, std::move(comm),
+                                            std::move(removed));
 }
 
 }  // namespace nbody::parallel

@@ -26,17 +26,24 @@
 // beyond the search's skin (deeply overlapping starts) meet the bodies outside their
 // cluster at the next stage. Hierarchical steps' gate is not decomposed (such runs keep the
 // state on every rank: domain_gravity.hpp's replicated_because).
+#include <cstddef>
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include "nbody/collisions.hpp"
 #include "nbody/distributed.hpp"
 
 namespace nbody::parallel {
 
+/// The indices (sorted) of a rank's bodies that a stage is about to remove (merged away).
+using RemovedBodies = std::function<void(const std::vector<std::size_t>&)>;
+
 /// The decomposed stage around `local`, the one-process handler of `options` (which
-/// resolves each cluster). Its resolve() is collective.
+/// resolves each cluster). Its resolve() is collective; `removed` (may be empty) hears of
+/// every removal first (DomainGravity::bodies_removed: the bodies' costs).
 [[nodiscard]] std::unique_ptr<CollisionHandler> make_domain_collisions(
     std::unique_ptr<CollisionHandler> local, const CollisionOptions& options,
-    std::shared_ptr<ForceReducer> comm);
+    std::shared_ptr<ForceReducer> comm, RemovedBodies removed = {});
 
 }  // namespace nbody::parallel

@@ -44,6 +44,19 @@ class Domain final : public DomainGravity {
 
   void redistribute(ParticleSystem& ps) override { (void)cut_and_migrate(ps); }
 
+  void bodies_removed(const std::vector<std::size_t>& indices) override {
+    if (indices.empty() || indices.back() >= cost_.size()) return;  // no costs of these yet
+    std::size_t kept = 0, next = 0;
+    for (std::size_t i = 0; i < cost_.size(); ++i) {
+      if (next < indices.size() && indices[next] == i) {
+        ++next;
+        continue;
+      }
+      cost_[kept++] = cost_[i];
+    }
+    cost_.resize(kept);
+  }
+
   void compute_forces_in_place(ParticleSystem& ps, bool potential) override {
     const int dim = options_.algorithm == GravityAlgorithm::Direct ? 3 : options_.dim;
     if (cost_.size() != ps.size()) cost_.assign(ps.size(), 1.0);
@@ -114,7 +127,7 @@ class Domain final : public DomainGravity {
     const int dim = options_.algorithm == GravityAlgorithm::Direct ? 3 : options_.dim;
     const KeyCube cube = global_cube(ps, dim, comm, options_.threads);
     std::vector<std::uint64_t> keys = domain_keys(ps, dim, cube, options_.threads, domain_.curve);
-    if (cost_.size() != ps.size()) cost_.assign(ps.size(), 1.0);  // first call, or merges
+    if (cost_.size() != ps.size()) cost_.assign(ps.size(), 1.0);  // the first call
     stats_ = {};
     if (cuts_.first.empty()) {
       stats_.recut = true;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nbody/distributed.hpp"
 #include "nbody/gravity.hpp"
@@ -58,6 +59,9 @@ class DomainGravity : public GravitySolver {
   /// body moving with its accelerations and potentials; no forces. Hierarchical time steps
   /// call it at the start of each step, where every body is synchronised. Collective.
   virtual void redistribute(ParticleSystem& ps) = 0;
+  /// The bodies at these indices of ps (sorted, before their removal) are about to go
+  /// (merged away): their costs go with them, so the next cut still weighs the others'.
+  virtual void bodies_removed(const std::vector<std::size_t>& indices) = 0;
   [[nodiscard]] virtual DomainStats domain_stats() const = 0;
   [[nodiscard]] virtual const DomainCuts& cuts() const = 0;
   /// The cuts and the costs of the bodies of ps (in its order), for a checkpoint.

@@ -65,8 +65,9 @@ class HostStepper final : public Stepper {
       block_steps_.share_bins(reducer_.get());  // the same substeps on every rank
       // Contacts across the domains' borders: ghosts, each cluster resolved by one rank.
       if (collisions_)
-        collisions_ =
-            parallel::make_domain_collisions(std::move(collisions_), options.collisions, reducer_);
+        collisions_ = parallel::make_domain_collisions(
+            std::move(collisions_), options.collisions, reducer_,
+            [this](const std::vector<std::size_t>& gone) { domain_->bodies_removed(gone); });
     }
     sharing_ = !domain_ && reducer_ && reducer_->parts() > 1 &&
                gravity_->set_share(reducer_->part(), reducer_->parts());

@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "nbody/collisions.hpp"
+#include "nbody/initial_conditions.hpp"
+#include "parallel/domain_gravity.hpp"
+#include "domain_test_helpers.hpp"
 #include "parallel/domain_collisions.hpp"
 #include "thread_ranks.hpp"
 
@@ -214,6 +217,35 @@ TEST(DomainCollisions, RanksWithoutBodiesOrContactsTakePart) {
   d = decomposed_stage(shares(apart, 3, false), o);
   expect_same_bodies(d.bodies, apart, "no contacts");
   for (const CollisionStats& s : d.stats) EXPECT_EQ(s.contacts, 0u);
+}
+
+TEST(DomainCollisions, MergedAwayBodiesTakeTheirCostsWithThem) {
+  // The tree's costs (interactions per body) weigh the next cut; a merge removes bodies from
+  // a rank, and the others' costs must stay theirs (not be reset to 1 for every body).
+  ModelOptions m;
+  m.model = "plummer";
+  m.n = 3000;
+  m.seed = 4;
+  const ParticleSystem all = generate(m);
+  GravityOptions o;
+  o.algorithm = GravityAlgorithm::Tree;
+  o.threads = 1;
+  testing::run_parts<int>(2, [&](std::shared_ptr<ForceReducer> comm) {
+    ParticleSystem mine = testing::dealt_share(all, comm->part(), comm->parts());
+    auto gravity = parallel::make_domain_gravity(o, comm);
+    gravity->compute_forces(mine, false);
+    const std::vector<double> before = gravity->state().cost;
+    EXPECT_EQ(before.size(), mine.size());
+    const std::vector<std::size_t> gone = {0, 5, mine.size() - 1};
+    gravity->bodies_removed(gone);
+    const std::vector<double> after = gravity->state().cost;
+    EXPECT_EQ(after.size(), before.size() - gone.size());
+    std::vector<double> expected;
+    for (std::size_t i = 0; i < before.size(); ++i)
+      if (std::find(gone.begin(), gone.end(), i) == gone.end()) expected.push_back(before[i]);
+    EXPECT_EQ(after, expected);
+    return 0;
+  });
 }
 
 }  // namespace
