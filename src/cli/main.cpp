@@ -58,11 +58,12 @@ static void check_distributed_command(int argc, char** argv) {
   const auto ranks = nbody::world();
   if (!ranks || ranks->parts() == 1 || argc < 2) return;
   const std::string command = argv[1];
-  if (command == "run" || (command == "bench" && argc > 2 && std::string(argv[2]) == "scaling-mpi"))
+  if (command == "run" || command == "render" ||
+      (command == "bench" && argc > 2 && std::string(argv[2]) == "scaling-mpi"))
     return;
   throw nbody::cli::UsageError(
-      fmt::format("nbody {} runs as one process; under mpirun (here {} ranks) use nbody run or "
-                  "nbody bench scaling-mpi",
+      fmt::format("nbody {} runs as one process; under mpirun (here {} ranks) use nbody run, "
+                  "nbody render or nbody bench scaling-mpi",
                   command, ranks->parts()));
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <numbers>
@@ -21,7 +22,10 @@
 #include "cli/option_checks.hpp"
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
+#include "cli/render_frames.hpp"
+#include "cli/render_ranks.hpp"
 #include "cli/usage_error.hpp"
+#include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/input_error.hpp"
 #include "nbody/io.hpp"
@@ -37,131 +41,6 @@ namespace nbody::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct RenderArgs {
-  std::string input;
-  std::string format = "auto";
-  ModelOptions model;
-  double dt = 0.01;
-  GravityOptions gravity;
-  IntegratorOptions integrator;
-  CollisionOptions collisions;
-  int dim = 3;
-  std::vector<std::string> snapshots;
-  std::string output;
-  int width = 800;
-  int height = 800;
-  std::uint64_t frames = 60;
-  std::uint64_t every = 10;
-  std::string color = "speed";
-  double azimuth = 0;    // degrees
-  double elevation = 0;  // degrees
-  double zoom = 1;
-  double fps = 30;
-  bool no_legend = false;
-  bool time_label = true;
-  bool quiet = false;
-};
-
-/// Where the frames go: numbered PNG files in a folder, one movie, or (OUT ending in .png)
-/// one picture of the last frame, for documentation.
-class FrameSink {
- public:
-  FrameSink(const fs::path& out, int width, int height, double fps) : out_(out) {
-    if (out.extension() == ".mp4") {
-      movie_.emplace(out, width, height, fps);
-      return;
-    }
-    if (!render::png_supported()) {
-      throw input_error("--output",
-                        "PNG output needs stb, and nbody was built without it "
-                        "(install libstb-dev and rebuild), or write an .mp4",
-                        out.string());
-    }
-    if (out.extension() == ".png") {
-      single_ = true;
-      return;
-    }
-    std::error_code ec;
-    if (fs::exists(out, ec) && !fs::is_directory(out, ec)) {
-      throw input_error("--output",
-                        "exists and is not a folder (OUT is a folder for PNG "
-                        "frames, or a file ending in .mp4)",
-                        out.string());
-    }
-    fs::create_directories(out, ec);
-    if (ec)
-      throw input_error("--output", "cannot create the folder: " + ec.message(), out.string());
-  }
-
-  /// Whether frame `index` of `count` is written (a single picture takes only the last).
-  [[nodiscard]] bool wants(std::uint64_t index, std::uint64_t count) const {
-    return !single_ || index + 1 == count;
-  }
-
-  void write(const render::Image& frame) {
-    if (movie_) {
-      movie_->add(frame);
-    } else if (single_) {
-      render::write_png(out_, frame);
-    } else {
-      render::write_png(out_ / fmt::format("frame_{:06d}.png", count_), frame);
-    }
-    ++count_;
-  }
-
-  void finish() {
-    if (movie_) movie_->finish();
-  }
-
-  [[nodiscard]] std::string describe() const {
-    if (single_) return out_.string();
-    return movie_ ? fmt::format("{} ({} frames)", out_.string(), count_)
-                  : fmt::format("{} frames to {}/frame_*.png", count_, out_.string());
-  }
-
- private:
-  fs::path out_;
-  std::optional<render::MovieWriter> movie_;
-  bool single_ = false;
-  int count_ = 0;
-};
-
-/// Draws frames with the camera and colour scale of the first one, so that motion and
-/// changes of speed show instead of being framed away.
-class FrameRenderer {
- public:
-  explicit FrameRenderer(const RenderArgs& a)
-      : args_(a), color_by_(render::parse_color_by(a.color)) {}
-
-  /// Fits the camera and the colour scale to these bodies, if not done yet.
-  void fix_view(const ParticleSystem& ps) {
-    if (!camera_) {
-      camera_ = render::Camera::fit(ps, args_.width, args_.height);
-      camera_->half_width /= args_.zoom;
-      camera_->azimuth = args_.azimuth * std::numbers::pi / 180;
-      camera_->elevation = args_.elevation * std::numbers::pi / 180;
-      range_ = render::color_range(ps, color_by_);
-    }
-  }
-
-  /// `label` goes in the top-left corner unless --no-time-label: the simulated time, or
-  /// the file name for a snapshot whose format stores no time.
-  render::Image draw(const ParticleSystem& ps, const std::string& label) {
-    fix_view(ps);
-    render::Image image =
-        render::splat_bodies(ps, *camera_, render::color_values(ps, color_by_, range_));
-    if (!args_.no_legend) render::draw_legend(image, color_by_, range_);
-    if (args_.time_label) render::draw_corner_label(image, label);
-    return image;
-  }
-
- private:
-  const RenderArgs& args_;
-  render::ColorBy color_by_;
-  std::optional<render::Camera> camera_;
-  render::ColorRange range_;
-};
 
 /// --snapshots: each argument a file or a pattern with * ? [...] in its file name; the
 /// matches of all of them, sorted by path (numbered names sort by step).
@@ -252,39 +131,51 @@ void render_file(const RenderArgs& a, const ParticleSystem& ps, FrameSink& sink,
   sink.write(renderer.draw(ps, time_text(ps.time)));
 }
 
-void render_run(const RenderArgs& a, const CLI::App& app, FrameSink& sink,
-                FrameRenderer& renderer) {
-  const bool talk = !a.quiet;
+void render_run(const RenderArgs& a, const CLI::App& app, FrameSink& sink, FrameRenderer& renderer,
+                const std::shared_ptr<ForceReducer>& ranks) {
+  // Under mpirun every rank steps (owning its bodies where the run decomposes) and rank 0
+  // draws the bodies gathered to it (render_ranks.hpp).
+  const bool writer = !ranks || ranks->part() == 0;
+  const bool talk = !a.quiet && writer;
   check_collision_options(app, a.collisions);
-  ParticleSystem initial =
-      load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "render");
-  // --radius with a file gives every body that radius, as in `nbody run`.
-  if (!a.input.empty() && app.count("--radius")) {
-    for (double& r : initial.radius) r = a.model.radius;
-  }
-  if (a.dim == 2) initial.make_planar();
   if (draws_file_as_is(a, app)) {
+    ParticleSystem initial =
+        load_or_generate(a.input, a.format, a.model, a.gravity.G, a.dim, app, "render");
+    if (app.count("--radius")) {  // as in `nbody run`
+      for (double& r : initial.radius) r = a.model.radius;
+    }
+    if (a.dim == 2) initial.make_planar();
     render_file(a, initial, sink, renderer);
     return;
   }
-  Simulation sim(std::move(initial), a.gravity, a.integrator, a.collisions);
+  Simulation sim =
+      render_simulation(a.input, a.format, a.model,
+                        SimulationOptions{a.gravity, a.integrator, a.collisions, EnergyMethod::Auto},
+                        a.dim, app, ranks);
   const std::uint64_t total_steps = (a.frames - 1) * a.every;
   if (talk) {
     fmt::print(
         "nbody render: {} bodies, {}, {} dt = {:g}, {} frames every {} steps ({} steps), "
-        "{}x{}\n",
+        "{}x{}{}\n",
         sim.size(), sim.solver_name(), sim.integrator_name(), a.dt, a.frames, a.every, total_steps,
-        a.width, a.height);
+        a.width, a.height,
+        ranks ? fmt::format(", on {} MPI ranks (rank 0 draws)", ranks->parts()) : "");
     std::fflush(stdout);  // before the progress line, which goes to stderr
   }
-  renderer.fix_view(sim.particles());
-  if (sink.wants(0, a.frames)) sink.write(renderer.draw(sim.particles(), time_text(sim.time())));
+  ParticleSystem gathered;
+  // The camera is fitted to the first frame, drawn or not.
+  const auto frame = [&](std::uint64_t index, bool first) {
+    if (!first && !sink.wants(index, a.frames)) return;
+    const ParticleSystem& drawn = drawn_bodies(sim, ranks.get(), gathered);
+    if (!writer) return;
+    renderer.fix_view(drawn);
+    if (sink.wants(index, a.frames)) sink.write(renderer.draw(drawn, time_text(sim.time())));
+  };
+  frame(0, true);
   ProgressLine progress(stderr, total_steps, talk);
   for (std::uint64_t s = 1; s <= total_steps; ++s) {
     sim.step(a.dt);
-    if (s % a.every == 0 && sink.wants(s / a.every, a.frames)) {
-      sink.write(renderer.draw(sim.particles(), time_text(sim.time())));
-    }
+    if (s % a.every == 0) frame(s / a.every, false);
     progress.update(s, sim.time(), {});
   }
   progress.finish();
@@ -296,15 +187,34 @@ void render(const RenderArgs& a, const CLI::App& app) {
     throw UsageError(
         "nbody render needs bodies: --model NAME, -i FILE, or --snapshots 'out_*.txt'");
   }
-  FrameRenderer renderer(a);
-  FrameSink sink(a.output, a.width, a.height, a.fps);  // fails early when ffmpeg is missing
-  if (a.snapshots.empty()) {
-    render_run(a, app, sink, renderer);
-  } else {
-    render_snapshots(a, sink, renderer);
+  std::shared_ptr<ForceReducer> ranks = world();
+  if (ranks && ranks->parts() == 1) ranks = nullptr;
+  if (ranks && (!a.snapshots.empty() || draws_file_as_is(a, app))) {
+    throw UsageError(fmt::format(
+        "nbody render draws files as one process; under mpirun (here {} ranks) it runs a "
+        "simulation: --model NAME or -i FILE with --frames or --every",
+        ranks->parts()));
   }
-  sink.finish();
-  if (!a.quiet) fmt::print("wrote {}\n", sink.describe());
+  const bool writer = !ranks || ranks->part() == 0;
+  FrameRenderer renderer(a);
+  // Fails early when ffmpeg is missing; under mpirun on rank 0, and then every rank stops.
+  std::optional<FrameSink> sink;
+  std::exception_ptr failure;
+  try {
+    sink.emplace(a.output, a.width, a.height, a.fps, writer);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (ranks && ranks->max(failure ? 1 : 0) != 0 && !writer)
+    throw CommandExit{kExitError};  // rank 0 says why
+  if (failure) std::rethrow_exception(failure);
+  if (a.snapshots.empty()) {
+    render_run(a, app, *sink, renderer, ranks);
+  } else {
+    render_snapshots(a, *sink, renderer);
+  }
+  sink->finish();
+  if (!a.quiet && writer) fmt::print("wrote {}\n", sink->describe());
 }
 
 }  // namespace

@@ -154,6 +154,25 @@ class TestRanksEqualOneProcess(CliTestCase):
         # The direct sum's ring: the same sums in another order.
         self.assert_close_to_one_process(["--gravity", "direct", *adaptive], tolerance=1e-12, steps=10)
 
+    def test_render_draws_on_rank_0(self):
+        # Every rank steps its own bodies and rank 0 draws the bodies gathered to it: with the
+        # direct sum the frames are one process's, byte for byte (positions equal to ~1e-15
+        # land on the same pixels); files are drawn as one process, and say so.
+        args = ["--model", "plummer", "-n", 1500, "--seed", 3, "--gravity", "direct", "--dt", 0.01,
+                "--frames", 3, "--every", 4, "--width", 160, "--height", 120]
+        nbody("render", *args, "-q", "-o", self.dir / "one")
+        proc = mpirun(3, "render", *args, "-o", self.dir / "three")
+        self.assertEqual(proc.stdout.count("nbody render:"), 1)  # rank 0 talks
+        self.assertIn("domain-direct-ring-3", proc.stdout)
+        names = sorted(p.name for p in (self.dir / "one").iterdir())
+        self.assertEqual(names, [f"frame_{k:06d}.png" for k in range(3)])
+        self.assertEqual(sorted(p.name for p in (self.dir / "three").iterdir()), names)
+        for name in names:
+            self.assertEqual((self.dir / "one" / name).read_bytes(), (self.dir / "three" / name).read_bytes(), name)
+        refused = mpirun(2, "render", "--snapshots", "x_*.txt", "-o", self.dir / "no", check=False)
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("nbody render draws files as one process; under mpirun (here 2 ranks)", refused.stderr)
+
     def test_only_rank_0_writes_and_talks(self):
         out = self.dir / "out"
         proc = mpirun(3, "run", *BASE[:-1], "--json", "--stats-every", 10, "--snapshot-every", 15,
