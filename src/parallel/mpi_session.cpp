@@ -4,8 +4,11 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -20,6 +23,21 @@
 namespace nbody {
 
 namespace {
+
+/// NBODY_MPI_ROUND_BYTES: the most bytes of one round of a host exchange, at least 1 and at
+/// most 1 GiB (the default); the input error that names the variable otherwise.
+long long round_bytes_from(const char* text) {
+  constexpr long long kLargest = 1LL << 30;
+  if (text == nullptr) return kLargest;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text, &end, 10);
+  if (!std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' || errno == ERANGE ||
+      v < 1 || v > kLargest)
+    throw input_error("NBODY_MPI_ROUND_BYTES", "must be a whole number of bytes from 1 to 2^30",
+                      std::string(text));
+  return v;
+}
 
 bool g_started = false;
 std::shared_ptr<ForceReducer> g_world;
@@ -85,17 +103,44 @@ class MpiGroup final : public ForceReducer {
     check(
         MPI_Alltoall(out_bytes.data(), 1, MPI_LONG_LONG, in_bytes.data(), 1, MPI_LONG_LONG, comm_),
         "MPI_Alltoall");
-    const auto out_counts = int_counts(out_bytes), in_counts = int_counts(in_bytes);
-    const auto out_at = offsets(out_counts), in_at = offsets(in_counts);
-    Bytes packed(std::size_t(out_at.back() + out_counts.back())),
-        received(std::size_t(in_at.back() + in_counts.back()));
+    std::vector<Bytes> out(static_cast<std::size_t>(size_));
+    for (int p = 0; p < size_; ++p) out[std::size_t(p)].resize(std::size_t(in_bytes[std::size_t(p)]));
+    // In rounds of at most round_bytes_ / P bytes per pair of ranks: MPI's counts and
+    // displacements are int (a 2^30-body run's messages pass 2 GiB), and every rank takes
+    // part in as many rounds as the largest message needs.
+    const long long chunk = std::max<long long>(1, round_bytes_ / size_);
+    long long largest = 0;
     for (int p = 0; p < size_; ++p)
-      std::copy(send[std::size_t(p)].begin(), send[std::size_t(p)].end(),
-                packed.begin() + out_at[std::size_t(p)]);
-    check(MPI_Alltoallv(packed.data(), out_counts.data(), out_at.data(), MPI_BYTE, received.data(),
-                        in_counts.data(), in_at.data(), MPI_BYTE, comm_),
-          "MPI_Alltoallv");
-    return split(received, in_counts, in_at);
+      largest = std::max({largest, out_bytes[std::size_t(p)], in_bytes[std::size_t(p)]});
+    const int rounds = max(int((largest + chunk - 1) / chunk));
+    std::vector<int> out_counts(static_cast<std::size_t>(size_)),
+        in_counts(static_cast<std::size_t>(size_));
+    Bytes packed, received;
+    for (int r = 0; r < rounds; ++r) {
+      const long long from = (long long)r * chunk;
+      for (int p = 0; p < size_; ++p) {
+        const auto q = std::size_t(p);
+        out_counts[q] = int(std::clamp(out_bytes[q] - from, 0LL, chunk));
+        in_counts[q] = int(std::clamp(in_bytes[q] - from, 0LL, chunk));
+      }
+      const auto out_at = offsets(out_counts), in_at = offsets(in_counts);
+      packed.resize(std::size_t(out_at.back() + out_counts.back()));
+      received.resize(std::size_t(in_at.back() + in_counts.back()));
+      for (int p = 0; p < size_; ++p) {
+        const auto q = std::size_t(p);
+        if (out_counts[q] > 0)
+          std::copy_n(send[q].begin() + from, out_counts[q], packed.begin() + out_at[q]);
+      }
+      check(MPI_Alltoallv(packed.data(), out_counts.data(), out_at.data(), MPI_BYTE,
+                          received.data(), in_counts.data(), in_at.data(), MPI_BYTE, comm_),
+            "MPI_Alltoallv");
+      for (int p = 0; p < size_; ++p) {
+        const auto q = std::size_t(p);
+        if (in_counts[q] > 0)
+          std::copy_n(received.begin() + in_at[q], in_counts[q], out[q].begin() + from);
+      }
+    }
+    return out;
   }
 
   [[nodiscard]] std::vector<Bytes> all_gather(const Bytes& bytes) override {
@@ -103,13 +148,30 @@ class MpiGroup final : public ForceReducer {
     std::vector<long long> sizes(static_cast<std::size_t>(size_));
     check(MPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm_),
           "MPI_Allgather");
-    const auto counts = int_counts(sizes);
-    const auto at = offsets(counts);
-    Bytes received(std::size_t(at.back() + counts.back()));
-    check(MPI_Allgatherv(bytes.data(), int(mine), MPI_BYTE, received.data(), counts.data(),
-                         at.data(), MPI_BYTE, comm_),
-          "MPI_Allgatherv");
-    return split(received, counts, at);
+    std::vector<Bytes> out(static_cast<std::size_t>(size_));
+    for (int p = 0; p < size_; ++p) out[std::size_t(p)].resize(std::size_t(sizes[std::size_t(p)]));
+    // In rounds, as exchange(): every rank knows every size, so every rank counts the same.
+    const long long chunk = std::max<long long>(1, round_bytes_ / size_);
+    const long long largest = *std::max_element(sizes.begin(), sizes.end());
+    const int rounds = int((largest + chunk - 1) / chunk);
+    std::vector<int> counts(static_cast<std::size_t>(size_));
+    Bytes received;
+    for (int r = 0; r < rounds; ++r) {
+      const long long from = (long long)r * chunk;
+      for (int p = 0; p < size_; ++p)
+        counts[std::size_t(p)] = int(std::clamp(sizes[std::size_t(p)] - from, 0LL, chunk));
+      const auto at = offsets(counts);
+      received.resize(std::size_t(at.back() + counts.back()));
+      const int own = counts[std::size_t(rank_)];
+      check(MPI_Allgatherv(own > 0 ? bytes.data() + from : bytes.data(), own, MPI_BYTE,
+                           received.data(), counts.data(), at.data(), MPI_BYTE, comm_),
+            "MPI_Allgatherv");
+      for (int p = 0; p < size_; ++p) {
+        const auto q = std::size_t(p);
+        if (counts[q] > 0) std::copy_n(received.begin() + at[q], counts[q], out[q].begin() + from);
+      }
+    }
+    return out;
   }
 
  private:
@@ -140,30 +202,10 @@ class MpiGroup final : public ForceReducer {
     }
     return *device_;
   }
-  /// MPI counts and displacements are int: a message or a total over 2 GiB is refused
-  /// (the decomposition's messages are a rank's share of the bodies, far below that).
-  static std::vector<int> int_counts(const std::vector<long long>& bytes) {
-    std::vector<int> counts;
-    long long total = 0;
-    for (const long long b : bytes) {
-      total += b;
-      if (total > INT_MAX)
-        throw Error(fmt::format("MPI: a point-to-point exchange of {} bytes (over 2 GiB)", total));
-      counts.push_back(int(b));
-    }
-    return counts;
-  }
   static std::vector<int> offsets(const std::vector<int>& counts) {
     std::vector<int> at(counts.size(), 0);
     for (std::size_t p = 1; p < counts.size(); ++p) at[p] = at[p - 1] + counts[p - 1];
     return at;
-  }
-  static std::vector<Bytes> split(const Bytes& all, const std::vector<int>& counts,
-                                  const std::vector<int>& at) {
-    std::vector<Bytes> out(counts.size());
-    for (std::size_t p = 0; p < counts.size(); ++p)
-      out[p].assign(all.begin() + at[p], all.begin() + at[p] + counts[p]);
-    return out;
   }
   static bool finalized() {
     int done = 0;
@@ -173,6 +215,9 @@ class MpiGroup final : public ForceReducer {
   MPI_Comm comm_;
   bool owns_;
   int rank_ = 0, size_ = 1;
+  // The most bytes a rank sends (and receives) in one round of exchange() and all_gather():
+  // 1 GiB, or NBODY_MPI_ROUND_BYTES (tests make the rounds small).
+  long long round_bytes_ = round_bytes_from(std::getenv("NBODY_MPI_ROUND_BYTES"));
   std::unique_ptr<parallel::DeviceSum> device_;
 };
 

@@ -327,6 +327,22 @@ class TestRanksEqualOneProcess(CliTestCase):
         self.assertIn("(File too large)", errors[0])
         self.assertEqual(sorted(p.name for p in out.iterdir()), ["used_parameters.toml"])
 
+    def test_host_exchanges_go_in_rounds(self):
+        # MPI's counts are int: exchanges over 2 GiB (a 2^30-body run's checkpoint) go in rounds
+        # of at most 1 GiB. NBODY_MPI_ROUND_BYTES makes the rounds small: the same files, byte
+        # for byte, from thousands of rounds; a value that is not a number of bytes is refused.
+        args = ["run", *BASE, "--gravity", "tree", "-o"]
+        mpirun(3, *args, self.dir / "one_round.txt")
+        small = dict(ENV, NBODY_MPI_ROUND_BYTES="100")
+        proc = subprocess.run([MPIRUN, "--oversubscribe", "-np", "3", EXE, *map(str, args), self.dir / "rounds.txt"],
+                              capture_output=True, text=True, timeout=600, env=small)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual((self.dir / "one_round.txt").read_bytes(), (self.dir / "rounds.txt").read_bytes())
+        bad = subprocess.run([MPIRUN, "--oversubscribe", "-np", "2", EXE, *map(str, args), self.dir / "x.txt"],
+                             capture_output=True, text=True, timeout=600, env=dict(ENV, NBODY_MPI_ROUND_BYTES="0"))
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("NBODY_MPI_ROUND_BYTES: must be a whole number of bytes from 1 to 2^30 (got 0)", bad.stderr)
+
     def test_other_commands_refuse_several_ranks(self):
         proc = mpirun(2, "gen", "plummer", "-n", 10, "-o", self.dir / "x.txt", check=False)
         self.assertNotEqual(proc.returncode, 0)
