@@ -222,11 +222,7 @@ TEST(DomainCollisions, RanksWithoutBodiesOrContactsTakePart) {
 TEST(DomainCollisions, MergedAwayBodiesTakeTheirCostsWithThem) {
   // The tree's costs (interactions per body) weigh the next cut; a merge removes bodies from
   // a rank, and the others' costs must stay theirs (not be reset to 1 for every body).
-  ModelOptions m;
-  m.model = "plummer";
-  m.n = 3000;
-  m.seed = 4;
-  const ParticleSystem all = generate(m);
+  const ParticleSystem all = testing::plummer_sphere(3000, 3, 4);
   GravityOptions o;
   o.algorithm = GravityAlgorithm::Tree;
   o.threads = 1;

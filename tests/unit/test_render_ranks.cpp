@@ -7,20 +7,13 @@
 #include <vector>
 
 #include "cli/render_ranks.hpp"
+#include "domain_test_helpers.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
 #include "thread_ranks.hpp"
 
 namespace nbody {
 namespace {
-
-ParticleSystem plummer(std::size_t n) {
-  ModelOptions m;
-  m.model = "plummer";
-  m.n = n;
-  m.seed = 9;
-  return generate(m);
-}
 
 SimulationOptions tree_run() {
   SimulationOptions o;
@@ -31,7 +24,7 @@ SimulationOptions tree_run() {
 }
 
 TEST(RenderRanks, Rank0GetsEveryBodyInIdOrderOrEveryKth) {
-  const ParticleSystem start = plummer(5000);
+  const ParticleSystem start = testing::plummer_sphere(5000, 3, 9);
   for (int parts : {2, 3}) {
     testing::run_parts<int>(parts, [&](std::shared_ptr<ForceReducer> r) {
       Simulation sim(start, tree_run(), r);
@@ -62,7 +55,7 @@ TEST(RenderRanks, Rank0GetsEveryBodyInIdOrderOrEveryKth) {
 }
 
 TEST(RenderRanks, OneProcessDrawsItsOwnBodies) {
-  Simulation sim(plummer(100), tree_run());
+  Simulation sim(testing::plummer_sphere(100, 3, 9), tree_run());
   ParticleSystem gathered;
   EXPECT_EQ(&cli::drawn_bodies(sim, nullptr, gathered), &sim.particles());
 }
