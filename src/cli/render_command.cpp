@@ -148,10 +148,10 @@ void render_run(const RenderArgs& a, const CLI::App& app, FrameSink& sink, Frame
     render_file(a, initial, sink, renderer);
     return;
   }
-  Simulation sim =
-      render_simulation(a.input, a.format, a.model,
-                        SimulationOptions{a.gravity, a.integrator, a.collisions, EnergyMethod::Auto},
-                        a.dim, app, ranks);
+  Simulation sim = render_simulation(
+      a.input, a.format, a.model,
+      SimulationOptions{a.gravity, a.integrator, a.collisions, EnergyMethod::Auto}, a.dim, app,
+      ranks);
   const std::uint64_t total_steps = (a.frames - 1) * a.every;
   if (talk) {
     fmt::print(

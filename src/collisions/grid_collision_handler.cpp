@@ -236,7 +236,7 @@ class GridCollisionHandler final : public CollisionHandler {
   // The bodies being resolved, in grid order ("slots"), and for each its index in ps.
   std::vector<CollisionBody<double>> bodies_;
   std::vector<std::uint32_t> slot_index_;
-  std::vector<std::uint64_t> ids_;    // per slot
+  std::vector<std::uint64_t> ids_;  // per slot
   // canonical_order's scratch: union-find over slots, pairs per cluster, the slots of the
   // pairs of clusters of several pairs and those pairs sorted.
   std::vector<std::uint32_t> cluster_, pairs_in_;

@@ -73,7 +73,7 @@ std::size_t root(std::vector<std::size_t>& parent, std::size_t i) {
 }
 
 BodyRecord record_of(const ParticleSystem& ps, std::size_t i, bool alive) {
-  return {ps.x[i], ps.y[i],    ps.z[i],      ps.vx[i], ps.vy[i],
+  return {ps.x[i],  ps.y[i],    ps.z[i],      ps.vx[i], ps.vy[i],
           ps.vz[i], ps.mass[i], ps.radius[i], ps.id[i], alive ? 1u : 0u};
 }
 
@@ -277,8 +277,8 @@ class DomainCollisions final : public CollisionHandler {
   /// bodies no rank resolved (U: summed by their owners) and the ranks' clusters against each
   /// other (rank 0's): sum over r of W(A_r, U) - W(B_r, U), plus over r < q of
   /// W(A_r, A_q) - W(B_r, B_q). This rank's share of that change.
-  double merges_against_the_rest(const std::vector<std::size_t>& from,
-                                 const ParticleSystem& after, bool merged) {
+  double merges_against_the_rest(const std::vector<std::size_t>& from, const ParticleSystem& after,
+                                 bool merged) {
     struct Mass {
       double x, y, z, m, before;
       std::uint64_t id;

@@ -104,7 +104,8 @@ class MpiGroup final : public ForceReducer {
         MPI_Alltoall(out_bytes.data(), 1, MPI_LONG_LONG, in_bytes.data(), 1, MPI_LONG_LONG, comm_),
         "MPI_Alltoall");
     std::vector<Bytes> out(static_cast<std::size_t>(size_));
-    for (int p = 0; p < size_; ++p) out[std::size_t(p)].resize(std::size_t(in_bytes[std::size_t(p)]));
+    for (int p = 0; p < size_; ++p)
+      out[std::size_t(p)].resize(std::size_t(in_bytes[std::size_t(p)]));
     // In rounds of at most round_bytes_ / P bytes per pair of ranks: MPI's counts and
     // displacements are int (a 2^30-body run's messages pass 2 GiB), and every rank takes
     // part in as many rounds as the largest message needs.

@@ -10,11 +10,11 @@
 #include <random>
 #include <vector>
 
+#include "domain_test_helpers.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/initial_conditions.hpp"
-#include "parallel/domain_gravity.hpp"
-#include "domain_test_helpers.hpp"
 #include "parallel/domain_collisions.hpp"
+#include "parallel/domain_gravity.hpp"
 #include "thread_ranks.hpp"
 
 namespace nbody {
@@ -93,8 +93,8 @@ Decomposed decomposed_stage(const std::vector<ParticleSystem>& share, const Coll
     ParticleSystem ps;
     CollisionStats stats;
   };
-  const std::vector<Result> each = testing::run_parts<Result>(
-      parts, [&](std::shared_ptr<ForceReducer> r) {
+  const std::vector<Result> each =
+      testing::run_parts<Result>(parts, [&](std::shared_ptr<ForceReducer> r) {
         const int p = r->part();
         auto handler = parallel::make_domain_collisions(make_collision_handler(o), o, r);
         Result out{share[std::size_t(p)], {}};
