@@ -18,6 +18,8 @@
 #include "collisions/contact_search.hpp"
 #include "collisions/resolution_passes.hpp"
 #include "nbody/error.hpp"
+#include "nbody/physics/collision_response.hpp"
+#include "nbody/physics/timestep.hpp"
 
 namespace nbody::parallel {
 namespace {
@@ -32,11 +34,14 @@ struct RankBox {
 };
 
 /// A body as another rank sees it (a ghost), or its new state sent back to its owner
-/// (alive 0: merged into another body).
+/// (alive 0: merged into another body). bin: hierarchical steps' bin byte (ContactGate); in a
+/// new state, the contact flag the stage set.
 struct BodyRecord {
   double x, y, z, vx, vy, vz, mass, radius;
+  double ax, ay, az;
   std::uint64_t id;
   std::uint64_t alive;
+  std::uint64_t bin;
 };
 
 template <class T>
@@ -72,13 +77,14 @@ std::size_t root(std::vector<std::size_t>& parent, std::size_t i) {
   return i;
 }
 
-BodyRecord record_of(const ParticleSystem& ps, std::size_t i, bool alive) {
-  return {ps.x[i],  ps.y[i],    ps.z[i],      ps.vx[i], ps.vy[i],
-          ps.vz[i], ps.mass[i], ps.radius[i], ps.id[i], alive ? 1u : 0u};
+BodyRecord record_of(const ParticleSystem& ps, std::size_t i, std::uint8_t bin = 0) {
+  return {ps.x[i],      ps.y[i],  ps.z[i],  ps.vx[i], ps.vy[i], ps.vz[i], ps.mass[i],
+          ps.radius[i], ps.ax[i], ps.ay[i], ps.az[i], ps.id[i], 1u,       bin};
 }
 
 void add_body(ParticleSystem& ps, const BodyRecord& r) {
   ps.add(Body{{r.x, r.y, r.z}, {r.vx, r.vy, r.vz}, r.mass, r.radius, r.id});
+  ps.ax.back() = r.ax, ps.ay.back() = r.ay, ps.az.back() = r.az;
 }
 
 class DomainCollisions final : public CollisionHandler {
@@ -98,8 +104,6 @@ class DomainCollisions final : public CollisionHandler {
 
   CollisionStats resolve(ParticleSystem& ps, const ContactGate& gate) override {
     using Clock = std::chrono::steady_clock;
-    if (gate.bins != nullptr)
-      throw Error("collisions on owned bodies: hierarchical steps' contacts are not decomposed");
     const auto start = Clock::now();
     const std::vector<RankBox> boxes = gather_boxes(ps);
     double radius = 0;
@@ -109,11 +113,12 @@ class DomainCollisions final : public CollisionHandler {
       // The farthest apart two bodies of a candidate pair can be.
       const double reach = 2 * radius * (1 + collisions::kCandidateSkin);
       double depth = 2 * reach;
-      while (!find_clusters(ps, boxes, reach, depth)) depth *= 2;
+      while (!find_clusters(ps, gate.bins, boxes, reach, depth)) depth *= 2;
       stats.detect_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-      stats = resolve_mine(ps, stats.detect_seconds);
+      stats = resolve_mine(ps, gate, stats.detect_seconds);
     }
     sum_over_ranks(stats);
+    stats.merged.clear();  // events of other ranks' bodies; the accelerations are set here
     stats.resolve_seconds =
         std::chrono::duration<double>(Clock::now() - start).count() - stats.detect_seconds;
     return stats;
@@ -144,8 +149,8 @@ class DomainCollisions final : public CollisionHandler {
 
   /// Collective. Steps 1-2: the ghosts within `depth` of this rank's box, the candidate
   /// pairs and their clusters; true when every rank's clusters are complete.
-  bool find_clusters(const ParticleSystem& ps, const std::vector<RankBox>& boxes, double reach,
-                     double depth) {
+  bool find_clusters(const ParticleSystem& ps, const std::uint8_t* bins,
+                     const std::vector<RankBox>& boxes, double reach, double depth) {
     const int parts = comm_->parts(), me = comm_->part();
     const std::size_t n = ps.size();
     // Each other rank's ghosts: the bodies within depth of its box.
@@ -156,7 +161,7 @@ class DomainCollisions final : public CollisionHandler {
       if (q == me || b.has == 0) continue;
       for (std::size_t i = 0; i < n; ++i) {
         if (distance_to(b, ps.x[i], ps.y[i], ps.z[i]) > depth) continue;
-        append(send[std::size_t(q)], record_of(ps, i, true));
+        append(send[std::size_t(q)], record_of(ps, i, bins ? bins[i] : 0));
         sent_[std::size_t(q)].push_back(i);
       }
     }
@@ -165,11 +170,14 @@ class DomainCollisions final : public CollisionHandler {
     all_ = ps;
     owned_ = n;
     owner_.clear();
+    bins_.assign(n, 0);
+    if (bins) std::copy_n(bins, n, bins_.begin());
     for (int q = 0; q < parts; ++q) {
       if (q == me) continue;
       for (const BodyRecord& r : records_of<BodyRecord>(got[std::size_t(q)], "ghosts")) {
         add_body(all_, r);
         owner_.push_back(q);
+        bins_.push_back(std::uint8_t(r.bin));
       }
     }
     const std::vector<IndexPair> pairs = find_contact_pairs(
@@ -205,20 +213,26 @@ class DomainCollisions final : public CollisionHandler {
 
   /// Steps 3-4 (collective): the clusters whose smallest id is this rank's body, resolved by
   /// the one-process handler; every changed body written back here or sent to its owner.
-  CollisionStats resolve_mine(ParticleSystem& ps, double detect_seconds) {
+  CollisionStats resolve_mine(ParticleSystem& ps, const ContactGate& gate, double detect_seconds) {
     const int parts = comm_->parts();
     const std::size_t n = ps.size(), total = all_.size();
     ParticleSystem cluster;
     cluster.dim = ps.dim;
-    std::vector<std::size_t> from;  // cluster body -> index in all_
+    std::vector<std::size_t> from;   // cluster body -> index in all_
+    std::vector<std::uint8_t> bins;  // the cluster's bin bytes (the gate's flags land here)
     for (std::size_t i = 0; i < total; ++i) {
       if (!paired_[i] || smallest_[root(parent_, i)] >= n) continue;
-      add_body(cluster, record_of(all_, i, true));
+      add_body(cluster, record_of(all_, i));
       from.push_back(i);
+      bins.push_back(bins_[i]);
     }
+    const ParticleSystem before = cluster;
     CollisionStats stats;
-    if (!from.empty()) stats = local_->resolve(cluster);
+    if (!from.empty())
+      stats = local_->resolve(cluster,
+                              gate.bins ? ContactGate{bins.data(), gate.ready_bin} : ContactGate{});
     stats.detect_seconds += detect_seconds;
+    merged_accelerations(before, stats.merged, cluster);
     if (options_.model == CollisionModel::Merge && options_.G != 0)
       stats.energy_lost -= merges_against_the_rest(from, cluster, stats.merges > 0);
     // The survivors by id (merged-away bodies are gone from the cluster).
@@ -227,16 +241,19 @@ class DomainCollisions final : public CollisionHandler {
     std::vector<Bytes> back(static_cast<std::size_t>(parts));
     std::vector<std::size_t> removed;
     int changed = 0;
-    for (std::size_t i : from) {
+    for (std::size_t k = 0; k < from.size(); ++k) {
+      const std::size_t i = from[k];
       const auto it = survivor.find(all_.id[i]);
       const bool alive = it != survivor.end();
-      const BodyRecord now = alive ? record_of(cluster, it->second, true)
-                                   : BodyRecord{0, 0, 0, 0, 0, 0, 0, 0, all_.id[i], 0};
-      const BodyRecord was = record_of(all_, i, true);
+      const std::uint8_t flag = bins[k] & kContactFlag;
+      BodyRecord now = alive ? record_of(cluster, it->second, flag)
+                             : BodyRecord{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, all_.id[i], 0, flag};
+      now.alive = alive ? 1u : 0u;
+      const BodyRecord was = record_of(all_, i, bins_[i] & kContactFlag);
       if (alive && std::memcmp(&now, &was, sizeof now) == 0) continue;  // untouched
       changed = 1;
       if (i < n) {
-        apply(ps, i, now, removed);
+        apply(ps, i, now, removed, gate.bins);
       } else {
         append(back[std::size_t(owner_[i - n])], now);
       }
@@ -254,7 +271,7 @@ class DomainCollisions final : public CollisionHandler {
           throw Error(fmt::format(
               "collisions on owned bodies: rank {} sent the state of body {}, not sent to it", q,
               r.id));
-        apply(ps, it->second, r, removed);
+        apply(ps, it->second, r, removed, gate.bins);
         changed = 1;
       }
     }
@@ -321,7 +338,8 @@ class DomainCollisions final : public CollisionHandler {
   }
 
   static void apply(ParticleSystem& ps, std::size_t i, const BodyRecord& r,
-                    std::vector<std::size_t>& removed) {
+                    std::vector<std::size_t>& removed, std::uint8_t* bins) {
+    if (bins) bins[i] |= std::uint8_t(r.bin & kContactFlag);
     if (r.alive == 0) {
       removed.push_back(i);
       return;
@@ -329,6 +347,28 @@ class DomainCollisions final : public CollisionHandler {
     ps.x[i] = r.x, ps.y[i] = r.y, ps.z[i] = r.z;
     ps.vx[i] = r.vx, ps.vy[i] = r.vy, ps.vz[i] = r.vz;
     ps.mass[i] = r.mass, ps.radius[i] = r.radius;
+    ps.ax[i] = r.ax, ps.ay[i] = r.ay, ps.az[i] = r.az;
+  }
+
+  /// A merged body's acceleration: its parts' mass-weighted, in the order the merges happened
+  /// (a body may merge again), as hierarchical steps keep it until the body's next
+  /// evaluation (BlockSteps::merged_accelerations, which a decomposed stage does here).
+  static void merged_accelerations(const ParticleSystem& before,
+                                   const std::vector<MergeEvent>& merged, ParticleSystem& after) {
+    if (merged.empty()) return;
+    std::unordered_map<std::uint64_t, std::size_t> at;
+    for (std::size_t k = 0; k < before.size(); ++k) at.emplace(before.id[k], k);
+    std::vector<double> a[3] = {before.ax, before.ay, before.az};
+    std::vector<double> mass = before.mass;
+    for (const MergeEvent& e : merged) {
+      const std::size_t k = at.at(e.kept), g = at.at(e.absorbed);
+      for (auto& c : a) c[k] = merged_acceleration(c[k], c[g], mass[k], mass[g]);
+      mass[k] += mass[g];
+    }
+    for (std::size_t i = 0; i < after.size(); ++i) {
+      const std::size_t k = at.at(after.id[i]);
+      after.ax[i] = a[0][k], after.ay[i] = a[1][k], after.az[i] = a[2][k];
+    }
   }
 
   /// Collective: the run's figures on every rank.
@@ -359,6 +399,7 @@ class DomainCollisions final : public CollisionHandler {
   std::vector<int> owner_;
   std::vector<std::size_t> parent_, smallest_;
   std::vector<char> paired_, holds_mine_;
+  std::vector<std::uint8_t> bins_;  // all_'s bin bytes (hierarchical steps; else 0)
   std::vector<std::vector<std::size_t>> sent_;
 };
 

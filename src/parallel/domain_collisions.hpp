@@ -19,13 +19,16 @@
 //      their owners.
 // Bodies whose new places belong to another rank move there at the force evaluation's
 // migration. The stage's figures are summed over the ranks (the largest overlap and the
-// passes: their maxima), so every rank reports the whole run's; `merged` lists this rank's.
+// passes: their maxima), so every rank reports the whole run's. `merged` is left empty: a
+// merged body's acceleration (its parts' mass-weighted, which hierarchical steps keep until
+// its next evaluation) is set by the rank that resolved it and sent with its state.
+// Hierarchical steps' gate: the bodies' bin bytes go with the ghosts, and the contact flags
+// the stage sets go back to the owners.
 //
 // Where it differs from one process: a cluster of more than one pair may take its pairs in
 // another order (the handler's search order over the cluster alone), and bodies pushed
 // beyond the search's skin (deeply overlapping starts) meet the bodies outside their
-// cluster at the next stage. Hierarchical steps' gate is not decomposed (such runs keep the
-// state on every rank: domain_gravity.hpp's replicated_because).
+// cluster at the next stage.
 #include <cstddef>
 #include <functional>
 #include <memory>

@@ -185,11 +185,9 @@ std::string replicated_because(const SimulationOptions& o) {
   const bool cpu = g.device == Device::Cpu;
   if (g.G == 0 || g.algorithm == GravityAlgorithm::None) return "no gravity to share out";
   if (o.integrator.scheme == IntegratorScheme::Ias15) return "IAS15 is not decomposed";
-  // Collisions: CPU ranks with fixed steps (domain_collisions.hpp).
-  const bool collide = o.collisions.model != CollisionModel::None;
-  if (collide && !cpu) return "collisions on GPU ranks are not decomposed yet";
-  if (collide && o.integrator.timestep == TimestepMode::Adaptive)
-    return "collisions with adaptive steps are not decomposed yet";
+  // Collisions: CPU ranks (domain_collisions.hpp).
+  if (o.collisions.model != CollisionModel::None && !cpu)
+    return "collisions on GPU ranks are not decomposed yet";
   if (!cpu && g.algorithm == GravityAlgorithm::Tree && g.tree_input_order_walk)
     return "the input-order walk is not decomposed";
   if (cpu && g.algorithm == GravityAlgorithm::Direct && g.kernel != ForceKernel::Fast)

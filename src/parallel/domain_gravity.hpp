@@ -76,10 +76,9 @@ class DomainGravity : public GravitySolver {
 /// Whether a run with these options steps owned bodies when it has several ranks: the CPU
 /// direct sum (fast kernel) and tree, the GPU tree and direct sum (simulation/cuda's
 /// DomainForces), fixed steps of the schemes of one evaluation a step (leapfrog, Euler,
-/// kinematic, with or without damping) and, on CPU ranks, hierarchical steps, and collisions
-/// with fixed steps (domain_collisions.hpp). The rest (collisions on GPU ranks or with
-/// hierarchical steps, hierarchical steps on GPUs, IAS15) still runs with the state
-/// replicated on every rank (docs/distributed.md).
+/// kinematic, with or without damping) and, on CPU ranks, hierarchical steps and collisions
+/// (domain_collisions.hpp). The rest (collisions and hierarchical steps on GPU ranks, IAS15)
+/// still runs with the state replicated on every rank (docs/distributed.md).
 [[nodiscard]] bool runs_decomposed(const SimulationOptions& options);
 /// Why these options replicate the state instead ("" where they decompose): what a run
 /// under mpirun says in its header.
