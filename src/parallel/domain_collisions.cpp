@@ -16,10 +16,10 @@
 #include <fmt/format.h>
 
 #include "collisions/contact_search.hpp"
-#include "collisions/resolution_passes.hpp"
 #include "nbody/error.hpp"
-#include "nbody/physics/collision_response.hpp"
 #include "nbody/physics/timestep.hpp"
+#include "parallel/domain_merges.hpp"
+#include "parallel/occupied_cells.hpp"
 
 namespace nbody::parallel {
 namespace {
@@ -59,6 +59,20 @@ std::vector<T> records_of(const Bytes& b, const char* what) {
   std::vector<T> out(b.size() / sizeof(T));
   if (!out.empty()) std::memcpy(out.data(), b.data(), b.size());
   return out;
+}
+
+/// The box of every rank's bodies (zeros when none has any).
+void union_of(const std::vector<RankBox>& boxes, double lo[3], double hi[3]) {
+  bool any = false;
+  for (const RankBox& b : boxes) {
+    if (b.has == 0) continue;
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = any ? std::min(lo[k], b.lo[k]) : b.lo[k];
+      hi[k] = any ? std::max(hi[k], b.hi[k]) : b.hi[k];
+    }
+    any = true;
+  }
+  if (!any) std::fill_n(lo, 3, 0.0), std::fill_n(hi, 3, 0.0);
 }
 
 /// Distance from a point to a box (0 inside).
@@ -113,7 +127,10 @@ class DomainCollisions final : public CollisionHandler {
       // The farthest apart two bodies of a candidate pair can be.
       const double reach = 2 * radius * (1 + collisions::kCandidateSkin);
       double depth = 2 * reach;
-      while (!find_clusters(ps, gate.bins, boxes, reach, depth)) depth *= 2;
+      double lo[3], hi[3];
+      union_of(boxes, lo, hi);
+      const OccupiedCells cells(ps, lo, hi, *comm_);
+      while (!find_clusters(ps, gate.bins, boxes, cells, reach, depth)) depth *= 2;
       stats.detect_seconds = std::chrono::duration<double>(Clock::now() - start).count();
       stats = resolve_mine(ps, gate, stats.detect_seconds);
     }
@@ -150,17 +167,24 @@ class DomainCollisions final : public CollisionHandler {
   /// Collective. Steps 1-2: the ghosts within `depth` of this rank's box, the candidate
   /// pairs and their clusters; true when every rank's clusters are complete.
   bool find_clusters(const ParticleSystem& ps, const std::uint8_t* bins,
-                     const std::vector<RankBox>& boxes, double reach, double depth) {
+                     const std::vector<RankBox>& boxes, const OccupiedCells& cells, double reach,
+                     double depth) {
     const int parts = comm_->parts(), me = comm_->part();
     const std::size_t n = ps.size();
-    // Each other rank's ghosts: the bodies within depth of its box.
+    // Each other rank's ghosts: the bodies within depth of its box and (while the depth is a
+    // few of the grid's cells) of a cell holding one of its bodies.
+    const bool scan = cells.scannable(depth);
     std::vector<Bytes> send(static_cast<std::size_t>(parts));
     sent_.assign(std::size_t(parts), {});
-    for (int q = 0; q < parts; ++q) {
-      const RankBox& b = boxes[std::size_t(q)];
-      if (q == me || b.has == 0) continue;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (distance_to(b, ps.x[i], ps.y[i], ps.z[i]) > depth) continue;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t near = ~std::uint64_t{0};
+      bool asked = false;
+      for (int q = 0; q < parts; ++q) {
+        const RankBox& b = boxes[std::size_t(q)];
+        if (q == me || b.has == 0 || distance_to(b, ps.x[i], ps.y[i], ps.z[i]) > depth) continue;
+        if (scan && !std::exchange(asked, true))
+          near = cells.near(ps.x[i], ps.y[i], ps.z[i], depth);
+        if (scan && ((near >> q) & 1u) == 0) continue;
         append(send[std::size_t(q)], record_of(ps, i, bins ? bins[i] : 0));
         sent_[std::size_t(q)].push_back(i);
       }
@@ -201,11 +225,16 @@ class DomainCollisions final : public CollisionHandler {
       if (i < n) holds_mine_[r] = 1;
       if (smallest_[r] == total || all_.id[i] < all_.id[smallest_[r]]) smallest_[r] = i;
     }
+    // A ghost's partners are all here when it lies a reach inside the layer: within
+    // depth - reach of this rank's box and (scanning) of a cell holding one of its bodies, a
+    // partner is within depth of both, so its owner sent it.
     int incomplete = 0;
     const RankBox& mine = boxes[std::size_t(me)];
     for (std::size_t i = n; i < total && mine.has != 0; ++i) {
-      if (paired_[i] && holds_mine_[root(parent_, i)] &&
-          distance_to(mine, all_.x[i], all_.y[i], all_.z[i]) + reach > depth)
+      if (!paired_[i] || !holds_mine_[root(parent_, i)]) continue;
+      const double x = all_.x[i], y = all_.y[i], z = all_.z[i];
+      if (distance_to(mine, x, y, z) + reach > depth ||
+          (scan && ((cells.near(x, y, z, depth - reach) >> me) & 1u) == 0))
         incomplete = 1;
     }
     return comm_->max(incomplete) == 0;
@@ -234,7 +263,8 @@ class DomainCollisions final : public CollisionHandler {
     stats.detect_seconds += detect_seconds;
     merged_accelerations(before, stats.merged, cluster);
     if (options_.model == CollisionModel::Merge && options_.G != 0)
-      stats.energy_lost -= merges_against_the_rest(from, cluster, stats.merges > 0);
+      stats.energy_lost -=
+          merges_against_the_rest(all_, owned_, from, cluster, stats.merges > 0, options_, *comm_);
     // The survivors by id (merged-away bodies are gone from the cluster).
     std::unordered_map<std::uint64_t, std::size_t> survivor;
     for (std::size_t k = 0; k < cluster.size(); ++k) survivor.emplace(cluster.id[k], k);
@@ -287,56 +317,6 @@ class DomainCollisions final : public CollisionHandler {
     return stats;
   }
 
-  /// Collective. A merge's energy lost counts the change of the merged bodies' potential
-  /// against every other body (resolution_passes.cpp's third-body change); over a stage those
-  /// changes add up to W after it less W before, in any order. The handler counts them within
-  /// the clusters it was given (W_r: B_r before, A_r after); the rest is W_r against the
-  /// bodies no rank resolved (U: summed by their owners) and the ranks' clusters against each
-  /// other (rank 0's): sum over r of W(A_r, U) - W(B_r, U), plus over r < q of
-  /// W(A_r, A_q) - W(B_r, B_q). This rank's share of that change.
-  double merges_against_the_rest(const std::vector<std::size_t>& from, const ParticleSystem& after,
-                                 bool merged) {
-    struct Mass {
-      double x, y, z, m, before;
-      std::uint64_t id;
-    };
-    Bytes out;
-    if (merged) {
-      for (std::size_t i : from)
-        append(out, Mass{all_.x[i], all_.y[i], all_.z[i], all_.mass[i], 1, all_.id[i]});
-      for (std::size_t k = 0; k < after.size(); ++k)
-        append(out, Mass{after.x[k], after.y[k], after.z[k], after.mass[k], 0, 0});
-    }
-    std::vector<std::vector<Mass>> ranks;
-    std::unordered_map<std::uint64_t, char> resolved;  // the ids of every B_r
-    for (const Bytes& b : comm_->all_gather(out)) {
-      ranks.push_back(records_of<Mass>(b, "merged clusters"));
-      for (const Mass& m : ranks.back())
-        if (m.before != 0) resolved.emplace(m.id, 1);
-    }
-    if (resolved.empty()) return 0;
-    const collisions::PairPotential phi{options_.G, options_.softening * options_.softening};
-    const auto body = [](const Mass& m) {
-      return CollisionBody<double>{m.x, m.y, m.z, 0, 0, 0, m.m, 0};
-    };
-    const auto sign = [](const Mass& m) { return m.before != 0 ? -1.0 : 1.0; };
-    double change = 0;
-    for (std::size_t c = 0; c < owned_; ++c) {  // U's bodies here, as before the stage
-      if (resolved.count(all_.id[c])) continue;
-      const CollisionBody<double> u{all_.x[c], all_.y[c], all_.z[c], 0, 0, 0, all_.mass[c], 0};
-      for (const auto& rank : ranks)
-        for (const Mass& m : rank) change += sign(m) * phi(body(m), u);
-    }
-    if (comm_->part() == 0) {
-      for (std::size_t r = 0; r < ranks.size(); ++r)
-        for (std::size_t q = r + 1; q < ranks.size(); ++q)
-          for (const Mass& a : ranks[r])
-            for (const Mass& b : ranks[q])
-              if ((a.before != 0) == (b.before != 0)) change += sign(a) * phi(body(a), body(b));
-    }
-    return change;
-  }
-
   static void apply(ParticleSystem& ps, std::size_t i, const BodyRecord& r,
                     std::vector<std::size_t>& removed, std::uint8_t* bins) {
     if (bins) bins[i] |= std::uint8_t(r.bin & kContactFlag);
@@ -348,27 +328,6 @@ class DomainCollisions final : public CollisionHandler {
     ps.vx[i] = r.vx, ps.vy[i] = r.vy, ps.vz[i] = r.vz;
     ps.mass[i] = r.mass, ps.radius[i] = r.radius;
     ps.ax[i] = r.ax, ps.ay[i] = r.ay, ps.az[i] = r.az;
-  }
-
-  /// A merged body's acceleration: its parts' mass-weighted, in the order the merges happened
-  /// (a body may merge again), as hierarchical steps keep it until the body's next
-  /// evaluation (BlockSteps::merged_accelerations, which a decomposed stage does here).
-  static void merged_accelerations(const ParticleSystem& before,
-                                   const std::vector<MergeEvent>& merged, ParticleSystem& after) {
-    if (merged.empty()) return;
-    std::unordered_map<std::uint64_t, std::size_t> at;
-    for (std::size_t k = 0; k < before.size(); ++k) at.emplace(before.id[k], k);
-    std::vector<double> a[3] = {before.ax, before.ay, before.az};
-    std::vector<double> mass = before.mass;
-    for (const MergeEvent& e : merged) {
-      const std::size_t k = at.at(e.kept), g = at.at(e.absorbed);
-      for (auto& c : a) c[k] = merged_acceleration(c[k], c[g], mass[k], mass[g]);
-      mass[k] += mass[g];
-    }
-    for (std::size_t i = 0; i < after.size(); ++i) {
-      const std::size_t k = at.at(after.id[i]);
-      after.ax[i] = a[0][k], after.ay[i] = a[1][k], after.az[i] = a[2][k];
-    }
   }
 
   /// Collective: the run's figures on every rank.

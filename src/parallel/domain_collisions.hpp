@@ -8,10 +8,13 @@
 // bodies the candidate pairs connect) lies near the bodies it starts from. Each stage:
 //   1. every rank's box of bodies and the largest radius are all-gathered, and each rank
 //      sends every other the bodies within `depth` of that rank's box (its ghosts; at first
-//      two reaches, a reach being the farthest a candidate pair can be apart);
+//      two reaches, a reach being the farthest a candidate pair can be apart) and, while the
+//      depth is a few cells of a coarse grid, of a cell holding one of its bodies
+//      (occupied_cells.hpp: a box can span the system where the bodies do not);
 //   2. each rank finds the candidate pairs among its bodies and its ghosts, and their
 //      clusters. A cluster that holds one of its bodies is complete when every ghost in it
-//      lies a reach inside the ghost layer (that ghost's partners are then all there too);
+//      lies a reach inside the ghost layer (within depth - reach of the box, and of an
+//      occupied cell: that ghost's partners are then all there too);
 //      while some rank has one that is not, every rank doubles the depth and goes again;
 //   3. a cluster is resolved by the rank that owns its body of smallest id, with the
 //      one-process handler on the cluster's bodies alone, so each cluster is resolved once;

@@ -219,6 +219,51 @@ TEST(DomainCollisions, RanksWithoutBodiesOrContactsTakePart) {
   for (const CollisionStats& s : d.stats) EXPECT_EQ(s.contacts, 0u);
 }
 
+TEST(DomainCollisions, RanksWhoseBoxesSpanTheSystemStillGetEveryGhostTheyNeed) {
+  // 1000 pairs on a lattice 9 wide (the grid of occupied cells is fine enough for the first
+  // ghost layer), owned by slabs in x; each rank also owns a lone body at the far corner
+  // from its slab, so every rank's box spans the system and only the occupied cells tell
+  // where its bodies are. The ghosts are chosen by both; the result is one process's.
+  for (CollisionModel model : {CollisionModel::Bounce, CollisionModel::Merge}) {
+    const CollisionOptions o = options(model);
+    ParticleSystem start = lattice_pairs(10, 8);
+    for (int q = 0; q < 4; ++q) {
+      Body far;
+      far.position = {q < 2 ? 12.0 : -3.0, 12.0 - q, -3.0 + q};
+      far.mass = 1;
+      far.radius = 0.1;
+      far.id = std::uint64_t(10000 + q);
+      start.add(far);
+    }
+    ParticleSystem one = start;
+    const CollisionStats expected = make_collision_handler(o)->resolve(one);
+    ASSERT_EQ(expected.contacts, 1000u);
+    for (int parts : {2, 4}) {
+      std::vector<ParticleSystem> share = shares(lattice_pairs(10, 8), parts, true);
+      for (int q = 0; q < parts; ++q) {
+        const std::size_t far = start.size() - 4 + std::size_t(q);
+        share[std::size_t(q)].add(Body{{start.x[far], start.y[far], start.z[far]},
+                                       {0, 0, 0},
+                                       start.mass[far],
+                                       start.radius[far],
+                                       start.id[far]});
+      }
+      for (int q = parts; q < 4; ++q) {  // the lone bodies of absent ranks: on rank 0
+        const std::size_t far = start.size() - 4 + std::size_t(q);
+        share[0].add(Body{{start.x[far], start.y[far], start.z[far]},
+                          {0, 0, 0},
+                          start.mass[far],
+                          start.radius[far],
+                          start.id[far]});
+      }
+      const Decomposed d = decomposed_stage(share, o);
+      const std::string what = std::string(to_string(model)) + " P = " + std::to_string(parts);
+      expect_same_bodies(d.bodies, one, what.c_str());
+      for (const CollisionStats& s : d.stats) EXPECT_EQ(s.contacts, expected.contacts) << what;
+    }
+  }
+}
+
 TEST(DomainCollisions, MergedAwayBodiesTakeTheirCostsWithThem) {
   // The tree's costs (interactions per body) weigh the next cut; a merge removes bodies from
   // a rank, and the others' costs must stay theirs (not be reset to 1 for every body).
