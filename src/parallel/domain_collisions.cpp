@@ -61,20 +61,6 @@ std::vector<T> records_of(const Bytes& b, const char* what) {
   return out;
 }
 
-/// The box of every rank's bodies (zeros when none has any).
-void union_of(const std::vector<RankBox>& boxes, double lo[3], double hi[3]) {
-  bool any = false;
-  for (const RankBox& b : boxes) {
-    if (b.has == 0) continue;
-    for (int k = 0; k < 3; ++k) {
-      lo[k] = any ? std::min(lo[k], b.lo[k]) : b.lo[k];
-      hi[k] = any ? std::max(hi[k], b.hi[k]) : b.hi[k];
-    }
-    any = true;
-  }
-  if (!any) std::fill_n(lo, 3, 0.0), std::fill_n(hi, 3, 0.0);
-}
-
 /// Distance from a point to a box (0 inside).
 double distance_to(const RankBox& b, double x, double y, double z) {
   const double p[3] = {x, y, z};
@@ -127,9 +113,7 @@ class DomainCollisions final : public CollisionHandler {
       // The farthest apart two bodies of a candidate pair can be.
       const double reach = 2 * radius * (1 + collisions::kCandidateSkin);
       double depth = 2 * reach;
-      double lo[3], hi[3];
-      union_of(boxes, lo, hi);
-      const OccupiedCells cells(ps, lo, hi, *comm_);
+      const OccupiedCells cells(ps, *comm_);
       while (!find_clusters(ps, gate.bins, boxes, cells, reach, depth)) depth *= 2;
       stats.detect_seconds = std::chrono::duration<double>(Clock::now() - start).count();
       stats = resolve_mine(ps, gate, stats.detect_seconds);

@@ -1,9 +1,10 @@
 #pragma once
-// Where the ranks' bodies are, coarsely: the cells of a 32^3 grid over every rank's bodies
-// that hold a body of each rank, all-gathered as bitmaps (4 KB a rank). A rank's piece of the
-// curve can reach from a system's centre into its halo, so its bounding box covers most of
-// the volume while its bodies do not: the decomposed collision stage (domain_collisions.cpp)
-// sends a rank the bodies within a depth of its occupied cells, not of its box.
+// Where the ranks' bodies are, coarsely: the cells of a 32^3 grid over the bulk of every
+// rank's bodies that hold a body of each rank, all-gathered as bitmaps (4 KB a rank). A rank's
+// piece of the curve can reach from a system's centre into its halo, so its bounding box covers
+// most of the volume while its bodies do not: the decomposed collision stage
+// (domain_collisions.cpp) sends a rank the bodies within a depth of its occupied cells, not of its
+// box.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -21,9 +22,39 @@ class OccupiedCells {
   static constexpr int kCells = 32;  // per axis
   static constexpr int kScan = 2;    // near() looks this many cells' widths around a point
 
-  /// Collective: each rank's occupied cells of the grid over lo..hi (every rank's bodies).
-  OccupiedCells(const ParticleSystem& ps, const double lo[3], const double hi[3],
-                ForceReducer& comm) {
+  /// Collective: each rank's occupied cells. The grid spans the ranks' 1st to 99th
+  /// percentiles of x, y and z, and its outermost cells reach to infinity: a system's outliers
+  /// (a Plummer sphere's reach 100 scale lengths) would otherwise make every cell of its core
+  /// as wide as the core, and every rank's bodies would share them.
+  OccupiedCells(const ParticleSystem& ps, ForceReducer& comm) {
+    double mine_range[7] = {0, 0, 0, 0, 0, 0, ps.empty() ? 0.0 : 1.0};
+    std::vector<double> v;
+    for (int k = 0; k < 3 && !ps.empty(); ++k) {
+      const std::vector<double>& c = k == 0 ? ps.x : k == 1 ? ps.y : ps.z;
+      v.assign(c.begin(), c.end());
+      const auto at = [&](double q) {
+        const auto i = v.begin() + std::ptrdiff_t(q * double(v.size() - 1));
+        std::nth_element(v.begin(), i, v.end());
+        return *i;
+      };
+      mine_range[k] = at(0.01);
+      mine_range[3 + k] = at(0.99);
+    }
+    ForceReducer::Bytes range(sizeof mine_range);
+    std::memcpy(range.data(), mine_range, sizeof mine_range);
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    bool any = false;
+    for (const ForceReducer::Bytes& b : comm.all_gather(range)) {
+      double r[7];
+      if (b.size() != sizeof r) throw Error("collisions on owned bodies: a malformed range");
+      std::memcpy(r, b.data(), sizeof r);
+      if (r[6] == 0) continue;
+      for (int k = 0; k < 3; ++k) {
+        lo[k] = any ? std::min(lo[k], r[k]) : r[k];
+        hi[k] = any ? std::max(hi[k], r[3 + k]) : r[3 + k];
+      }
+      any = true;
+    }
     const double extent = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
     h_ = extent / kCells;
     std::copy(lo, lo + 3, lo_);
@@ -68,8 +99,9 @@ class OccupiedCells {
           if (m == 0 || (m & ~ranks) == 0) continue;
           const int c[3] = {i, j, l};
           double d2 = 0;
-          for (int k = 0; k < 3; ++k) {
-            const double a = lo_[k] + c[k] * h_, b = a + h_;
+          for (int k = 0; k < 3; ++k) {  // the outermost cells reach to infinity
+            const double a = c[k] == 0 ? -HUGE_VAL : lo_[k] + c[k] * h_;
+            const double b = c[k] == kCells - 1 ? HUGE_VAL : lo_[k] + (c[k] + 1) * h_;
             const double d = std::max({a - p[k], 0.0, p[k] - b});
             d2 += d * d;
           }
@@ -81,7 +113,7 @@ class OccupiedCells {
  private:
   static constexpr std::size_t kWords = std::size_t(kCells) * kCells * kCells / 64;
   int index(double v, int axis) const {
-    // Clamped: the last cell holds the upper faces (and rounding), the grid covers lo..hi.
+    // Clamped: the outermost cells hold what lies beyond the percentiles.
     const double t = std::floor((v - lo_[axis]) / h_);
     return int(std::clamp(t, 0.0, double(kCells - 1)));
   }
