@@ -112,10 +112,7 @@ class GridCollisionHandler final : public CollisionHandler {
       if (ids_[pr.b] < ids_[pr.a]) std::swap(pr.a, pr.b);
     cluster_.resize(n);
     for (std::size_t s = 0; s < n; ++s) cluster_[s] = static_cast<std::uint32_t>(s);
-    const auto root = [&](std::uint32_t s) {
-      while (cluster_[s] != s) s = cluster_[s] = cluster_[cluster_[s]];
-      return s;
-    };
+    const auto root = [&](std::uint32_t s) { return surviving(cluster_, s); };
     for (const CandidatePair& pr : pairs_) {
       const std::uint32_t a = root(pr.a), b = root(pr.b);
       if (a != b) cluster_[std::max(a, b)] = std::min(a, b);

@@ -102,23 +102,28 @@ void BlockSteps::move_velocities(ParticleSystem& ps, double dt, std::uint64_t ti
 }
 
 void BlockSteps::merged_accelerations(ParticleSystem& ps, const std::vector<MergeEvent>& merged) {
+  nbody::merged_accelerations(ids_, kept_, merged, ps);
+}
+
+void merged_accelerations(const std::vector<std::uint64_t>& ids, std::vector<double> (&kept)[4],
+                          const std::vector<MergeEvent>& merged, ParticleSystem& after) {
   std::unordered_map<std::uint64_t, std::size_t> before;  // id -> index before the stage
-  for (std::size_t j = 0; j < ids_.size(); ++j) before.emplace(ids_[j], j);
-  std::vector<double>& mass = kept_[3];
-  std::vector<char> changed(ids_.size(), 0);
+  for (std::size_t j = 0; j < ids.size(); ++j) before.emplace(ids[j], j);
+  std::vector<double>& mass = kept[3];
+  std::vector<char> changed(ids.size(), 0);
   for (const MergeEvent& e : merged) {  // in order: a body may merge again
     const std::size_t k = before.at(e.kept), g = before.at(e.absorbed);
     for (int c = 0; c < 3; ++c)
-      kept_[c][k] = merged_acceleration(kept_[c][k], kept_[c][g], mass[k], mass[g]);
+      kept[c][k] = merged_acceleration(kept[c][k], kept[c][g], mass[k], mass[g]);
     mass[k] += mass[g];
     changed[k] = 1;
   }
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    const std::size_t j = before.at(ps.id[i]);
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    const std::size_t j = before.at(after.id[i]);
     if (!changed[j]) continue;
-    ps.ax[i] = kept_[0][j];
-    ps.ay[i] = kept_[1][j];
-    ps.az[i] = kept_[2][j];
+    after.ax[i] = kept[0][j];
+    after.ay[i] = kept[1][j];
+    after.az[i] = kept[2][j];
   }
 }
 

@@ -107,4 +107,11 @@ class BlockSteps {
   std::vector<double> kept_[4];     // merges: ax, ay, az and mass before the stage
 };
 
+/// After a stage's merges (in their order: a body may merge again), each body that took
+/// others in gets its parts' mass-weighted acceleration (merged_acceleration()), which
+/// hierarchical steps keep until the body's next evaluation: `ids` and `kept` (ax, ay, az
+/// and mass; used as scratch) are the bodies' before the stage, `after` the survivors.
+void merged_accelerations(const std::vector<std::uint64_t>& ids, std::vector<double> (&kept)[4],
+                          const std::vector<MergeEvent>& merged, ParticleSystem& after);
+
 }  // namespace nbody

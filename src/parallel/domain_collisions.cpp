@@ -16,7 +16,10 @@
 #include <fmt/format.h>
 
 #include "collisions/contact_search.hpp"
+#include "collisions/resolution_passes.hpp"
+#include "integrators/block_steps.hpp"
 #include "nbody/error.hpp"
+#include "nbody/physics/opening_criterion.hpp"
 #include "nbody/physics/timestep.hpp"
 #include "parallel/domain_merges.hpp"
 #include "parallel/occupied_cells.hpp"
@@ -61,20 +64,11 @@ std::vector<T> records_of(const Bytes& b, const char* what) {
   return out;
 }
 
-/// Distance from a point to a box (0 inside).
+/// Distance from a point to a box (0 inside): the opening test's (physics/opening_criterion.hpp).
 double distance_to(const RankBox& b, double x, double y, double z) {
-  const double p[3] = {x, y, z};
-  double d2 = 0;
-  for (int k = 0; k < 3; ++k) {
-    const double d = std::max({b.lo[k] - p[k], 0.0, p[k] - b.hi[k]});
-    d2 += d * d;
-  }
-  return std::sqrt(d2);
-}
-
-std::size_t root(std::vector<std::size_t>& parent, std::size_t i) {
-  while (parent[i] != i) i = parent[i] = parent[parent[i]];
-  return i;
+  return std::sqrt(distance2_point_box(
+      x, y, z, 0.5 * (b.lo[0] + b.hi[0]), 0.5 * (b.lo[1] + b.hi[1]), 0.5 * (b.lo[2] + b.hi[2]),
+      0.5 * (b.hi[0] - b.lo[0]), 0.5 * (b.hi[1] - b.lo[1]), 0.5 * (b.hi[2] - b.lo[2])));
 }
 
 BodyRecord record_of(const ParticleSystem& ps, std::size_t i, std::uint8_t bin = 0) {
@@ -191,12 +185,13 @@ class DomainCollisions final : public CollisionHandler {
     const std::vector<IndexPair> pairs = find_contact_pairs(
         all_, collisions::kCandidateSkin, options_.threads, Device::Cpu, options_.search);
     const std::size_t total = all_.size();
+    // Union-find over the bodies (the search's positions fit 32 bits: ContactGrid).
     parent_.resize(total);
-    std::iota(parent_.begin(), parent_.end(), std::size_t{0});
+    std::iota(parent_.begin(), parent_.end(), std::uint32_t{0});
     paired_.assign(total, 0);
     for (const IndexPair& p : pairs) {
       paired_[p.a] = paired_[p.b] = 1;
-      const std::size_t a = root(parent_, p.a), b = root(parent_, p.b);
+      const std::uint32_t a = root(p.a), b = root(p.b);
       if (a != b) parent_[std::max(a, b)] = std::min(a, b);
     }
     // Per cluster (at its root): whether it holds a body of this rank, and the index of its
@@ -205,7 +200,7 @@ class DomainCollisions final : public CollisionHandler {
     smallest_.assign(total, total);
     for (std::size_t i = 0; i < total; ++i) {
       if (!paired_[i]) continue;
-      const std::size_t r = root(parent_, i);
+      const std::size_t r = root(i);
       if (i < n) holds_mine_[r] = 1;
       if (smallest_[r] == total || all_.id[i] < all_.id[smallest_[r]]) smallest_[r] = i;
     }
@@ -215,7 +210,7 @@ class DomainCollisions final : public CollisionHandler {
     int incomplete = 0;
     const RankBox& mine = boxes[std::size_t(me)];
     for (std::size_t i = n; i < total && mine.has != 0; ++i) {
-      if (!paired_[i] || !holds_mine_[root(parent_, i)]) continue;
+      if (!paired_[i] || !holds_mine_[root(i)]) continue;
       const double x = all_.x[i], y = all_.y[i], z = all_.z[i];
       if (distance_to(mine, x, y, z) + reach > depth ||
           (scan && ((cells.near(x, y, z, depth - reach) >> me) & 1u) == 0))
@@ -234,18 +229,21 @@ class DomainCollisions final : public CollisionHandler {
     std::vector<std::size_t> from;   // cluster body -> index in all_
     std::vector<std::uint8_t> bins;  // the cluster's bin bytes (the gate's flags land here)
     for (std::size_t i = 0; i < total; ++i) {
-      if (!paired_[i] || smallest_[root(parent_, i)] >= n) continue;
+      if (!paired_[i] || smallest_[root(i)] >= n) continue;
       add_body(cluster, record_of(all_, i));
       from.push_back(i);
       bins.push_back(bins_[i]);
     }
-    const ParticleSystem before = cluster;
+    // The accelerations and masses before the stage, for the merged bodies' (copies: the
+    // resolution changes the masses and removes bodies).
+    std::vector<double> kept[4] = {cluster.ax, cluster.ay, cluster.az, cluster.mass};
+    const std::vector<std::uint64_t> ids = cluster.id;
     CollisionStats stats;
     if (!from.empty())
       stats = local_->resolve(cluster,
                               gate.bins ? ContactGate{bins.data(), gate.ready_bin} : ContactGate{});
     stats.detect_seconds += detect_seconds;
-    merged_accelerations(before, stats.merged, cluster);
+    if (!stats.merged.empty()) merged_accelerations(ids, kept, stats.merged, cluster);
     if (options_.model == CollisionModel::Merge && options_.G != 0)
       stats.energy_lost -=
           merges_against_the_rest(all_, owned_, from, cluster, stats.merges > 0, options_, *comm_);
@@ -340,7 +338,9 @@ class DomainCollisions final : public CollisionHandler {
   ParticleSystem all_;
   std::size_t owned_ = 0;  // all_'s first owned_ bodies are this rank's
   std::vector<int> owner_;
-  std::vector<std::size_t> parent_, smallest_;
+  std::vector<std::uint32_t> parent_;  // union-find: collisions::surviving
+  std::vector<std::size_t> smallest_;
+  std::uint32_t root(std::size_t i) { return collisions::surviving(parent_, std::uint32_t(i)); }
   std::vector<char> paired_, holds_mine_;
   std::vector<std::uint8_t> bins_;  // all_'s bin bytes (hierarchical steps; else 0)
   std::vector<std::vector<std::size_t>> sent_;

@@ -10,7 +10,6 @@
 
 #include "collisions/resolution_passes.hpp"
 #include "nbody/error.hpp"
-#include "nbody/physics/collision_response.hpp"
 
 namespace nbody::parallel {
 
@@ -66,24 +65,6 @@ double merges_against_the_rest(const ParticleSystem& all, std::size_t owned,
             if ((a.before != 0) == (b.before != 0)) change += sign(a) * phi(body(a), body(b));
   }
   return change;
-}
-
-void merged_accelerations(const ParticleSystem& before, const std::vector<MergeEvent>& merged,
-                          ParticleSystem& after) {
-  if (merged.empty()) return;
-  std::unordered_map<std::uint64_t, std::size_t> at;
-  for (std::size_t k = 0; k < before.size(); ++k) at.emplace(before.id[k], k);
-  std::vector<double> a[3] = {before.ax, before.ay, before.az};
-  std::vector<double> mass = before.mass;
-  for (const MergeEvent& e : merged) {
-    const std::size_t k = at.at(e.kept), g = at.at(e.absorbed);
-    for (auto& c : a) c[k] = merged_acceleration(c[k], c[g], mass[k], mass[g]);
-    mass[k] += mass[g];
-  }
-  for (std::size_t i = 0; i < after.size(); ++i) {
-    const std::size_t k = at.at(after.id[i]);
-    after.ax[i] = a[0][k], after.ay[i] = a[1][k], after.az[i] = a[2][k];
-  }
 }
 
 }  // namespace nbody::parallel

@@ -1,7 +1,7 @@
 #pragma once
 // The bookkeeping of merges in a decomposed collision stage (domain_collisions.cpp): the
-// energy a merge changes against the bodies outside the clusters a rank resolved, and the
-// merged bodies' accelerations.
+// energy a merge changes against the bodies outside the clusters a rank resolved (the merged
+// bodies' accelerations: block_steps.hpp's merged_accelerations, as one process sets them).
 #include <cstddef>
 #include <vector>
 
@@ -24,12 +24,5 @@ namespace nbody::parallel {
                                              const std::vector<std::size_t>& from,
                                              const ParticleSystem& after, bool merged,
                                              const CollisionOptions& options, ForceReducer& comm);
-
-/// A merged body's acceleration: its parts' mass-weighted, in the order the merges happened
-/// (a body may merge again), as hierarchical steps keep it until the body's next evaluation
-/// (BlockSteps::merged_accelerations, which a decomposed stage does itself): `after`'s
-/// accelerations from `before`'s (the same ids, merged-away ones gone).
-void merged_accelerations(const ParticleSystem& before, const std::vector<MergeEvent>& merged,
-                          ParticleSystem& after);
 
 }  // namespace nbody::parallel

@@ -14,6 +14,7 @@
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/particles.hpp"
+#include "parallel/domain.hpp"
 
 namespace nbody::parallel {
 
@@ -27,7 +28,7 @@ class OccupiedCells {
   /// (a Plummer sphere's reach 100 scale lengths) would otherwise make every cell of its core
   /// as wide as the core, and every rank's bodies would share them.
   OccupiedCells(const ParticleSystem& ps, ForceReducer& comm) {
-    double mine_range[7] = {0, 0, 0, 0, 0, 0, ps.empty() ? 0.0 : 1.0};
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     std::vector<double> v;
     for (int k = 0; k < 3 && !ps.empty(); ++k) {
       const std::vector<double>& c = k == 0 ? ps.x : k == 1 ? ps.y : ps.z;
@@ -37,24 +38,10 @@ class OccupiedCells {
         std::nth_element(v.begin(), i, v.end());
         return *i;
       };
-      mine_range[k] = at(0.01);
-      mine_range[3 + k] = at(0.99);
+      lo[k] = at(0.01);
+      hi[k] = at(0.99);
     }
-    ForceReducer::Bytes range(sizeof mine_range);
-    std::memcpy(range.data(), mine_range, sizeof mine_range);
-    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-    bool any = false;
-    for (const ForceReducer::Bytes& b : comm.all_gather(range)) {
-      double r[7];
-      if (b.size() != sizeof r) throw Error("collisions on owned bodies: a malformed range");
-      std::memcpy(r, b.data(), sizeof r);
-      if (r[6] == 0) continue;
-      for (int k = 0; k < 3; ++k) {
-        lo[k] = any ? std::min(lo[k], r[k]) : r[k];
-        hi[k] = any ? std::max(hi[k], r[3 + k]) : r[3 + k];
-      }
-      any = true;
-    }
+    (void)union_of_boxes(comm, !ps.empty(), lo, hi);  // every rank's percentiles' box
     const double extent = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
     h_ = extent / kCells;
     std::copy(lo, lo + 3, lo_);
