@@ -103,35 +103,12 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   // --device gpu that is the only time the bodies leave the GPU.
 
   // ---- how far: --steps and --t-end are absolute (the step count and time of the run) ---
-  if (until_time && !(a.t_end > sim.time())) {
-    if (resumed && a.t_end <= sim.time()) {
-      if (talk)
-        fmt::print(human, "nbody run: the checkpoint is already at t = {:.6g} >= --t-end {}\n",
-                   sim.time(), a.t_end);
-    } else {
-      throw input_error("--t-end",
-                        fmt::format("must be after the start time {}", printable(sim.time())),
-                        a.t_end);
-    }
-  }
-  if (!until_time && resumed && a.steps < first_step && talk) {
-    fmt::print(human, "nbody run: the checkpoint is already at step {} >= --steps {}\n", first_step,
-               a.steps);
-  }
+  check_run_length(a, sim, until_time, resumed.has_value(), first_step, talk, human);
   // --t-end: the last step is shortened to land on T exactly. Decided from the state
   // alone, so a restarted run takes the same steps as an uninterrupted one.
   // IAS15 chooses its own steps (--dt is the first one's guess) and lands exactly on
   // --t-end and on the times of --snapshot-dt: how many steps that takes is not known ahead.
   const bool own_steps = sim.own_steps();
-  // No run without an end (the library's checks, as Python's evolve): every step must
-  // advance the time up to the run's end and the count stay within 2^53, refused here,
-  // before anything is written.
-  check_time_step(a.dt);
-  if (until_time && a.t_end > sim.time()) {
-    check_run_until(a.integrator, sim.time(), a.t_end, a.dt);
-  } else if (!until_time && a.steps > first_step) {
-    check_run_steps(a.integrator, sim.time(), a.steps - first_step, a.dt);
-  }
   auto more_steps = [&] {
     if (own_steps) return until_time ? sim.time() < a.t_end : sim.steps_done() < a.steps;
     return until_time ? step_toward(sim.time(), a.t_end, a.dt) > 0 : sim.steps_done() < a.steps;

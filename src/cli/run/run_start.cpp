@@ -2,10 +2,13 @@
 // rank for its own share in a decomposed run, else every body on every rank.
 #include "cli/run/run_start.hpp"
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/options.hpp"
 #include "nbody/initial_conditions.hpp"
+#include "nbody/input_error.hpp"
+#include "nbody/integrator.hpp"
 #include "nbody/io.hpp"
 #include "nbody/snapshot.hpp"
 
@@ -50,6 +53,33 @@ StartBodies start_bodies(const RunArgs& a, const CLI::App& app, const Simulation
   if (!a.input.empty() && app.count("--radius") > 0)
     for (double& r : start.bodies.radius) r = a.model.radius;
   return start;
+}
+
+void check_run_length(const RunArgs& a, const Simulation& sim, bool until_time, bool resumed,
+                      std::uint64_t first_step, bool talk, std::FILE* human) {
+  if (until_time && !(a.t_end > sim.time())) {
+    if (resumed && a.t_end <= sim.time()) {
+      if (talk)
+        fmt::print(human, "nbody run: the checkpoint is already at t = {:.6g} >= --t-end {}\n",
+                   sim.time(), a.t_end);
+    } else {
+      throw input_error("--t-end",
+                        fmt::format("must be after the start time {}", printable(sim.time())),
+                        a.t_end);
+    }
+  }
+  if (!until_time && resumed && a.steps < first_step && talk) {
+    fmt::print(human, "nbody run: the checkpoint is already at step {} >= --steps {}\n", first_step,
+               a.steps);
+  }
+  // No run without an end: every step must advance the time up to the run's end and the
+  // count stay within 2^53.
+  check_time_step(a.dt);
+  if (until_time && a.t_end > sim.time()) {
+    check_run_until(a.integrator, sim.time(), a.t_end, a.dt);
+  } else if (!until_time && a.steps > first_step) {
+    check_run_steps(a.integrator, sim.time(), a.steps - first_step, a.dt);
+  }
 }
 
 }  // namespace nbody::cli

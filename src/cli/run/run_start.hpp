@@ -1,6 +1,8 @@
 #pragma once
 // The bodies `nbody run` starts from (run_loop.cpp): a checkpoint's, a file's or a model's.
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 
@@ -28,5 +30,12 @@ struct StartBodies {
 [[nodiscard]] StartBodies start_bodies(const RunArgs& a, const CLI::App& app,
                                        const SimulationOptions& options,
                                        const std::shared_ptr<ForceReducer>& ranks);
+
+/// How far the run goes, checked before anything is written: --t-end after the start time
+/// (a restart already past it is said, `talk`, on `human`), a restart already past --steps
+/// said, and every step advancing the time to the end within 2^53 steps (the library's
+/// checks, as Python's evolve). Throws the input error naming the option.
+void check_run_length(const RunArgs& a, const Simulation& sim, bool until_time, bool resumed,
+                      std::uint64_t first_step, bool talk, std::FILE* human);
 
 }  // namespace nbody::cli

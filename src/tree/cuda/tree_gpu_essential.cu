@@ -41,35 +41,11 @@
 #include "nbody/error.hpp"
 #include "nbody/physics/opening_criterion.hpp"
 #include "tree/cuda/tree_gpu.cuh"
+#include "tree/cuda/tree_gpu_essential_layout.cuh"
 
 namespace nbody::cuda_tree {
 
 namespace {
-
-/// The packed buffer's sections (byte offsets), each aligned to a Vec4<Real>.
-template <class Real>
-struct Layout {
-  std::size_t box, com, quad, link, bmax, shared, bodies, end;
-};
-
-constexpr std::size_t round_up(std::size_t x, std::size_t a) {
-  return (x + a - 1) / a * a;
-}
-
-template <class Real>
-Layout<Real> layout(EssentialCounts c, bool quadrupole, bool bmax, bool shared) {
-  constexpr std::size_t v = sizeof(Vec4<Real>);
-  Layout<Real> l{};
-  l.box = 0;
-  l.com = l.box + c.cells * v;
-  l.quad = l.com + c.cells * v;
-  l.link = l.quad + (quadrupole ? 2 * c.cells * v : 0);
-  l.bmax = l.link + round_up(c.cells * sizeof(CellLink), v);
-  l.shared = l.bmax + (bmax ? round_up(round_up(c.cells, 4) * sizeof(Real), v) : 0);
-  l.bodies = l.shared + (shared ? round_up(c.cells, v) : 0);
-  l.end = l.bodies + c.bodies * v;
-  return l;
-}
 
 /// The receiver box as the open test reads it (already widened, criterion constants scaled).
 template <class Real>

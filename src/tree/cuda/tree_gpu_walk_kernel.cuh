@@ -1,6 +1,6 @@
 #pragma once
 // The GPU tree walk kernel (tree_walk, one warp per group; the design is described in
-// tree_gpu_walk.cu, which launches it) and its per-variant grid size.
+// tree_gpu_walk.cu, which launches it; its variants and their grids: tree_gpu_walk_launch.cuh).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -379,30 +379,6 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
     }
     if (lane == 0) atomicAdd(t.interactions, entries * (grp.end - grp.begin));
   }
-}
-
-template <class Real, bool Softened, bool Quad, bool Single = false, bool Pot = false,
-          bool Active = false, bool Mac = false, bool Foreign = false>
-auto walk_kernel() {
-  using Math = typename cuda_gravity::MathFor<Real, true, Softened>::type;
-  return tree_walk<Real, Math, Quad, Single, Pot, Active, Mac, Foreign>;
-}
-
-/// The persistent grid of a walk variant. Queried once (device 0 is the only one used):
-/// it was three runtime queries per launch, on every step.
-template <class Real, bool Softened, bool Quad, bool Pot = false, bool Mac = false,
-          bool Foreign = false>
-unsigned walk_blocks() {
-  static const unsigned blocks = [] {
-    int device = 0, sms = 1, per_sm = 0;
-    NBODY_CUDA_CHECK(cudaGetDevice(&device));
-    NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, walk_kernel<Real, Softened, Quad, false, Pot, false, Mac, Foreign>(),
-        kWalkThreads<Real>, 0));
-    return unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
-  }();
-  return blocks;
 }
 
 }  // namespace

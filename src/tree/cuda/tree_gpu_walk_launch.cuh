@@ -23,6 +23,30 @@ unsigned foreign_walk_blocks();
 
 namespace {
 
+template <class Real, bool Softened, bool Quad, bool Single = false, bool Pot = false,
+          bool Active = false, bool Mac = false, bool Foreign = false>
+auto walk_kernel() {
+  using Math = typename cuda_gravity::MathFor<Real, true, Softened>::type;
+  return tree_walk<Real, Math, Quad, Single, Pot, Active, Mac, Foreign>;
+}
+
+/// The persistent grid of a walk variant. Queried once (device 0 is the only one used):
+/// it was three runtime queries per launch, on every step.
+template <class Real, bool Softened, bool Quad, bool Pot = false, bool Mac = false,
+          bool Foreign = false>
+unsigned walk_blocks() {
+  static const unsigned blocks = [] {
+    int device = 0, sms = 1, per_sm = 0;
+    NBODY_CUDA_CHECK(cudaGetDevice(&device));
+    NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, walk_kernel<Real, Softened, Quad, false, Pot, false, Mac, Foreign>(),
+        kWalkThreads<Real>, 0));
+    return unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 1);
+  }();
+  return blocks;
+}
+
 // A budget of list entries, at least 4096 and at most 10^9 (b = 1e30: none).
 inline unsigned long long clamp_budget(double b) {
   return b < 4096.0 ? 4096ULL : (b > 1e9 ? 1000000000ULL : (unsigned long long)b);

@@ -1,0 +1,38 @@
+#pragma once
+// The byte layout of a packed locally essential tree (tree_gpu_essential.cu writes it, a
+// receiver's walk reads it through TreeForces::essential_sources): each section aligned to a
+// Vec4<Real>.
+#include <cstddef>
+
+#include "core/cuda/vec4.cuh"
+#include "tree/cuda/tree_gpu_sources.cuh"
+#include "tree/cuda/tree_gpu_view.cuh"
+
+namespace nbody::cuda_tree {
+
+/// The packed buffer's sections (byte offsets), each aligned to a Vec4<Real>.
+template <class Real>
+struct Layout {
+  std::size_t box, com, quad, link, bmax, shared, bodies, end;
+};
+
+inline constexpr std::size_t round_up(std::size_t x, std::size_t a) {
+  return (x + a - 1) / a * a;
+}
+
+template <class Real>
+inline Layout<Real> layout(EssentialCounts c, bool quadrupole, bool bmax, bool shared) {
+  constexpr std::size_t v = sizeof(Vec4<Real>);
+  Layout<Real> l{};
+  l.box = 0;
+  l.com = l.box + c.cells * v;
+  l.quad = l.com + c.cells * v;
+  l.link = l.quad + (quadrupole ? 2 * c.cells * v : 0);
+  l.bmax = l.link + round_up(c.cells * sizeof(CellLink), v);
+  l.shared = l.bmax + (bmax ? round_up(round_up(c.cells, 4) * sizeof(Real), v) : 0);
+  l.bodies = l.shared + (shared ? round_up(c.cells, v) : 0);
+  l.end = l.bodies + c.bodies * v;
+  return l;
+}
+
+}  // namespace nbody::cuda_tree
