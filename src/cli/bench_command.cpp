@@ -201,6 +201,14 @@ void add_bench_command(CLI::App& app) {
                                   "direct or tree (default tree)")
                       ->check(one_of({"direct", "tree", "both"}))
                       ->capture_default_str();
+  cmd->add_option("--scaling", args->scaling, "scaling-mpi: strong, weak or both")
+      ->check(one_of({"strong", "weak", "both"}))
+      ->capture_default_str();
+  cmd->add_option("--from-ranks", args->from_ranks,
+                  "scaling-mpi: the fewest ranks timed, the base of the efficiencies (for N "
+                  "that one GPU cannot hold)")
+      ->check(whole_in(1, 1 << 20))
+      ->capture_default_str();
   cmd->add_flag(
       "--timings", args->timings,
       "scaling-mpi: milliseconds per step of each force stage (rank 0 and the slowest rank)");

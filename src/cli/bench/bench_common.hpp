@@ -37,6 +37,8 @@ struct BenchArgs {
   bool quick = false;                 // report suites: small sizes, well under a minute
   std::string gravity = "both";       // scaling-mpi: direct, tree or both
   bool timings = false;               // scaling-mpi: rank 0's ms per stage
+  std::string scaling = "both";       // scaling-mpi: strong, weak or both
+  int from_ranks = 1;                 // scaling-mpi: the fewest ranks (the efficiencies' base)
   std::string output_dir = "nbody-bench";  // report suites: CSV, JSON, PNG, report.md
   std::optional<double> softening;         // --softening; unset: each suite's own default
   bool deterministic = false;              // direct --device gpu: GravityOptions::deterministic

@@ -3,9 +3,10 @@
 // tree (docs/distributed.md). Run it under mpirun with the largest P: every
 // configuration uses the first P ranks of the world, the others wait.
 //
-// Efficiency. Strong: T1 / (P TP). Weak: the work per step grows as N^2 for the direct
-// sum and about N log N for the tree, so the efficiency is (W_P / W_1) / P x T1 / TP: 1 when
-// P ranks do P times the work of one in the same time.
+// Efficiency, against the fewest ranks timed (P0 = --from-ranks, default 1). Strong:
+// P0 T0 / (P TP). Weak: the work per step grows as N^2 for the direct sum and about N log N
+// for the tree, so the efficiency is (W_P / W_0) P0 / P x T0 / TP: 1 when P ranks do P / P0
+// times the work of P0 in the same time.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
+#include "nbody/input_error.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody::cli::bench {
@@ -226,8 +228,14 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
   // Defaults: the targets on GPUs (4M direct, 64M tree), small on CPUs.
   const std::size_t direct_n = n_given ? a.n : gpu ? 4194304 : 8192;
   const std::size_t tree_n = n_given ? 16 * a.n : gpu ? 67108864 : 262144;
+  if (a.from_ranks > world_ranks)
+    throw input_error("--from-ranks", fmt::format("at most the {} ranks of mpirun", world_ranks),
+                      std::to_string(a.from_ranks));
+  // P0 = --from-ranks, then doubling up to the world's ranks. The efficiencies are against
+  // P0 ranks (a base of P0 > 1 for N that one GPU cannot hold).
+  const int p0 = a.from_ranks;
   std::vector<int> ps;
-  for (int p = 1; p <= world_ranks; p *= 2) ps.push_back(p);
+  for (int p = p0; p <= world_ranks; p *= 2) ps.push_back(p);
   if (ps.back() != world_ranks) ps.push_back(world_ranks);
 
   std::vector<Row> rows;
@@ -235,6 +243,7 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
     if (a.gravity != "both" && a.gravity != to_string(algorithm)) continue;
     const std::size_t n_fixed = algorithm == GravityAlgorithm::Direct ? direct_n : tree_n;
     for (const std::string scaling : {"strong", "weak"}) {
+      if (a.scaling != "both" && a.scaling != scaling) continue;
       double t1 = 0;
       for (int p : ps) {
         // Weak: the largest P runs the strong-scaling N, so the biggest case is the same.
@@ -245,11 +254,12 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
         Row row{algorithm, scaling, p, n, 0, 0, 0};
         const double ms = time_steps(a, algorithm, n, p, steps, stages, row);
         if (!root) continue;
-        if (p == 1) t1 = ms;
-        const std::size_t n1 = scaling == "strong" ? n_fixed : n_fixed / std::size_t(world_ranks);
-        const double eff = scaling == "strong"
-                               ? t1 / (double(p) * ms)
-                               : work(algorithm, n) / work(algorithm, n1) / double(p) * t1 / ms;
+        if (p == p0) t1 = ms;
+        const std::size_t n1 =
+            scaling == "strong" ? n_fixed : n_fixed / std::size_t(world_ranks) * std::size_t(p0);
+        const double eff = scaling == "strong" ? double(p0) * t1 / (double(p) * ms)
+                                               : work(algorithm, n) / work(algorithm, n1) *
+                                                     double(p0) / double(p) * t1 / ms;
         row.steps = steps, row.ms_per_step = ms, row.efficiency = eff;
         rows.push_back(row);
         fmt::print(
@@ -293,6 +303,7 @@ void bench_scaling_mpi(const BenchArgs& a, bool n_given) {
                    {"steps", r.steps},
                    {"ms_per_step", r.ms_per_step},
                    {"efficiency", r.efficiency},
+                   {"efficiency_base_ranks", a.from_ranks},
                    {"load_balance", r.load_balance},
                    {"decomposed", r.decomposed},
                    {"bytes_per_step", r.bytes_per_step},
