@@ -331,14 +331,29 @@ TEST_F(GpuEssentialTree, FarBoxGetsLittleAndAnAllCoveringBoxEverything) {
     EXPECT_GT(both[0].cells, 0u);
     EXPECT_EQ(both[1].cells, cells);
     EXPECT_EQ(both[1].bodies, sp.b.size());
+    // More receivers than one pass finds (32, a bit each): the 33rd, all-covering, in a
+    // second pass, whose masks the write finds again after the first pass's.
+    std::vector<ReceiverBox<float>> many(32, far);
+    many.push_back(all);
+    const auto counts = fb->count_essential(many, {0.5, quad, false}, nullptr);
+    for (std::size_t k = 0; k < 32; ++k) {
+      EXPECT_EQ(counts[k].cells, one[0].cells) << k;
+      EXPECT_EQ(counts[k].bodies, one[0].bodies) << k;
+    }
+    EXPECT_EQ(counts[32].cells, cells);
+    EXPECT_EQ(counts[32].bodies, sp.b.size());
+    void* far_packed = nullptr;
+    check(cudaMalloc(&far_packed, fb->essential_bytes(counts[0])), "packed");
+    fb->write_essential(0, far_packed, nullptr);  // the first batch's masks
+    check(cudaFree(far_packed), "free");
     // The all-covering tree walked as foreign sources is B's own walk without the self-pairs:
     // the same forces for a tree of B against itself (no potential: no self-exclusion asked).
     void* packed = nullptr;
-    check(cudaMalloc(&packed, fb->essential_bytes(both[1])), "packed");
-    fb->write_essential(1, packed, nullptr);
+    check(cudaMalloc(&packed, fb->essential_bytes(counts[32])), "packed");
+    fb->write_essential(32, packed, nullptr);  // the second batch's, found again
     fb->walk_sources(sp.b.size(), 0.01f, nullptr, false, nullptr, false);
     const std::vector<Body> own = download(*fb, sp.b.size());
-    const TreeSources<float> src = fb->essential_sources(packed, both[1]);
+    const TreeSources<float> src = fb->essential_sources(packed, counts[32]);
     fb->walk_sources(sp.b.size(), 0.01f, nullptr, false, &src, false);
     const std::vector<Body> foreign = download(*fb, sp.b.size());
     check(cudaFree(packed), "free");

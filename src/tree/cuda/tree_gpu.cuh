@@ -277,7 +277,7 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   TopScratch top_;
   std::size_t top_candidates_ = 0, top_cells_shared_ = 0;
   EssentialScratch<Real> ess_;  // count_essential, write_essential
-  void essential_flags(std::size_t k, cudaStream_t s, bool count);  // receiver k's, top down
+  void essential_flags(std::size_t batch, cudaStream_t s, bool count);  // 32 receivers, top down
   static constexpr int kStages = 5;
   cudaEvent_t events_[kStages + 1] = {};
 };

@@ -28,6 +28,8 @@
 // boxes; a warp per box walking this tree took 35-145 ms (neighbouring boxes traverse the
 // same cells again).
 #include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
@@ -96,54 +98,99 @@ __device__ bool any_opens(const Vec4<Real>& q, const Vec4<Real>& m, Real bmax2, 
   return false;
 }
 
-/// One level of the receiver's essential tree, top down (the levels of the build, from the
-/// root): a cell is included when its parent was opened (the root always); an included
-/// inner cell is opened when some box opens it (a leaf ships its bodies either way and is
-/// not tested). Writes opened[c], included[] of its children, bodies[c] (an included leaf's
-/// count); counts (when set) gets the level's included cells and bodies added.
+/// The receivers of one batch (at most 32: a bit each in the cells' masks).
+constexpr unsigned kBatch = 32;
+template <class Real>
+struct Batch {
+  BoxTree<Real> tree[kBatch];
+  unsigned count;
+};
+
+/// One level of the batch's essential trees, top down (the levels of the build, from the
+/// root), every receiver of the batch in one pass: a cell is included for receiver k when
+/// its parent was opened for k (the root for all); an included inner cell is opened for k
+/// when some box of k opens it (a leaf ships its bodies either way and is not tested).
+/// Writes opened[c] and included[] of its children as masks (bit k: receiver k of the
+/// batch); counts (when set) gets each receiver's included cells and bodies added (2 k, 2 k
+/// + 1). One pass for all receivers: the counts and the writes then need no second pass over
+/// the levels (with one receiver at a time, 4 ranks tested every level 5 times a step).
 template <class Real>
 __global__ void include_level(const Vec4<Real>* __restrict__ box,
                               const Vec4<Real>* __restrict__ com, const Real* __restrict__ bmax,
                               const CellLink* __restrict__ link,
                               const unsigned char* __restrict__ shared,
                               const unsigned* __restrict__ level_start, int level, int dim,
-                              BoxTree<Real> boxes, unsigned char* opened, unsigned* included,
-                              unsigned* bodies, unsigned* counts) {
-  __shared__ unsigned block_cells, block_bodies;
-  if (threadIdx.x == 0) block_cells = block_bodies = 0;
+                              Batch<Real> batch, unsigned* opened, unsigned* included,
+                              unsigned* counts) {
+  __shared__ unsigned block_counts[2 * kBatch];
+  for (unsigned j = threadIdx.x; j < 2 * kBatch; j += blockDim.x) block_counts[j] = 0;
   __syncthreads();
   const unsigned lb = level_start[level], le = level_start[level + 1];
+  const unsigned all = batch.count == 32 ? ~0u : (1u << batch.count) - 1u;
   const Real slack = box[0].w * (sizeof(Real) == 4 ? Real(0x1p-20) : Real(0x1p-40));
-  unsigned my_cells = 0, my_bodies = 0;
+  // This thread's counts (a receiver's cells, its bodies) and the receivers they touch.
+  unsigned mine[2 * kBatch], seen = 0;
   for (unsigned c = lb + blockIdx.x * blockDim.x + threadIdx.x; c < le;
        c += gridDim.x * blockDim.x) {
-    const bool in = c == 0 || included[c] != 0;
-    if (c == 0) included[0] = 1;
+    const unsigned in = c == 0 ? all : included[c];
+    if (c == 0) included[0] = all;
     const CellLink lk = link[c];
     const bool leaf = lk.first_child < 0;
-    bool open = false;
-    if (in && !leaf) {
+    unsigned open = 0;
+    if (in != 0 && !leaf) {
       // A shared top cell is always sent opened: a receiver's copy of it must never meet a
       // pruned one that it would open (its own bodies there would then count twice).
-      const Real b2 = bmax != nullptr ? bmax[c] * bmax[c] : Real(-1);
-      open =
-          (shared != nullptr && shared[c] != 0) || any_opens(box[c], com[c], b2, dim, slack, boxes);
+      if (shared != nullptr && shared[c] != 0) {
+        open = in;
+      } else {
+        const Real b2 = bmax != nullptr ? bmax[c] * bmax[c] : Real(-1);
+        const Vec4<Real> q = box[c], m = com[c];
+        for (unsigned rest = in; rest != 0; rest &= rest - 1) {
+          const int k = __ffs(int(rest)) - 1;
+          if (any_opens(q, m, b2, dim, slack, batch.tree[k])) open |= 1u << k;
+        }
+      }
     }
-    opened[c] = open ? 1 : 0;
-    for (int j = 0; j < (leaf ? 0 : lk.child_count); ++j)
-      included[lk.first_child + j] = open ? 1u : 0u;
-    const unsigned count = in && leaf ? lk.end - lk.begin : 0u;
-    bodies[c] = count;
-    my_cells += in ? 1u : 0u;
-    my_bodies += count;
+    opened[c] = open;
+    for (int j = 0; j < (leaf ? 0 : lk.child_count); ++j) included[lk.first_child + j] = open;
+    if (counts == nullptr) continue;
+    const unsigned count = leaf ? lk.end - lk.begin : 0u;
+    for (unsigned rest = in; rest != 0; rest &= rest - 1) {
+      const int k = __ffs(int(rest)) - 1;
+      if ((seen >> k & 1u) == 0) mine[2 * k] = mine[2 * k + 1] = 0;
+      seen |= 1u << k;
+      mine[2 * k] += 1;
+      mine[2 * k + 1] += count;
+    }
   }
   if (counts == nullptr) return;
-  if (my_cells) atomicAdd(&block_cells, my_cells);
-  if (my_bodies) atomicAdd(&block_bodies, my_bodies);
+  for (unsigned rest = seen; rest != 0; rest &= rest - 1) {
+    const int k = __ffs(int(rest)) - 1;
+    atomicAdd(&block_counts[2 * k], mine[2 * k]);
+    if (mine[2 * k + 1]) atomicAdd(&block_counts[2 * k + 1], mine[2 * k + 1]);
+  }
   __syncthreads();
-  if (threadIdx.x == 0 && block_cells) atomicAdd(&counts[0], block_cells);
-  if (threadIdx.x == 0 && block_bodies) atomicAdd(&counts[1], block_bodies);
+  for (unsigned j = threadIdx.x; j < 2 * batch.count; j += blockDim.x)
+    if (block_counts[j]) atomicAdd(&counts[j], block_counts[j]);
 }
+
+/// Receiver `bit`'s view of the masks for the scans: is cell c included (Included), and the
+/// bodies an included leaf ships (Bodies).
+struct Included {
+  const unsigned* mask;
+  unsigned bit;
+  __host__ __device__ unsigned operator()(unsigned c) const { return (mask[c] >> bit) & 1u; }
+};
+struct LeafBodies {
+  const unsigned* mask;
+  const CellLink* link;
+  unsigned bit;
+  __host__ __device__ unsigned operator()(unsigned c) const {
+    if (((mask[c] >> bit) & 1u) == 0) return 0;
+    const CellLink lk = link[c];
+    return lk.first_child < 0 ? lk.end - lk.begin : 0u;
+  }
+};
 
 template <class Real>
 struct Packed {
@@ -157,13 +204,12 @@ struct Packed {
 };
 
 template <class Real>
-__global__ void write_cells(TreeView<Real> t, unsigned cells,
-                            const unsigned char* __restrict__ opened,
-                            const unsigned* __restrict__ included,
+__global__ void write_cells(TreeView<Real> t, unsigned cells, const unsigned* __restrict__ opened,
+                            const unsigned* __restrict__ included, unsigned bit,
                             const unsigned* __restrict__ index, const unsigned* __restrict__ offset,
                             Packed<Real> out) {
   const unsigned c = blockIdx.x * 256u + threadIdx.x;
-  if (c >= cells || !included[c]) return;
+  if (c >= cells || ((included[c] >> bit) & 1u) == 0) return;
   const unsigned i = index[c], at = offset[c];
   out.box[i] = t.box[c];
   out.com[i] = t.com[c];
@@ -176,8 +222,9 @@ __global__ void write_cells(TreeView<Real> t, unsigned cells,
   const CellLink lk = t.link[c];
   if (lk.first_child >= 0) {
     // Opened: its children (all included, contiguous); otherwise a leaf without bodies.
-    out.link[i] = opened[c] ? CellLink{int(index[lk.first_child]), lk.child_count, at, at}
-                            : CellLink{-1, 0, at, at};
+    out.link[i] = ((opened[c] >> bit) & 1u) != 0
+                      ? CellLink{int(index[lk.first_child]), lk.child_count, at, at}
+                      : CellLink{-1, 0, at, at};
     return;
   }
   out.link[i] = {-1, 0, at, at + (lk.end - lk.begin)};
@@ -244,19 +291,23 @@ TreeSources<Real> TreeForces<Real>::essential_sources(const void* packed, Essent
 }
 
 template <class Real>
-void TreeForces<Real>::essential_flags(std::size_t k, cudaStream_t s, bool count) {
-  const BoxTree<Real> boxes{
-      reinterpret_cast<const TestBox<Real>*>(ess_.test.data()) + ess_.first[k], ess_.leaves[k]};
+void TreeForces<Real>::essential_flags(std::size_t batch, cudaStream_t s, bool count) {
+  Batch<Real> b{};
+  const std::size_t first = batch * kBatch;
+  b.count = unsigned(std::min<std::size_t>(kBatch, ess_.boxes - first));
+  for (unsigned j = 0; j < b.count; ++j) {
+    b.tree[j] = {reinterpret_cast<const TestBox<Real>*>(ess_.test.data()) + ess_.first[first + j],
+                 ess_.leaves[first + j]};
+  }
   constexpr int kLevelBlocks = 1024;  // a fixed grid striding over each level, as the build's
   for (int level = 0; level <= key_bits(dim_); ++level) {
     include_level<Real><<<kLevelBlocks, 256, 0, s>>>(
         box_.data(), com_.data(), mac_ == OpeningCriterion::Bmax ? bmax_.data() : nullptr,
-        link_.data(), top_shared_ ? shared_.data() : nullptr, levels_.data(), level, dim_, boxes,
-        ess_.open.data(), ess_.flags.data(), ess_.bodies.data(),
-        count ? ess_.counts.data() + 2 * k : nullptr);
+        link_.data(), top_shared_ ? shared_.data() : nullptr, levels_.data(), level, dim_, b,
+        ess_.open.data(), ess_.flags.data(), count ? ess_.counts.data() + 2 * first : nullptr);
     NBODY_CUDA_CHECK_LAUNCH("essential include_level");
   }
-  ess_.flags_for = k;
+  ess_.flags_for = batch;
 }
 
 template <class Real>
@@ -299,10 +350,9 @@ std::vector<EssentialCounts> TreeForces<Real>::count_essential(
   ess_.test.reserve(std::max<std::size_t>(8 * test.size(), 8), "essential tree receiver boxes");
   NBODY_CUDA_CHECK(cudaMemcpyAsync(ess_.test.data(), test.data(),
                                    test.size() * sizeof(TestBox<Real>), cudaMemcpyHostToDevice, s));
-  ess_.open.reserve(cells_, "essential tree opened flags");
-  ess_.flags.reserve(cells_, "essential tree include flags");
+  ess_.open.reserve(cells_, "essential tree opened masks");
+  ess_.flags.reserve(cells_, "essential tree include masks");
   ess_.index.reserve(cells_, "essential tree cell indices");
-  ess_.bodies.reserve(cells_, "essential tree body counts");
   ess_.offset.reserve(cells_, "essential tree body offsets");
   ess_.counts.reserve(2 * boxes.size(), "essential tree counts");
   if (2 * boxes.size() > ess_.host_capacity) {
@@ -313,7 +363,8 @@ std::vector<EssentialCounts> TreeForces<Real>::count_essential(
     ess_.host_capacity = 2 * boxes.size();
   }
   NBODY_CUDA_CHECK(cudaMemsetAsync(ess_.counts.data(), 0, 2 * boxes.size() * sizeof(unsigned), s));
-  for (std::size_t k = 0; k < boxes.size(); ++k) essential_flags(k, s, true);
+  for (std::size_t batch = 0; batch * kBatch < boxes.size(); ++batch)
+    essential_flags(batch, s, true);
   NBODY_CUDA_CHECK(cudaMemcpyAsync(ess_.host, ess_.counts.data(),
                                    2 * boxes.size() * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
   NBODY_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -330,22 +381,27 @@ void TreeForces<Real>::write_essential(std::size_t k, void* packed, cudaStream_t
   }
   const unsigned cells = n_ == 0 ? 0u : cells_;
   if (cells == 0) return;
-  // One set of per-cell arrays serves all receivers: the flags again unless the count left
-  // this receiver's (the last one counted: with 2 ranks, the only one).
-  if (ess_.flags_for != k) essential_flags(k, s, false);
+  // One set of per-cell masks serves a batch of 32 receivers: the masks again unless the
+  // count left this receiver's batch (the last one counted: below 33 ranks, the only one).
+  if (ess_.flags_for != k / kBatch) essential_flags(k / kBatch, s, false);
+  const unsigned bit = unsigned(k % kBatch);
+  const auto cell = thrust::make_counting_iterator(0u);
+  const auto included = thrust::make_transform_iterator(cell, Included{ess_.flags.data(), bit});
+  const auto bodies =
+      thrust::make_transform_iterator(cell, LeafBodies{ess_.flags.data(), link_.data(), bit});
   std::size_t bytes = 0;
   const auto items = static_cast<long long>(cells);
-  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, ess_.flags.data(),
-                                                 ess_.index.data(), items, s));
+  NBODY_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, bytes, included, ess_.index.data(), items, s));
   scratch(bytes);
-  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, ess_.flags.data(),
-                                                 ess_.index.data(), items, s));
+  NBODY_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, included, ess_.index.data(), items, s));
   bytes = 0;
-  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, ess_.bodies.data(),
-                                                 ess_.offset.data(), items, s));
+  NBODY_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, bytes, bodies, ess_.offset.data(), items, s));
   scratch(bytes);
-  NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, ess_.bodies.data(),
-                                                 ess_.offset.data(), items, s));
+  NBODY_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, bodies, ess_.offset.data(), items, s));
   const EssentialCounts c{ess_.host[2 * k], ess_.host[2 * k + 1]};
   const Layout<Real> l = layout<Real>(c, quadrupole_, mac_ == OpeningCriterion::Bmax, decomposed_);
   auto* base = static_cast<unsigned char*>(packed);
@@ -358,8 +414,8 @@ void TreeForces<Real>::write_essential(std::size_t k, void* packed, cudaStream_t
       decomposed_ ? base + l.shared : nullptr,
       reinterpret_cast<Vec4<Real>*>(base + l.bodies)};
   write_cells<Real><<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
-      view(n_), cells, ess_.open.data(), ess_.flags.data(), ess_.index.data(), ess_.offset.data(),
-      out);
+      view(n_), cells, ess_.open.data(), ess_.flags.data(), bit, ess_.index.data(),
+      ess_.offset.data(), out);
   NBODY_CUDA_CHECK_LAUNCH("essential write_cells");
 }
 

@@ -97,9 +97,10 @@ struct EssentialScratch {
   std::vector<unsigned> leaves;  // and its leaves (a power of 2)
   gpu::DeviceBuffer<Real> test;  // every receiver's boxes (8 Reals each)
   double theta = 0;
-  std::size_t flags_for = ~std::size_t(0);  // the receiver whose flags open/flags/bodies hold
-  gpu::DeviceBuffer<unsigned char> open;
-  gpu::DeviceBuffer<unsigned> flags, index, bodies, offset, counts;
+  // The batch of 32 receivers whose masks open and flags hold (bit k: the batch's receiver k
+  // opens the cell, the cell is included for it).
+  std::size_t flags_for = ~std::size_t(0);
+  gpu::DeviceBuffer<unsigned> open, flags, index, offset, counts;
   unsigned* host = nullptr;
   std::size_t host_capacity = 0;
   EssentialScratch() = default;
