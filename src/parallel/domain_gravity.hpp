@@ -100,4 +100,9 @@ double settling_imbalance_from(const char* text);
 /// variable otherwise.
 std::size_t migration_round_from(const char* text);
 
+/// The pieces a GPU rank describes its bodies by (about n / this many bodies each; 0: the
+/// default) from NBODY_DOMAIN_PIECES, given its text (null: unset): a whole number from 1
+/// to 16384; throws the input error that names the variable otherwise.
+std::size_t pieces_per_rank_from(const char* text);
+
 }  // namespace nbody::parallel

@@ -351,5 +351,21 @@ TEST(DomainGravity, MigrationRoundVariableRefusesWhatIsNotAWholeNumberOfBodies) 
   }
 }
 
+TEST(DomainGravity, PiecesVariableRefusesWhatIsNotAWholeNumberInRange) {
+  EXPECT_EQ(parallel::pieces_per_rank_from(nullptr), 0u);  // unset: the default
+  EXPECT_EQ(parallel::pieces_per_rank_from("1"), 1u);
+  EXPECT_EQ(parallel::pieces_per_rank_from("16384"), 16384u);
+  for (const char* bad : {"", "abc", "0", "-1", "+5", " 5", "16385", "1.5", "1e3"}) {
+    try {
+      (void)parallel::pieces_per_rank_from(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("NBODY_DOMAIN_PIECES"), std::string::npos) << what;
+      EXPECT_NE(what.find(bad), std::string::npos) << what;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nbody

@@ -60,8 +60,16 @@ inline parallel::DomainOptions gpu_domain_options(const GravityOptions& g) {
 }
 
 /// A rank describes its bodies to the others by cells of its tree of about n / this many
-/// bodies (TreeForces::describe_bodies; each receives the union of their essential trees).
+/// bodies (TreeForces::describe_bodies; each receives the union of their essential trees);
+/// NBODY_DOMAIN_PIECES sets another (tuning).
 constexpr std::size_t kPiecesPerRank = 2048;
+inline std::size_t pieces_per_rank() {
+  static const std::size_t pieces = [] {
+    const std::size_t p = parallel::pieces_per_rank_from(std::getenv("NBODY_DOMAIN_PIECES"));
+    return p > 0 ? p : kPiecesPerRank;
+  }();
+  return pieces;
+}
 
 template <class Real>
 class DomainForces {
@@ -241,7 +249,7 @@ class DomainForces {
     // compact, not reaching into another domain), each with its box and smallest |a_old| (a
     // sender ships the union of their essential trees; one box for all would take the
     // domain's smallest |a_old|, near a system's centre |a| -> 0, and span its outliers).
-    const unsigned piece = unsigned(std::max<std::size_t>(n_ / kPiecesPerRank, 1));
+    const unsigned piece = unsigned(std::max<std::size_t>(n_ / pieces_per_rank(), 1));
     if (n_ > 0) {
       tree_->set_root_box(root);
       tree_->build_only(n_, stream);
