@@ -38,8 +38,8 @@ struct RepeatedId {
 
 /// The repeat the whole file's reader finds first (the least `again`, with the first row of
 /// that id) among every rank's `ids` (this rank's from row `first_row` over the file), on
-/// every rank: each id goes to rank id mod P, which looks for repeats. Ids of 0 are left out
-/// when `zero_is_none`. Collective with a group; without one, these ids alone.
+/// every rank: a cheap test for any repeat, then each id at rank id mod P to name the rows. Ids of
+/// 0 are left out when `zero_is_none`. Collective with a group; without one, these ids alone.
 [[nodiscard]] std::optional<RepeatedId> first_repeated_id(const std::vector<std::uint64_t>& ids,
                                                           std::uint64_t first_row,
                                                           ForceReducer* group, bool zero_is_none);

@@ -49,9 +49,8 @@ void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
 
 bool ids_usable(const std::vector<std::uint64_t>& ids) {
   if (std::find(ids.begin(), ids.end(), std::uint64_t{0}) != ids.end()) return false;
-  std::vector<std::uint64_t> sorted = ids;
-  std::sort(sorted.begin(), sorted.end());
-  return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+  // A bitmap over the ids' range where it is dense (ids numbered from 1), not a sort.
+  return !io_detail::first_repeated_id(ids, 0, nullptr, false);
 }
 
 bool ids_usable_over(const std::vector<std::uint64_t>& ids, ForceReducer* group) {

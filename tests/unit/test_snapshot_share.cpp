@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "io/share_checks.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/initial_conditions.hpp"
@@ -178,6 +179,57 @@ TEST(SnapshotShare, SharesCrossTheTypesAsTheWholeFileOrdersThem) {
     EXPECT_EQ(joined.id, whole.id);
   }
   fs::remove(p);
+}
+
+/// The repeat every rank finds among the rows of the whole list split over `parts` ranks in
+/// order, and what one process finds in the whole list (which must agree).
+void expect_same_repeat(const std::vector<std::uint64_t>& ids, bool zero_is_none,
+                        const char* what) {
+  const auto whole = io_detail::first_repeated_id(ids, 0, nullptr, zero_is_none);
+  for (int parts : {1, 2, 3, 4}) {
+    using Found = std::optional<io_detail::RepeatedId>;
+    const auto each = testing::run_parts<Found>(parts, [&](std::shared_ptr<ForceReducer> r) {
+      const ShareRange w = share_range(ids.size(), r->part(), r->parts());
+      const std::vector<std::uint64_t> mine(ids.begin() + std::ptrdiff_t(w.first),
+                                            ids.begin() + std::ptrdiff_t(w.last));
+      return io_detail::first_repeated_id(mine, w.first, r.get(), zero_is_none);
+    });
+    for (const Found& f : each) {
+      ASSERT_EQ(f.has_value(), whole.has_value()) << what << ", " << parts << " ranks";
+      if (!f) continue;
+      EXPECT_EQ(f->id, whole->id) << what;
+      EXPECT_EQ(f->first, whole->first) << what;
+      EXPECT_EQ(f->again, whole->again) << what;
+    }
+  }
+}
+
+TEST(SnapshotShare, RepeatedIdsAreFoundInDenseAndSparseRangesOnAnyNumberOfRanks) {
+  // Dense (numbered from 1, shuffled: a bitmap of the range) and sparse (ids ~2^60 apart:
+  // sorted) lists, without repeats and with one across ranks, with and without zeros.
+  std::vector<std::uint64_t> dense(5000), sparse(5000);
+  for (std::size_t i = 0; i < dense.size(); ++i) {
+    dense[i] = (i * 2654435761u) % 5000 + 1;  // a permutation of 1..5000
+    sparse[i] = dense[i] * (std::uint64_t(1) << 50) + 7;
+  }
+  for (auto* ids : {&dense, &sparse}) {
+    const char* what = ids == &dense ? "dense" : "sparse";
+    expect_same_repeat(*ids, false, what);
+    EXPECT_FALSE(io_detail::first_repeated_id(*ids, 0, nullptr, false).has_value()) << what;
+    std::vector<std::uint64_t> again = *ids;
+    again[4321] = again[17];  // rows 17 and 4321
+    const auto found = io_detail::first_repeated_id(again, 0, nullptr, false);
+    ASSERT_TRUE(found.has_value()) << what;
+    EXPECT_EQ(found->first, 17u);
+    EXPECT_EQ(found->again, 4321u);
+    expect_same_repeat(again, false, what);
+    std::vector<std::uint64_t> zeros = *ids;
+    zeros[5] = zeros[2500] = zeros[4999] = 0;  // left out when zero_is_none, else a repeat
+    EXPECT_FALSE(io_detail::first_repeated_id(zeros, 0, nullptr, true).has_value()) << what;
+    expect_same_repeat(zeros, true, what);
+    expect_same_repeat(zeros, false, what);
+    EXPECT_TRUE(io_detail::first_repeated_id(zeros, 0, nullptr, false).has_value()) << what;
+  }
 }
 
 }  // namespace
