@@ -12,6 +12,7 @@ Skipped (with the reason) when mpirun or an MPI build is missing.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import unittest
@@ -366,6 +367,31 @@ class TestRanksEqualOneProcess(CliTestCase):
             if r["ranks"] > 1:
                 self.assertGreater(r["bytes_per_step"], 0)
                 self.assertGreaterEqual(r["work_imbalance"], 1.0)
+
+    def test_scaling_benchmark_from_more_ranks(self):
+        # --from-ranks: the efficiencies against 2 ranks (N one GPU cannot hold); --scaling.
+        proc = mpirun(3, "bench", "scaling-mpi", "-n", 1024, "--gravity", "tree", "--scaling", "weak",
+                      "--from-ranks", 2, "--seconds", 0.05, "--json")
+        rows = json.loads(proc.stdout[proc.stdout.index("["):])
+        self.assertEqual([(r["scaling"], r["ranks"]) for r in rows], [("weak", 2), ("weak", 3)])
+        self.assertEqual(rows[0]["efficiency"], 1.0)
+        self.assertTrue(all(r["efficiency_base_ranks"] == 2 for r in rows))
+        bad = mpirun(2, "bench", "scaling-mpi", "--from-ranks", 3, check=False)
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("--from-ranks: at most the 2 ranks of mpirun (got 3)", bad.stderr)
+
+    def test_energy_advice_without_gathering_the_bodies(self):
+        # Unsoftened, a step too long: the advice names the softening from the half-mass
+        # radius, which the ranks find from a sample, here every body: one process's value.
+        args = ["run", "--model", "plummer", "-n", 3000, "--seed", 3, "--dt", 0.05, "--steps", 20,
+                "--gravity", "tree", "--threads", 1, "-q"]
+        one = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=600, env=ENV)
+        many = mpirun(3, *args)
+        advice = re.compile(r"softening \(--softening [0-9.e-]+, about the spacing of the bodies "
+                            r"inside the half-mass radius [0-9.]+\)")
+        found = advice.findall(one.stderr)
+        self.assertEqual(len(found), 1, one.stderr)
+        self.assertEqual(advice.findall(many.stderr), found)  # once (rank 0), the same radius
 
 
 if __name__ == "__main__":

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::cli {
@@ -36,6 +40,35 @@ double half_mass_radius(const ParticleSystem& ps, const Vec3& com) {
     if (m >= 0.5 * total) return std::sqrt(r2);
   }
   return 0;
+}
+
+/// The half-mass radius of the whole run: every body, or in a decomposed run a sample of at
+/// most 2^20 (the bodies whose id is a multiple of N / 2^20) all-gathered, so that no rank
+/// holds all N (collective there; every rank gets the same value).
+double half_mass_radius_of(const Simulation& sim, const Vec3& com) {
+  const std::shared_ptr<ForceReducer> group = sim.decomposed() ? world() : nullptr;
+  if (!group) return half_mass_radius(sim.particles(), com);
+  constexpr std::uint64_t kSample = std::uint64_t(1) << 20;
+  const std::uint64_t stride = std::max<std::uint64_t>(1, std::uint64_t(sim.size()) / kSample);
+  const ParticleSystem& mine = sim.particles();
+  std::vector<double> rm;  // r^2, mass
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    if (mine.id[i] % stride != 0) continue;
+    const double dx = mine.x[i] - com.x, dy = mine.y[i] - com.y, dz = mine.z[i] - com.z;
+    rm.push_back(dx * dx + dy * dy + dz * dz);
+    rm.push_back(mine.mass[i]);
+  }
+  ForceReducer::Bytes out(rm.size() * sizeof(double));
+  if (!rm.empty()) std::memcpy(out.data(), rm.data(), out.size());
+  ParticleSystem sample;
+  for (const ForceReducer::Bytes& b : group->all_gather(out)) {
+    for (std::size_t at = 0; at + 2 * sizeof(double) <= b.size(); at += 2 * sizeof(double)) {
+      double v[2];
+      std::memcpy(v, b.data() + at, sizeof v);
+      sample.add(Body{{std::sqrt(v[0]), 0, 0}, {0, 0, 0}, v[1], 0, 0});
+    }
+  }
+  return half_mass_radius(sample, Vec3{0, 0, 0});
 }
 
 /// Fewer bodies than this: IAS15 (float64 direct sum, adaptive steps) is the tool.
@@ -121,7 +154,7 @@ std::vector<std::string> energy_warnings(const RunArgs& a, Simulation& sim, doub
   if (g.softening == 0 && n > kFewBodies && g.algorithm != GravityAlgorithm::None) {
     // About the mean spacing of the bodies inside the half-mass radius: close encounters
     // are smoothed below it, the collisionless dynamics above it kept.
-    const double rh = half_mass_radius(sim.all_particles(), end.com);  // on every rank
+    const double rh = half_mass_radius_of(sim, end.com);  // on every rank
     const double eps = one_digit(rh / std::cbrt(double(n) / 2));
     if (eps > 0)
       helps.push_back(
