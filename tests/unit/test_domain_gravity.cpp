@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -318,53 +319,43 @@ TEST(DomainGravity, ActiveBodiesGetAFullEvaluationsForces) {
   }
 }
 
+/// Each bad text is refused by parse with an error that names the variable and the text.
+template <class Parse>
+void expect_refused(Parse parse, const char* variable, std::initializer_list<const char*> bad) {
+  for (const char* text : bad) {
+    try {
+      (void)parse(text);
+      ADD_FAILURE() << variable << " accepted '" << text << "'";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(variable), std::string::npos) << what;
+      EXPECT_NE(what.find(text), std::string::npos) << what;
+    }
+  }
+}
+
 TEST(DomainGravity, SettlingImbalanceVariableRefusesWhatIsNotANumberOfAtLeastOne) {
   EXPECT_EQ(parallel::settling_imbalance_from(nullptr), 0.0);  // unset: the re-cut tolerance
   EXPECT_EQ(parallel::settling_imbalance_from("1.02"), 1.02);
   EXPECT_EQ(parallel::settling_imbalance_from("1"), 1.0);
-  for (const char* bad : {"", "abc", "1.02x", "0.5", "-2", "nan", "inf", "1e400"}) {
-    try {
-      (void)parallel::settling_imbalance_from(bad);
-      ADD_FAILURE() << "accepted '" << bad << "'";
-    } catch (const Error& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find("NBODY_DOMAIN_SETTLING_IMBALANCE"), std::string::npos) << what;
-      EXPECT_NE(what.find(bad), std::string::npos) << what;
-    }
-  }
+  expect_refused(parallel::settling_imbalance_from, "NBODY_DOMAIN_SETTLING_IMBALANCE",
+                 {"", "abc", "1.02x", "0.5", "-2", "nan", "inf", "1e400"});
 }
 
 TEST(DomainGravity, MigrationRoundVariableRefusesWhatIsNotAWholeNumberOfBodies) {
   EXPECT_EQ(parallel::migration_round_from(nullptr), 0u);  // unset: the default round
   EXPECT_EQ(parallel::migration_round_from("1"), 1u);
   EXPECT_EQ(parallel::migration_round_from("4194304"), 4194304u);
-  for (const char* bad :
-       {"", "abc", "0", "-1", "+5", " 5", "5 ", "1.5", "1e6", "99999999999999999999999"}) {
-    try {
-      (void)parallel::migration_round_from(bad);
-      ADD_FAILURE() << "accepted '" << bad << "'";
-    } catch (const Error& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find("NBODY_DOMAIN_MIGRATION_ROUND"), std::string::npos) << what;
-      EXPECT_NE(what.find(bad), std::string::npos) << what;
-    }
-  }
+  expect_refused(parallel::migration_round_from, "NBODY_DOMAIN_MIGRATION_ROUND",
+                 {"", "abc", "0", "-1", "+5", " 5", "5 ", "1.5", "1e6", "99999999999999999999999"});
 }
 
 TEST(DomainGravity, PiecesVariableRefusesWhatIsNotAWholeNumberInRange) {
   EXPECT_EQ(parallel::pieces_per_rank_from(nullptr), 0u);  // unset: the default
   EXPECT_EQ(parallel::pieces_per_rank_from("1"), 1u);
   EXPECT_EQ(parallel::pieces_per_rank_from("16384"), 16384u);
-  for (const char* bad : {"", "abc", "0", "-1", "+5", " 5", "16385", "1.5", "1e3"}) {
-    try {
-      (void)parallel::pieces_per_rank_from(bad);
-      ADD_FAILURE() << "accepted '" << bad << "'";
-    } catch (const Error& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find("NBODY_DOMAIN_PIECES"), std::string::npos) << what;
-      EXPECT_NE(what.find(bad), std::string::npos) << what;
-    }
-  }
+  expect_refused(parallel::pieces_per_rank_from, "NBODY_DOMAIN_PIECES",
+                 {"", "abc", "0", "-1", "+5", " 5", "16385", "1.5", "1e3"});
 }
 
 }  // namespace
