@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "collisions/contact_time.hpp"
 #include "integrators/block_steps.hpp"
 #include "integrators/ias15.hpp"
 #include "nbody/error.hpp"
@@ -118,6 +119,11 @@ class HostStepper final : public Stepper {
       throw Error("own_step: the integrator takes steps of a given size");
     state_->invalidate_potentials();  // the bodies move
     const Ias15Stats before = ias15_.stats();
+    // With collisions, the step ends where the nearest approaching pair could first overlap
+    // (it lands there: IAS15's next proposal is kept), so no contact is stepped over.
+    if (collisions_)
+      t_limit =
+          std::min(t_limit, state_->time + collisions::time_to_nearest_contact(*state_, 0.01));
     const double dt = ias15_.step(
         *state_, [this](ParticleSystem& ps) { timed_gravity(ps, false); }, first_dt, t_limit);
     if (collisions_) {

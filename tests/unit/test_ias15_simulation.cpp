@@ -225,5 +225,34 @@ TEST(Ias15Simulation, BouncesAreDetectedAfterASteps) {
   EXPECT_TRUE(std::isfinite(sim.particles().x[0]));
 }
 
+TEST(Ias15Simulation, ContactsAreNotSteppedOverWithoutForces) {
+  // G = 0: IAS15's steps grow 4x at a time with nothing to size them, and two spheres on a
+  // head-on course crossed inside one step unseen. The step now ends where the pair first
+  // overlaps by 1 % of a radius: they bounce at t ~ 0.9 and end, at t = 2, near x = -1.2 and
+  // 1.2 (the exact bounce at contact), moving apart; a pair that misses is not slowed down.
+  ParticleSystem ps;
+  ps.resize(2);
+  ps.x = {-1, 1};
+  ps.vx = {1, -1};
+  ps.mass = {1, 1};
+  ps.radius = {0.1, 0.1};
+  SimulationOptions o = ias15_options();
+  o.gravity.G = 0;
+  o.collisions.model = CollisionModel::Bounce;
+  Simulation sim(ps, o);
+  sim.step(2.0);
+  EXPECT_EQ(sim.collision_totals().contacts, 1u);
+  EXPECT_NEAR(sim.particles().x[0], -1.2, 2e-3);
+  EXPECT_NEAR(sim.particles().x[1], 1.2, 2e-3);
+  EXPECT_EQ(sim.particles().vx[0], -1.0);
+  EXPECT_EQ(sim.particles().vx[1], 1.0);
+  ps.y = {0, 0.5};  // misses by 0.3
+  Simulation miss(ps, o);
+  miss.step(2.0);
+  EXPECT_EQ(miss.collision_totals().contacts, 0u);
+  EXPECT_EQ(miss.particles().x[0], 1.0);
+  EXPECT_LT(miss.timestep_stats().steps, 40u);
+}
+
 }  // namespace
 }  // namespace nbody
