@@ -54,7 +54,8 @@ struct IntegratorOptions {
   double eta = 0.025;  // adaptive: dt_i = sqrt(2 eta eps / |a_i|) (GADGET's ErrTolIntAccuracy)
   double dt_min = 0;   // adaptive: no bin below this step (0: down to dt / 2^30)
   double ias15_epsilon = 1e-9;  // IAS15: the step's accuracy (0: fixed steps of --dt)
-  Ias15StepRule ias15_rule = Ias15StepRule::Global;
+  // Pham, Rein & Spiegel (2024), REBOUND's default: fewer steps at the same accuracy (ias15.md)
+  Ias15StepRule ias15_rule = Ias15StepRule::Prs23;
 };
 
 /// What an integrator with memory carries from one step to the next, saved in checkpoints

@@ -61,7 +61,7 @@ def test_same_final_state_as_rebound():
     sim.evolve(period)
     ref = rebound.Simulation()
     ref.integrator = "ias15"
-    ref.integrator.adaptive_mode = "global"
+    ref.integrator.adaptive_mode = "prs23"  # both codes' default
     for p, v, m in zip(*start):
         ref.add(m=m, x=p[0], y=p[1], z=p[2], vx=v[0], vy=v[1], vz=v[2])
     ref.integrate(period)

@@ -8,6 +8,7 @@
 #include <limits>
 #include <numbers>
 #include <string>
+#include <utility>
 
 #include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
@@ -121,21 +122,29 @@ TEST(Ias15Simulation, StepOfDtLandsExactlyAndOwnStepsLandOnTheLimit) {
 }
 
 TEST(Ias15Simulation, PythagoreanOutcomeAndEnergy) {
-  Simulation sim(pythagorean(), ias15_options());
-  const double e0 = sim.diagnostics(EnergyMethod::Exact).total_energy;
-  while (sim.time() < 70) sim.own_step(0.01, 70);
-  EXPECT_EQ(sim.time(), 70.0);
-  const double e1 = sim.diagnostics(EnergyMethod::Exact).total_energy;
-  EXPECT_LT(std::abs((e1 - e0) / e0), 1e-10);
-  EXPECT_EQ(sim.solver_name(), "direct-scalar-double");  // few bodies: the scalar kernel
-  // Szebehely & Peters (1967): 4 and 5 leave as a binary, 3 escapes.
-  const ParticleSystem& ps = sim.particles();
-  auto distance = [&](std::size_t i, std::size_t j) {
-    return std::hypot(ps.x[i] - ps.x[j], ps.y[i] - ps.y[j], ps.z[i] - ps.z[j]);
-  };
-  EXPECT_LT(distance(1, 2), 1.0);
-  EXPECT_GT(distance(0, 1), 5.0);
-  EXPECT_GT(distance(0, 2), 5.0);
+  // |dE/E| at t = 70 from a first step of 0.01: the global rule below 1e-10 (REBOUND 3.1e-11),
+  // prs23, the default, within 3x REBOUND's 5.2e-11 (the problem is chaotic: the figure
+  // depends on the first step in both codes, docs/ias15.md).
+  for (const auto& [rule, limit] :
+       {std::pair{Ias15StepRule::Global, 1e-10}, std::pair{Ias15StepRule::Prs23, 3 * 5.2e-11}}) {
+    SimulationOptions o = ias15_options();
+    o.integrator.ias15_rule = rule;
+    Simulation sim(pythagorean(), o);
+    const double e0 = sim.diagnostics(EnergyMethod::Exact).total_energy;
+    while (sim.time() < 70) sim.own_step(0.01, 70);
+    EXPECT_EQ(sim.time(), 70.0);
+    const double e1 = sim.diagnostics(EnergyMethod::Exact).total_energy;
+    EXPECT_LT(std::abs((e1 - e0) / e0), limit) << to_string(rule);
+    EXPECT_EQ(sim.solver_name(), "direct-scalar-double");  // few bodies: the scalar kernel
+    // Szebehely & Peters (1967): 4 and 5 leave as a binary, 3 escapes.
+    const ParticleSystem& ps = sim.particles();
+    auto distance = [&](std::size_t i, std::size_t j) {
+      return std::hypot(ps.x[i] - ps.x[j], ps.y[i] - ps.y[j], ps.z[i] - ps.z[j]);
+    };
+    EXPECT_LT(distance(1, 2), 1.0) << to_string(rule);
+    EXPECT_GT(distance(0, 1), 5.0) << to_string(rule);
+    EXPECT_GT(distance(0, 2), 5.0) << to_string(rule);
+  }
 }
 
 TEST(Ias15Simulation, RestartWithTheIntegratorStateIsBitExact) {

@@ -53,7 +53,7 @@ TEST(RunOptions, ParsesAlgorithmKernelAndIntegratorNames) {
   EXPECT_EQ(parse_integrator_scheme("kinematic"), IntegratorScheme::Kinematic);
   EXPECT_EQ(parse_integrator_scheme("ias15"), IntegratorScheme::Ias15);
   EXPECT_EQ(parse_ias15_step_rule("prs23"), Ias15StepRule::Prs23);
-  EXPECT_EQ(to_string(IntegratorOptions{}.ias15_rule), "global");
+  EXPECT_EQ(to_string(IntegratorOptions{}.ias15_rule), "prs23");
   for (const auto& name : gravity_algorithm_names())
     EXPECT_EQ(to_string(parse_gravity_algorithm(name)), name);
   for (const auto& name : cpu_direct_kernels())
