@@ -19,10 +19,11 @@ def test_evolve_lands_on_t_and_keeps_the_energy():
     sim.integrator = "ias15"
     assert sim.options["integrator"] == "ias15"
     assert sim.options["ias15_epsilon"] == 1e-9
+    assert sim.options["ias15_adaptive"] == "prs23"  # REBOUND's default too
     e0 = sim.energy().total
     sim.evolve(70.0)
     assert sim.time == 70.0
-    assert abs((sim.energy().total - e0) / e0) < 1e-10
+    assert abs((sim.energy().total - e0) / e0) < 3 * 5.2e-11  # within 3x REBOUND's (prs23)
     stats = sim.timestep_stats()
     assert stats["steps"] == sim.steps_done > 1000
     assert stats["dt_min"] <= stats["dt_last"] <= stats["dt_max"]
