@@ -120,10 +120,12 @@ class HostStepper final : public Stepper {
     state_->invalidate_potentials();  // the bodies move
     const Ias15Stats before = ias15_.stats();
     // With collisions, the step ends where the nearest approaching pair could first overlap
-    // (it lands there: IAS15's next proposal is kept), so no contact is stepped over.
+    // by 1 % of the smaller radius (it lands there: IAS15's next proposal is kept), so no
+    // contact is stepped over.
+    constexpr double kContactOvershoot = 0.01;
     if (collisions_)
-      t_limit =
-          std::min(t_limit, state_->time + collisions::time_to_nearest_contact(*state_, 0.01));
+      t_limit = std::min(
+          t_limit, state_->time + collisions::time_to_nearest_contact(*state_, kContactOvershoot));
     const double dt = ias15_.step(
         *state_, [this](ParticleSystem& ps) { timed_gravity(ps, false); }, first_dt, t_limit);
     if (collisions_) {

@@ -101,6 +101,11 @@ class TestBadNumbers(BadOptionsTestCase):
         self.refused(["bench", "collisions", "--collision-iterations", "-1"],
                      "--collision-iterations", "-1")
         self.refused(["bench", "direct", "-n", "0"], "--count", "0")
+        for bad in ("0", "-1", "1.5", "nan", "99999999999999999999"):
+            self.refused(["bench", "scaling-mpi", "--from-ranks", bad], "--from-ranks", bad)
+        self.refused(["bench", "scaling-mpi", "--from-ranks", "2"], "--from-ranks", "2",
+                     "at most the 1 ranks of mpirun")
+        self.refused(["bench", "scaling-mpi", "--scaling", "sideways"], "--scaling", "sideways")
         self.refused(["bench", "collisions", "--quick", "--volume-fraction", "2"], "--volume-fraction",
                      "2", "must be a number > 0 and < 1")
         self.refused(["accuracy", "-i", self.bodies, "--theta", "nan"], "--theta", "nan")

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -24,15 +25,10 @@ double one_digit(double v) {
   return std::max(1.0, std::floor(v / p)) * p;
 }
 
-/// The radius about the centre of mass that holds half the mass.
-double half_mass_radius(const ParticleSystem& ps, const Vec3& com) {
-  std::vector<std::pair<double, double>> rm(ps.size());
+/// The radius that holds half the mass of (r^2, mass) pairs.
+double half_mass_radius(std::vector<std::pair<double, double>> rm) {
   double total = 0;
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    const double dx = ps.x[i] - com.x, dy = ps.y[i] - com.y, dz = ps.z[i] - com.z;
-    rm[i] = {dx * dx + dy * dy + dz * dz, ps.mass[i]};
-    total += ps.mass[i];
-  }
+  for (const auto& [r2, mass] : rm) total += mass;
   std::sort(rm.begin(), rm.end());
   double m = 0;
   for (const auto& [r2, mass] : rm) {
@@ -42,33 +38,36 @@ double half_mass_radius(const ParticleSystem& ps, const Vec3& com) {
   return 0;
 }
 
-/// The half-mass radius of the whole run: every body, or in a decomposed run a sample of at
-/// most 2^20 (the bodies whose id is a multiple of N / 2^20) all-gathered, so that no rank
-/// holds all N (collective there; every rank gets the same value).
+/// The half-mass radius about the centre of mass com of the whole run: every body, or in a
+/// decomposed run a sample of at most 2^20 (the bodies whose id is a multiple of
+/// ceil(N / 2^20)) all-gathered, so that no rank holds all N (collective there; every rank
+/// gets the same value).
 double half_mass_radius_of(const Simulation& sim, const Vec3& com) {
   const std::shared_ptr<ForceReducer> group = sim.decomposed() ? world() : nullptr;
-  if (!group) return half_mass_radius(sim.particles(), com);
   constexpr std::uint64_t kSample = std::uint64_t(1) << 20;
-  const std::uint64_t stride = std::max<std::uint64_t>(1, std::uint64_t(sim.size()) / kSample);
+  const std::uint64_t stride = group ? (std::uint64_t(sim.size()) + kSample - 1) / kSample : 1;
   const ParticleSystem& mine = sim.particles();
-  std::vector<double> rm;  // r^2, mass
+  std::vector<std::pair<double, double>> rm;  // r^2, mass
   for (std::size_t i = 0; i < mine.size(); ++i) {
-    if (mine.id[i] % stride != 0) continue;
+    if (stride > 1 && mine.id[i] % stride != 0) continue;
     const double dx = mine.x[i] - com.x, dy = mine.y[i] - com.y, dz = mine.z[i] - com.z;
-    rm.push_back(dx * dx + dy * dy + dz * dz);
-    rm.push_back(mine.mass[i]);
+    rm.emplace_back(dx * dx + dy * dy + dz * dz, mine.mass[i]);
   }
-  ForceReducer::Bytes out(rm.size() * sizeof(double));
-  if (!rm.empty()) std::memcpy(out.data(), rm.data(), out.size());
-  ParticleSystem sample;
+  if (!group) return half_mass_radius(std::move(rm));
+  ForceReducer::Bytes out(rm.size() * sizeof(double) * 2);
+  for (std::size_t k = 0; k < rm.size(); ++k) {
+    const double v[2] = {rm[k].first, rm[k].second};
+    std::memcpy(out.data() + k * sizeof v, v, sizeof v);
+  }
+  std::vector<std::pair<double, double>> sample;
   for (const ForceReducer::Bytes& b : group->all_gather(out)) {
     for (std::size_t at = 0; at + 2 * sizeof(double) <= b.size(); at += 2 * sizeof(double)) {
       double v[2];
       std::memcpy(v, b.data() + at, sizeof v);
-      sample.add(Body{{std::sqrt(v[0]), 0, 0}, {0, 0, 0}, v[1], 0, 0});
+      sample.emplace_back(v[0], v[1]);
     }
   }
-  return half_mass_radius(sample, Vec3{0, 0, 0});
+  return half_mass_radius(std::move(sample));
 }
 
 /// Fewer bodies than this: IAS15 (float64 direct sum, adaptive steps) is the tool.

@@ -63,13 +63,6 @@ inline parallel::DomainOptions gpu_domain_options(const GravityOptions& g) {
 /// bodies (TreeForces::describe_bodies; each receives the union of their essential trees);
 /// NBODY_DOMAIN_PIECES sets another (tuning).
 constexpr std::size_t kPiecesPerRank = 2048;
-inline std::size_t pieces_per_rank() {
-  static const std::size_t pieces = [] {
-    const std::size_t p = parallel::pieces_per_rank_from(std::getenv("NBODY_DOMAIN_PIECES"));
-    return p > 0 ? p : kPiecesPerRank;
-  }();
-  return pieces;
-}
 
 template <class Real>
 class DomainForces {
@@ -79,7 +72,9 @@ class DomainForces {
       : tree_(dynamic_cast<cuda_tree::TreeForces<Real>*>(&forces)),
         direct_(dynamic_cast<cuda_direct::DirectForces<Real>*>(&forces)),
         comm_(std::move(comm)),
-        options_(o) {
+        options_(o),
+        pieces_per_rank_(parallel::pieces_per_rank_from(std::getenv("NBODY_DOMAIN_PIECES"))) {
+    if (pieces_per_rank_ == 0) pieces_per_rank_ = kPiecesPerRank;
     if (!tree_ && !direct_) throw Error("domain decomposition: no GPU tree or direct sum");
     if (direct_) sharing_ = direct_->set_share(comm_->part(), comm_->parts());
     // The work beside the local walk on a stream of its own, first in the block scheduler's
@@ -249,7 +244,7 @@ class DomainForces {
     // compact, not reaching into another domain), each with its box and smallest |a_old| (a
     // sender ships the union of their essential trees; one box for all would take the
     // domain's smallest |a_old|, near a system's centre |a| -> 0, and span its outliers).
-    const unsigned piece = unsigned(std::max<std::size_t>(n_ / pieces_per_rank(), 1));
+    const unsigned piece = unsigned(std::max<std::size_t>(n_ / pieces_per_rank_, 1));
     if (n_ > 0) {
       tree_->set_root_box(root);
       tree_->build_only(n_, stream);
@@ -385,6 +380,7 @@ class DomainForces {
   std::shared_ptr<ForceReducer> comm_;
   GravityOptions options_;
   bool sharing_ = false;
+  std::size_t pieces_per_rank_;  // NBODY_DOMAIN_PIECES, read at the start
   std::size_t n_ = 0, block_ = 0, reserved_ = 0;
   std::uint64_t bytes_sent_ = 0;
   cudaStream_t comm_stream_ = nullptr;

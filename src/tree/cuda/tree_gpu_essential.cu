@@ -43,60 +43,12 @@
 #include "nbody/error.hpp"
 #include "nbody/physics/opening_criterion.hpp"
 #include "tree/cuda/tree_gpu.cuh"
+#include "tree/cuda/tree_gpu_essential_boxes.cuh"
 #include "tree/cuda/tree_gpu_essential_layout.cuh"
 
 namespace nbody::cuda_tree {
 
 namespace {
-
-/// The receiver box as the open test reads it (already widened, criterion constants scaled).
-template <class Real>
-struct TestBox {
-  Real cx, cy, cz, hx, hy, hz, alpha_a, theta2;
-};
-
-/// The walk's test (tree_walk) for a group whose box is b: does it open the cell of box q
-/// (centre, half), centre of mass and mass m, b_max^2 bmax2 (< 0: not the bmax criterion)?
-template <class Real>
-__device__ __forceinline__ bool opens(const Vec4<Real>& q, const Vec4<Real>& m, Real bmax2, int dim,
-                                      Real slack, const TestBox<Real>& b) {
-  const Real h = q.w, s = Real(2) * h;
-  if (boxes_overlap(q.x, q.y, q.z, h, h, dim == 2 ? Real(0) : h, b.cx, b.cy, b.cz, b.hx, b.hy, b.hz,
-                    slack))
-    return true;
-  const Real d2 = distance2_point_box(m.x, m.y, m.z, b.cx, b.cy, b.cz, b.hx, b.hy, b.hz);
-  if (b.alpha_a > Real(0)) return relative_must_open(m.w * s * s, b.alpha_a, d2, s * s);
-  return bh_must_open(bmax2 >= Real(0) ? bmax2 : s * s, b.theta2, d2);
-}
-
-/// A receiver's boxes as a bounding volume hierarchy: a complete binary tree in an array
-/// (node k's children 2k + 1 and 2k + 2; the boxes are the leaves from `leaves` - 1 on, in
-/// the receiver's tree order, padded with empty nodes, hx < 0), each inner node the union
-/// of its children with their smallest alpha_a. The test is monotone in the box and in
-/// alpha_a, so a node that does not open a cell has no box below it that does.
-template <class Real>
-struct BoxTree {
-  const TestBox<Real>* nodes;
-  unsigned leaves;
-};
-
-/// Does some box of the hierarchy open the cell (depth-first, pruned)?
-template <class Real>
-__device__ bool any_opens(const Vec4<Real>& q, const Vec4<Real>& m, Real bmax2, int dim, Real slack,
-                          BoxTree<Real> t) {
-  unsigned stack[40];  // depth <= 32, a pair pushed per level
-  int top = 0;
-  stack[top++] = 0;
-  while (top > 0) {
-    const unsigned k = stack[--top];
-    const TestBox<Real> b = t.nodes[k];
-    if (b.hx < Real(0) || !opens(q, m, bmax2, dim, slack, b)) continue;
-    if (k >= t.leaves - 1) return true;
-    stack[top++] = 2 * k + 2;
-    stack[top++] = 2 * k + 1;
-  }
-  return false;
-}
 
 /// The receivers of one batch (at most 32: a bit each in the cells' masks).
 constexpr unsigned kBatch = 32;
@@ -231,41 +183,6 @@ __global__ void write_cells(TreeView<Real> t, unsigned cells, const unsigned* __
   for (unsigned j = 0; j < lk.end - lk.begin; ++j) out.bodies[at + j] = t.sorted[lk.begin + j];
 }
 
-template <class Real>
-TestBox<Real> test_box(const ReceiverBox<Real>& r, double theta, bool relative) {
-  // Stricter than any group inside the box (the file's comment).
-  const double ulps = sizeof(Real) == 4 ? 1e-6 : 1e-14;
-  const double margin =
-      1e-4 * std::max({double(r.hx), double(r.hy), double(r.hz)}) +
-      ulps * (std::fabs(double(r.cx)) + std::fabs(double(r.cy)) + std::fabs(double(r.cz)));
-  return {r.cx,
-          r.cy,
-          r.cz,
-          Real(double(r.hx) + margin),
-          Real(double(r.hy) + margin),
-          Real(double(r.hz) + margin),
-          relative ? Real(double(r.alpha_a) * (1 - 1e-4)) : Real(0),  // else by theta
-          Real(theta * theta * (1 - 1e-4))};
-}
-
-/// The smallest box holding both (an empty one: the other), with the smaller alpha_a.
-template <class Real>
-TestBox<Real> merged(const TestBox<Real>& a, const TestBox<Real>& b) {
-  if (a.hx < Real(0)) return b;
-  if (b.hx < Real(0)) return a;
-  const Real ac[3] = {a.cx, a.cy, a.cz}, ah[3] = {a.hx, a.hy, a.hz};
-  const Real bc[3] = {b.cx, b.cy, b.cz}, bh[3] = {b.hx, b.hy, b.hz};
-  Real c[3], h[3];
-  for (int d = 0; d < 3; ++d) {
-    const double lo = std::min(double(ac[d]) - ah[d], double(bc[d]) - bh[d]);
-    const double hi = std::max(double(ac[d]) + ah[d], double(bc[d]) + bh[d]);
-    c[d] = Real(0.5 * (lo + hi));
-    // Rounded outwards: the node must hold its children's boxes.
-    h[d] = Real(0.5 * (hi - lo) * (1 + 1e-6) + 1e-6 * (std::fabs(lo) + std::fabs(hi)));
-  }
-  return {c[0], c[1], c[2], h[0], h[1], h[2], std::min(a.alpha_a, b.alpha_a), a.theta2};
-}
-
 }  // namespace
 
 template <class Real>
@@ -329,23 +246,15 @@ std::vector<EssentialCounts> TreeForces<Real>::count_essential(
   if (cells == 0 || boxes.empty()) return counts;
   // Every receiver's boxes, as the open test reads them, in one device array: each
   // receiver's hierarchy (BoxTree) over its boxes in the order given.
-  static_assert(sizeof(TestBox<Real>) == 8 * sizeof(Real));
   std::vector<TestBox<Real>> test;
   ess_.first.assign(1, 0u);
   ess_.leaves.clear();
   for (const auto& receiver : boxes) {
-    unsigned leaves = 1;
-    while (leaves < receiver.size()) leaves *= 2;
-    std::vector<TestBox<Real>> tree(2 * std::size_t(leaves) - 1);
-    for (std::size_t j = 0; j < leaves; ++j) {
-      tree[leaves - 1 + j] =
-          j < receiver.size() ? test_box(receiver[j], p.theta, mac_ == OpeningCriterion::Relative)
-                              : TestBox<Real>{0, 0, 0, -1, -1, -1, 0, 0};  // empty
-    }
-    for (std::size_t k = leaves - 1; k-- > 0;) tree[k] = merged(tree[2 * k + 1], tree[2 * k + 2]);
+    const std::vector<TestBox<Real>> tree =
+        box_hierarchy(receiver, p.theta, mac_ == OpeningCriterion::Relative);
     test.insert(test.end(), tree.begin(), tree.end());
     ess_.first.push_back(unsigned(test.size()));
-    ess_.leaves.push_back(leaves);
+    ess_.leaves.push_back(unsigned(tree.size() + 1) / 2);
   }
   ess_.test.reserve(std::max<std::size_t>(8 * test.size(), 8), "essential tree receiver boxes");
   NBODY_CUDA_CHECK(cudaMemcpyAsync(ess_.test.data(), test.data(),
