@@ -47,12 +47,25 @@ enum class TimestepMode { Fixed, Adaptive };
 /// Throws nbody::Error naming --timestep for an unknown name.
 [[nodiscard]] TimestepMode parse_timestep_mode(std::string_view name);
 
+/// What sets an adaptive body's step (physics/timestep.hpp; docs/timesteps.md).
+/// Acceleration: GADGET's sqrt(2 eta eps / |a|). Dynamical: eta times the local dynamical
+/// time 1 / omega, omega^2 the larger of the mean density of the body's neighbourhood (the
+/// smallest octree cell around it holding kDensityCellBodies bodies) as G M / r^3 and
+/// |a|^2 / |phi| (G M / r^3 of a Kepler orbit): Zemp et al. (2007)'s dynamical time.
+enum class TimestepCriterion { Acceleration, Dynamical };
+
+/// "acceleration" or "dynamical" (src/core/option_names.cpp).
+[[nodiscard]] std::string_view to_string(TimestepCriterion c);
+/// Throws nbody::Error naming --timestep-criterion for an unknown name.
+[[nodiscard]] TimestepCriterion parse_timestep_criterion(std::string_view name);
+
 struct IntegratorOptions {
   IntegratorScheme scheme = IntegratorScheme::Leapfrog;
   double damping = 1.0;  // velocities *= damping after each step's velocity update
   TimestepMode timestep = TimestepMode::Fixed;
   double eta = 0.025;  // adaptive: dt_i = sqrt(2 eta eps / |a_i|) (GADGET's ErrTolIntAccuracy)
   double dt_min = 0;   // adaptive: no bin below this step (0: down to dt / 2^30)
+  TimestepCriterion timestep_criterion = TimestepCriterion::Acceleration;
   double ias15_epsilon = 1e-9;  // IAS15: the step's accuracy (0: fixed steps of --dt)
   // Pham, Rein & Spiegel (2024), REBOUND's default: fewer steps at the same accuracy (ias15.md)
   Ias15StepRule ias15_rule = Ias15StepRule::Prs23;

@@ -75,7 +75,8 @@ void add_theta_options(CLI::App* cmd, ThetaBenchArgs& t) {
           },
           "K"));
   cmd->add_option_function<std::uint64_t>(
-      "--seed", [&t](std::uint64_t s) { t.seed = s; }, "theta: the model's seed (default 42)");
+      "--seed", [&t](std::uint64_t s) { t.seed = s; },
+      "theta and timestep: the model's seed (default 42)");
   cmd->add_option("--plot", t.plot,
                   "theta: draw the median and p99 fronts into this PNG (bench/tree_pareto.py, "
                   "matplotlib)")
@@ -230,6 +231,11 @@ void add_bench_command(CLI::App& app) {
                   "0.0125, 0.00625; --quick 0.1, 0.025)")
       ->delimiter(',')
       ->check(positive_number());
+  cmd->add_option("--timestep-criteria", steps->criteria,
+                  "timestep: the adaptive runs' step criteria (comma-separated: acceleration, "
+                  "dynamical; default both)")
+      ->delimiter(',')
+      ->check(one_of({"acceleration", "dynamical"}));
   add_theta_options(cmd, *sweep);
   auto* json = cmd->add_option("--json", args->json_file,
                                "Print one JSON object with the results on stdout (theta: --json "
@@ -281,6 +287,7 @@ void add_bench_command(CLI::App& app) {
         {"seeds-collisions", seeds_collisions_suite},
         {"timestep", [steps](const BenchArgs& a) { return timestep_suite(a, *steps, stderr); }}};
     if (args->suite == "timestep") {
+      steps->seed = sweep->seed.value_or(42);
       if (gravity->count() == 0) args->gravity = "tree";
       if (count->count() == 0) {
         args->n = args->quick             ? kTimestepQuickN

@@ -71,6 +71,10 @@ constexpr std::array<NameTable<TimestepMode>, 2> kTimestepModes{{
     {TimestepMode::Fixed, "fixed"},
     {TimestepMode::Adaptive, "adaptive"},
 }};
+constexpr std::array<NameTable<TimestepCriterion>, 2> kTimestepCriteria{{
+    {TimestepCriterion::Acceleration, "acceleration"},
+    {TimestepCriterion::Dynamical, "dynamical"},
+}};
 
 template <class Enum, std::size_t N>
 std::string_view name_of(const std::array<NameTable<Enum>, N>& table, Enum value) {
@@ -154,6 +158,12 @@ std::string_view to_string(TimestepMode m) {
 }
 TimestepMode parse_timestep_mode(std::string_view name) {
   return parse(kTimestepModes, name, "--timestep", "time-step mode");
+}
+std::string_view to_string(TimestepCriterion c) {
+  return name_of(kTimestepCriteria, c);
+}
+TimestepCriterion parse_timestep_criterion(std::string_view name) {
+  return parse(kTimestepCriteria, name, "--timestep-criterion", "time-step criterion");
 }
 EnergyMethod parse_energy_method(std::string_view name) {
   return parse(kEnergyMethods, name, "--energy", "energy method");

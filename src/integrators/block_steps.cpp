@@ -28,8 +28,24 @@ void kick_body(ParticleSystem& ps, std::size_t i, double h) {
 
 }  // namespace
 
-BlockSteps::BlockSteps(const IntegratorOptions& options, double softening)
-    : eta_(options.eta), dt_min_(options.dt_min), softening_(softening) {}
+BlockSteps::BlockSteps(const IntegratorOptions& options, const GravityOptions& gravity)
+    : eta_(options.eta),
+      dt_min_(options.dt_min),
+      softening_(gravity.softening),
+      criterion_(options.timestep_criterion),
+      G_(gravity.G),
+      dim_(gravity.dim) {}
+
+double BlockSteps::wanted(const ParticleSystem& ps, std::size_t i) const {
+  if (criterion_ == TimestepCriterion::Dynamical)
+    return wanted_step_dynamical(eta_, omega2_[i], ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
+  return wanted_step(eta_, softening_, ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
+}
+
+void BlockSteps::update_density(const ParticleSystem& ps) {
+  if (criterion_ == TimestepCriterion::Dynamical)
+    density_.compute(ps, dim_, G_, softening_, omega2_);
+}
 
 void BlockSteps::sync_bins(BlockStepCounts& counts) {
   if (group_ == nullptr) {
@@ -137,10 +153,8 @@ void BlockSteps::kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, 
     kick_body(ps, i, bin_half_step(dt, old_bin));  // the closing kick, with the old step
     if (last) continue;                            // synchronised: the next step assigns bins
     bool fl = false;
-    const double wanted =
-        wanted_step(eta_, softening_, ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
-    const int k =
-        contact_bin(next_bin(timestep_bin(wanted, dt, k_limit, &fl), old_bin, tick), byte, deepest);
+    const int k = contact_bin(
+        next_bin(timestep_bin(wanted(ps, i), dt, k_limit, &fl), old_bin, tick), byte, deepest);
     floored += fl ? 1 : 0;
     --histogram_[std::size_t(old_bin)];
     ++histogram_[std::size_t(k)];
@@ -165,7 +179,8 @@ void drift_all(ParticleSystem& ps, double h) {
 
 void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const BlockStepStages& stages,
                       BlockStepCounts& counts) {
-  const bool needs_phi = !(softening_ > 0);  // the rule without softening uses phi
+  // The acceleration rule without softening, and the dynamical one, use phi.
+  const bool needs_phi = !(softening_ > 0) || criterion_ == TimestepCriterion::Dynamical;
   if (!ps.accelerations_valid()) {
     stages.all_forces(ps, needs_phi);  // gravity alone: contacts wait for the first drift
   } else {
@@ -174,6 +189,7 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
   }
   const std::size_t n = ps.size();
   const int k_limit = bin_limit(dt, dt_min_);
+  update_density(ps);
 
   // Synchronised: every body takes the bin its acceleration asks for, and its opening kick.
   bin_.resize(n);
@@ -182,9 +198,7 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
 #pragma omp parallel for schedule(static) reduction(+ : floored) if (n > kParallelThreshold)
   for (std::size_t i = 0; i < n; ++i) {
     bool fl = false;
-    const double wanted =
-        wanted_step(eta_, softening_, ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
-    const int k = timestep_bin(wanted, dt, k_limit, &fl);
+    const int k = timestep_bin(wanted(ps, i), dt, k_limit, &fl);
     floored += fl ? 1 : 0;
     bin_[i] = std::uint8_t(k);
     kick_body(ps, i, bin_half_step(dt, k));
@@ -221,6 +235,7 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
     }
     const bool last = tick == kTicksPerStep;
     stages.active_forces(ps, needs_phi || (last && potential), active_);
+    if (!last) update_density(ps);  // at the last tick the next step's start does it
     kick_active(ps, dt, tick, k_limit, deepest);
     ++counts.substeps;
     pending_active_ += active_.size();

@@ -24,6 +24,7 @@
 #include <functional>
 #include <vector>
 
+#include "integrators/cell_density.hpp"
 #include "nbody/collisions.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/integrator.hpp"
@@ -61,8 +62,9 @@ struct BlockStepStages {
 
 class BlockSteps {
  public:
-  /// The options' eta and dt_min; `softening` chooses the rule of the wanted step.
-  BlockSteps(const IntegratorOptions& options, double softening);
+  /// The options' eta, dt_min and criterion; the gravity's softening (which chooses the
+  /// acceleration rule's form), G and dimension (the dynamical criterion's cells).
+  BlockSteps(const IntegratorOptions& options, const GravityOptions& gravity);
   /// A decomposed run (every rank steps its own bodies): the bins' histogram, and with it
   /// the substeps, is summed over `group`, so every rank takes the same substeps and calls
   /// the collective stages together, whatever bins its own bodies are in; the counts are
@@ -93,10 +95,19 @@ class BlockSteps {
   void merged_accelerations(ParticleSystem& ps, const std::vector<MergeEvent>& merged);
   /// `deepest`: the deepest bin of the substep, where bodies marked in contact go.
   void kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, int k_limit, int deepest);
+  /// The step body i wants, by the criterion (omega2_ current for the dynamical one).
+  [[nodiscard]] double wanted(const ParticleSystem& ps, std::size_t i) const;
+  /// The dynamical criterion: omega2_ from the current positions (all bodies).
+  void update_density(const ParticleSystem& ps);
 
   double eta_;
   double dt_min_;
   double softening_;
+  TimestepCriterion criterion_;
+  double G_;
+  int dim_;
+  CellDensity density_;
+  std::vector<double> omega2_;            // the dynamical criterion: each body's cell omega^2
   std::vector<std::uint8_t> bin_;         // with kContactFlag (physics/timestep.hpp)
   std::vector<std::uint64_t> histogram_;  // this process's bodies per bin
   std::vector<std::uint64_t> global_;     // every rank's (histogram_ without a group)

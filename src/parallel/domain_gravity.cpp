@@ -195,6 +195,10 @@ std::string replicated_because(const SimulationOptions& o) {
   // Hierarchical steps: CPU ranks (BlockSteps::share_bins); the GPU's bins are not shared yet.
   if (!cpu && o.integrator.timestep == TimestepMode::Adaptive)
     return "adaptive steps on GPUs are not decomposed yet";
+  // Its cells' densities count every body (integrators/cell_density.hpp).
+  if (o.integrator.timestep == TimestepMode::Adaptive &&
+      o.integrator.timestep_criterion == TimestepCriterion::Dynamical)
+    return "the dynamical time-step criterion is not decomposed yet";
   return {};
 }
 

@@ -153,6 +153,12 @@ const std::vector<OptionSpec> kOptions = {
         "Adaptive steps: the accuracy parameter of dt_i = sqrt(2 eta eps / |a_i|) (without "
         "softening sqrt(2 eta |phi_i|) / |a_i|).",
         o.integrator.eta, to_double, o.integrator.eta = v),
+    NBODY_OPTION("timestep_criterion",
+                 "Adaptive steps: what sets a body's step: 'acceleration' (sqrt(2 eta eps / |a|)) "
+                 "or 'dynamical' (eta / omega, omega^2 = G M / r^3 from the neighbourhood's "
+                 "density or the body's orbit; Zemp et al. 2007).",
+                 std::string(to_string(o.integrator.timestep_criterion)), to_str,
+                 o.integrator.timestep_criterion = parse_timestep_criterion(v)),
     NBODY_OPTION("dt_min",
                  "Adaptive steps: the smallest step allowed (0: dt/2^30); the bodies that want "
                  "less are counted in timestep_stats()['floored'].",

@@ -52,7 +52,7 @@ class HostStepper final : public Stepper {
         integrator_(make_integrator(options.integrator)),
         ias15_(
             {.epsilon = options.integrator.ias15_epsilon, .rule = options.integrator.ias15_rule}),
-        block_steps_(options.integrator, options.gravity.softening),
+        block_steps_(options.integrator, options.gravity),
         reducer_(std::move(reducer)) {
     // Several processes: each owns its bodies where the decomposition runs (the forces by
     // the ring or the essential trees, the bodies migrating); else every one holds them all,

@@ -30,8 +30,8 @@ void check_radii(const SimulationOptions& o, const ParticleSystem& ps) {
 /// IAS15 needs what its machine-precision steps rest on: exact float64 forces on the CPU.
 void check_integrator_options(const SimulationOptions& o) {
   validate(o.integrator);
-  if (o.integrator.scheme != IntegratorScheme::Ias15) return;
   const GravityOptions& g = o.gravity;
+  if (o.integrator.scheme != IntegratorScheme::Ias15) return;
   if (g.device == Device::Gpu) {
     throw input_error("--integrator",
                       "runs on the CPU (--device cpu): its steps are few-body float64 "

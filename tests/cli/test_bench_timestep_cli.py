@@ -18,7 +18,7 @@ HAVE_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
 
 COLUMNS = ["mode", "dt", "eta", "label", "steps", "substeps", "force_evaluations_per_body",
            "deepest_bin", "smallest_step", "wall_seconds", "energy_error", "evaluations_vs_fixed",
-           "wall_vs_fixed"]
+           "wall_vs_fixed", "criterion"]
 
 
 class TestBenchTimestep(CliTestCase):
@@ -42,15 +42,17 @@ class TestBenchTimestep(CliTestCase):
         with open(self.out / "timestep.csv", newline="") as f:
             rows = list(csv.reader(f))
         self.assertEqual(rows[0], COLUMNS)
-        self.assertEqual(len(rows) - 1, 4)  # two dts, two etas
-        self.assertEqual([r[0] for r in rows[1:]], ["fixed", "fixed", "adaptive", "adaptive"])
+        self.assertEqual(len(rows) - 1, 6)  # two dts, two etas for each of two criteria
+        self.assertEqual([r[0] for r in rows[1:]], ["fixed"] * 2 + ["adaptive"] * 4)
+        self.assertEqual([r[-1] for r in rows[1:]], [""] * 2 + ["acceleration"] * 2 + ["dynamical"] * 2)
 
     def test_json_keys(self):
         doc = self.doc
         self.assertEqual(doc["suite"], "timestep")
         self.assertEqual(doc["columns"], COLUMNS)
         for key in ("cpu", "threads", "git", "date", "device", "quick", "model", "n", "gravity",
-                    "theta", "softening", "t_end", "energy_method", "dts", "etas", "command"):
+                    "theta", "softening", "t_end", "energy_method", "dts", "etas", "criteria",
+                    "seed", "command"):
             self.assertIn(key, doc["meta"])
         self.assertEqual(doc["meta"]["n"], 2000)
         self.assertEqual(doc["meta"]["gravity"], "tree")
@@ -80,10 +82,13 @@ class TestBenchTimestep(CliTestCase):
             self.assertGreater(r["wall_seconds"], 0)
             self.assertGreater(r["energy_error"], 0)
             self.assertLess(r["energy_error"], 0.1)
-        # Smaller eta: no fewer force evaluations.
-        by_eta = sorted(adaptive, key=lambda r: -r["eta"])
-        self.assertLessEqual(by_eta[0]["force_evaluations_per_body"],
-                             by_eta[1]["force_evaluations_per_body"])
+        # Smaller eta: no fewer force evaluations, with either criterion.
+        for criterion in ("acceleration", "dynamical"):
+            by_eta = sorted((r for r in adaptive if r["criterion"] == criterion),
+                            key=lambda r: -r["eta"])
+            self.assertEqual(len(by_eta), 2)
+            self.assertLessEqual(by_eta[0]["force_evaluations_per_body"],
+                                 by_eta[1]["force_evaluations_per_body"])
 
     def test_report_has_headline_machine_and_command(self):
         report = (self.out / "report.md").read_text()
@@ -105,9 +110,13 @@ class TestBenchTimestep(CliTestCase):
 
     def test_without_output_prints_a_table_and_json(self):
         proc = nbody("bench", "timestep", "--quick", "-n", 500, "--dts", "0.25,0.125", "--etas",
-                     0.05, "--t-end", 0.5, "--gravity", "direct", "--json")
+                     0.05, "--t-end", 0.5, "--gravity", "direct", "--timestep-criteria",
+                     "dynamical", "--seed", 3, "--json")
         doc = json.loads(proc.stdout)
         self.assertEqual([r[0] for r in doc["rows"]], ["fixed", "fixed", "adaptive"])
+        self.assertEqual(doc["rows"][2][-1], "dynamical")
+        self.assertEqual(doc["meta"]["seed"], 3)
+        self.assertIn("--timestep-criteria dynamical --seed 3", doc["meta"]["command"])
         self.assertEqual(doc["meta"]["gravity"], "direct")
         self.assertIsNone(doc["meta"]["theta"])
         self.assertEqual(doc["meta"]["t_end"], 0.5)
@@ -124,6 +133,8 @@ class TestBenchTimestepBadInput(CliTestCase):
         self.check_fails(["bench", "timestep", "--gravity", "both"], "--gravity: bench timestep takes direct or tree (got both)")
         self.check_fails(["bench", "timestep", "--etas", -1], "--etas")
         self.check_fails(["bench", "timestep", "--model", "nonsense"], "--model")
+        self.check_fails(["bench", "timestep", "--timestep-criteria", "density"],
+                         "--timestep-criteria")
 
 
 if __name__ == "__main__":

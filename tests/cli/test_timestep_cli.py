@@ -63,6 +63,17 @@ class TestAdaptiveRuns(CliTestCase):
         self.assertEqual(sum(j["timestep"]["bins"]), 1000)
         self.assertLess(abs(j["energy_drift"]), 1e-3)
 
+    def test_dynamical_criterion_is_reported_and_follows_the_orbit(self):
+        # Kepler e = 0.9: |a|^2 / |phi| is G M / r^3, so pericentre takes a deeper bin.
+        j = run_json(*KEPLER, "--steps", 64, "--timestep", "adaptive", "--timestep-criterion",
+                     "dynamical", "--eta", 0.01)
+        t = j["timestep"]
+        self.assertEqual(t["criterion"], "dynamical")
+        self.assertGreaterEqual(len(t["bins"]), 4)
+        self.assertLess(abs(j["energy_drift"]), 1e-3)
+        fixed = run_json(*KEPLER, "--steps", 4)
+        self.assertIsNone(fixed["timestep"]["criterion"])
+
 
 class TestAdaptiveOptionErrors(CliTestCase):
     def test_bad_values(self):
@@ -74,6 +85,8 @@ class TestAdaptiveOptionErrors(CliTestCase):
                          "--timestep", "fixed", "adaptive")
         self.check_fails([*base, "--integrator", "euler"], "--timestep: needs --integrator leapfrog", "(got adaptive)")
         self.check_fails([*base, "--damping", 0.99], "--damping")
+        self.check_fails([*base, "--timestep-criterion", "density"], "--timestep-criterion",
+                         "acceleration", "dynamical", "(got density)")
 
 
 if __name__ == "__main__":

@@ -291,6 +291,31 @@ TEST(GpuBlockSteps, DirectMatchesTheCpuStepper) {
                   "direct double, triple, eps 0, GPU vs CPU stepper");
 }
 
+// The dynamical criterion (--timestep-criterion dynamical): the device's densities
+// (simulation/cuda/cell_density.cu) against the host's (integrators/cell_density.cpp),
+// through the bins they give, on a cusp (Hernquist) and an unsoftened triple.
+TEST(GpuBlockSteps, DynamicalCriterionMatchesTheCpuStepper) {
+  NBODY_SKIP_WITHOUT_GPU();
+  ModelOptions m;
+  m.model = "hernquist";
+  m.n = 3000;
+  m.seed = 23;
+  const ParticleSystem start = generate(m);
+  auto options = [](Device device, double softening) {
+    SimulationOptions o =
+        adaptive_options(device, GravityAlgorithm::Direct, Precision::Double, softening, 0.05);
+    o.integrator.timestep_criterion = TimestepCriterion::Dynamical;
+    return o;
+  };
+  const StepRun got = run_stepper(start, options(Device::Gpu, kSoftening), kSteps, kDt);
+  const StepRun want = run_stepper(start, options(Device::Cpu, kSoftening), kSteps, kDt);
+  ASSERT_GE(want.bins.back().size(), 3u) << "the test needs a range of bins";
+  expect_same_run(got, want, 1e-12, "dynamical criterion, Hernquist 3000, GPU vs CPU stepper");
+  const StepRun triple_gpu = run_stepper(triple(), options(Device::Gpu, 0.0), kSteps, kDt);
+  const StepRun triple_cpu = run_stepper(triple(), options(Device::Cpu, 0.0), kSteps, kDt);
+  expect_same_run(triple_gpu, triple_cpu, 1e-12, "dynamical criterion, triple, GPU vs CPU");
+}
+
 // The same through Simulation (--device gpu against the CPU): positions, and the
 // statistics Simulation gathers.
 TEST(GpuBlockSteps, SimulationGpuMatchesCpu) {

@@ -46,6 +46,20 @@ def test_adaptive_options_are_checked():
         sim.dt_min = float("nan")
     with pytest.raises(ValueError, match="timestep"):
         sim.timestep = "sometimes"
+    with pytest.raises(ValueError, match="^timestep_criterion: "):
+        sim.timestep_criterion = "density"
     sim.integrator = "euler"
     with pytest.raises(ValueError, match="leapfrog"):
         sim.timestep = "adaptive"
+
+
+def test_dynamical_criterion_follows_a_kepler_orbit():
+    sim = nbody.generate("kepler", e=0.9, dt=2 * math.pi / 64)
+    sim.timestep = "adaptive"
+    sim.timestep_criterion = "dynamical"
+    sim.eta = 0.01
+    assert sim.options["timestep_criterion"] == "dynamical"
+    e0 = sim.energy().total
+    sim.step(64)
+    assert len(sim.timestep_stats()["bins"]) >= 4
+    assert abs(sim.energy().total - e0) / abs(e0) < 1e-3

@@ -67,6 +67,42 @@ NBODY_HD double wanted_step(double eta, double softening, double ax, double ay, 
   return exact_div(exact_sqrt(exact_mul(2 * eta, std::fabs(phi))), a);
 }
 
+// The dynamical criterion (--timestep-criterion dynamical): dt_i = eta / omega_i with
+// omega_i^2 = G M_enc / r^3 the inverse square of the local dynamical time (Zemp et al.
+// 2007, "An optimum time-stepping scheme for N-body simulations", MNRAS 376, 273: the step
+// follows the enclosed density, not the softening). Two estimates, the larger kept:
+//   - the neighbourhood: the mean density of the smallest octree cell around the body that
+//     holds kDensityCellBodies bodies (integrators/cell_density.hpp), as G M / r^3 with r the
+//     radius of the sphere of the cell's volume (softened: r^2 + eps^2), which is what sets
+//     the time in a cusp, where |a| and phi stay finite (sqrt(eps / |a|) there is constant,
+//     while orbits at radius r take a time ~ sqrt(r));
+//   - the body's own orbit: |a|^2 / |phi|, which is G M / r^3 for a Kepler orbit (a planet
+//     around a star, which no cell of kDensityCellBodies bodies resolves).
+// For a circular Kepler orbit omega = 2 pi / P: eta is the step as a fraction of P / 2 pi.
+inline constexpr int kDensityCellBodies = 32;
+
+/// G m / (r^2 + eps^2)^(3/2) for a cell of mass m and side h, r = h (3 / (4 pi))^(1/3).
+NBODY_HD double cell_omega2(double G, double m, double h, double eps) {
+  const double r = exact_mul(h, 0.6203504908994000);  // (3 / (4 pi))^(1/3)
+  const double s2 = exact_add(exact_mul(r, r), exact_mul(eps, eps));
+  return exact_div(exact_mul(G, m), exact_mul(s2, exact_sqrt(s2)));
+}
+
+/// The step the dynamical criterion wants (infinity when omega is 0): eta / omega with
+/// omega^2 = max(omega2_cell, |a|^2 / |phi|).
+NBODY_HD double wanted_step_dynamical(double eta, double omega2_cell, double ax, double ay,
+                                      double az, double phi) {
+  const double a2 = exact_add(exact_add(exact_mul(ax, ax), exact_mul(ay, ay)), exact_mul(az, az));
+  double w2 = omega2_cell;
+  const double p = std::fabs(phi);
+  if (p > 0) {
+    const double orbit = exact_div(a2, p);
+    if (orbit > w2) w2 = orbit;
+  }
+  if (!(w2 > 0)) return INFINITY;
+  return exact_div(eta, exact_sqrt(w2));
+}
+
 /// The bin of a body that wants `wanted` (wanted_step()) with largest step dt: the smallest
 /// k whose step dt / 2^k is <= wanted, but at most k_limit (the bin of --dt-min, or
 /// kMaxTimestepBin). *floored is set when the body wanted a smaller step than k_limit's.

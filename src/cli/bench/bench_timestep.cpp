@@ -120,12 +120,11 @@ void compare(SuiteResult& r) {
     const double re = row[11].get<double>(), rw = row[12].get<double>();
     lo_e = std::min(lo_e, re), hi_e = std::max(hi_e, re);
     lo_w = std::min(lo_w, rw), hi_w = std::max(hi_w, rw);
-    parts.push_back(row[2].dump());
+    parts.push_back(row[3].get<std::string>());
     if (best_text.empty() || rw < best) {
       best = rw;
-      best_text =
-          fmt::format("η = {}: ×{:.3g} the evaluations, ×{:.3g} the time at |ΔE/E| = {:.3g}",
-                      row[2].dump(), re, rw, e);
+      best_text = fmt::format("{}: ×{:.3g} the evaluations, ×{:.3g} the time at |ΔE/E| = {:.3g}",
+                              row[3].get<std::string>(), re, rw, e);
     }
   }
   if (parts.empty()) {
@@ -141,8 +140,8 @@ void compare(SuiteResult& r) {
   r.notes.insert(
       r.notes.begin(),
       fmt::format("Headline: at equal |ΔE/E|, adaptive over fixed steps: force "
-                  "evaluations per body {}, wall time {} (below 1: adaptive is cheaper; η = {}; "
-                  "best at {}).",
+                  "evaluations per body {}, wall time {} (below 1: adaptive is cheaper; {}; "
+                  "best: {}).",
                   range(lo_e, hi_e), range(lo_w, hi_w), fmt::join(parts, ", "), best_text));
 }
 
@@ -174,6 +173,14 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
                 a.quick ? std::vector<double>{0.1, 0.025}
                         : std::vector<double>{0.1, 0.05, 0.025, 0.0125, 0.00625},
                 "--etas");
+  std::vector<TimestepCriterion> criteria;
+  for (const std::string& name : t.criteria) {
+    const TimestepCriterion c = parse_timestep_criterion(name);
+    if (std::find(criteria.begin(), criteria.end(), c) == criteria.end()) criteria.push_back(c);
+  }
+  if (criteria.empty()) criteria = {TimestepCriterion::Acceleration, TimestepCriterion::Dynamical};
+  std::vector<std::string> criterion_names;
+  for (const TimestepCriterion c : criteria) criterion_names.emplace_back(to_string(c));
   GravityOptions g;
   g.algorithm = parse_gravity_algorithm(a.gravity);
   g.device = a.device == "gpu" ? Device::Gpu : Device::Cpu;
@@ -186,7 +193,7 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
   ModelOptions m;
   m.model = model;
   m.n = a.n;
-  m.seed = 42;
+  m.seed = t.seed;
   const ParticleSystem ps = generate(m);
   const bool tree = g.algorithm == GravityAlgorithm::Tree;
   const EnergyMethod energy = resolve_energy_method(EnergyMethod::Auto, g.algorithm, ps.size());
@@ -198,9 +205,10 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
   const BuildInfo info = build_info();
   std::string command = fmt::format(
       "nbody bench timestep --model {} -n {} --softening {:g} --gravity {}{} --precision {} "
-      "--device {} --t-end {} --dts {} --etas {}",
+      "--device {} --t-end {} --dts {} --etas {} --timestep-criteria {} --seed {}",
       model, ps.size(), g.softening, a.gravity, tree ? fmt::format(" --theta {:g}", g.theta) : "",
-      a.precision, a.device, t_end, fmt::join(dts, ","), fmt::join(etas, ","));
+      a.precision, a.device, t_end, fmt::join(dts, ","), fmt::join(etas, ","),
+      fmt::join(criterion_names, ","), t.seed);
   if (a.quadrupole) command += " --quadrupole";
   if (a.quick) command += " --quick";
   for (const auto& [key, value] :
@@ -214,6 +222,8 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
         {"energy_method", to_string(energy)},
         {"dts", dts},
         {"etas", etas},
+        {"criteria", criterion_names},
+        {"seed", t.seed},
         {"version", info.version},
         {"compiler", info.compiler},
         {"command", command}})
@@ -230,7 +240,8 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
                "wall_seconds",
                "energy_error",
                "evaluations_vs_fixed",
-               "wall_vs_fixed"};
+               "wall_vs_fixed",
+               "criterion"};
 
   auto run = [&](const IntegratorOptions& integ, double dt, const std::string& label) {
     const bool adaptive = integ.timestep == TimestepMode::Adaptive;
@@ -244,15 +255,19 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
     r.add_row({adaptive ? "adaptive" : "fixed", dt, adaptive ? json(integ.eta) : json(nullptr),
                label, x.steps, x.substeps, x.evaluations_per_body, x.deepest_bin,
                std::ldexp(dt, -int(x.deepest_bin)), x.wall_seconds, x.energy_error, nullptr,
-               nullptr});
+               nullptr, adaptive ? json(to_string(integ.timestep_criterion)) : json(nullptr)});
   };
   IntegratorOptions adaptive;
   adaptive.timestep = TimestepMode::Adaptive;
   if (g.device == Device::Gpu) (void)integrate(ps, g, adaptive, dts.front(), dts.front());  // probe
   for (const double dt : dts) run(IntegratorOptions{}, dt, fmt::format("dt {:.4g}", dt));
-  for (const double eta : etas) {
-    adaptive.eta = eta;
-    run(adaptive, dts.front(), fmt::format("η {:g}", eta));
+  for (const TimestepCriterion c : criteria) {
+    adaptive.timestep_criterion = c;
+    for (const double eta : etas) {
+      adaptive.eta = eta;
+      run(adaptive, dts.front(),
+          fmt::format("{} η {:g}", c == TimestepCriterion::Dynamical ? "dyn" : "acc", eta));
+    }
   }
   compare(r);
   r.notes.push_back(
@@ -261,12 +276,12 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
       "cost-error front; an adaptive run less accurate than the cheapest fixed run is compared "
       "with that run (no extrapolation); one more accurate than every fixed run has none.");
   r.notes.push_back(fmt::format(
-      "{} N = {}, seed 42, softening {:g}, {}{}, t = 0 to {:g}; adaptive runs at dt = {:g} (the "
+      "{} N = {}, seed {}, softening {:g}, {}{}, t = 0 to {:g}; adaptive runs at dt = {:g} (the "
       "largest); |ΔE/E| at the end with the {} energy; wall time: a clock around the step loop "
       "(energies outside it); deepest_bin: the deepest bin populated at the end of any step, "
       "smallest_step = dt / 2^deepest_bin.",
-      model, ps.size(), g.softening, a.gravity, tree ? fmt::format(" theta {:g}", g.theta) : "",
-      t_end, dts.front(), to_string(energy)));
+      model, ps.size(), t.seed, g.softening, a.gravity,
+      tree ? fmt::format(" theta {:g}", g.theta) : "", t_end, dts.front(), to_string(energy)));
   r.notes.push_back(
       fmt::format("Machine: nbody {}, {}, {} OpenMP threads, CPU {}{}.", info.version,
                   info.compiler, info.max_threads, info.cpu_model,

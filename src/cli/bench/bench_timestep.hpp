@@ -11,11 +11,13 @@
 namespace nbody::cli::bench {
 
 struct TimestepBenchArgs {
-  std::string model;         // "": hernquist when generate() knows it, else plummer
-  double t_end = 0;          // 0: kTimestepDefaultTEnd
-  std::vector<double> dts;   // fixed steps; empty: t_end / 16 ... t_end / 512
-  std::vector<double> etas;  // adaptive steps at the largest dt; empty: 0.1 ... 0.00625
-  std::string command;       // the command line the report names (filled by the suite)
+  std::string model;                  // "": hernquist when generate() knows it, else plummer
+  double t_end = 0;                   // 0: kTimestepDefaultTEnd
+  std::vector<double> dts;            // fixed steps; empty: t_end / 16 ... t_end / 512
+  std::vector<double> etas;           // adaptive steps at the largest dt; empty: 0.1 ... 0.00625
+  std::vector<std::string> criteria;  // adaptive step criteria; empty: every one
+  std::uint64_t seed = 42;            // the model's
+  std::string command;                // the command line the report names (filled by the suite)
 };
 
 constexpr double kTimestepDefaultTEnd = 1.0;

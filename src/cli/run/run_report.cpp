@@ -71,6 +71,8 @@ nlohmann::ordered_json timestep_json(const RunArgs& a, Simulation& sim, const Ru
   nlohmann::ordered_json j = {
       {"mode", to_string(a.integrator.timestep)},
       {"eta", adaptive ? nlohmann::ordered_json(a.integrator.eta) : nullptr},
+      {"criterion",
+       adaptive ? nlohmann::ordered_json(to_string(a.integrator.timestep_criterion)) : nullptr},
       {"dt_max", a.dt},
       {"dt_min", adaptive ? nlohmann::ordered_json(a.integrator.dt_min) : nullptr},
       {"bins", ts.bins},

@@ -38,8 +38,8 @@ __global__ void assign_bins_kernel(State s, const double* __restrict__ phi,
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
     const double ax = s.ax[i], ay = s.ay[i], az = s.az[i];
     bool fl = false;
-    const int k = timestep_bin(wanted_step(p.eta, p.softening, ax, ay, az, phi ? phi[i] : 0.0),
-                               p.dt, p.k_limit, &fl);
+    const int k =
+        timestep_bin(wanted_by(p, i, ax, ay, az, phi ? phi[i] : 0.0), p.dt, p.k_limit, &fl);
     count += fl ? 1 : 0;
     bin[i] = std::uint8_t(k);
     BodyMotion b{0.0, 0.0, 0.0, s.vx[i], s.vy[i], s.vz[i]};
@@ -118,8 +118,7 @@ __global__ void finish_substep_kernel(State s, const Vec4<Real>* __restrict__ ou
     half_kick(b, ax, ay, az, p.dt, old_bin);  // closes the step of the old bin
     if (rebin) {
       bool fl = false;
-      const int wanted = timestep_bin(wanted_step(p.eta, p.softening, ax, ay, az, potential), p.dt,
-                                      p.k_limit, &fl);
+      const int wanted = timestep_bin(wanted_by(p, i, ax, ay, az, potential), p.dt, p.k_limit, &fl);
       count += fl ? 1 : 0;
       const int k_new = contact_bin(next_bin(wanted, old_bin, tick), byte, deepest);
       bin[i] = std::uint8_t(k_new);

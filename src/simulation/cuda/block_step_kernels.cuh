@@ -46,11 +46,19 @@ struct BlockStepParams {
   double eta = 0;
   double softening = 0;
   int k_limit = 0;
+  const double* omega2 = nullptr;  // the dynamical criterion: each body's cell omega^2
 };
 
-/// The step's start for every body: bin = timestep_bin(wanted_step(a, phi)) (phi read only
-/// when phi != nullptr: the unsoftened rule), the floored ones counted into
-/// counts->floored, then the opening half kick v += a dt / 2^(bin + 1).
+/// The step body i wants: the dynamical criterion with p.omega2, else the acceleration one.
+__device__ __forceinline__ double wanted_by(const BlockStepParams& p, unsigned i, double ax,
+                                            double ay, double az, double phi) {
+  return p.omega2 ? wanted_step_dynamical(p.eta, p.omega2[i], ax, ay, az, phi)
+                  : wanted_step(p.eta, p.softening, ax, ay, az, phi);
+}
+
+/// The step's start for every body: bin = timestep_bin(wanted_by(a, phi)) (phi read only
+/// when phi != nullptr: the unsoftened rule and the dynamical criterion), the floored ones counted
+/// into counts->floored, then the opening half kick v += a dt / 2^(bin + 1).
 void launch_assign_bins(const State& s, const double* phi, std::uint8_t* bin,
                         const BlockStepParams& p, SubstepCounts* counts, cudaStream_t stream);
 

@@ -3,9 +3,11 @@
 // of the bins' substeps, the host stepper's arithmetic in the same order (block_steps.hpp,
 // docs/timesteps.md), so that with equal accelerations the GPU gives the CPU's bits:
 //
-//   forces if not valid (collisions first; with the potentials when eps = 0: the rule
-//   needs them), or the potentials alone when eps = 0 and they are stale;
-//   every body: its bin from wanted_step(), the opening half kick of its bin;
+//   forces if not valid (collisions first; with the potentials when eps = 0 or with the
+//   dynamical criterion: the rule needs them), or the potentials alone when stale;
+//   every body: its bin from wanted_step() (the dynamical criterion: from the densities of
+//   cell_density.cuh, computed at the step's start and after each drift), the opening half
+//   kick of its bin;
 //   until tick kTicksPerStep: T2 = the next step end of a populated bin, every body drifts
 //   dt (T2 - T) 2^-30, the collision stage, the forces of the bodies active at T2 (their
 //   bin's step ends there), for each: a stored, the closing half kick of its old bin and,
@@ -35,6 +37,7 @@
 #include "nbody/integrator.hpp"
 #include "nbody/physics/timestep.hpp"
 #include "simulation/cuda/block_step_kernels.cuh"
+#include "simulation/cuda/cell_density.cuh"
 
 namespace nbody::cuda_resident {
 
@@ -58,11 +61,19 @@ class BlockSteps {
   /// One step of dt (n > 0); the caller adds dt to the time.
   void step(Stepper& s, double dt, bool potential) {
     const double eps = s.softening_;
-    const bool unsoftened = !(eps > 0);  // the rule takes its length from the potential
+    const bool dynamical = s.integrator_.timestep_criterion == TimestepCriterion::Dynamical;
+    // The acceleration rule without softening takes its length from the potential; the
+    // dynamical criterion its orbits' frequency |a|^2 / |phi|.
+    const bool unsoftened = !(eps > 0) || dynamical;
     if (!s.accelerations_valid_) s.first_forces(false, unsoftened);  // contacts: in the drift
     if (unsoftened) s.evaluate(true);  // the potentials alone, when stale
     s.potentials_valid_ = false;       // the bodies move
-    const BlockStepParams p{dt, s.integrator_.eta, eps, bin_limit(dt, s.integrator_.dt_min)};
+    if (dynamical) {
+      omega2_.reserve(std::max<std::size_t>(s.n_, 1), "time-step densities");
+      density_.compute(s.state(), s.dim_, s.G_, eps, omega2_.data(), s.stream_);
+    }
+    const BlockStepParams p{dt, s.integrator_.eta, eps, bin_limit(dt, s.integrator_.dt_min),
+                            dynamical ? omega2_.data() : nullptr};
     cudaStream_t stream = s.stream_;
     SubstepCounts* counts = counts_.data();
     NBODY_CUDA_CHECK(cudaMemsetAsync(counts, 0, sizeof(SubstepCounts), stream));
@@ -102,6 +113,9 @@ class BlockSteps {
       tick = next;
       unsigned n_active = c.n_active;
       if (s.n_ != before) n_active = select_again(s);
+      // The new bins of this substep's active bodies: the densities at their positions.
+      if (dynamical && tick < kTicksPerStep)
+        density_.compute(s.state(), s.dim_, s.G_, eps, omega2_.data(), s.stream_);
       potentials = (tick == kTicksPerStep && potential) || unsoftened;
       if (n_active > 0) {
         // Every body active: the fixed step's full launch (the same kernels, the same bits).
@@ -169,6 +183,8 @@ class BlockSteps {
   gpu::DeviceBuffer<SubstepCounts> counts_;
   gpu::PinnedBuffer<SubstepCounts> counts_host_;
   gpu::DeviceBuffer<unsigned char> temp_;  // cub scratch
+  DeviceCellDensity density_;              // the dynamical criterion's
+  gpu::DeviceBuffer<double> omega2_;
 };
 
 }  // namespace nbody::cuda_resident

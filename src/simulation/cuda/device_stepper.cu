@@ -67,6 +67,7 @@ class DeviceStepper final : public Stepper {
         G_(options.gravity.G),
         softening_(options.gravity.softening),
         integrator_(options.integrator),
+        dim_(options.gravity.dim),
         reducer_(std::move(reducer)),
         tree_energy_(options.gravity.dim) {
     if (options.collisions.model != CollisionModel::None)
@@ -343,6 +344,7 @@ class DeviceStepper final : public Stepper {
   double G_;
   double softening_;
   IntegratorOptions integrator_;
+  int dim_;  // the dynamical time-step criterion's cells
   std::shared_ptr<ForceReducer> reducer_;
   DeviceTreeEnergy tree_energy_;  // --energy tree
   bool sharing_ = false;

@@ -1,0 +1,68 @@
+#include "integrators/cell_density.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/radix_sort.hpp"
+#include "integrators/cell_density_rule.hpp"
+#include "nbody/physics/timestep.hpp"
+
+namespace nbody {
+namespace {
+
+// ~kDensityCellBodies + 30 operations a body: threads pay off from here.
+constexpr std::size_t kParallelThreshold = 50000;
+
+}  // namespace
+
+void CellDensity::compute(const ParticleSystem& ps, int dim, double G, double softening,
+                          std::vector<double>& omega2) {
+  const std::size_t n = ps.size();
+  omega2.resize(n);
+  if (n == 0) return;
+  const double* c[3] = {ps.x.data(), ps.y.data(), ps.z.data()};
+  // The bounding cube of the finite coordinates (a body elsewhere gets key 0 or the
+  // largest: its density is a guess, and the run stops on it anyway).
+  double lo[3] = {0, 0, 0}, side = 0;
+  for (int a = 0; a < dim; ++a) {
+    double mn = INFINITY, mx = -INFINITY;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!std::isfinite(c[a][i])) continue;
+      mn = std::min(mn, c[a][i]);
+      mx = std::max(mx, c[a][i]);
+    }
+    lo[a] = mn <= mx ? mn : 0.0;
+    side = std::max(side, mn <= mx ? mx - mn : 0.0);
+  }
+  if (!(side > 0) || !std::isfinite(side)) side = 1;  // one point: any cube holds it
+  const double scale = std::ldexp(1.0, density::key_bits(dim)) / side;
+  keyed_.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    keyed_[i] = {density::key(lo, scale, dim, ps.x[i], ps.y[i], ps.z[i]), std::uint32_t(i)};
+  radix_sort(keyed_, tmp_, dim * density::key_bits(dim));
+  keys_.resize(n);
+  mass_before_.resize(n + 1);
+  double sum = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    keys_[p] = keyed_[p].first;
+    mass_before_[p] = sum;
+    sum += ps.mass[keyed_[p].second];
+  }
+  mass_before_[n] = sum;
+
+  // A cell holds want bodies and sorted position p exactly when some run of want sorted
+  // positions around p lies in it: the deepest such cell is the deepest common cell of the
+  // two ends of one of the runs of want that hold p.
+  const std::size_t want = std::min<std::size_t>(kDensityCellBodies, n);
+  const std::size_t runs = n - want + 1;
+  level_.resize(runs);
+  for (std::size_t s = 0; s < runs; ++s)
+    level_[s] = std::uint8_t(density::common_level(keys_[s], keys_[s + want - 1], dim));
+#pragma omp parallel for schedule(static) if (n > kParallelThreshold)
+  for (std::size_t p = 0; p < n; ++p) {
+    omega2[keyed_[p].second] = density::omega2_at(keys_.data(), mass_before_.data(), level_.data(),
+                                                  n, want, p, dim, side, G, softening);
+  }
+}
+
+}  // namespace nbody
