@@ -223,7 +223,9 @@ class TestRanksEqualOneProcess(CliTestCase):
         # Runs the decomposition does not cover hold every body on every rank (Part 1 of
         # docs/distributed.md): the header says so and why; a decomposed run's does not.
         for extra, why in ((["--integrator", "ias15"], "IAS15 is not decomposed"),
-                           (["--kernel", "scalar"], "the scalar kernel is not decomposed; --kernel fast is")):
+                           (["--kernel", "scalar"], "the scalar kernel is not decomposed; --kernel fast is"),
+                           (["--gravity", "tree", "--timestep", "adaptive", "--timestep-criterion",
+                             "dynamical"], "the dynamical time-step criterion is not decomposed yet")):
             proc = mpirun(2, "run", "--model", "plummer", "-n", 200, "--steps", 2, *extra)
             self.assertIn(f"on 2 MPI ranks (each holds every body: {why})\n", proc.stdout + proc.stderr)
         proc = mpirun(2, "run", "--model", "plummer", "-n", 200, "--steps", 2, "--gravity", "tree")

@@ -74,6 +74,20 @@ class TestAdaptiveRuns(CliTestCase):
         fixed = run_json(*KEPLER, "--steps", 4)
         self.assertIsNone(fixed["timestep"]["criterion"])
 
+    def test_dynamical_criterion_restarts_byte_for_byte_and_is_kept(self):
+        run = ["--model", "plummer", "-n", 500, "--softening", 0.01, "--gravity", "tree",
+               "--timestep", "adaptive", "--timestep-criterion", "dynamical", "--dt", 0.05, "-q"]
+        whole = run_json(*run, "--steps", 4)
+        nbody("run", *run, "--steps", 2, "--checkpoint-every", 2, "--output-dir", self.dir / "a")
+        checkpoint = self.dir / "a" / "checkpoint_00000002.h5"
+        resumed = run_json("--restart", checkpoint, "--steps", 4, "--output-dir", self.dir / "b",
+                           "-q")
+        self.assertEqual(resumed["timestep"]["criterion"], "dynamical")
+        self.assertEqual(resumed["energy_end"], whole["energy_end"])
+        self.check_fails(["run", "--restart", checkpoint, "--timestep-criterion", "acceleration",
+                          "--steps", 4, "--output-dir", self.dir / "c"],
+                         "--timestep-criterion: differs from the checkpoint's dynamical")
+
 
 class TestAdaptiveOptionErrors(CliTestCase):
     def test_bad_values(self):
