@@ -30,6 +30,8 @@ class PhaseTimes {
     for (const auto& e : entries_) t += e.second;
     return t;
   }
+  /// Every phase forgotten (the room kept).
+  void clear() { entries_.clear(); }
   [[nodiscard]] const std::vector<std::pair<std::string, double>>& entries() const {
     return entries_;
   }

@@ -215,10 +215,15 @@ class Simulation {
   void download_if_stale() const;
   /// Copies the host copy to the stepper when it was edited.
   void upload_if_edited();
-  /// Adds a stepper's times (force stages, gravity, collisions) to the phases.
-  void add_times(const StepTimes& t);
-  /// Adds a step's times and counts (the phases, timestep_stats()); `start` is when it began.
-  void count_step(const StepTimes& t, std::chrono::steady_clock::time_point start);
+  /// Adds a stepper's times (force stages, gravity, collisions) to the phases, each
+  /// `weight` times (0: the counts alone; a sampled step stands for `weight` steps).
+  void add_times(const StepTimes& t, double weight = 1);
+  /// Adds a step's times and counts (the phases, timestep_stats()); `start` is when it
+  /// began, and the step stands for `weight` steps' times (0: it was not timed).
+  void count_step(const StepTimes& t, std::chrono::steady_clock::time_point start,
+                  double weight = 1);
+  /// Whether the next step is timed, and for how many steps it stands (phase_weight()).
+  [[nodiscard]] double phase_weight() const;
 
   // The host copy, on the heap: the host stepper keeps its address across moves.
   std::unique_ptr<ParticleSystem> particles_;

@@ -26,7 +26,14 @@ ProgressLine::ProgressLine(std::FILE* out, std::uint64_t total_steps, bool enabl
       tty_(isatty(fileno(out)) != 0),
       start_(Clock::now()),
       last_print_(start_),
-      last_drift_(start_) {}
+      last_drift_(start_),
+      last_read_(start_) {}
+
+bool ProgressLine::clock_due() {
+  if (!enabled_ || ++calls_ < stride_) return false;
+  calls_ = 0;
+  return true;
+}
 
 bool ProgressLine::line_due(Clock::time_point now) const {
   if (!enabled_) return false;
@@ -43,14 +50,21 @@ bool ProgressLine::drift_due(Clock::time_point now) const {
   return since_drift > 40 * drift_cost_;
 }
 
-bool ProgressLine::wants_energy() const {
+bool ProgressLine::wants_energy() {
+  // Asked before the step whose update() may print: the same stride, one call ahead.
+  if (!enabled_ || calls_ + 1 < stride_) return false;
   const auto now = Clock::now();
   return line_due(now) && drift_due(now);
 }
 
 void ProgressLine::update(std::uint64_t step, double sim_time,
                           const std::function<double()>& energy_drift) {
+  if (!clock_due()) return;
   const auto now = Clock::now();
+  const double since = std::chrono::duration<double>(now - last_read_).count();
+  last_read_ = now;
+  if (since < 1e-3 && stride_ < (std::uint64_t(1) << 20)) stride_ *= 2;
+  if (since > 20e-3 && stride_ > 1) stride_ /= 2;
   if (!line_due(now)) return;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   if (energy_drift && drift_due(now)) {

@@ -212,15 +212,25 @@ class DirectSumSimd final : public GravitySolver {
     const auto first_block = static_cast<std::ptrdiff_t>(share.first);
     const auto blocks = static_cast<std::ptrdiff_t>(share.last);
     const KernelFn<Real> kernel = kernel_;
+    // One block (up to kBlock targets): no OpenMP region, whose entry costs more than a
+    // few-body evaluation.
 #if defined(_OPENMP)
     const int wanted = threads_ > 0 ? threads_ : omp_get_max_threads();
     const int team = static_cast<int>(
         std::max<std::ptrdiff_t>(1, std::min<std::ptrdiff_t>(wanted, blocks - first_block)));
+    if (team > 1) {
 #pragma omp parallel for schedule(static) num_threads(team)
+      for (std::ptrdiff_t b = first_block; b < blocks; ++b) {
+        const auto i = static_cast<std::size_t>(b) * kBlock;
+        kernel(args, i, i + kBlock);
+      }
+    } else
 #endif
-    for (std::ptrdiff_t b = first_block; b < blocks; ++b) {
-      const auto i = static_cast<std::size_t>(b) * kBlock;
-      kernel(args, i, i + kBlock);
+    {
+      for (std::ptrdiff_t b = first_block; b < blocks; ++b) {
+        const auto i = static_cast<std::size_t>(b) * kBlock;
+        kernel(args, i, i + kBlock);
+      }
     }
     pairs_ = std::uint64_t(share.last - share.first) * kBlock * args.n;
   }

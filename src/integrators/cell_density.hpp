@@ -8,8 +8,8 @@
 // deepest cell holding a body and kDensityCellBodies bodies is the deepest common cell of
 // the ends of one of the runs of kDensityCellBodies sorted bodies around it (one XOR and
 // one count of leading zeros a run), and its run of keys is found by binary search. A
-// cell's mass is a difference of prefix sums in key order. The result depends only on the positions and
-// masses: the same for any number of threads. A GPU twin does the same operations
+// cell's mass is a difference of prefix sums in key order. The result depends only on the positions
+// and masses: the same for any number of threads. A GPU twin does the same operations
 // (simulation/cuda/cell_density.cu).
 #include <cstdint>
 #include <utility>

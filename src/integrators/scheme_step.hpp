@@ -12,14 +12,26 @@
 namespace nbody {
 
 namespace detail {
-// The loops are memory-bound; threads pay off only for large N.
+// The loops are memory-bound; threads pay off only for large N. Below that no OpenMP
+// region at all: entering one costs more than a few-body step (an `if` clause still
+// enters it).
 inline constexpr std::size_t kParallelThreshold = 100000;
+
+/// body(i) for i < n: a team of threads above kParallelThreshold, else a plain loop.
+template <class Body>
+void for_bodies(std::size_t n, const Body& body) {
+  if (n > kParallelThreshold) {
+#pragma omp parallel for simd schedule(static)
+    for (std::size_t i = 0; i < n; ++i) body(i);
+  } else {
+#pragma omp simd
+    for (std::size_t i = 0; i < n; ++i) body(i);
+  }
+}
 
 template <IntegratorScheme S, bool Open>
 void update_bodies(ParticleSystem& ps, const StepFactors& f) {
-  const std::size_t n = ps.size();
-#pragma omp parallel for simd schedule(static) if (n > kParallelThreshold)
-  for (std::size_t i = 0; i < n; ++i) {
+  for_bodies(ps.size(), [&ps, &f](std::size_t i) {
     BodyMotion b = load_motion(ps, i);
     if constexpr (Open) {
       open_step<S>(b, ps.ax[i], ps.ay[i], ps.az[i], f);
@@ -27,18 +39,16 @@ void update_bodies(ParticleSystem& ps, const StepFactors& f) {
       close_step<S>(b, ps.ax[i], ps.ay[i], ps.az[i], f);
     }
     store_motion(ps, i, b);
-  }
+  });
 }
 
 /// x += v h for every body (the second half of the leapfrog's drift around a collision stage).
 inline void drift_bodies(ParticleSystem& ps, double h) {
-  const std::size_t n = ps.size();
-#pragma omp parallel for simd schedule(static) if (n > kParallelThreshold)
-  for (std::size_t i = 0; i < n; ++i) {
+  for_bodies(ps.size(), [&ps, h](std::size_t i) {
     BodyMotion b = load_motion(ps, i);
     drift(b, h);
     store_motion(ps, i, b);
-  }
+  });
 }
 }  // namespace detail
 

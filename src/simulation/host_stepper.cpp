@@ -72,12 +72,12 @@ class HostStepper final : public Stepper {
     }
     sharing_ = !domain_ && reducer_ && reducer_->parts() > 1 &&
                gravity_->set_share(reducer_->part(), reducer_->parts());
-    // IAS15 with few bodies: the scalar float64 reference instead of the SIMD kernel, which
-    // pads each evaluation to blocks of 64 targets (3 bodies cost as much as 64) and is the
-    // slower of the two up to about kFewBodies bodies.
+    // Few bodies (up to kFewBodies): the scalar float64 reference instead of the SIMD
+    // kernel, which pads each evaluation to blocks of 64 targets (3 bodies cost as much as
+    // 64) and is the slower of the two up to about kFewBodies bodies.
     const GravityOptions& g = options.gravity;
-    if (options.integrator.scheme == IntegratorScheme::Ias15 &&
-        g.algorithm == GravityAlgorithm::Direct && g.kernel == ForceKernel::Fast) {
+    if (g.algorithm == GravityAlgorithm::Direct && g.kernel == ForceKernel::Fast &&
+        resolve_precision(g.precision, g.algorithm) == Precision::Double && !domain_) {
       GravityOptions scalar = g;
       scalar.kernel = ForceKernel::Scalar;
       few_bodies_ = make_gravity_solver(scalar);
@@ -197,7 +197,6 @@ class HostStepper final : public Stepper {
     if (domain_ && (!state.cuts.empty() || !state.cost.empty())) domain_->resume(state);
   }
 
-  [[nodiscard]] StepTimes take_times() override { return std::exchange(times_, StepTimes{}); }
   [[nodiscard]] double time() const override { return state_->time; }
   [[nodiscard]] std::size_t size() const override { return state_->size(); }
 
@@ -230,10 +229,11 @@ class HostStepper final : public Stepper {
         .all_forces = [this](ParticleSystem& ps, bool phi) { timed_gravity(ps, phi); },
         .active_forces =
             [this](ParticleSystem& ps, bool phi, const std::vector<std::uint32_t>& active) {
-              const auto start = std::chrono::steady_clock::now();
-              gravity_->compute_forces_active(ps, phi, active);
+              const auto start = phase_timing_ ? std::chrono::steady_clock::now()
+                                               : std::chrono::steady_clock::time_point{};
+              solver_for(ps).compute_forces_active(ps, phi, active);
               if (sharing_) sum_shares(ps, phi, &active);
-              times_.gravity_seconds += seconds_since(start);
+              if (phase_timing_) times_.gravity_seconds += seconds_since(start);
             },
         .potentials = [this](ParticleSystem& ps) { evaluate_potentials(ps); },
         .redistribute = domain_ ? std::function<void(ParticleSystem&)>(
@@ -249,14 +249,15 @@ class HostStepper final : public Stepper {
   }
 
   CollisionStats collide(ParticleSystem& ps, const ContactGate& gate = {}) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start =
+        phase_timing_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     CollisionStats stats = collisions_->resolve(ps, gate);
     times_.collisions.add(stats);
-    times_.collision_seconds += seconds_since(start);
+    if (phase_timing_) times_.collision_seconds += seconds_since(start);
     return stats;
   }
 
-  /// The solver for ps: the run's, or with IAS15 and few bodies the scalar one.
+  /// The solver for ps: the run's, or with few bodies the scalar one.
   [[nodiscard]] GravitySolver& solver_for(const ParticleSystem& ps) const {
     return few_bodies_ && ps.size() <= kFewBodies ? *few_bodies_ : *gravity_;
   }
@@ -269,9 +270,13 @@ class HostStepper final : public Stepper {
 
   /// gravity(), timed as the step's gravity.
   void timed_gravity(ParticleSystem& ps, bool potential) {
-    const auto start = std::chrono::steady_clock::now();
-    gravity(ps, potential);
-    times_.gravity_seconds += seconds_since(start);
+    if (phase_timing_) {
+      const auto start = std::chrono::steady_clock::now();
+      gravity(ps, potential);
+      times_.gravity_seconds += seconds_since(start);
+    } else {
+      gravity(ps, potential);
+    }
     if (domain_) {
       const parallel::DomainStats d = domain_->domain_stats();
       DecompositionStats& sum = times_.decomposition;
@@ -331,7 +336,7 @@ class HostStepper final : public Stepper {
 
   SimulationOptions options_;
   std::unique_ptr<GravitySolver> gravity_;
-  std::unique_ptr<GravitySolver> few_bodies_;  // IAS15, kernel fast: up to kFewBodies bodies
+  std::unique_ptr<GravitySolver> few_bodies_;  // kernel fast, float64: up to kFewBodies bodies
   std::unique_ptr<CollisionHandler> collisions_;
   std::unique_ptr<Integrator> integrator_;
   Ias15 ias15_;             // --integrator ias15: its own steps (own_step)
@@ -344,7 +349,6 @@ class HostStepper final : public Stepper {
   std::vector<double> packed_;
   std::array<std::vector<double>, 3>
       kept_;  // the accelerations, kept across a potential-only evaluation
-  StepTimes times_;
 };
 
 }  // namespace

@@ -22,7 +22,7 @@
 
 namespace nbody {
 
-/// What the steps since the last take_times() cost and did.
+/// What the steps since the last clear_times() cost and did.
 struct StepTimes {
   double gravity_seconds = 0;    // force evaluations (the sum of the processes' shares included)
   double collision_seconds = 0;  // collision stages (wall time on the host, kernels on the GPU)
@@ -40,6 +40,18 @@ struct StepTimes {
   std::uint64_t iterations = 0;                // predictor-corrector iterations
   std::uint64_t evaluations = 0;               // force evaluations of all the bodies
   double dt_last = 0, dt_min = 0, dt_max = 0;  // of the accepted steps
+
+  /// Back to the start, the lists emptied but keeping their room (no allocation, and
+  /// little to write, after each of a few-body run's steps).
+  void clear() {
+    auto stages_kept = std::move(stages);
+    auto bins_kept = std::move(bins);
+    *this = StepTimes{};
+    stages = std::move(stages_kept);
+    stages.clear();
+    bins = std::move(bins_kept);
+    bins.clear();
+  }
 };
 
 class Stepper {
@@ -99,11 +111,25 @@ class Stepper {
   /// bodies migrate between processes at every force evaluation, and diagnostics() is
   /// collective (the ranks' sums all-reduced).
   [[nodiscard]] virtual bool owns_bodies() const { return false; }
-  /// The times and collision totals of the steps since the last call.
-  [[nodiscard]] virtual StepTimes take_times() = 0;
+  /// The times and collision totals of the steps since the last clear_times().
+  [[nodiscard]] const StepTimes& step_times() const { return times_; }
+  void clear_times() { times_.clear(); }
+  /// step_times(), then clear_times().
+  [[nodiscard]] StepTimes take_times() {
+    StepTimes t = times_;
+    clear_times();
+    return t;
+  }
   /// The simulated time and the number of bodies, without copying the state.
   [[nodiscard]] virtual double time() const = 0;
   [[nodiscard]] virtual std::size_t size() const = 0;
+  /// Whether the next step times its phases (reads the clock): Simulation times one step
+  /// in kTimedStride of a few-body run, where a clock read costs a fifth of a step.
+  void set_phase_timing(bool on) { phase_timing_ = on; }
+
+ protected:
+  bool phase_timing_ = true;
+  StepTimes times_;  // since the last clear_times()
 };
 
 /// The options as a Simulation of a dim-dimensional system completes them: the solver

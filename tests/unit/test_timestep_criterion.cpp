@@ -41,13 +41,15 @@ TEST(CellDensity, UniformCubeGivesItsDensity) {
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const std::size_t n = 20000;
-  for (std::size_t i = 0; i < n; ++i) ps.add(Body{{u(rng), u(rng), u(rng)}, {0, 0, 0}, 1.0 / n, 0, 0});
+  for (std::size_t i = 0; i < n; ++i)
+    ps.add(Body{{u(rng), u(rng), u(rng)}, {0, 0, 0}, 1.0 / n, 0, 0});
   std::vector<double> w2;
   CellDensity().compute(ps, 3, 1.0, 0.0, w2);
   ASSERT_EQ(w2.size(), n);
   std::vector<double> inside;
   for (std::size_t i = 0; i < n; ++i) {
-    const double edge = std::min({ps.x[i], ps.y[i], ps.z[i], 1 - ps.x[i], 1 - ps.y[i], 1 - ps.z[i]});
+    const double edge =
+        std::min({ps.x[i], ps.y[i], ps.z[i], 1 - ps.x[i], 1 - ps.y[i], 1 - ps.z[i]});
     if (edge > 0.15) inside.push_back(w2[i]);
   }
   const double expected = 4 * std::numbers::pi / 3;

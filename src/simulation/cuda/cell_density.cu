@@ -66,8 +66,8 @@ __device__ void cube(const unsigned long long* bounds, int dim, double* lo, doub
   if (!(*side > 0) || !isfinite(*side)) *side = 1;
 }
 
-__global__ void keys_kernel(State s, int dim, const unsigned long long* bounds,
-                            std::uint64_t* keys, unsigned* index) {
+__global__ void keys_kernel(State s, int dim, const unsigned long long* bounds, std::uint64_t* keys,
+                            unsigned* index) {
   double lo[3], side;
   cube(bounds, dim, lo, &side);
   const double scale = ldexp(1.0, density::key_bits(dim)) / side;
@@ -102,8 +102,8 @@ __global__ void omega2_kernel(const std::uint64_t* keys, const unsigned* index,
 
 }  // namespace
 
-void DeviceCellDensity::compute(const State& s, int dim, double G, double softening,
-                                double* omega2, cudaStream_t stream) {
+void DeviceCellDensity::compute(const State& s, int dim, double G, double softening, double* omega2,
+                                cudaStream_t stream) {
   const unsigned n = s.n;
   if (n == 0) return;
   bounds_.reserve(6, "density bounds");

@@ -185,7 +185,6 @@ class DeviceStepper final : public Stepper {
   }
   [[nodiscard]] bool tree_energy_here() const override { return !domain_forces_; }
 
-  [[nodiscard]] StepTimes take_times() override { return std::exchange(times_, StepTimes{}); }
   [[nodiscard]] double time() const override { return time_; }
   [[nodiscard]] std::size_t size() const override { return n_; }
 
@@ -364,7 +363,6 @@ class DeviceStepper final : public Stepper {
   PinnedBuffer<float> positions_host_;
   DiagnosticsBuffers diagnostics_;
   BlockSteps<DeviceStepper> blocks_;  // adaptive steps: the bins
-  StepTimes times_;
   std::size_t n_ = 0;
   std::size_t evaluated_ = 0;  // bodies of the last force evaluation
   double time_ = 0;
