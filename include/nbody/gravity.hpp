@@ -114,6 +114,18 @@ struct GravityOptions {
 /// and block sizes depend on the device: make_gravity_solver() checks those.
 void validate(const GravityOptions& options);
 
+/// The threads a CPU run of n bodies (per process) takes when --threads is 0: one where a
+/// force evaluation is too small to share, else 0 (all of OpenMP's). A team pays a barrier
+/// per evaluation, and on a machine whose cores are busy with other work a barrier can wait
+/// for a descheduled thread (a scheduler quantum, milliseconds), so a small run with two
+/// threads ran 1.4-4x slower than with one (measured on the 2-core CPU against two busy
+/// processes: docs/performance.md). Serial: the direct sum below kSerialDirectBodies, the
+/// tree below kSerialTreeBodies. Results do not depend on the threads (the kernels' sums
+/// are fixed per body), so the choice changes only the time.
+inline constexpr std::size_t kSerialDirectBodies = 2048;
+inline constexpr std::size_t kSerialTreeBodies = 4096;
+[[nodiscard]] int default_threads(const GravityOptions& options, std::size_t n);
+
 /// What a solver did in its last evaluation, for benchmarks and the accuracy tool.
 struct SolverStats {
   double interactions_per_body = 0;  // pair + cell interactions, averaged over bodies

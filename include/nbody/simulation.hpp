@@ -137,6 +137,9 @@ class Simulation {
   [[nodiscard]] double time() const;
   [[nodiscard]] std::size_t size() const;
   [[nodiscard]] std::uint64_t steps_done() const { return steps_done_; }
+  /// The CPU threads the forces take: --threads, or with 0 default_threads() for the run's
+  /// bodies (1 where an evaluation is too small to share; 0: all of OpenMP's).
+  [[nodiscard]] int run_threads() const { return run_threads_; }
   /// Substeps, force evaluations per body and bins of the steps so far.
   [[nodiscard]] const TimestepStats& timestep_stats() const { return timestep_stats_; }
 
@@ -225,6 +228,7 @@ class Simulation {
   /// Whether the next step is timed, and for how many steps it stands (phase_weight()).
   [[nodiscard]] double phase_weight() const;
 
+  int run_threads_ = 0;
   // The host copy, on the heap: the host stepper keeps its address across moves.
   std::unique_ptr<ParticleSystem> particles_;
   SimulationOptions options_;

@@ -188,7 +188,9 @@ void add_gravity_options(CLI::App* app, GravityOptions& g) {
   app->add_option("--G", g.G, "Gravitational constant (e.g. 6.67430e-11 for SI units)")
       ->check(field_check(&GravityOptions::G))
       ->capture_default_str();
-  app->add_option("--threads", g.threads, "CPU threads for forces (0 = all available)")
+  app->add_option("--threads", g.threads,
+                  "CPU threads for forces (0: one below 2048 bodies with the direct sum or 4096 "
+                  "with the tree, where sharing an evaluation does not pay, else all available)")
       ->check(field_check(&GravityOptions::threads))
       ->capture_default_str();
   app->add_option("--max-bodies-per-rank", g.max_bodies_per_rank,

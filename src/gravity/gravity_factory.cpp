@@ -70,6 +70,18 @@ void validate(const GravityOptions& o) {
   if (o.block_size < 0) throw input_error("--block-size", "must be >= 0", o.block_size);
 }
 
+int default_threads(const GravityOptions& o, std::size_t n) {
+  if (o.threads > 0 || o.device != Device::Cpu) return o.threads;
+  switch (o.algorithm) {
+    case GravityAlgorithm::Direct:
+      return n < kSerialDirectBodies ? 1 : 0;
+    case GravityAlgorithm::Tree:
+      return n < kSerialTreeBodies ? 1 : 0;
+    default:
+      return 1;  // no forces to share
+  }
+}
+
 std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options) {
   validate(options);
   GravityOptions o = options;

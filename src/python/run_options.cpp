@@ -130,8 +130,10 @@ const std::vector<OptionSpec> kOptions = {
         "(the solver's own potentials: the tree's approximation at the tree's cost), 'off', or "
         "'auto' (exact for the direct sum and N <= 65536, else solver).",
         std::string(to_string(o.energy)), to_str, o.energy = parse_energy_method(v)),
-    NBODY_OPTION("threads", "CPU threads for forces (0 = all available).", o.gravity.threads,
-                 to_int, o.gravity.threads = v),
+    NBODY_OPTION("threads",
+                 "CPU threads for forces (0: one below 2048 bodies with the direct sum or 4096 "
+                 "with the tree, else all available).",
+                 o.gravity.threads, to_int, o.gravity.threads = v),
     NBODY_OPTION(
         "integrator",
         "Time integrator: 'leapfrog' (kick-drift-kick), 'euler' (semi-implicit), 'kinematic', or "

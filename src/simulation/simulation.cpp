@@ -93,6 +93,14 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
                        std::shared_ptr<ForceReducer> reducer)
     : Simulation(std::move(particles), options, std::move(reducer), 0) {}
 
+/// The stepper's options: --threads 0 resolved for n bodies a process (default_threads());
+/// options_ keeps the 0 the user gave.
+SimulationOptions with_run_threads(SimulationOptions o, std::size_t n) {
+  o.gravity.threads = default_threads(o.gravity, n);
+  if (o.collisions.threads == 0) o.collisions.threads = o.gravity.threads;
+  return o;
+}
+
 bool Simulation::decomposes(const SimulationOptions& options, int dim,
                             const ForceReducer* reducer) {
   return reducer != nullptr && reducer->parts() > 1 &&
@@ -119,7 +127,11 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
   options_ = complete_options(options, particles_->dim);
   check_integrator_options(options_);
   check_radii(options_, *particles_);
-  stepper_ = make_stepper(options_, reducer_);
+  const std::size_t processes = reducer_ ? std::size_t(std::max(1, reducer_->parts())) : 1;
+  const std::size_t per_process =
+      (shared_total > 0 ? shared_total : particles_->size()) / processes;
+  run_threads_ = with_run_threads(options_, per_process).gravity.threads;
+  stepper_ = make_stepper(with_run_threads(options_, per_process), reducer_);
   // Every process holds the whole start (or, from_share, its share of it): in a decomposed
   // run each keeps its share, and the first force evaluation sends every body to its owner.
   total_bodies_ = shared_total > 0 ? shared_total : particles_->size();
@@ -322,7 +334,9 @@ void Simulation::reconfigure(const SimulationOptions& options) {
   download_if_stale();
   check_integrator_options(next);
   check_radii(next, *particles_);
-  std::unique_ptr<Stepper> stepper = make_stepper(next, reducer_);  // throws before any change
+  const int threads = with_run_threads(next, size()).gravity.threads;
+  std::unique_ptr<Stepper> stepper =
+      make_stepper(with_run_threads(next, size()), reducer_);  // throws before any change
   if (!same_forces(next.gravity, options_.gravity)) particles_->invalidate_accelerations();
   // IAS15 goes on with its polynomial (when the bodies were not edited meanwhile).
   IntegratorState carried;
@@ -330,6 +344,7 @@ void Simulation::reconfigure(const SimulationOptions& options) {
     carried = stepper_->integrator_state();
   stepper_ = std::move(stepper);
   options_ = next;
+  run_threads_ = threads;
   stepper_->upload(*particles_);
   if (!carried.empty()) stepper_->set_integrator_state(carried);
   host_edited_ = false;

@@ -388,6 +388,37 @@ TEST_P(OptionsAndNames, FewBodiesTakeTheScalarSumAndSampledTimes) {
   EXPECT_GT(sim.times().get("integrate"), 0.0);
 }
 
+TEST_P(OptionsAndNames, SmallRunsTakeOneThreadUnlessTold) {
+  // --threads 0: one thread where an evaluation is too small to share (default_threads()),
+  // all of OpenMP's above; a number given is kept; the GPU has no CPU threads to choose.
+  GravityOptions g = direct(device());
+  const auto threads_for = [](const GravityOptions& o, std::size_t n) {
+    return Simulation(test::random_system(n, 5), o, IntegratorOptions{}).run_threads();
+  };
+  if (on_gpu()) {
+    EXPECT_EQ(threads_for(g, 300), 0);
+    return;
+  }
+  EXPECT_EQ(threads_for(g, 300), 1);
+  EXPECT_EQ(threads_for(g, kSerialDirectBodies), 0);
+  g.threads = 2;
+  EXPECT_EQ(threads_for(g, 300), 2);
+  GravityOptions t = test::tree_options(device(), Precision::Auto, 0.5);
+  EXPECT_EQ(threads_for(t, kSerialTreeBodies - 1), 1);
+  EXPECT_EQ(threads_for(t, kSerialTreeBodies), 0);
+  // The choice changes only the time: one thread and two give the same bits.
+  const ParticleSystem start = test::random_system(500, 6);
+  GravityOptions one = direct(device()), two = direct(device());
+  one.threads = 1;
+  two.threads = 2;
+  Simulation a(start, one, IntegratorOptions{}), b(start, two, IntegratorOptions{});
+  for (int s = 0; s < 3; ++s) {
+    a.step(kDt);
+    b.step(kDt);
+  }
+  EXPECT_EQ(a.particles().x, b.particles().x);
+}
+
 TEST_P(OptionsAndNames, NamesSayWhatRuns) {
   for (const ForceKernel kernel : test::direct_kernels(device())) {
     GravityOptions g = direct(device());

@@ -25,6 +25,7 @@
 #include "cli/run/run_report.hpp"
 #include "cli/run/run_start.hpp"
 #include "cli/usage_error.hpp"
+#include "core/omp_team.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/input_error.hpp"
@@ -165,8 +166,14 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                   last_step - first_step);
     // Under mpirun, a run that replicates the state says why (docs/distributed.md Part 1).
     const std::string why = sim.decomposed() ? "" : parallel::replicated_because(sim.options());
-    fmt::print(human, "nbody run: {} bodies ({}D), {}, {}, G = {:g}, softening = {:g}{}\n",
-               sim.size(), dim, sim.solver_name(), stepping, a.gravity.G, a.gravity.softening,
+    const std::string threads =
+        sim.on_device() ? ""
+        : sim.run_threads() == 1
+            ? a.gravity.threads == 1 ? " on 1 thread" : " on 1 thread (too few bodies to share)"
+            : fmt::format(" on {} threads", team_size(sim.run_threads()));
+    fmt::print(human, "nbody run: {} bodies ({}D), {}{}, {}, G = {:g}, softening = {:g}{}\n",
+               sim.size(), dim, sim.solver_name(), threads, stepping, a.gravity.G,
+               a.gravity.softening,
                ranks && ranks->parts() > 1
                    ? fmt::format(", on {} MPI ranks{}", ranks->parts(),
                                  why.empty() ? "" : " (each holds every body: " + why + ")")
