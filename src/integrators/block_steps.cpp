@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "integrators/scheme_step.hpp"
 #include "nbody/physics/collision_response.hpp"
 #include "nbody/physics/integration.hpp"
 #include "nbody/physics/timestep.hpp"
@@ -13,8 +14,10 @@ namespace nbody {
 
 namespace {
 
-// The per-body loops are memory-bound; threads pay off only for large N.
-constexpr std::size_t kParallelThreshold = 100000;
+// The per-body loops are memory-bound; threads pay off only for large N (and below, no
+// OpenMP region at all: for_bodies, scheme_step.hpp).
+using detail::for_bodies;
+using detail::kParallelThreshold;
 
 double phi_of(const ParticleSystem& ps, std::size_t i) {
   return ps.potential.size() == ps.size() ? ps.potential[i] : 0.0;
@@ -109,12 +112,10 @@ void BlockSteps::collide(ParticleSystem& ps, const BlockStepStages& stages, doub
 void BlockSteps::move_velocities(ParticleSystem& ps, double dt, std::uint64_t tick,
                                  std::uint64_t next, double sign) const {
   const std::size_t n = ps.size();
-#pragma omp parallel for schedule(static) if (n > kParallelThreshold)
-  for (std::size_t i = 0; i < n; ++i) {
+  for_bodies(n, [&](std::size_t i) {
     const double offset = stage_offset(bin_of(bin_[i]), tick, next, dt);
-    if (offset == 0) continue;  // the deepest bin: already at the stage's time
-    kick_body(ps, i, exact_mul(sign, offset));
-  }
+    if (offset != 0) kick_body(ps, i, exact_mul(sign, offset));  // 0: the deepest bin
+  });
 }
 
 void BlockSteps::merged_accelerations(ParticleSystem& ps, const std::vector<MergeEvent>& merged) {
@@ -168,12 +169,11 @@ namespace {
 /// x += v h for every body.
 void drift_all(ParticleSystem& ps, double h) {
   const std::size_t m = ps.size();
-#pragma omp parallel for schedule(static) if (m > kParallelThreshold)
-  for (std::size_t i = 0; i < m; ++i) {
+  for_bodies(m, [&ps, h](std::size_t i) {
     BodyMotion b = load_motion(ps, i);
     drift(b, h);
     store_motion(ps, i, b);
-  }
+  });
 }
 }  // namespace
 
@@ -195,13 +195,18 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
   bin_.resize(n);
   histogram_.assign(kMaxTimestepBin + 1, 0);
   std::uint64_t floored = 0;
-#pragma omp parallel for schedule(static) reduction(+ : floored) if (n > kParallelThreshold)
-  for (std::size_t i = 0; i < n; ++i) {
+  auto assign = [&](std::size_t i) {
     bool fl = false;
     const int k = timestep_bin(wanted(ps, i), dt, k_limit, &fl);
-    floored += fl ? 1 : 0;
     bin_[i] = std::uint8_t(k);
     kick_body(ps, i, bin_half_step(dt, k));
+    return fl ? 1 : 0;
+  };
+  if (n > kParallelThreshold) {  // no OpenMP region below: its entry costs a small step
+#pragma omp parallel for schedule(static) reduction(+ : floored)
+    for (std::size_t i = 0; i < n; ++i) floored += assign(i);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) floored += assign(i);
   }
   pending_floored_ += floored;
   for (std::size_t i = 0; i < n; ++i) ++histogram_[bin_[i]];

@@ -58,10 +58,15 @@ void CellDensity::compute(const ParticleSystem& ps, int dim, double G, double so
   level_.resize(runs);
   for (std::size_t s = 0; s < runs; ++s)
     level_[s] = std::uint8_t(density::common_level(keys_[s], keys_[s + want - 1], dim));
-#pragma omp parallel for schedule(static) if (n > kParallelThreshold)
-  for (std::size_t p = 0; p < n; ++p) {
+  auto body = [&](std::size_t p) {
     omega2[keyed_[p].second] = density::omega2_at(keys_.data(), mass_before_.data(), level_.data(),
                                                   n, want, p, dim, side, G, softening);
+  };
+  if (n > kParallelThreshold) {  // no OpenMP region below: its entry costs more than the loop
+#pragma omp parallel for schedule(static)
+    for (std::size_t p = 0; p < n; ++p) body(p);
+  } else {
+    for (std::size_t p = 0; p < n; ++p) body(p);
   }
 }
 

@@ -240,12 +240,13 @@ class HostStepper final : public Stepper {
         .redistribute = domain_ ? std::function<void(ParticleSystem&)>(
                                       [this](ParticleSystem& ps) { domain_->redistribute(ps); })
                                 : nullptr};
-    BlockStepCounts counts;
+    BlockStepCounts& counts = block_counts_;  // kept: its bins' room is reused every step
+    counts.substeps = counts.active_evaluations = counts.floored = 0;
     block_steps_.step(*state_, dt, potential, stages, counts);
     times_.substeps += counts.substeps;
     times_.active_evaluations += counts.active_evaluations;
     times_.floored += counts.floored;
-    times_.bins = std::move(counts.bins);
+    times_.bins.assign(counts.bins.begin(), counts.bins.end());
     add_stage_times();
   }
 
@@ -337,6 +338,7 @@ class HostStepper final : public Stepper {
 
   SimulationOptions options_;
   std::unique_ptr<GravitySolver> gravity_;
+  BlockStepCounts block_counts_;
   std::unique_ptr<GravitySolver> few_bodies_;  // kernel fast, float64: up to kFewBodies bodies
   std::unique_ptr<CollisionHandler> collisions_;
   std::unique_ptr<Integrator> integrator_;

@@ -19,6 +19,14 @@
 namespace nbody {
 namespace {
 
+ParticleSystem hernquist(std::size_t n, std::uint64_t seed) {
+  ModelOptions mo;
+  mo.model = "hernquist";
+  mo.n = n;
+  mo.seed = seed;
+  return generate(mo);
+}
+
 double median(std::vector<double> v) {
   std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
   return v[v.size() / 2];
@@ -60,11 +68,7 @@ TEST(CellDensity, UniformCubeGivesItsDensity) {
 
 TEST(CellDensity, CuspIsDenserThanTheHalo) {
   // A Hernquist sphere: the density falls as 1 / r in the cusp, as 1 / r^4 outside.
-  ModelOptions mo;
-  mo.model = "hernquist";
-  mo.n = 20000;
-  mo.seed = 5;
-  const ParticleSystem ps = generate(mo);
+  const ParticleSystem ps = hernquist(20000, 5);
   std::vector<double> w2;
   CellDensity().compute(ps, 3, 1.0, 0.01, w2);
   std::vector<double> centre, halo;
@@ -131,11 +135,7 @@ TEST(DynamicalStep, CentralBodiesOfACuspTakeSmallerSteps) {
   // Hernquist N = 4000, eps = 0.01: the acceleration rule gives the centre and r ~ 0.3 the
   // same step (|a| is flat in a cusp); the dynamical one gives the centre smaller ones, so
   // more bins are populated at the same smallest step.
-  ModelOptions mo;
-  mo.model = "hernquist";
-  mo.n = 4000;
-  mo.seed = 9;
-  const ParticleSystem ps = generate(mo);
+  const ParticleSystem ps = hernquist(4000, 9);
   auto populated = [&](TimestepCriterion c, double eta) {
     SimulationOptions o;
     o.gravity.algorithm = GravityAlgorithm::Tree;

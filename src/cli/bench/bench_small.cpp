@@ -132,16 +132,15 @@ Timed time_nbody(const ParticleSystem& ps, const Scheme& s, double seconds, int 
   for (std::uint64_t steps = 1;; steps *= 2) {
     Simulation sim(ps, o);
     sim.step(kDt);  // the first evaluation, outside the clock
-    const std::uint64_t before = s.scheme == IntegratorScheme::Ias15
-                                     ? sim.timestep_stats().steps
-                                     : sim.steps_done();
+    const std::uint64_t before =
+        s.scheme == IntegratorScheme::Ias15 ? sim.timestep_stats().steps : sim.steps_done();
     const auto start = Clock::now();
     for (std::uint64_t k = 0; k < steps; ++k) sim.step(kDt);
     const double took = std::chrono::duration<double>(Clock::now() - start).count();
     if (took >= seconds || steps >= (std::uint64_t(1) << 24)) {
-      const std::uint64_t done = (s.scheme == IntegratorScheme::Ias15 ? sim.timestep_stats().steps
-                                                                      : sim.steps_done()) -
-                                 before;
+      const std::uint64_t done =
+          (s.scheme == IntegratorScheme::Ias15 ? sim.timestep_stats().steps : sim.steps_done()) -
+          before;
       return {1e6 * took / double(done), done, sim.run_threads()};
     }
   }
@@ -150,15 +149,15 @@ Timed time_nbody(const ParticleSystem& ps, const Scheme& s, double seconds, int 
 }  // namespace
 
 SuiteResult small_suite(const BenchArgs& a, std::FILE* progress) {
-  const std::vector<std::size_t> ns =
-      a.quick ? std::vector<std::size_t>{3, 100} : std::vector<std::size_t>{3, 10, 30, 100, 300, 1000};
+  const std::vector<std::size_t> ns = a.quick ? std::vector<std::size_t>{3, 100}
+                                              : std::vector<std::size_t>{3, 10, 30, 100, 300, 1000};
   const double seconds = a.quick ? 0.05 : a.seconds / 4;
   SuiteResult r;
   r.suite = "small";
   r.title = "Few bodies: microseconds per step against N, nbody and REBOUND (issue #38)";
   r.meta = base_meta(a);
-  r.columns = {"integrator", "n",          "threads", "steps", "us_per_step", "rebound_us_per_step",
-               "vs_rebound"};
+  r.columns = {"integrator",          "n",         "threads", "steps", "us_per_step",
+               "rebound_us_per_step", "vs_rebound"};
   std::string version, why;
   for (const Scheme& s : kSchemes) {
     for (const std::size_t n : ns) {
