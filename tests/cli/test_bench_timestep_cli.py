@@ -18,7 +18,7 @@ HAVE_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
 
 COLUMNS = ["mode", "dt", "eta", "label", "steps", "substeps", "force_evaluations_per_body",
            "deepest_bin", "smallest_step", "wall_seconds", "energy_error", "evaluations_vs_fixed",
-           "wall_vs_fixed", "criterion"]
+           "wall_vs_fixed", "criterion", "lagrangian_error"]
 
 
 class TestBenchTimestep(CliTestCase):
@@ -44,7 +44,7 @@ class TestBenchTimestep(CliTestCase):
         self.assertEqual(rows[0], COLUMNS)
         self.assertEqual(len(rows) - 1, 6)  # two dts, two etas for each of two criteria
         self.assertEqual([r[0] for r in rows[1:]], ["fixed"] * 2 + ["adaptive"] * 4)
-        self.assertEqual([r[-1] for r in rows[1:]], [""] * 2 + ["acceleration"] * 2 + ["dynamical"] * 2)
+        self.assertEqual([r[13] for r in rows[1:]], [""] * 2 + ["acceleration"] * 2 + ["dynamical"] * 2)
 
     def test_json_keys(self):
         doc = self.doc
@@ -82,6 +82,12 @@ class TestBenchTimestep(CliTestCase):
             self.assertGreater(r["wall_seconds"], 0)
             self.assertGreater(r["energy_error"], 0)
             self.assertLess(r["energy_error"], 0.1)
+        # The Lagrangian radii against the smallest fixed step's: 0 there, small elsewhere.
+        self.assertEqual(smallest["lagrangian_error"], 0)
+        for r in records:
+            self.assertGreaterEqual(r["lagrangian_error"], 0)
+            self.assertLess(r["lagrangian_error"], 0.5)
+        self.assertTrue(any(n.startswith("Lagrangian radii") for n in self.doc["notes"]))
         # Smaller eta: no fewer force evaluations, with either criterion.
         for criterion in ("acceleration", "dynamical"):
             by_eta = sorted((r for r in adaptive if r["criterion"] == criterion),
@@ -114,7 +120,7 @@ class TestBenchTimestep(CliTestCase):
                      "dynamical", "--seed", 3, "--json")
         doc = json.loads(proc.stdout)
         self.assertEqual([r[0] for r in doc["rows"]], ["fixed", "fixed", "adaptive"])
-        self.assertEqual(doc["rows"][2][-1], "dynamical")
+        self.assertEqual(doc["rows"][2][13], "dynamical")
         self.assertEqual(doc["meta"]["seed"], 3)
         self.assertIn("--timestep-criteria dynamical --seed 3", doc["meta"]["command"])
         self.assertEqual(doc["meta"]["gravity"], "direct")

@@ -6,6 +6,7 @@
 #include "cli/bench/bench_timestep.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -32,7 +33,40 @@ struct Run {
   std::size_t deepest_bin = 0;  // the deepest bin populated at the end of any step
   double wall_seconds = 0;
   double energy_error = 0;
+  std::array<double, 3> lagrangian{};  // radii holding 10, 50, 90 % of the mass at the end
 };
+
+/// The radii about the centre of mass that hold 10, 50 and 90 % of the mass.
+std::array<double, 3> lagrangian_radii(const ParticleSystem& ps) {
+  double m = 0, cx = 0, cy = 0, cz = 0;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    m += ps.mass[i];
+    cx += ps.mass[i] * ps.x[i];
+    cy += ps.mass[i] * ps.y[i];
+    cz += ps.mass[i] * ps.z[i];
+  }
+  cx /= m, cy /= m, cz /= m;
+  std::vector<std::pair<double, double>> rm(ps.size());
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    rm[i] = {std::hypot(ps.x[i] - cx, ps.y[i] - cy, ps.z[i] - cz), ps.mass[i]};
+  std::sort(rm.begin(), rm.end());
+  std::array<double, 3> radii{};
+  const double shares[3] = {0.1, 0.5, 0.9};
+  double held = 0;
+  std::size_t k = 0;
+  for (const auto& [r, mi] : rm) {
+    held += mi;
+    while (k < 3 && held >= shares[k] * m) radii[k++] = r;
+  }
+  return radii;
+}
+
+/// The largest relative difference of the three radii from the reference run's.
+double lagrangian_error(const std::array<double, 3>& a, const std::array<double, 3>& ref) {
+  double e = 0;
+  for (int k = 0; k < 3; ++k) e = std::max(e, std::abs(a[k] - ref[k]) / ref[k]);
+  return e;
+}
 
 /// One run from t = 0 to t_end in steps of dt (the last one shortened to land on t_end).
 Run integrate(const ParticleSystem& ps, const GravityOptions& g, const IntegratorOptions& integ,
@@ -64,6 +98,7 @@ Run integrate(const ParticleSystem& ps, const GravityOptions& g, const Integrato
   r.substeps = ts.substeps;
   r.evaluations_per_body = double(ts.force_evaluations) / double(ps.size());
   r.energy_error = std::abs((sim.diagnostics().total_energy - e0) / e0);
+  r.lagrangian = lagrangian_radii(sim.particles());
   return r;
 }
 
@@ -97,6 +132,32 @@ std::vector<double> ladder_or(const std::vector<double>& given, std::vector<doub
   std::sort(v.begin(), v.end(), std::greater<>());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
+}
+
+/// The fixed runs' force evaluations at each adaptive run's Lagrangian-radius error, on
+/// their front as for the energy (fixed_cost_at), the reference run (row `reference`,
+/// error 0 by definition) left out: a note.
+void compare_lagrangian(SuiteResult& r, std::size_t reference) {
+  std::vector<std::pair<double, double>> evals;
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    if (r.rows[i][0] != "fixed" || i == reference) continue;
+    evals.emplace_back(r.rows[i][6].get<double>(), r.rows[i][14].get<double>());
+  }
+  std::vector<std::string> parts;
+  for (const auto& row : r.rows) {
+    if (row[0] != "adaptive") continue;
+    const double e = row[14].get<double>();
+    const std::optional<double> fe = fixed_cost_at(evals, e);
+    parts.push_back(fe ? fmt::format("{} ×{:.3g} ({:.2g})", row[3].get<std::string>(),
+                                     row[6].get<double>() / *fe, e)
+                       : fmt::format("{} - ({:.2g})", row[3].get<std::string>(), e));
+  }
+  r.notes.push_back(fmt::format(
+      "Lagrangian radii (10, 50, 90 % of the mass about the centre of mass, at the end): "
+      "lagrangian_error is the largest relative difference from the smallest fixed step's. "
+      "At equal error, adaptive over fixed force evaluations (error in brackets; - : more "
+      "accurate than every other fixed run): {}.",
+      fmt::join(parts, ", ")));
 }
 
 /// The headline and the per-run ratios (the last two columns of the adaptive rows).
@@ -241,11 +302,14 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
                "energy_error",
                "evaluations_vs_fixed",
                "wall_vs_fixed",
-               "criterion"};
+               "criterion",
+               "lagrangian_error"};
 
+  std::vector<std::array<double, 3>> radii;  // each row's, for the errors at the end
   auto run = [&](const IntegratorOptions& integ, double dt, const std::string& label) {
     const bool adaptive = integ.timestep == TimestepMode::Adaptive;
     const Run x = integrate(ps, g, integ, dt, t_end);
+    radii.push_back(x.lagrangian);
     fmt::print(progress,
                "timestep: {:<8} {:<12} {:>6} steps {:>8} substeps {:>8.4g} evals/body  {:>8.3f} s  "
                "|ΔE/E| {:.3e}\n",
@@ -255,7 +319,8 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
     r.add_row({adaptive ? "adaptive" : "fixed", dt, adaptive ? json(integ.eta) : json(nullptr),
                label, x.steps, x.substeps, x.evaluations_per_body, x.deepest_bin,
                std::ldexp(dt, -int(x.deepest_bin)), x.wall_seconds, x.energy_error, nullptr,
-               nullptr, adaptive ? json(to_string(integ.timestep_criterion)) : json(nullptr)});
+               nullptr, adaptive ? json(to_string(integ.timestep_criterion)) : json(nullptr),
+               nullptr});
   };
   IntegratorOptions adaptive;
   adaptive.timestep = TimestepMode::Adaptive;
@@ -269,7 +334,13 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
           fmt::format("{} η {:g}", c == TimestepCriterion::Dynamical ? "dyn" : "acc", eta));
     }
   }
+  // The Lagrangian radii against the most accurate fixed run's (the smallest dt, the last
+  // fixed row): how far each run's structure is from the converged one.
+  const std::array<double, 3>& reference = radii[dts.size() - 1];
+  for (std::size_t i = 0; i < r.rows.size(); ++i)
+    r.rows[i][14] = lagrangian_error(radii[i], reference);
   compare(r);
+  compare_lagrangian(r, dts.size() - 1);
   r.notes.push_back(
       "Ratios adaptive/fixed (last two columns): the fixed runs' cost at the adaptive run's "
       "|ΔE/E| is interpolated in log-log between the two fixed runs around it on the fixed runs' "
