@@ -291,7 +291,7 @@ void add_bench_command(CLI::App& app) {
         {"timestep", [steps](const BenchArgs& a) { return timestep_suite(a, *steps, stderr); }},
         {"small", [](const BenchArgs& a) { return small_suite(a, stderr); }}};
     if (args->suite == "small" && output->count() == 0) {
-      print_timestep_console(small_suite(*args, stderr), args->json ? stderr : stdout, args->json);
+      print_suite_console(small_suite(*args, stderr), args->json ? stderr : stdout, args->json);
       return;
     }
     if (args->suite == "timestep") {
@@ -303,8 +303,8 @@ void add_bench_command(CLI::App& app) {
                                           : kTimestepDefaultN;
       }
       if (output->count() == 0) {
-        print_timestep_console(timestep_suite(*args, *steps, stderr), args->json ? stderr : stdout,
-                               args->json);
+        print_suite_console(timestep_suite(*args, *steps, stderr), args->json ? stderr : stdout,
+                            args->json);
         return;
       }
     }

@@ -217,16 +217,6 @@ std::size_t Simulation::size() const {
   return host_stale_ ? stepper_->size() : particles_->size();
 }
 
-// A step of a few bodies takes ~100 ns and a clock read ~20: such runs time one step in
-// kTimedStride (the first of each stride), which stands for the whole stride.
-constexpr std::size_t kUntimedBodies = 64;
-constexpr std::uint64_t kTimedStride = 64;
-
-double Simulation::phase_weight() const {
-  if (stepper_->size() > kUntimedBodies) return 1;
-  return steps_done_ % kTimedStride == 0 ? double(kTimedStride) : 0.0;
-}
-
 void Simulation::step(double dt) {
   // A step that does not advance the time would be repeated without end by a loop until a
   // time (integrator.hpp, the length of a run): refused, whoever drives the simulation.
@@ -250,70 +240,6 @@ void Simulation::own_step(double first_dt, double t_limit) {
   host_stale_ = true;
   count_step(stepper_->step_times(), start);
   stepper_->clear_times();
-}
-
-void Simulation::count_step(const StepTimes& t, std::chrono::steady_clock::time_point start,
-                            double weight) {
-  add_times(t, weight);
-  if (weight > 0) {
-    const double total =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    times_.add("integrate", weight * (total - t.gravity_seconds - t.collision_seconds));
-  }
-  TimestepStats& s = timestep_stats_;
-  if (own_steps()) {
-    steps_done_ += t.own_steps;
-    s.substeps += t.evaluations;
-    s.force_evaluations += t.evaluations * size();
-    if (t.own_steps > 0) {
-      s.dt_min = s.steps == 0 ? t.dt_min : std::min(s.dt_min, t.dt_min);
-      s.dt_max = std::max(s.dt_max, t.dt_max);
-      s.dt_last = t.dt_last;
-    }
-    s.steps += t.own_steps;
-    s.rejected += t.rejected;
-    s.iterations += t.iterations;
-    return;
-  }
-  ++steps_done_;
-  if (options_.integrator.timestep == TimestepMode::Adaptive) {
-    s.substeps += t.substeps;
-    s.force_evaluations += t.active_evaluations;
-    s.floored += t.floored;
-    s.bins = t.bins;
-  } else {
-    s.substeps += 1;
-    s.force_evaluations += size();
-  }
-}
-
-void Simulation::add_times(const StepTimes& t, double weight) {
-  if (t.decomposition.evaluations > 0) {
-    DecompositionStats& d = decomposition_;
-    d.evaluations += t.decomposition.evaluations;
-    d.recuts += t.decomposition.recuts;
-    d.migrated += t.decomposition.migrated;
-    d.bytes_sent += t.decomposition.bytes_sent;
-    d.imbalance = t.decomposition.imbalance;
-    d.owned = t.decomposition.owned;
-    d.exchange_seconds += t.decomposition.exchange_seconds;
-    d.hidden_seconds += t.decomposition.hidden_seconds;
-    for (const auto& [part, seconds] : t.decomposition.beside.entries())
-      d.beside.add(part, seconds);
-    for (const auto& [part, seconds] : t.decomposition.update.entries())
-      d.update.add(part, seconds);
-  }
-  if (weight > 0) {
-    for (const auto& [stage, seconds] : t.stages.entries())
-      gravity_stages_.add(stage, weight * seconds);
-    times_.add("gravity", weight * t.gravity_seconds);
-  }
-  if (options_.collisions.model != CollisionModel::None) {
-    collisions_.add(t.collisions);
-    if (weight > 0) times_.add("collisions", weight * t.collision_seconds);
-    // Owned bodies: the merges are every rank's (parallel/domain_collisions.hpp sums them).
-    if (decomposed()) total_bodies_ -= std::min<std::size_t>(total_bodies_, t.collisions.merges);
-  }
 }
 
 void Simulation::request_potentials() {

@@ -33,7 +33,4 @@ constexpr std::size_t kTimestepQuickN = 2000;
 [[nodiscard]] SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t,
                                          std::FILE* progress);
 
-/// Without -o: the table and the notes on `out` (and with `json`, the suite's JSON on stdout).
-void print_timestep_console(const SuiteResult& r, std::FILE* out, bool json);
-
 }  // namespace nbody::cli::bench

@@ -25,6 +25,10 @@ struct SuiteResult {
   void add_row(nlohmann::ordered_json row) { rows.push_back(std::move(row)); }
 };
 
+/// A suite without -o: the table and the notes on `out` (and with `json`, the suite's JSON on
+/// stdout).
+void print_suite_console(const SuiteResult& r, std::FILE* out, bool json);
+
 /// What every suite's labels start with: CPU model and threads, GPU name (or null),
 /// --device, git revision, UTC date, --quick.
 [[nodiscard]] nlohmann::ordered_json base_meta(const BenchArgs& a);
