@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "nbody/gravity.hpp"
@@ -69,6 +70,13 @@ struct Diagnostics {
 
 /// d with the potential energy w computed by `method`: total energy and virial ratio follow.
 [[nodiscard]] Diagnostics with_potential(Diagnostics d, double w, EnergyMethod method);
+
+/// The radii that hold the given shares of the mass (ascending, in (0, 1]) of bodies given
+/// as (r^2, mass) pairs about some centre: the half-mass radius ({0.5}), the Lagrangian radii
+/// ({0.1, 0.5, 0.9}). Each is the distance of the first body, outward, at which the mass
+/// inside reaches the share; 0 for a share never reached (no bodies).
+[[nodiscard]] std::vector<double> mass_radii(std::vector<std::pair<double, double>> r2_mass,
+                                             const std::vector<double>& shares);
 
 /// Kinetic energy alone, O(N).
 [[nodiscard]] double kinetic_energy(const ParticleSystem& ps);

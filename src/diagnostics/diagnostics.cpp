@@ -1,5 +1,6 @@
 #include "nbody/diagnostics.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "nbody/physics/moments.hpp"
@@ -92,6 +93,21 @@ Diagnostics with_potential(Diagnostics d, double w, EnergyMethod method) {
   d.virial_ratio = w != 0.0 ? 2.0 * d.kinetic / std::abs(w) : 0.0;
   d.energy_method = method;
   return d;
+}
+
+std::vector<double> mass_radii(std::vector<std::pair<double, double>> r2_mass,
+                               const std::vector<double>& shares) {
+  double total = 0;
+  for (const auto& [r2, mass] : r2_mass) total += mass;
+  std::sort(r2_mass.begin(), r2_mass.end());
+  std::vector<double> radii(shares.size(), 0.0);
+  double inside = 0;
+  std::size_t k = 0;
+  for (const auto& [r2, mass] : r2_mass) {
+    inside += mass;
+    while (k < shares.size() && inside >= shares[k] * total) radii[k++] = std::sqrt(r2);
+  }
+  return radii;
 }
 
 Diagnostics compute_moments(const ParticleSystem& ps) {

@@ -23,22 +23,20 @@ void CellDensity::compute(const ParticleSystem& ps, int dim, double G, double so
   const double* c[3] = {ps.x.data(), ps.y.data(), ps.z.data()};
   // The bounding cube of the finite coordinates (a body elsewhere gets key 0 or the
   // largest: its density is a guess, and the run stops on it anyway).
-  double lo[3] = {0, 0, 0}, side = 0;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int a = 0; a < dim; ++a) {
-    double mn = INFINITY, mx = -INFINITY;
     for (std::size_t i = 0; i < n; ++i) {
       if (!std::isfinite(c[a][i])) continue;
-      mn = std::min(mn, c[a][i]);
-      mx = std::max(mx, c[a][i]);
+      lo[a] = std::min(lo[a], c[a][i]);
+      hi[a] = std::max(hi[a], c[a][i]);
     }
-    lo[a] = mn <= mx ? mn : 0.0;
-    side = std::max(side, mn <= mx ? mx - mn : 0.0);
   }
-  if (!(side > 0) || !std::isfinite(side)) side = 1;  // one point: any cube holds it
+  double corner[3], side = 0;
+  density::cube(lo, hi, dim, corner, &side);
   const double scale = std::ldexp(1.0, density::key_bits(dim)) / side;
   keyed_.resize(n);
   for (std::size_t i = 0; i < n; ++i)
-    keyed_[i] = {density::key(lo, scale, dim, ps.x[i], ps.y[i], ps.z[i]), std::uint32_t(i)};
+    keyed_[i] = {density::key(corner, scale, dim, ps.x[i], ps.y[i], ps.z[i]), std::uint32_t(i)};
   radix_sort(keyed_, tmp_, dim * density::key_bits(dim));
   keys_.resize(n);
   mass_before_.resize(n + 1);

@@ -16,6 +16,19 @@ NBODY_HD int key_bits(int dim) {
   return dim == 2 ? 31 : 21;
 }
 
+/// The cube of the finite coordinates' bounds lo[a] <= hi[a] (an axis with lo > hi had
+/// none): its corner and side (1 when every body sits at one point, or none is finite).
+NBODY_HD void cube(const double* lo, const double* hi, int dim, double* corner, double* side) {
+  *side = 0;
+  for (int a = 0; a < 3; ++a) corner[a] = 0;
+  for (int a = 0; a < dim; ++a) {
+    if (!(lo[a] <= hi[a])) continue;
+    corner[a] = lo[a];
+    *side = *side > hi[a] - lo[a] ? *side : hi[a] - lo[a];
+  }
+  if (!(*side > 0) || !(*side < INFINITY)) *side = 1;
+}
+
 /// The key of a point in the cube of corner lo and 2^bits cells a side (scale: cells per
 /// unit length); coordinates outside (or not finite) are clamped to the cube.
 NBODY_HD std::uint64_t key(const double* lo, double scale, int dim, double x, double y, double z) {

@@ -12,25 +12,13 @@
 #include <system_error>
 #include <utility>
 
+#include "core/shell_quote.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::render {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Single quotes for sh: everything literal; a quote inside becomes '\''.
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
 
 }  // namespace
 

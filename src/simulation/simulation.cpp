@@ -30,8 +30,8 @@ void check_radii(const SimulationOptions& o, const ParticleSystem& ps) {
 /// IAS15 needs what its machine-precision steps rest on: exact float64 forces on the CPU.
 void check_integrator_options(const SimulationOptions& o) {
   validate(o.integrator);
-  const GravityOptions& g = o.gravity;
   if (o.integrator.scheme != IntegratorScheme::Ias15) return;
+  const GravityOptions& g = o.gravity;
   if (g.device == Device::Gpu) {
     throw input_error("--integrator",
                       "runs on the CPU (--device cpu): its steps are few-body float64 "
@@ -66,6 +66,14 @@ EnergyMethod run_energy_method(const SimulationOptions& o, std::size_t n) {
   return resolve_energy_method(o.energy, o.gravity.algorithm, n);
 }
 
+/// The stepper's options: --threads 0 resolved for n bodies a process (default_threads());
+/// options_ keeps the 0 the user gave.
+SimulationOptions with_run_threads(SimulationOptions o, std::size_t n) {
+  o.gravity.threads = default_threads(o.gravity, n);
+  if (o.collisions.threads == 0) o.collisions.threads = o.gravity.threads;
+  return o;
+}
+
 }  // namespace
 
 /// The solver builds a quadtree or an octree to match the system. Collisions run where
@@ -92,14 +100,6 @@ void Stepper::set_integrator_state(const IntegratorState& state) {
 Simulation::Simulation(ParticleSystem particles, const SimulationOptions& options,
                        std::shared_ptr<ForceReducer> reducer)
     : Simulation(std::move(particles), options, std::move(reducer), 0) {}
-
-/// The stepper's options: --threads 0 resolved for n bodies a process (default_threads());
-/// options_ keeps the 0 the user gave.
-SimulationOptions with_run_threads(SimulationOptions o, std::size_t n) {
-  o.gravity.threads = default_threads(o.gravity, n);
-  if (o.collisions.threads == 0) o.collisions.threads = o.gravity.threads;
-  return o;
-}
 
 bool Simulation::decomposes(const SimulationOptions& options, int dim,
                             const ForceReducer* reducer) {
@@ -130,8 +130,9 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
   const std::size_t processes = reducer_ ? std::size_t(std::max(1, reducer_->parts())) : 1;
   const std::size_t per_process =
       (shared_total > 0 ? shared_total : particles_->size()) / processes;
-  run_threads_ = with_run_threads(options_, per_process).gravity.threads;
-  stepper_ = make_stepper(with_run_threads(options_, per_process), reducer_);
+  const SimulationOptions run = with_run_threads(options_, per_process);
+  run_threads_ = run.gravity.threads;
+  stepper_ = make_stepper(run, reducer_);
   // Every process holds the whole start (or, from_share, its share of it): in a decomposed
   // run each keeps its share, and the first force evaluation sends every body to its owner.
   total_bodies_ = shared_total > 0 ? shared_total : particles_->size();
@@ -260,9 +261,8 @@ void Simulation::reconfigure(const SimulationOptions& options) {
   download_if_stale();
   check_integrator_options(next);
   check_radii(next, *particles_);
-  const int threads = with_run_threads(next, size()).gravity.threads;
-  std::unique_ptr<Stepper> stepper =
-      make_stepper(with_run_threads(next, size()), reducer_);  // throws before any change
+  const SimulationOptions run = with_run_threads(next, size());
+  std::unique_ptr<Stepper> stepper = make_stepper(run, reducer_);  // throws before any change
   if (!same_forces(next.gravity, options_.gravity)) particles_->invalidate_accelerations();
   // IAS15 goes on with its polynomial (when the bodies were not edited meanwhile).
   IntegratorState carried;
@@ -270,7 +270,7 @@ void Simulation::reconfigure(const SimulationOptions& options) {
     carried = stepper_->integrator_state();
   stepper_ = std::move(stepper);
   options_ = next;
-  run_threads_ = threads;
+  run_threads_ = run.gravity.threads;
   stepper_->upload(*particles_);
   if (!carried.empty()) stepper_->set_integrator_state(carried);
   host_edited_ = false;

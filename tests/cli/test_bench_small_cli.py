@@ -14,8 +14,8 @@ from test_cli import EXE, CliTestCase
 HAVE_REBOUND = importlib.util.find_spec("rebound") is not None
 
 
-def bench_small(*args):
-    env = {**os.environ, "NBODY_PYTHON": sys.executable}
+def bench_small(*args, python=sys.executable):
+    env = {**os.environ, "NBODY_PYTHON": python}
     proc = subprocess.run([EXE, "bench", "small", *map(str, args)], capture_output=True,
                           text=True, timeout=300, env=env)
     if proc.returncode != 0:
@@ -52,6 +52,17 @@ class TestBenchSmall(CliTestCase):
                 self.assertGreater(r["rebound_us_per_step"], 0)
                 self.assertAlmostEqual(r["vs_rebound"], r["us_per_step"] / r["rebound_us_per_step"])
         self.assertIsInstance(doc["meta"]["rebound"], str)
+
+    def test_a_broken_python_is_named_not_run_through_the_shell(self):
+        # NBODY_PYTHON is one word for the shell (quoted): a missing program, or text that
+        # would be shell syntax, leaves the REBOUND column empty with a note, and runs nothing.
+        marker = self.dir / "ran"
+        python = f"/nonexistent/python'; touch {marker}; echo '"
+        doc = json.loads(bench_small("--quick", "--json", python=python).stdout)
+        self.assertFalse(marker.exists())
+        self.assertTrue(all(r[5] is None for r in doc["rows"]))
+        self.assertTrue(any("no REBOUND for /nonexistent/python" in n for n in doc["notes"]),
+                        doc["notes"])
 
 
 if __name__ == "__main__":

@@ -141,6 +141,8 @@ class TestBenchTimestepBadInput(CliTestCase):
         self.check_fails(["bench", "timestep", "--model", "nonsense"], "--model")
         self.check_fails(["bench", "timestep", "--timestep-criteria", "density"],
                          "--timestep-criteria")
+        self.check_fails(["bench", "timestep", "--seed", -1], "--seed", "(got -1)")
+        self.check_fails(["bench", "timestep", "--seed", "1e40"], "--seed", "(got 1e40)")
 
 
 if __name__ == "__main__":

@@ -57,10 +57,15 @@ NBODY_HD bool bin_active_at(int k, std::uint64_t tick) {
   return tick % bin_ticks(k) == 0;
 }
 
+/// |a|^2, summed x, y, z (exact operations: the same bits on the CPU and the GPU).
+NBODY_HD double squared_acceleration(double ax, double ay, double az) {
+  return exact_add(exact_add(exact_mul(ax, ax), exact_mul(ay, ay)), exact_mul(az, az));
+}
+
 /// The step the body wants (infinity when its acceleration is 0): the rule above.
 NBODY_HD double wanted_step(double eta, double softening, double ax, double ay, double az,
                             double phi) {
-  const double a2 = exact_add(exact_add(exact_mul(ax, ax), exact_mul(ay, ay)), exact_mul(az, az));
+  const double a2 = squared_acceleration(ax, ay, az);
   if (!(a2 > 0)) return INFINITY;
   const double a = exact_sqrt(a2);
   if (softening > 0) return exact_sqrt(exact_div(exact_mul(2 * eta, softening), a));
@@ -92,7 +97,7 @@ NBODY_HD double cell_omega2(double G, double m, double h, double eps) {
 /// omega^2 = max(omega2_cell, |a|^2 / |phi|).
 NBODY_HD double wanted_step_dynamical(double eta, double omega2_cell, double ax, double ay,
                                       double az, double phi) {
-  const double a2 = exact_add(exact_add(exact_mul(ax, ax), exact_mul(ay, ay)), exact_mul(az, az));
+  const double a2 = squared_acceleration(ax, ay, az);
   double w2 = omega2_cell;
   const double p = std::fabs(phi);
   if (p > 0) {

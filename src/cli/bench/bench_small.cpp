@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,8 +17,10 @@
 #include <fmt/format.h>
 
 #include "core/omp_team.hpp"
+#include "core/shell_quote.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/initial_conditions.hpp"
+#include "nbody/io.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody::cli::bench {
@@ -50,7 +51,7 @@ constexpr Scheme kSchemes[] = {
 constexpr const char* kReboundScript = R"(import sys, time, json
 import rebound
 path, integrator, seconds, dt, eps = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-rows = [[float(v) for v in l.split()] for l in open(path) if l.strip()]
+rows = [[float(v) for v in l.split()[:7]] for l in open(path) if l.strip() and not l.startswith("#")]
 def make():
     sim = rebound.Simulation()
     sim.G = 1.0
@@ -86,22 +87,11 @@ std::optional<double> rebound_us(const ParticleSystem& ps, const char* integrato
   const fs::path dir = fs::temp_directory_path();
   const std::string tag = fmt::format("nbody-bench-small-{}", static_cast<long>(::getpid()));
   const fs::path bodies = dir / (tag + ".txt"), script = dir / (tag + ".py");
-  {
-    std::ofstream b(bodies), s(script);
-    for (std::size_t i = 0; i < ps.size(); ++i)
-      b << fmt::format("{:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}\n", ps.x[i],
-                       ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i], ps.mass[i]);
-    s << kReboundScript;
-  }
-  const std::string command =
-      fmt::format("\"{}\" \"{}\" \"{}\" {} {} {} {} 2>/dev/null", python(), script.string(),
-                  bodies.string(), integrator, seconds, kDt, kSoftening);
-  std::string out;
-  if (std::FILE* f = popen(command.c_str(), "r")) {
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, f)) out += buf;
-    pclose(f);
-  }
+  write_text(bodies, ps);  // x y z vx vy vz m, a body a line
+  write_file_atomically(script, [](std::ostream& os) { os << kReboundScript; });
+  const std::string out = first_line_of(fmt::format(
+      "{} {} {} {} {} {} {} 2>/dev/null", shell_quote(python()), shell_quote(script.string()),
+      shell_quote(bodies.string()), integrator, seconds, kDt, kSoftening));
   std::error_code ec;
   fs::remove(bodies, ec);
   fs::remove(script, ec);

@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 
 #include "nbody/build_info.hpp"
+#include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/input_error.hpp"
@@ -38,27 +39,14 @@ struct Run {
 
 /// The radii about the centre of mass that hold 10, 50 and 90 % of the mass.
 std::array<double, 3> lagrangian_radii(const ParticleSystem& ps) {
-  double m = 0, cx = 0, cy = 0, cz = 0;
+  const Vec3 com = compute_moments(ps).com;
+  std::vector<std::pair<double, double>> rm(ps.size());  // r^2, mass
   for (std::size_t i = 0; i < ps.size(); ++i) {
-    m += ps.mass[i];
-    cx += ps.mass[i] * ps.x[i];
-    cy += ps.mass[i] * ps.y[i];
-    cz += ps.mass[i] * ps.z[i];
+    const double dx = ps.x[i] - com.x, dy = ps.y[i] - com.y, dz = ps.z[i] - com.z;
+    rm[i] = {dx * dx + dy * dy + dz * dz, ps.mass[i]};
   }
-  cx /= m, cy /= m, cz /= m;
-  std::vector<std::pair<double, double>> rm(ps.size());
-  for (std::size_t i = 0; i < ps.size(); ++i)
-    rm[i] = {std::hypot(ps.x[i] - cx, ps.y[i] - cy, ps.z[i] - cz), ps.mass[i]};
-  std::sort(rm.begin(), rm.end());
-  std::array<double, 3> radii{};
-  const double shares[3] = {0.1, 0.5, 0.9};
-  double held = 0;
-  std::size_t k = 0;
-  for (const auto& [r, mi] : rm) {
-    held += mi;
-    while (k < 3 && held >= shares[k] * m) radii[k++] = r;
-  }
-  return radii;
+  const std::vector<double> r = mass_radii(std::move(rm), {0.1, 0.5, 0.9});
+  return {r[0], r[1], r[2]};
 }
 
 /// The largest relative difference of the three radii from the reference run's.

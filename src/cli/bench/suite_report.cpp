@@ -24,8 +24,6 @@
 
 namespace nbody::cli::bench {
 
-namespace {
-
 /// The output of a shell command's first line ("" when it fails).
 std::string first_line_of(const std::string& command) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> pipe(popen(command.c_str(), "r"), pclose);
@@ -36,6 +34,8 @@ std::string first_line_of(const std::string& command) {
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
   return line;
 }
+
+namespace {
 
 std::string git_revision() {
   // A copy of the tree without its own history (the GPU machine's) can name the revision.

@@ -25,6 +25,9 @@ struct SuiteResult {
   void add_row(nlohmann::ordered_json row) { rows.push_back(std::move(row)); }
 };
 
+/// The first line a shell command prints ("" when it fails or prints nothing).
+[[nodiscard]] std::string first_line_of(const std::string& command);
+
 /// A suite without -o: the table and the notes on `out` (and with `json`, the suite's JSON on
 /// stdout).
 void print_suite_console(const SuiteResult& r, std::FILE* out, bool json);

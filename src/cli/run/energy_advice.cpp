@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "nbody/diagnostics.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 
@@ -27,15 +28,7 @@ double one_digit(double v) {
 
 /// The radius that holds half the mass of (r^2, mass) pairs.
 double half_mass_radius(std::vector<std::pair<double, double>> rm) {
-  double total = 0;
-  for (const auto& [r2, mass] : rm) total += mass;
-  std::sort(rm.begin(), rm.end());
-  double m = 0;
-  for (const auto& [r2, mass] : rm) {
-    m += mass;
-    if (m >= 0.5 * total) return std::sqrt(r2);
-  }
-  return 0;
+  return mass_radii(std::move(rm), {0.5})[0];
 }
 
 /// The half-mass radius about the centre of mass com of the whole run: every body, or in a

@@ -1,10 +1,15 @@
 // The device's neighbourhood density (cell_density.cuh).
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <cfloat>
 
 #include "core/cuda/cuda_check.cuh"
+#include "core/cuda/merge_boxes.cuh"
 #include "integrators/cell_density_rule.hpp"
 #include "nbody/physics/timestep.hpp"
 #include "simulation/cuda/cell_density.cuh"
@@ -13,63 +18,30 @@ namespace nbody::cuda_resident {
 
 namespace {
 
-/// Doubles as unsigned integers in the same order (negative ones flipped whole).
-__device__ __forceinline__ unsigned long long ordered(double v) {
-  const auto bits = static_cast<unsigned long long>(__double_as_longlong(v));
-  return bits >> 63 ? ~bits : bits | (1ull << 63);
-}
-__device__ __forceinline__ double from_ordered(unsigned long long u) {
-  return __longlong_as_double(static_cast<long long>(u >> 63 ? u & ~(1ull << 63) : ~u));
-}
-
-__global__ void init_bounds_kernel(unsigned long long* bounds) {
-  for (int a = 0; a < 3; ++a) {
-    bounds[2 * a] = ~0ull;  // min
-    bounds[2 * a + 1] = 0;  // max
-  }
-}
-
-/// The finite coordinates' min and max per axis (one atomic per warp and axis).
-__global__ void bounds_kernel(State s, int dim, unsigned long long* bounds) {
-  unsigned long long mn[3] = {~0ull, ~0ull, ~0ull}, mx[3] = {0, 0, 0};
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
-    const double c[3] = {s.x[i], s.y[i], s.z[i]};
-    for (int a = 0; a < dim; ++a) {
-      if (!isfinite(c[a])) continue;
-      const unsigned long long u = ordered(c[a]);
-      mn[a] = min(mn[a], u);
-      mx[a] = max(mx[a], u);
+/// A body's box for the bounds' reduction: its finite coordinates (an axis without one, or
+/// beyond dim, is the empty interval), merged by gpu::MergeBoxes as the trees' bounds are.
+struct Box {
+  double lo[3], hi[3];
+};
+struct PointBox {
+  const double *x, *y, *z;
+  int dim;
+  __device__ Box operator()(unsigned i) const {
+    const double c[3] = {x[i], y[i], z[i]};
+    Box b;
+    for (int a = 0; a < 3; ++a) {
+      const bool used = a < dim && isfinite(c[a]);
+      b.lo[a] = used ? c[a] : DBL_MAX;
+      b.hi[a] = used ? c[a] : -DBL_MAX;
     }
+    return b;
   }
-  for (int a = 0; a < dim; ++a) {
-    for (int offset = 16; offset > 0; offset >>= 1) {
-      mn[a] = min(mn[a], __shfl_down_sync(0xffffffffu, mn[a], offset));
-      mx[a] = max(mx[a], __shfl_down_sync(0xffffffffu, mx[a], offset));
-    }
-    if ((threadIdx.x & 31u) == 0) {
-      atomicMin(&bounds[2 * a], mn[a]);
-      atomicMax(&bounds[2 * a + 1], mx[a]);
-    }
-  }
-}
+};
 
-/// The cube's corner and side from the bounds, as the host computes them.
-__device__ void cube(const unsigned long long* bounds, int dim, double* lo, double* side) {
-  *side = 0;
-  for (int a = 0; a < 3; ++a) lo[a] = 0;
-  for (int a = 0; a < dim; ++a) {
-    if (bounds[2 * a] > bounds[2 * a + 1]) continue;  // no finite coordinate
-    const double mn = from_ordered(bounds[2 * a]), mx = from_ordered(bounds[2 * a + 1]);
-    lo[a] = mn;
-    *side = fmax(*side, mx - mn);
-  }
-  if (!(*side > 0) || !isfinite(*side)) *side = 1;
-}
-
-__global__ void keys_kernel(State s, int dim, const unsigned long long* bounds, std::uint64_t* keys,
+__global__ void keys_kernel(State s, int dim, const Box* bounds, std::uint64_t* keys,
                             unsigned* index) {
   double lo[3], side;
-  cube(bounds, dim, lo, &side);
+  density::cube(bounds->lo, bounds->hi, dim, lo, &side);
   const double scale = ldexp(1.0, density::key_bits(dim)) / side;
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < s.n; i += gridDim.x * blockDim.x) {
     keys[i] = density::key(lo, scale, dim, s.x[i], s.y[i], s.z[i]);
@@ -91,10 +63,10 @@ __global__ void run_level_kernel(const std::uint64_t* keys, unsigned runs, unsig
 
 __global__ void omega2_kernel(const std::uint64_t* keys, const unsigned* index,
                               const double* mass_before, const std::uint8_t* level, unsigned n,
-                              unsigned want, int dim, const unsigned long long* bounds, double G,
-                              double softening, double* omega2) {
+                              unsigned want, int dim, const Box* bounds, double G, double softening,
+                              double* omega2) {
   double lo[3], side;
-  cube(bounds, dim, lo, &side);
+  density::cube(bounds->lo, bounds->hi, dim, lo, &side);
   for (unsigned p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x)
     omega2[index[p]] =
         density::omega2_at(keys, mass_before, level, n, want, p, dim, side, G, softening);
@@ -106,28 +78,31 @@ void DeviceCellDensity::compute(const State& s, int dim, double G, double soften
                                 cudaStream_t stream) {
   const unsigned n = s.n;
   if (n == 0) return;
-  bounds_.reserve(6, "density bounds");
+  bounds_.reserve(sizeof(Box), "density bounds");
   keys_.reserve(n, "density keys");
   keys_sorted_.reserve(n, "density keys");
   index_.reserve(n, "density order");
   index_sorted_.reserve(n, "density order");
   mass_.reserve(n + 1, "density masses");
   mass_before_.reserve(n + 1, "density masses");
-  init_bounds_kernel<<<1, 1, 0, stream>>>(bounds_.data());
-  NBODY_CUDA_CHECK_LAUNCH("density init_bounds_kernel");
-  bounds_kernel<<<blocks_for(n), kThreads, 0, stream>>>(s, dim, bounds_.data());
-  NBODY_CUDA_CHECK_LAUNCH("density bounds_kernel");
-  keys_kernel<<<blocks_for(n), kThreads, 0, stream>>>(s, dim, bounds_.data(), keys_.data(),
-                                                      index_.data());
-  NBODY_CUDA_CHECK_LAUNCH("density keys_kernel");
+  Box* bounds = reinterpret_cast<Box*>(bounds_.data());
+  const auto points = thrust::make_transform_iterator(thrust::counting_iterator<unsigned>(0),
+                                                      PointBox{s.x, s.y, s.z, dim});
+  const Box empty{{DBL_MAX, DBL_MAX, DBL_MAX}, {-DBL_MAX, -DBL_MAX, -DBL_MAX}};
   const int end_bit = dim * density::key_bits(dim);
-  std::size_t sort_bytes = 0, scan_bytes = 0;
+  std::size_t box_bytes = 0, sort_bytes = 0, scan_bytes = 0;
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, box_bytes, points, bounds, n,
+                                             gpu::MergeBoxes<Box>{}, empty, stream));
   NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_.data(),
                                                    keys_sorted_.data(), index_.data(),
                                                    index_sorted_.data(), n, 0, end_bit, stream));
   NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, mass_.data(),
                                                  mass_before_.data(), n + 1, stream));
-  temp_.reserve(std::max(sort_bytes, scan_bytes), "density scratch");
+  temp_.reserve(std::max({box_bytes, sort_bytes, scan_bytes}), "density scratch");
+  NBODY_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), box_bytes, points, bounds, n,
+                                             gpu::MergeBoxes<Box>{}, empty, stream));
+  keys_kernel<<<blocks_for(n), kThreads, 0, stream>>>(s, dim, bounds, keys_.data(), index_.data());
+  NBODY_CUDA_CHECK_LAUNCH("density keys_kernel");
   NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), sort_bytes, keys_.data(),
                                                    keys_sorted_.data(), index_.data(),
                                                    index_sorted_.data(), n, 0, end_bit, stream));
@@ -142,9 +117,9 @@ void DeviceCellDensity::compute(const State& s, int dim, double G, double soften
   run_level_kernel<<<blocks_for(runs), kThreads, 0, stream>>>(keys_sorted_.data(), runs, want, dim,
                                                               run_level_.data());
   NBODY_CUDA_CHECK_LAUNCH("density run_level_kernel");
-  omega2_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
-      keys_sorted_.data(), index_sorted_.data(), mass_before_.data(), run_level_.data(), n, want,
-      dim, bounds_.data(), G, softening, omega2);
+  omega2_kernel<<<blocks_for(n), kThreads, 0, stream>>>(keys_sorted_.data(), index_sorted_.data(),
+                                                        mass_before_.data(), run_level_.data(), n,
+                                                        want, dim, bounds, G, softening, omega2);
   NBODY_CUDA_CHECK_LAUNCH("density omega2_kernel");
 }
 

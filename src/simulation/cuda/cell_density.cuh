@@ -1,9 +1,9 @@
 #pragma once
 // The neighbourhood density of the dynamical time-step criterion on the device: the host's
 // CellDensity (integrators/cell_density.hpp) step for step, with the per-body arithmetic
-// of integrators/cell_density_rule.hpp: the finite coordinates' bounding cube (atomics on
-// order-preserving bits), Morton keys, a radix sort, the masses' prefix sums in key order,
-// each run's common level, then each body's cell. Equal positions give the host's cells;
+// of integrators/cell_density_rule.hpp: the finite coordinates' bounding cube (a cub
+// reduction with the trees' gpu::MergeBoxes), Morton keys, a radix sort, the masses' prefix sums in
+// key order, each run's common level, then each body's cell. Equal positions give the host's cells;
 // the mass sums are added in another order (a scan), so omega^2 may differ in the last bits.
 #include <cuda_runtime.h>
 
@@ -21,7 +21,7 @@ class DeviceCellDensity {
                cudaStream_t stream);
 
  private:
-  gpu::DeviceBuffer<unsigned long long> bounds_;  // min and max of each axis, ordered bits
+  gpu::DeviceBuffer<unsigned char> bounds_;  // the bodies' box (cell_density.cu's Box)
   gpu::DeviceBuffer<std::uint64_t> keys_, keys_sorted_;
   gpu::DeviceBuffer<unsigned> index_, index_sorted_;
   gpu::DeviceBuffer<double> mass_, mass_before_;
