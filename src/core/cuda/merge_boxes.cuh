@@ -1,7 +1,8 @@
 #pragma once
 // The union of two axis-aligned boxes (any type with double lo[3], hi[3]) as a cub reduction
 // operator: the bodies' bounds of the GPU tree (tree_gpu_forces.cu), of a GPU rank's domain
-// (device_domain.cu) and of the collision grid (collision_detect.cu, which adds the radii).
+// (device_domain.cu), of the collision grid (collision_detect.cu, which adds the radii) and
+// of the dynamical time-step criterion's cells (simulation/cuda/cell_density.cu).
 #include <cuda_runtime.h>
 
 namespace nbody::gpu {
