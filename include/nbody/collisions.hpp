@@ -74,8 +74,9 @@ struct CollisionStats {
   std::uint64_t contacts = 0;    // pairs overlapping (by more than rounding) at the start
   std::uint64_t candidates = 0;  // pairs the first pass looked at (contacts + near misses)
   std::uint64_t merges = 0;
-  std::uint64_t searches = 1;  // neighbour searches (again when bodies moved far)
-  std::uint64_t passes = 0;    // resolution passes run (stops early once nothing overlaps)
+  std::uint64_t active_merged = 0;  // test particles: the active bodies merged into others
+  std::uint64_t searches = 1;       // neighbour searches (again when bodies moved far)
+  std::uint64_t passes = 0;         // resolution passes run (stops early once nothing overlaps)
   /// Largest overlap left after the stage, over all pairs (the search is repeated when
   /// bodies moved beyond its skin), as a fraction of the smaller radius of the pair (0 when
   /// none overlap).

@@ -5,8 +5,12 @@
 //   hdf5: GADGET/SWIFT-layout snapshot (nbody/snapshot.hpp, docs/snapshots.md), read by
 //         yt and pynbody; written in float64, read from float32 or float64
 // Readers validate everything and throw nbody::Error("FILE:LINE: problem") on bad input
-// ("FILE: /Group/Dataset problem" for HDF5). Writers write to a temporary file in the
-// same folder and rename it into place.
+// ("FILE: /Group/Dataset problem" for HDF5). Bodies of mass 0 are test particles
+// (ParticleSystem::n_active: the bodies with mass), which must come after every body with
+// mass; a file in which no body has mass is refused. Text and CSV keep no other record of
+// test particles: one with mass (type 0 may have one) is written as any body and reads back
+// active (HDF5 keeps it). Writers write to a temporary file in the same folder and rename
+// it into place.
 #include <filesystem>
 #include <functional>
 #include <ostream>

@@ -1,8 +1,10 @@
 #pragma once
 // Particle storage: structure of arrays, float64, one array per component.
 // Every solver, integrator and writer reads and writes through this type.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace nbody {
@@ -36,9 +38,20 @@ class ParticleSystem {
   std::vector<std::uint64_t> id;
   int dim = 3;      // 3, or 2 for planar systems (z and vz held at exactly 0)
   double time = 0;  // simulated time
+  /// Test particles, as REBOUND's N_active and testparticle_type: bodies [0, n_active) are
+  /// active and the others test particles, which feel the active bodies and never each
+  /// other. Type 0: the active bodies do not feel them (their masses play no part in the
+  /// forces; with mass 0 this is exact physics); type 1: they also pull on the active
+  /// bodies. The force work is O(N * n_active). kAllActive (the default): no test particles.
+  static constexpr std::size_t kAllActive = std::numeric_limits<std::size_t>::max();
+  std::size_t n_active = kAllActive;
+  int test_particle_type = 0;
 
   [[nodiscard]] std::size_t size() const { return x.size(); }
   [[nodiscard]] bool empty() const { return x.empty(); }
+  /// The number of active bodies (all of them without test particles).
+  [[nodiscard]] std::size_t active_count() const { return std::min(n_active, size()); }
+  [[nodiscard]] bool has_test_particles() const { return n_active < size(); }
 
   void resize(std::size_t n);
   void reserve(std::size_t n);
@@ -46,8 +59,9 @@ class ParticleSystem {
   /// Appends a body; an id of 0 gets one more than the largest id seen so far.
   void add(const Body& body);
   /// Removes the bodies at these indices (any order; repeats count once). The others keep
-  /// their order and ids; their accelerations are marked stale (they included the removed
-  /// bodies). Throws nbody::Error for an index >= size(), and then removes nothing.
+  /// their order and ids (n_active counts the active bodies removed); their accelerations are
+  /// marked stale (they included the removed bodies). Throws nbody::Error for an index >= size(),
+  /// and then removes nothing.
   void remove(const std::vector<std::size_t>& indices);
   /// Sets ids to 1..N (positive ids, as GADGET-style readers expect).
   void assign_sequential_ids();
@@ -79,10 +93,17 @@ class ParticleSystem {
 };
 
 /// What the file readers check, for bodies that come from elsewhere (the Python module's
-/// arrays): finite positions and velocities, masses > 0 and finite, radii >= 0 and finite,
-/// no id used twice (0 means "not assigned" and may repeat). Throws
+/// arrays): finite positions and velocities, masses > 0 and finite (>= 0 for test
+/// particles), radii >= 0 and finite, no id used twice (0 means "not assigned" and may
+/// repeat), n_active <= N (or kAllActive) and test_particle_type 0 or 1. Throws
 /// nbody::Error("body I (id ID): problem") for the first bad body.
 void validate_bodies(const ParticleSystem& ps);
+
+/// Bodies of mass 0 are test particles: where the massless bodies are the last ones (after
+/// every body with mass), n_active becomes the number of bodies with mass; without massless
+/// bodies nothing changes. Returns the index of the first massive body that follows a
+/// massless one (the caller names it: test particles must come last), or size() if none.
+[[nodiscard]] std::size_t mark_massless_test_particles(ParticleSystem& ps);
 
 /// x y z of every body as float, interleaved (3 n values): what drawing needs.
 void positions_as_float(const ParticleSystem& ps, std::vector<float>& xyz);

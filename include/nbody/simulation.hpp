@@ -31,6 +31,9 @@ struct SimulationOptions {
   IntegratorOptions integrator;
   CollisionOptions collisions;
   EnergyMethod energy = EnergyMethod::Auto;  // how diagnostics() gets the potential energy
+  /// Set by Simulation from its bodies (ParticleSystem::has_test_particles()): the domain
+  /// decomposition does not take test particles, so such a run replicates the state.
+  bool test_particles = false;
 };
 
 /// What the time steps so far did (the JSON `timestep` object, --timings).

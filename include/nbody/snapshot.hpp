@@ -8,7 +8,9 @@
 // Omega0, OmegaLambda, HubbleParam, Flag_DoublePrecision, plus nbody's Dimension) and
 // /PartType1 with Coordinates (N x 3), Velocities (N x 3), Masses (N), ParticleIDs (N,
 // unsigned 64-bit, >= 1) and, when asked for, Radii (N), Accelerations (N x 3) and
-// Potential (N).
+// Potential (N). Test particles (ParticleSystem::n_active) are /PartType3, with the same
+// datasets, after the active bodies of /PartType1 (NumPart_* count them as type 3), and
+// /Header then holds nbody's TestParticleType (0 or 1).
 //
 // Every writer here writes a temporary file beside the target and renames it into place,
 // so a reader (or a run killed with -9 mid-write) sees the old file or the whole new one.
@@ -65,7 +67,8 @@ void write_snapshot(const std::filesystem::path& path, const ParticleSystem& ps,
 /// lays the file out, the ranks write their rows in turn, rank 0 renames it into place; no
 /// rank holds all N). The ids are written as write_snapshot writes them, judged over every
 /// rank's. Collective over `group`: what any rank found every rank throws, and then no file
-/// is left under `path` (the old one stays) nor beside it.
+/// is left under `path` (the old one stays) nor beside it. Test particles are refused (one
+/// process writes them).
 void write_snapshot_share(const std::filesystem::path& path, const ParticleSystem& ps,
                           const SnapshotOptions& options, const std::vector<double>* potential,
                           ForceReducer& group);
@@ -74,15 +77,20 @@ void write_snapshot_share(const std::filesystem::path& path, const ParticleSyste
 /// SWIFT's. Every PartType0..5 group present is read, in type order; masses come from
 /// Masses or, when a type has none, from Header/MassTable; radii from Radii (else 0);
 /// ids from ParticleIDs (else 1..N); the time from Header/Time; dim from Header/Dimension
-/// (else 3). Float32 and float64 datasets are both accepted. Multi-file snapshots
-/// (NumFilesPerSnapshot > 1) are refused with a message saying so, and so are snapshots
-/// without bodies, masses that are not finite and > 0, positions and velocities that are
-/// not finite, counts that are not integers, and repeated ids.
+/// (else 3). Float32 and float64 datasets are both accepted. Test particles: with
+/// /Header/TestParticleType, PartType3's bodies, read last (their masses >= 0, the others'
+/// > 0); a checkpoint's, from /Checkpoint/NumActive; otherwise the bodies of mass 0, which
+/// must come after every body with mass. Multi-file snapshots (NumFilesPerSnapshot > 1) are
+/// refused with a message saying so, and so are snapshots without bodies or without a body
+/// of mass, masses that are not finite and >= 0, a body with mass after one without,
+/// positions and velocities that are not finite, counts that are not integers, and repeated
+/// ids.
 [[nodiscard]] ParticleSystem read_snapshot(const std::filesystem::path& path);
 /// This rank's share of read_snapshot(path): its bodies share_range(N, part, parts)
 /// (gravity.hpp), with their values and ids, read alone (HDF5 row selections: no rank holds
 /// all N), checked as read_snapshot checks them and their ids unique over every share.
-/// Collective over `group` (every rank throws what any found); `total` gets N.
+/// Collective over `group` (every rank throws what any found); `total` gets N. A file with
+/// test particles is refused ("test particles: read by one process ...").
 [[nodiscard]] ParticleSystem read_snapshot_share(const std::filesystem::path& path,
                                                  ForceReducer& group, std::size_t& total);
 
@@ -108,29 +116,34 @@ struct CheckpointState {
 };
 
 /// Writes a checkpoint (HDF5: the particle arrays as float64 datasets under /Checkpoint,
-/// the scalars as attributes), atomically.
+/// the scalars as attributes, n_active as NumActive when there are test particles and
+/// test_particle_type as TestParticleType), atomically.
 void write_checkpoint(const std::filesystem::path& path, const CheckpointState& state);
 /// write_checkpoint of a decomposed run, into one file as write_snapshot_share writes (the
 /// same layout and names: read_checkpoint, `-i`, yt and h5py read it as any checkpoint, its
 /// bodies in the ranks' order): state.particles are this rank's bodies, the other fields
-/// every rank's (rank 0's are written). IAS15's state is refused (IAS15 runs as one
-/// process). Collective over `group`, as write_snapshot_share.
+/// every rank's (rank 0's are written). IAS15's state and test particles are refused (one
+/// process writes them). Collective over `group`, as write_snapshot_share.
 void write_checkpoint_share(const std::filesystem::path& path, const CheckpointState& state,
                             ForceReducer& group);
 /// Reads a checkpoint written by write_checkpoint; throws nbody::Error naming the file and
-/// what is missing or malformed, or a value no run holds (a NaN position, a mass of 0, a
-/// repeated id, a NaN time, a NaN in IAS15's state).
+/// what is missing or malformed, or a value no run holds (a NaN position, a mass of 0 for an
+/// active body, a repeated id, a NaN time, a NaN in IAS15's state, NumActive above N). A
+/// checkpoint without NumActive or TestParticleType (written before test particles) has every
+/// body active, of type 0.
 [[nodiscard]] CheckpointState read_checkpoint(const std::filesystem::path& path);
 /// This rank's share of read_checkpoint(path): the bodies share_range(N, part, parts)
 /// (gravity.hpp) read alone (HDF5 row selections), every scalar; checked as read_checkpoint
 /// checks them, with its messages (a row named over the whole file, "x[1234]"), the ids
-/// unique over every share. A checkpoint with IAS15's state is refused (IAS15 never runs
-/// decomposed). Collective over `group` (every rank throws what any found); `total` gets N.
+/// unique over every share. A checkpoint with IAS15's state or test particles is refused
+/// (one process reads them). Collective over `group` (every rank throws what any found);
+/// `total` gets N.
 [[nodiscard]] CheckpointState read_checkpoint_share(const std::filesystem::path& path,
                                                     ForceReducer& group, std::size_t& total);
 /// read_checkpoint without the bodies: the format checked, the scalars (the time and dim in
-/// `particles`, which holds no bodies) and the parameters, for a restart's options before
-/// the run reads its bodies. IAS15's state is left for the read of the bodies.
+/// `particles`, which holds no bodies, with n_active and test_particle_type as in the file)
+/// and the parameters, for a restart's options before the run reads its bodies. IAS15's
+/// state is left for the read of the bodies.
 [[nodiscard]] CheckpointState read_checkpoint_header(const std::filesystem::path& path);
 
 /// The atomic-replace pattern for writers that need a path (HDF5) rather than a stream:

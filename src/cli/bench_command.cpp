@@ -18,6 +18,7 @@
 
 #include "cli/bench/bench_common.hpp"
 #include "cli/bench/bench_small.hpp"
+#include "cli/bench/bench_test_particles.hpp"
 #include "cli/bench/bench_timestep.hpp"
 #include "cli/bench/suite_report.hpp"
 #include "cli/bench/theta_sweep.hpp"
@@ -35,8 +36,8 @@ using namespace bench;
 namespace {
 
 const std::vector<std::string> kSuites{
-    "direct", "tree",    "collisions", "scaling",     "block-size", "threads", "phases",
-    "theta",  "speedup", "all",        "scaling-mpi", "timestep",   "seeds",   "small"};
+    "direct",  "tree", "collisions",  "scaling",  "block-size", "threads", "phases",        "theta",
+    "speedup", "all",  "scaling-mpi", "timestep", "seeds",      "small",   "test-particles"};
 
 /// The options of bench theta beyond the common ones: the lists, as text (checked by
 /// resolve_theta_sweep, so that a bad value is named with its option).
@@ -97,7 +98,9 @@ void add_bench_command(CLI::App& app) {
          "threads, phases, theta (with theta-pareto), collisions, speedup, or all of them; "
          "timestep (fixed against adaptive steps; not in all; without -o a table); small "
          "(microseconds per step of 3 to 1000 bodies for each integrator, REBOUND's beside them "
-         "when NBODY_PYTHON or python3 has it; not in all; without -o a table); theta without "
+         "when NBODY_PYTHON or python3 has it; not in all; without -o a table); test-particles "
+         "(the Sun, four giants and -n test particles, default 10^6, against REBOUND's N_active; "
+         "not in all; without -o a table); theta without "
          "-o: median and p99 force error against time for every opening criterion and order "
          "(--thetas, --alphas, --plot); seeds (the seed documents' experiments: the tree's "
          "kernels against N for the insertion and Morton builds, with and without the sort, and "
@@ -289,9 +292,17 @@ void add_bench_command(CLI::App& app) {
         {"seeds", seeds_suite},
         {"seeds-collisions", seeds_collisions_suite},
         {"timestep", [steps](const BenchArgs& a) { return timestep_suite(a, *steps, stderr); }},
-        {"small", [](const BenchArgs& a) { return small_suite(a, stderr); }}};
+        {"small", [](const BenchArgs& a) { return small_suite(a, stderr); }},
+        {"test-particles", [count](const BenchArgs& a) {
+           return test_particles_suite(a, count->count() > 0, stderr);
+         }}};
     if (args->suite == "small" && output->count() == 0) {
       print_suite_console(small_suite(*args, stderr), args->json ? stderr : stdout, args->json);
+      return;
+    }
+    if (args->suite == "test-particles" && output->count() == 0) {
+      print_suite_console(test_particles_suite(*args, count->count() > 0, stderr),
+                          args->json ? stderr : stdout, args->json);
       return;
     }
     if (args->suite == "timestep") {
@@ -326,11 +337,11 @@ void add_bench_command(CLI::App& app) {
       std::FILE* human = stdout;
       for (const auto& [name, suite] : reports) {
         // all: every report but the long ones (timestep, seeds), which are asked by name
-        const bool chosen =
-            args->suite == "all"
-                ? name != "timestep" && name != "small" && name.rfind("seeds", 0) != 0
-                : name == args->suite || name == args->suite + "-pareto" ||
-                      name == args->suite + "-collisions";
+        const bool chosen = args->suite == "all"
+                                ? name != "timestep" && name != "small" &&
+                                      name != "test-particles" && name.rfind("seeds", 0) != 0
+                                : name == args->suite || name == args->suite + "-pareto" ||
+                                      name == args->suite + "-collisions";
         if (!chosen) continue;
         fmt::print(human, "== bench {} (device {}{})\n", name, args->device,
                    args->quick ? ", quick" : "");

@@ -69,11 +69,20 @@ void add_info_command(CLI::App& app) {
       auto j = to_json(d, ps.size());
       j["energy_method"] = exact ? "exact" : "tree";
       j["file"] = args->file;
+      if (ps.has_test_particles()) {
+        j["test_particles"] = {{"n_active", ps.active_count()},
+                               {"count", ps.size() - ps.active_count()},
+                               {"type", ps.test_particle_type}};
+      }
       fmt::print("{}\n", j.dump(2));
       return;
     }
     fmt::print("file              {}\n", args->file);
     fmt::print("bodies            {}\n", ps.size());
+    if (ps.has_test_particles()) {
+      fmt::print("test particles    {} (type {}; the first {} bodies are active)\n",
+                 ps.size() - ps.active_count(), ps.test_particle_type, ps.active_count());
+    }
     fmt::print("total mass        {:.10g}\n", d.total_mass);
     fmt::print("kinetic T         {:.10g}\n", d.kinetic);
     fmt::print("potential W       {:.10g}   (G = {:g}, softening = {:g}; {})\n", d.potential,

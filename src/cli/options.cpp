@@ -310,6 +310,20 @@ void add_dim_option(CLI::App* app, int& dim) {
       ->capture_default_str();
 }
 
+void add_test_particle_options(CLI::App* app, std::uint64_t& n_active, int& type) {
+  app->add_option("--n-active", n_active,
+                  "Test particles: the first N bodies are active, the others test particles, "
+                  "which feel the active bodies and never each other (REBOUND's N_active; "
+                  "bodies of mass 0 after all the others are test particles without it); the "
+                  "forces cost O(N_bodies * N)");
+  app->add_option("--test-particle-type", type,
+                  "Test particles: 0, the active bodies do not feel them (their masses play no "
+                  "part in the forces); 1, they also pull on the active bodies (REBOUND's "
+                  "testparticle_type)")
+      ->check(one_of({"0", "1"}))
+      ->capture_default_str();
+}
+
 ParticleSystem load_or_generate(const std::string& input, const std::string& format,
                                 ModelOptions model, double G, int dim, const CLI::App& app,
                                 const std::string& command) {

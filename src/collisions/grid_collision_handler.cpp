@@ -65,10 +65,10 @@ class GridCollisionHandler final : public CollisionHandler {
         redetect(stats);
         fresh = true;
       }
-      const PassResult r =
-          merge ? merge_pass(bodies_, ids_, pairs_, options_.dim, potential_, alias_, stats.merged)
-                : bounce_pass(bodies_, pairs_, options_.restitution, potential_, moved_,
-                              static_cast<std::uint32_t>(pass), fresh);
+      const PassResult r = merge ? merge_pass(bodies_, ids_, pairs_, options_.dim, potential_,
+                                              alias_, stats.merged, slot_index_, ps.active_count())
+                                 : bounce_pass(bodies_, pairs_, options_.restitution, potential_,
+                                               moved_, static_cast<std::uint32_t>(pass), fresh);
       stats.energy_lost += r.energy_lost;
       ++stats.passes;
       if (!r.changed) break;  // nothing moved, so a further pass would find the same

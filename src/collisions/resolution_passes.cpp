@@ -70,13 +70,15 @@ PassResult merge_pass(std::vector<CollisionBody<double>>& bodies,
                       const std::vector<std::uint64_t>& ids,
                       const std::vector<CandidatePair>& pairs, int dim,
                       const PairPotential& potential, std::vector<std::uint32_t>& alias,
-                      std::vector<MergeEvent>& merged) {
+                      std::vector<MergeEvent>& merged, const std::vector<std::uint32_t>& index,
+                      std::size_t n_active) {
   PassResult result;
   for (const CandidatePair& pr : pairs) {
     const std::uint32_t a = surviving(alias, pr.a), b = surviving(alias, pr.b);
     if (a == b || !within_reach(bodies[a], bodies[b], 1.0)) continue;
     if (!resolvable_overlap(contact_between(bodies[a], bodies[b]), bodies[a], bodies[b])) continue;
-    const std::uint32_t keep = ids[a] < ids[b] ? a : b;
+    const bool test_a = index[a] >= n_active, test_b = index[b] >= n_active;
+    const std::uint32_t keep = test_a != test_b ? (test_a ? b : a) : ids[a] < ids[b] ? a : b;
     const std::uint32_t gone = keep == a ? b : a;
     // E_before - E_after: the relative kinetic energy goes, and so does the pair's
     // potential (the merged body has no self term), and the potential of the others

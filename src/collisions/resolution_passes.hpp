@@ -44,13 +44,16 @@ PassResult bounce_pass(std::vector<CollisionBody<double>>& bodies,
                        std::uint32_t pass, bool check_all);
 
 /// One pass of merges over the pairs. A merged pair lives on in the slot of the smaller
-/// id; alias[p] leads from an absorbed body to the body it became part of. The energy
+/// id, except that an active body absorbs a test particle (slot p holds a test particle
+/// when index[p] >= n_active: the bodies stay in their order and n_active counts them);
+/// alias[p] leads from an absorbed body to the body it became part of. The energy
 /// lost is the kinetic loss plus the pair potential that disappears with each merge.
 PassResult merge_pass(std::vector<CollisionBody<double>>& bodies,
                       const std::vector<std::uint64_t>& ids,
                       const std::vector<CandidatePair>& pairs, int dim,
                       const PairPotential& potential, std::vector<std::uint32_t>& alias,
-                      std::vector<MergeEvent>& merged);
+                      std::vector<MergeEvent>& merged, const std::vector<std::uint32_t>& index,
+                      std::size_t n_active);
 
 /// The body p has become part of (p itself while not merged); halves the paths it walks.
 std::uint32_t surviving(std::vector<std::uint32_t>& alias, std::uint32_t p);

@@ -26,6 +26,7 @@ void ParticleSystem::reserve(std::size_t n) {
 void ParticleSystem::clear() {
   resize(0);
   next_id_ = 1;
+  n_active = kAllActive;
 }
 
 void ParticleSystem::assign_sequential_ids() {
@@ -70,6 +71,11 @@ void ParticleSystem::remove(const std::vector<std::size_t>& indices) {
     }
     v.resize(kept);
   };
+  if (n_active != kAllActive) {
+    std::size_t removed_active = 0;
+    for (std::size_t i = 0; i < std::min(n_active, n); ++i) removed_active += gone[i];
+    n_active -= std::min(n_active, removed_active);
+  }
   for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &mass, &radius}) compact(*v);
   compact(id);
   // The accelerations and potentials of the survivors no longer include the removed bodies
@@ -93,6 +99,13 @@ void validate_bodies(const ParticleSystem& ps) {
   auto fail = [&](std::size_t i, const std::string& problem) {
     throw Error(fmt::format("body {} (id {}): {}", i, ps.id[i], problem));
   };
+  if (ps.n_active != ParticleSystem::kAllActive && ps.n_active > ps.size()) {
+    throw Error(fmt::format("n_active must be at most the number of bodies ({}), got {}", ps.size(),
+                            ps.n_active));
+  }
+  if (ps.test_particle_type != 0 && ps.test_particle_type != 1) {
+    throw Error(fmt::format("test_particle_type must be 0 or 1, got {}", ps.test_particle_type));
+  }
   std::unordered_map<std::uint64_t, std::size_t> first_use;
   first_use.reserve(ps.size());
   for (std::size_t i = 0; i < ps.size(); ++i) {
@@ -102,8 +115,11 @@ void validate_bodies(const ParticleSystem& ps) {
       if (!std::isfinite(values[k]))
         fail(i, fmt::format("{} must be finite, got {}", names[k], values[k]));
     }
-    if (!(ps.mass[i] > 0 && std::isfinite(ps.mass[i]))) {
+    if (i < ps.active_count() && !(ps.mass[i] > 0 && std::isfinite(ps.mass[i]))) {
       fail(i, fmt::format("mass must be positive and finite, got {}", ps.mass[i]));
+    }
+    if (i >= ps.active_count() && !(ps.mass[i] >= 0 && std::isfinite(ps.mass[i]))) {
+      fail(i, fmt::format("mass of a test particle must be >= 0 and finite, got {}", ps.mass[i]));
     }
     if (!(ps.radius[i] >= 0 && std::isfinite(ps.radius[i]))) {
       fail(i, fmt::format("radius must be >= 0 and finite, got {}", ps.radius[i]));
@@ -114,6 +130,20 @@ void validate_bodies(const ParticleSystem& ps) {
         fail(i, fmt::format("duplicate id {} (first used by body {})", ps.id[i], it->second));
     }
   }
+}
+
+std::size_t mark_massless_test_particles(ParticleSystem& ps) {
+  const std::size_t n = ps.size();
+  std::size_t first_massless = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ps.mass[i] == 0) {
+      first_massless = std::min(first_massless, i);
+    } else if (first_massless < n) {
+      return i;
+    }
+  }
+  if (first_massless < n) ps.n_active = first_massless;
+  return n;
 }
 
 Body ParticleSystem::body(std::size_t i) const {

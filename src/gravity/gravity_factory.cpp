@@ -7,6 +7,7 @@
 #include "gravity/direct_scalar.hpp"
 #include "gravity/direct_simd.hpp"
 #include "gravity/no_gravity.hpp"
+#include "gravity/test_particle_gravity.hpp"
 #include "nbody/error.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/input_error.hpp"
@@ -82,6 +83,25 @@ int default_threads(const GravityOptions& o, std::size_t n) {
   }
 }
 
+namespace {
+
+/// The solver of the options' algorithm, device and kernel (checked by the caller).
+std::unique_ptr<GravitySolver> make_force_solver(const GravityOptions& o) {
+  if (o.device == Device::Gpu) {
+    if (o.algorithm == GravityAlgorithm::Tree) return make_tree_cuda(o);  // checks the device
+    return make_direct_cuda(o);  // checks the kernel, block size and device
+  }
+  if (o.algorithm == GravityAlgorithm::Tree) return make_tree_solver(o);
+  if (o.kernel == ForceKernel::Scalar) {
+    if (o.precision == Precision::Float)
+      return std::make_unique<DirectSumScalar<float>>(o.G, o.softening);
+    return std::make_unique<DirectSumScalar<double>>(o.G, o.softening);
+  }
+  return make_direct_simd(o.precision, o.G, o.softening, o.threads);  // ForceKernel::Fast
+}
+
+}  // namespace
+
 std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options) {
   validate(options);
   GravityOptions o = options;
@@ -99,17 +119,7 @@ std::unique_ptr<GravitySolver> make_gravity_solver(const GravityOptions& options
   }
   // No gravity costs nothing, on either device (the GPU stepper checks the device itself).
   if (o.algorithm == GravityAlgorithm::None || o.G == 0.0) return make_no_gravity();
-  if (o.device == Device::Gpu) {
-    if (o.algorithm == GravityAlgorithm::Tree) return make_tree_cuda(o);  // checks the device
-    return make_direct_cuda(o);  // checks the kernel, block size and device
-  }
-  if (o.algorithm == GravityAlgorithm::Tree) return make_tree_solver(o);
-  if (o.kernel == ForceKernel::Scalar) {
-    if (o.precision == Precision::Float)
-      return std::make_unique<DirectSumScalar<float>>(o.G, o.softening);
-    return std::make_unique<DirectSumScalar<double>>(o.G, o.softening);
-  }
-  return make_direct_simd(o.precision, o.G, o.softening, o.threads);  // ForceKernel::Fast
+  return with_test_particles(make_force_solver(o), o);
 }
 
 }  // namespace nbody

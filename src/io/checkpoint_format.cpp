@@ -63,6 +63,8 @@ void write_state_attributes(hdf5::Group& group, const CheckpointState& state,
   group.write_attribute("collision_energy_lost", c.energy_lost);
   group.write_attribute("collision_seconds", c.seconds);
   group.write_attribute("parameters", state.parameters);
+  group.write_attribute(kTestParticleType, std::int32_t{ps.test_particle_type});
+  if (ps.has_test_particles()) group.write_attribute(kNumActive, std::uint64_t{ps.n_active});
 }
 
 /// What the snapshot view's layout takes from every rank's bodies.
@@ -132,6 +134,11 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
     problem = e.what();
   }
   if (group) io_detail::throw_what_any_found(*group, problem);
+  if (group && group->max(state.particles.has_test_particles() ? 1 : 0) != 0)
+    throw Error(fmt::format(
+        "{}: cannot write checkpoint (test particles: written by one process (the decomposed "
+        "write does not take them yet))",
+        path.string()));
   const ParticleSystem& ps = state.particles;
   const ViewChoices view = view_choices(ps, group);
   // A decomposed CPU run's ownership (every rank has its cuts, or none is written): the rows

@@ -48,4 +48,11 @@ inline constexpr const char* kDomainCutLevel = "domain_cut_level";
 inline constexpr const char* kDomainCost = "cost";
 inline constexpr const char* kViewName[2] = {"Coordinates", "Velocities"};
 
+/// Test particles (ParticleSystem::n_active, test_particle_type), /Checkpoint attributes:
+/// NumActive (uint64, the active bodies, the first ones; absent: every body is active) and
+/// TestParticleType (0 or 1; absent, as before test particles: 0). The snapshot view holds
+/// every body in PartType1 (test particles too: their positions are stored there).
+inline constexpr const char* kNumActive = "NumActive";
+inline constexpr const char* kTestParticleType = "TestParticleType";
+
 }  // namespace nbody::checkpoint_layout

@@ -76,13 +76,15 @@ double read_scalar(const hdf5::Group& group, const std::string& name, Range rang
 using RowPlace = std::function<std::string(std::uint64_t row)>;
 
 /// The first value of `v` (rows from `first` over the file) out of its range, as the check
-/// `stage` of the whole file's reader.
+/// `stage` of the whole file's reader; from row `relaxed` on (the test particles' masses),
+/// NonNegative for Positive.
 std::optional<Found> first_bad(const hdf5::Group& group, const RowPlace& where,
                                const std::vector<double>& v, Range range, std::uint64_t first,
-                               std::uint64_t stage) {
+                               std::uint64_t stage, std::uint64_t relaxed = ~std::uint64_t{0}) {
   for (std::size_t i = 0; i < v.size(); ++i) {
-    if (!passes(v[i], range))
-      return Found{stage, first + i, value_error(group, where(first + i), v[i], range).what()};
+    const Range r = first + i >= relaxed && range == Range::Positive ? Range::NonNegative : range;
+    if (!passes(v[i], r))
+      return Found{stage, first + i, value_error(group, where(first + i), v[i], r).what()};
   }
   return std::nullopt;
 }
@@ -265,6 +267,20 @@ CheckpointState read_checkpoint_rows(const fs::path& path, Reading how, std::siz
   const hdf5::Group& group = *held;
   ParticleSystem& ps = state.particles;
   const std::uint64_t first = mine.first;
+  // Test particles: the bodies from NumActive (absent: none), of TestParticleType (absent: 0).
+  const std::uint64_t active =
+      group.has_attribute(kNumActive) ? group.read_attribute_count(kNumActive) : total;
+  if (active > total)
+    group.refuse(group.where(kNumActive), fmt::format("must be at most the {} bodies", total),
+                 active);
+  if (group.has_attribute(kTestParticleType))
+    ps.test_particle_type = read_choice(group, kTestParticleType, {0, 1});
+  if (active < total) {
+    if (ranks && how.bodies)  // every rank reads the same attribute: every one throws
+      group.fail(
+          "test particles: read by one process (the decomposed read does not take them yet)");
+    ps.n_active = active;  // read_checkpoint_header: as in the file, over no bodies
+  }
 
   // Where row r of array k is (version 2: the positions and velocities are the view's).
   auto place = [&](std::size_t k) -> RowPlace {
@@ -277,7 +293,7 @@ CheckpointState read_checkpoint_rows(const fs::path& path, Reading how, std::siz
   for (std::size_t k = 0; k < kArrays.size() && !bad; ++k) {
     const std::string name = kArrays[k].name;
     if (name == "ax" || name == "ay" || name == "az") continue;  // checked below, when valid
-    bad = first_bad(group, place(k), ps.*kArrays[k].member, range_of(name), first, k);
+    bad = first_bad(group, place(k), ps.*kArrays[k].member, range_of(name), first, k, active);
   }
   io_detail::throw_first_in_file(ranks, bad);
   // Ids other than 0 (no id) are unique over the file: collisions and outputs find bodies by id.

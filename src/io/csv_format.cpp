@@ -1,6 +1,7 @@
 // CSV particle files: a header row names the columns (x,y,z,vx,vy,vz,m required; r and
 // id optional; any order), then one body per row. Written with every column, so ids
-// and radii survive a round trip.
+// and radii survive a round trip. Bodies of mass 0 are test particles, after every body with
+// mass (n_active: the bodies with mass).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -129,6 +130,7 @@ ParticleSystem read_csv(const std::filesystem::path& path) {
   io_detail::LineReader in(path);
   ParticleSystem ps;
   std::optional<Header> header;
+  io_detail::TestParticleOrder order;
   std::vector<std::size_t> row_lines;  // kept only with an id column, for duplicate errors
   std::vector<std::string_view> fields;
   std::string_view line;
@@ -172,6 +174,7 @@ ParticleSystem read_csv(const std::filesystem::path& path) {
           break;
         case Column::M:
           b.mass = io_detail::parse_mass(in, f);
+          order.check(in, f, b.mass);
           break;
         case Column::R:
           b.radius = io_detail::parse_radius(in, f);
@@ -186,6 +189,7 @@ ParticleSystem read_csv(const std::filesystem::path& path) {
   }
   if (!header) io_detail::fail_no_particles(in, "the file is empty or holds only comments");
   if (ps.empty()) io_detail::fail_no_particles(in, "the file has a header but no rows");
+  order.finish(in, ps);
   if (header->has_id) {
     check_unique_ids(in.file_name(), ps.id, row_lines);
   } else {

@@ -117,6 +117,28 @@ void fail_no_particles(const LineReader& in, std::string_view why) {
   throw Error(fmt::format("{}: no particles found ({})", in.file_name(), why));
 }
 
+void TestParticleOrder::check(const LineReader& in, const Field& f, double mass) {
+  if (mass == 0) {
+    if (first_massless_line_ == 0) first_massless_line_ = in.line_number();
+    return;
+  }
+  any_mass_ = true;
+  if (first_massless_line_ != 0) {
+    fail_field(in, f,
+               fmt::format("a body with mass after the test particles (mass 0 from line {}): "
+                           "test particles come last",
+                           first_massless_line_));
+  }
+}
+
+void TestParticleOrder::finish(const LineReader& in, ParticleSystem& ps) const {
+  if (!any_mass_) {
+    throw Error(fmt::format("{}: no body has mass: test particles need at least one body with mass",
+                            in.file_name()));
+  }
+  (void)mark_massless_test_particles(ps);  // check() saw every massless body come last
+}
+
 // ---- Splitting -------------------------------------------------------------------
 
 std::string_view strip_comment(std::string_view line) {
@@ -185,7 +207,7 @@ double parse_finite(const LineReader& in, const Field& f) {
 
 double parse_mass(const LineReader& in, const Field& f) {
   const double m = parse_finite(in, f);
-  if (!(m > 0)) fail_field(in, f, fmt::format("mass must be positive, got {}", m));
+  if (m < 0) fail_field(in, f, fmt::format("mass must be >= 0, got {}", m));
   return m;
 }
 

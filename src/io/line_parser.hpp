@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "nbody/particles.hpp"
+
 namespace nbody::io_detail {
 
 /// Reads a file one line at a time through a fixed-size buffer, so a file of any size
@@ -76,7 +78,7 @@ struct Field {
 
 /// A finite double; throws for text that is not a number, NaN, infinity or out of range.
 [[nodiscard]] double parse_finite(const LineReader& in, const Field& field);
-/// A finite mass > 0.
+/// A finite mass >= 0 (0: a test particle, TestParticleOrder).
 [[nodiscard]] double parse_mass(const LineReader& in, const Field& field);
 /// A finite radius >= 0.
 [[nodiscard]] double parse_radius(const LineReader& in, const Field& field);
@@ -97,5 +99,22 @@ inline void append_exact(fmt::memory_buffer& buf, double v) {
 
 /// The error for a file that held no bodies.
 [[noreturn]] void fail_no_particles(const LineReader& in, std::string_view why);
+
+/// Bodies of mass 0 are test particles (ParticleSystem::n_active), which come after every
+/// body with mass: the readers hand each body's mass to check() as they read it, then the
+/// bodies to finish().
+class TestParticleOrder {
+ public:
+  /// Throws "FILE:LINE: column C (m): a body with mass after the test particles (mass 0
+  /// from line K): test particles come last" for a mass > 0 after a mass of 0.
+  void check(const LineReader& in, const Field& field, double mass);
+  /// Throws "FILE: no body has mass: ..." when every body is massless; else marks the
+  /// massless bodies as the test particles (mark_massless_test_particles).
+  void finish(const LineReader& in, ParticleSystem& ps) const;
+
+ private:
+  std::size_t first_massless_line_ = 0;  // 0: none yet
+  bool any_mass_ = false;
+};
 
 }  // namespace nbody::io_detail

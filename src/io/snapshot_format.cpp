@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "io/checkpoint_layout.hpp"
 #include "io/hdf5_detail.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/share_checks.hpp"
@@ -40,6 +43,7 @@ struct HeaderInfo {
   std::array<std::uint64_t, 6> counts{};  // NumPart_ThisFile (+ HighWord)
   std::array<double, 6> mass_table{};     // 0: per-body Masses
   bool has_mass_table = false;
+  int test_type = -1;  // /Header/TestParticleType: PartType3 holds test particles (-1: none)
 };
 
 std::string index_name(const std::string& what, std::size_t i) {
@@ -94,11 +98,17 @@ HeaderInfo read_header(const hdf5::Group& header, ParticleSystem& ps) {
     if (dim != 2 && dim != 3) header.refuse(header.where("Dimension"), "must be 2 or 3", dim);
     ps.dim = static_cast<int>(dim);
   }
+  if (header.has_attribute(snapshot_layout::kTestParticleType)) {
+    const double type = header.read_attribute_double(snapshot_layout::kTestParticleType);
+    if (type != 0 && type != 1)
+      header.refuse(header.where(snapshot_layout::kTestParticleType), "must be 0 or 1", type);
+    info.test_type = static_cast<int>(type);
+  }
   return info;
 }
 
-/// What a dataset's values must be (ValueRule): any finite number, finite and >= 0 (radii),
-/// or finite and > 0 (masses: a body of mass 0 or -0 has no place in a gravitational system).
+/// What a dataset's values must be (ValueRule): any finite number, finite and >= 0 (radii,
+/// masses: mass 0 is a test particle's), or finite and > 0 (an active body's mass).
 using Range = ValueRule;
 
 /// The rows of a type's datasets one reader takes: [first, first + rows) of its N.
@@ -151,7 +161,7 @@ bool append_group(const hdf5::Group& group, const HeaderInfo& header, std::size_
       read_checked(group, "Velocities", 3, n, rows_of, Range::Finite, w);
   std::vector<double> masses;
   if (group.has("Masses")) {
-    masses = read_checked(group, "Masses", 1, n, rows_of, Range::Positive, w);
+    masses = read_checked(group, "Masses", 1, n, rows_of, Range::NonNegative, w);
   } else if (header.mass_table[type] > 0 && std::isfinite(header.mass_table[type])) {
     masses.assign(w.rows, header.mass_table[type]);
   } else {
@@ -214,6 +224,81 @@ void check_unique_ids(const hdf5::Group& root, const ParticleSystem& ps) {
     root.fail(io_detail::repeated_id(r->id, r->first, r->again));
 }
 
+/// Where the bodies of one group are: from body `first` of the system read, the rows from
+/// `row` of the dataset `masses` ("/PartType1/Masses").
+struct Segment {
+  std::string masses;
+  std::size_t first = 0;
+  std::uint64_t row = 0;
+};
+
+/// "/PartType1/Masses[5]": the row of body i (segments in reading order, the first from 0).
+std::string place_of(const std::vector<Segment>& segments, std::size_t i) {
+  auto at = std::upper_bound(segments.begin(), segments.end(), i,
+                             [](std::size_t body, const Segment& s) { return body < s.first; });
+  --at;
+  return index_name(at->masses, at->row + (i - at->first));
+}
+
+/// A checkpoint read as a snapshot: its n_active when it has test particles (/Checkpoint's,
+/// its view holding every body in PartType1), and its test particle type.
+std::optional<std::uint64_t> checkpoint_active(const hdf5::Group& root, std::uint64_t n,
+                                               int& type_out) {
+  using namespace checkpoint_layout;
+  if (!root.has(kGroup)) return std::nullopt;
+  const hdf5::Group state = root.open_group(kGroup);
+  if (state.has_attribute(kTestParticleType)) {
+    const double type = state.read_attribute_double(kTestParticleType);
+    if (type != 0 && type != 1)
+      state.refuse(state.where(kTestParticleType), "must be 0 or 1", type);
+    type_out = static_cast<int>(type);
+  }
+  if (!state.has_attribute(kNumActive)) return std::nullopt;
+  const std::uint64_t active = state.read_attribute_count(kNumActive);
+  if (active > n)
+    state.refuse(state.where(kNumActive), fmt::format("must be at most the {} bodies", n), active);
+  return active;
+}
+
+/// The test particles of a snapshot read whole: PartType3's where /Header/TestParticleType
+/// says so (read last), a checkpoint's n_active, or else the massless bodies, which must
+/// come after every body with mass. The active bodies have mass > 0, and some body has mass.
+void find_test_particles(const hdf5::Group& root, const HeaderInfo& header,
+                         const std::vector<Segment>& segments, ParticleSystem& ps) {
+  std::optional<std::uint64_t> active;
+  if (header.test_type >= 0) {
+    active = ps.size() - header.counts[snapshot_layout::kTestType];
+    ps.test_particle_type = header.test_type;
+  } else {
+    active = checkpoint_active(root, ps.size(), ps.test_particle_type);
+  }
+  if (active) {
+    for (std::size_t i = 0; i < *active; ++i) {
+      if (!(ps.mass[i] > 0))
+        root.refuse(place_of(segments, i), rule_text(ValueRule::Positive), ps.mass[i]);
+    }
+    if (*active < ps.size()) ps.n_active = *active;
+  } else if (const std::size_t after = mark_massless_test_particles(ps); after < ps.size()) {
+    const auto massless =
+        std::size_t(std::find(ps.mass.begin(), ps.mass.end(), 0.0) - ps.mass.begin());
+    root.fail(fmt::format(
+        "{}: a body with mass after the test particles (mass 0 from {}): test particles come last",
+        place_of(segments, after), place_of(segments, massless)));
+  }
+  if (std::none_of(ps.mass.begin(), ps.mass.end(), [](double m) { return m > 0; }))
+    root.fail("no body has mass: test particles need at least one body with mass");
+}
+
+/// A share of a decomposed read: test particles (massless bodies, PartType3's, a
+/// checkpoint's) are refused, the order of the whole file's bodies being no share's to check.
+void refuse_test_particles_in_shares(const hdf5::Group& root, const HeaderInfo& header,
+                                     std::uint64_t total, const ParticleSystem& ps) {
+  int type = 0;
+  if (header.test_type >= 0 || checkpoint_active(root, total, type) ||
+      std::find(ps.mass.begin(), ps.mass.end(), 0.0) != ps.mass.end())
+    root.fail("test particles: read by one process (the decomposed read does not take them yet)");
+}
+
 }  // namespace
 
 namespace io_detail {
@@ -247,7 +332,11 @@ ParticleSystem read_snapshot_rows(const fs::path& path, ForceReducer* group,
                              header_group);
   bool all_ids = true;
   std::uint64_t at = 0;  // the type's first body over the file
-  for (std::size_t type = 0; type < 6; ++type) {
+  std::vector<Segment> segments;
+  // In type order, except that test particles (PartType3 with TestParticleType) come last.
+  const bool tests_last = header.test_type >= 0;
+  for (const std::size_t type : tests_last ? std::array<std::size_t, 6>{0, 1, 2, 4, 5, 3}
+                                           : std::array<std::size_t, 6>{0, 1, 2, 3, 4, 5}) {
     const std::string name = fmt::format("PartType{}", type);
     if (!root.has(name)) {
       if (header.counts[type] != 0) {
@@ -262,8 +351,14 @@ ParticleSystem read_snapshot_rows(const fs::path& path, ForceReducer* group,
     const std::uint64_t lo = std::max<std::uint64_t>(mine.first, at);
     const std::uint64_t hi = std::min<std::uint64_t>(mine.last, at + header.counts[type]);
     const RowWindow w{lo - std::min(lo, at), hi > lo ? hi - lo : 0};
+    segments.push_back({group_of_type.where("Masses"), ps.size(), w.first});
     all_ids = append_group(group_of_type, header, type, w, ps) && all_ids;
     at += header.counts[type];
+  }
+  if (group) {
+    refuse_test_particles_in_shares(root, header, total, ps);
+  } else {
+    find_test_particles(root, header, segments, ps);
   }
   if (!all_ids) {  // ids from only some types could collide with 1..N
     for (std::size_t i = 0; i < ps.size(); ++i) ps.id[i] = mine.first + i + 1;

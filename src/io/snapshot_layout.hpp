@@ -14,9 +14,19 @@ namespace nbody::snapshot_layout {
 inline constexpr int kBodyType = 1;
 inline constexpr const char* kBodyGroup = "PartType1";
 
-/// Writes /Header (the GADGET attributes plus nbody's Dimension) for N bodies of type 1.
+/// Test particles (ParticleSystem::n_active) are of type 3, a group of their own after the
+/// active bodies' (yt and pynbody see them as their own species), and /Header then holds
+/// nbody's TestParticleType (0 or 1): its presence is what makes PartType3 the test
+/// particles (GADGET's own type-3 bodies are read as any others). A checkpoint keeps every
+/// body in PartType1 (its view, checkpoint_layout.hpp) and n_active under /Checkpoint.
+inline constexpr int kTestType = 3;
+inline constexpr const char* kTestGroup = "PartType3";
+inline constexpr const char* kTestParticleType = "TestParticleType";
+
+/// Writes /Header (the GADGET attributes plus nbody's Dimension) for n active bodies of type
+/// 1 and `tests` test particles of type 3 (with them, TestParticleType `test_type`).
 void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
-                  hdf5::Precision precision);
+                  hdf5::Precision precision, std::uint64_t tests = 0, int test_type = 0);
 
 /// True when every id is >= 1 and no two are equal (what GADGET-style readers expect).
 [[nodiscard]] bool ids_usable(const std::vector<std::uint64_t>& ids);

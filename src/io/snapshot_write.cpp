@@ -22,12 +22,14 @@ namespace fs = std::filesystem;
 namespace snapshot_layout {
 
 void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
-                  hdf5::Precision precision) {
+                  hdf5::Precision precision, std::uint64_t tests, int test_type) {
   hdf5::Group header = root.create_group("Header");
   // GADGET's counts are 32-bit; NumPart_Total_HighWord holds the bits above (N >= 2^32).
   std::vector<std::uint32_t> low(6, 0), high(6, 0);
   low[kBodyType] = static_cast<std::uint32_t>(n & 0xffffffffu);
   high[kBodyType] = static_cast<std::uint32_t>(n >> 32);
+  low[kTestType] = static_cast<std::uint32_t>(tests & 0xffffffffu);
+  high[kTestType] = static_cast<std::uint32_t>(tests >> 32);
   header.write_attribute("NumPart_ThisFile", low);
   header.write_attribute("NumPart_Total", low);
   header.write_attribute("NumPart_Total_HighWord", high);
@@ -45,6 +47,7 @@ void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
   header.write_attribute("Flag_DoublePrecision",
                          std::int32_t{precision == hdf5::Precision::Double ? 1 : 0});
   header.write_attribute("Dimension", std::int32_t{dim});  // nbody's: 2 for planar systems
+  if (tests > 0) header.write_attribute(kTestParticleType, std::int32_t{test_type});
 }
 
 bool ids_usable(const std::vector<std::uint64_t>& ids) {
@@ -71,6 +74,60 @@ std::vector<std::uint64_t> snapshot_ids(const ParticleSystem& ps) {
 
 namespace {
 
+/// The datasets of what a snapshot holds for one group of bodies, at their full size.
+struct Columns {
+  hdf5::Precision precision;
+  bool radii, acceleration, potential;
+};
+
+void create_bodies(hdf5::Group& root, const char* name, std::uint64_t rows, Columns c) {
+  hdf5::Group bodies = root.create_group(name);
+  bodies.create_values("Coordinates", rows, 3, c.precision);
+  bodies.create_values("Velocities", rows, 3, c.precision);
+  bodies.create_values("Masses", rows, 1, c.precision);
+  bodies.create_ids("ParticleIDs", rows);
+  if (c.radii) bodies.create_values("Radii", rows, 1, c.precision);
+  if (c.acceleration) bodies.create_values("Accelerations", rows, 3, c.precision);
+  if (c.potential) bodies.create_values("Potential", rows, 1, c.precision);
+}
+
+/// Writes `ps` (and `potential`) as the rows from `offset` of the group `name`; `ids` null:
+/// numbered from `first_id`, as one process numbers the rows of the file.
+void write_bodies(hdf5::File& file, const char* name, std::uint64_t offset,
+                  const ParticleSystem& ps, const std::vector<double>* potential,
+                  const std::vector<std::uint64_t>* ids, std::uint64_t first_id, Columns c) {
+  hdf5::Group bodies = file.root().open_group(name);
+  bodies.write_rows_at("Coordinates", offset, ps.x, ps.y, ps.z, c.precision);
+  bodies.write_rows_at("Velocities", offset, ps.vx, ps.vy, ps.vz, c.precision);
+  bodies.write_values_at("Masses", offset, ps.mass, c.precision);
+  if (ids) {
+    bodies.write_ids_at("ParticleIDs", offset, *ids);
+  } else {
+    std::vector<std::uint64_t> numbered(ps.size());
+    for (std::size_t i = 0; i < numbered.size(); ++i) numbered[i] = first_id + i;
+    bodies.write_ids_at("ParticleIDs", offset, numbered);
+  }
+  if (c.radii) bodies.write_values_at("Radii", offset, ps.radius, c.precision);
+  if (c.acceleration)
+    bodies.write_rows_at("Accelerations", offset, ps.ax, ps.ay, ps.az, c.precision);
+  if (c.potential) bodies.write_values_at("Potential", offset, *potential, c.precision);
+}
+
+/// Bodies [first, last) of ps (values, accelerations, ids), and of `potential` when given.
+ParticleSystem slice(const ParticleSystem& ps, std::size_t first, std::size_t last,
+                     const std::vector<double>* potential, std::vector<double>& potential_out) {
+  ParticleSystem part;
+  auto cut = [&](const auto& v) { return std::vector(v.begin() + first, v.begin() + last); };
+  for (auto member :
+       {&ParticleSystem::x, &ParticleSystem::y, &ParticleSystem::z, &ParticleSystem::vx,
+        &ParticleSystem::vy, &ParticleSystem::vz, &ParticleSystem::ax, &ParticleSystem::ay,
+        &ParticleSystem::az, &ParticleSystem::mass, &ParticleSystem::radius})
+    part.*member = cut(ps.*member);
+  part.id = cut(ps.id);
+  if (potential) potential_out = cut(*potential);
+  return part;
+}
+
 /// write_snapshot's work; with a group, ps (and potential) are this rank's bodies.
 void write_snapshot_rows(const fs::path& path, const ParticleSystem& ps,
                          const SnapshotOptions& options, const std::vector<double>* potential,
@@ -82,6 +139,11 @@ void write_snapshot_rows(const fs::path& path, const ParticleSystem& ps,
   }
   if (!group && !problem.empty()) throw Error(problem);
   if (group) io_detail::throw_what_any_found(*group, problem);
+  if (group && group->max(ps.has_test_particles() ? 1 : 0) != 0)
+    throw Error(fmt::format(
+        "{}: cannot write snapshot (test particles: written by one process (the decomposed "
+        "write does not take them yet))",
+        path.string()));
   // What the layout takes from every rank's bodies (collectives: every rank asks alike).
   const bool radii =
       options.radius || (group ? group->max(ps.has_radii() ? 1 : 0) != 0 : ps.has_radii());
@@ -91,37 +153,35 @@ void write_snapshot_rows(const fs::path& path, const ParticleSystem& ps,
     throw Error(fmt::format("{}: cannot write snapshot (the potentials of some ranks' bodies only)",
                             path.string()));
   const bool usable = snapshot_layout::ids_usable_over(ps.id, group);
-  const auto precision = options.precision == SnapshotPrecision::Double ? hdf5::Precision::Double
-                                                                        : hdf5::Precision::Float;
+  const Columns columns{options.precision == SnapshotPrecision::Double ? hdf5::Precision::Double
+                                                                       : hdf5::Precision::Float,
+                        radii, options.acceleration, with_potential};
+  // One process's test particles (the bodies from active_count()) go to their own group.
+  const std::uint64_t active = ps.active_count(), tests = ps.size() - active;
+  using snapshot_layout::kBodyGroup, snapshot_layout::kTestGroup;
   io_detail::write_in_turn(
       path, group, ps.size(),
       [&](hdf5::File& file, std::uint64_t total) {
-        snapshot_layout::write_header(file.root(), total, ps.time, ps.dim, precision);
-        {
-          hdf5::Group bodies = file.root().create_group(snapshot_layout::kBodyGroup);
-          bodies.create_values("Coordinates", total, 3, precision);
-          bodies.create_values("Velocities", total, 3, precision);
-          bodies.create_values("Masses", total, 1, precision);
-          bodies.create_ids("ParticleIDs", total);
-          if (radii) bodies.create_values("Radii", total, 1, precision);
-          if (options.acceleration) bodies.create_values("Accelerations", total, 3, precision);
-          if (with_potential) bodies.create_values("Potential", total, 1, precision);
-        }
+        snapshot_layout::write_header(file.root(), total - tests, ps.time, ps.dim,
+                                      columns.precision, tests, ps.test_particle_type);
+        create_bodies(file.root(), kBodyGroup, total - tests, columns);
+        if (tests > 0) create_bodies(file.root(), kTestGroup, tests, columns);
         if (options.parameters) snapshot_layout::write_parameters(file.root(), *options.parameters);
       },
       [&](hdf5::File& file, std::uint64_t offset) {
-        hdf5::Group bodies = file.root().open_group(snapshot_layout::kBodyGroup);
-        bodies.write_rows_at("Coordinates", offset, ps.x, ps.y, ps.z, precision);
-        bodies.write_rows_at("Velocities", offset, ps.vx, ps.vy, ps.vz, precision);
-        bodies.write_values_at("Masses", offset, ps.mass, precision);
-        std::vector<std::uint64_t> ids = ps.id;
-        if (!usable)  // numbered by row over the file, as one process numbers them
-          for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = offset + i + 1;
-        bodies.write_ids_at("ParticleIDs", offset, ids);
-        if (radii) bodies.write_values_at("Radii", offset, ps.radius, precision);
-        if (options.acceleration)
-          bodies.write_rows_at("Accelerations", offset, ps.ax, ps.ay, ps.az, precision);
-        if (with_potential) bodies.write_values_at("Potential", offset, *potential, precision);
+        if (tests == 0) {  // ids numbered by row over the file when not usable
+          write_bodies(file, kBodyGroup, offset, ps, potential, usable ? &ps.id : nullptr,
+                       offset + 1, columns);
+          return;
+        }
+        std::vector<double> part_potential;
+        for (const bool test : {false, true}) {
+          const ParticleSystem part =
+              slice(ps, test ? active : 0, test ? ps.size() : active, potential, part_potential);
+          write_bodies(file, test ? kTestGroup : kBodyGroup, 0, part,
+                       potential ? &part_potential : nullptr, usable ? &part.id : nullptr,
+                       test ? active + 1 : 1, columns);
+        }
       });
 }
 

@@ -1,5 +1,6 @@
 // The text format of the seed files: one body per line, "x y z vx vy vz m [r]",
-// whitespace separated, '#' comments. Ids are not stored; reading assigns 1..N.
+// whitespace separated, '#' comments. Ids are not stored; reading assigns 1..N. Bodies of
+// mass 0 are test particles, after every body with mass (n_active: the bodies with mass).
 #include <fmt/format.h>
 
 #include <array>
@@ -23,6 +24,7 @@ constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
 ParticleSystem read_text(const std::filesystem::path& path) {
   io_detail::LineReader in(path);
   ParticleSystem ps;
+  io_detail::TestParticleOrder order;
   std::array<std::string_view, 8> fields;
   std::string_view line;
   while (in.next(line)) {
@@ -39,10 +41,12 @@ ParticleSystem read_text(const std::filesystem::path& path) {
     b.velocity = {io_detail::parse_finite(in, field(3)), io_detail::parse_finite(in, field(4)),
                   io_detail::parse_finite(in, field(5))};
     b.mass = io_detail::parse_mass(in, field(6));
+    order.check(in, field(6), b.mass);
     if (n == 8) b.radius = io_detail::parse_radius(in, field(7));
     ps.add(b);
   }
   if (ps.empty()) io_detail::fail_no_particles(in, "the file is empty or holds only comments");
+  order.finish(in, ps);
   ps.assign_sequential_ids();
   return ps;
 }

@@ -261,7 +261,8 @@ class HostStepper final : public Stepper {
 
   /// The solver for ps: the run's, or with few bodies the scalar one.
   [[nodiscard]] GravitySolver& solver_for(const ParticleSystem& ps) const {
-    return few_bodies_ && ps.size() <= kFewBodies ? *few_bodies_ : *gravity_;
+    // With test particles: the active bodies' sum (the test particles' is the SIMD kernel's).
+    return few_bodies_ && ps.active_count() <= kFewBodies ? *few_bodies_ : *gravity_;
   }
 
   /// The solver's forces (and potentials), the processes' shares summed.

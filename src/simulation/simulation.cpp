@@ -125,6 +125,9 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
       reducer_(std::move(reducer)) {
   if (particles_->dim == 2) particles_->make_planar();
   options_ = complete_options(options, particles_->dim);
+  options_.test_particles = particles_->has_test_particles();
+  if (options_.test_particles && shared_total > 0)
+    throw Error("test particles: the run must hold every body on every rank (not decomposed)");
   check_integrator_options(options_);
   check_radii(options_, *particles_);
   const std::size_t processes = reducer_ ? std::size_t(std::max(1, reducer_->parts())) : 1;
@@ -257,8 +260,9 @@ void Simulation::evaluate_forces(bool potentials) {
 void Simulation::reconfigure(const SimulationOptions& options) {
   if (decomposed())
     throw Error("a run decomposed over several processes cannot change its options");
-  const SimulationOptions next = complete_options(options, particles_->dim);
   download_if_stale();
+  SimulationOptions next = complete_options(options, particles_->dim);
+  next.test_particles = particles_->has_test_particles();
   check_integrator_options(next);
   check_radii(next, *particles_);
   const SimulationOptions run = with_run_threads(next, size());

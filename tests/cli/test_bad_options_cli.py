@@ -195,7 +195,7 @@ class TestBadCommandLines(BadOptionsTestCase):
                          "extra: unexpected argument (nbody run takes options only)")
         self.usage_error(["bench"], "SUITE: missing (nbody bench needs one of direct, tree, "
                          "collisions, scaling, block-size, threads, phases, theta, speedup, all, "
-                         "scaling-mpi, timestep, seeds, small)", "nbody bench")
+                         "scaling-mpi, timestep, seeds, small, test-particles)", "nbody bench")
 
     def test_bad_option_combinations(self):
         self.usage_error(["run", "--model", "plummer", "--steps", 1, "--t-end", 2],

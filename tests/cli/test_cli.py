@@ -203,7 +203,7 @@ class TestBadInput(CliTestCase):
         "nan": ("0 0 0 0 0 0 1\nnan 0 0 0 0 0 1\n", ":2:", "NaN"),
         "inf": ("0 0 0 0 0 0 1\n0 inf 0 0 0 0 1\n", ":2:", "infinite"),
         "negative_mass": ("0 0 0 0 0 0 1\n\n1 0 0 0 0 0 -2\n", ":3:", "mass"),
-        "zero_mass": ("0 0 0 0 0 0 0\n", ":1:", "mass"),
+        "zero_mass_first": ("0 0 0 0 0 0 0\n1 0 0 0 0 0 1\n", ":2:", "a body with mass after the test particles"),
         "negative_radius": ("0 0 0 0 0 0 1 -1\n", ":1:", "radius"),
     }
 

@@ -145,15 +145,38 @@ class TestBadValues(CorruptCase):
             change(f)
         return path
 
-    def test_zero_and_minus_zero_masses_are_refused(self):
-        for value, shown in ((0.0, "0"), (-0.0, "-0"), (float("nan"), "nan")):
+    def test_massless_bodies_before_massive_ones_are_refused(self):
+        # Mass 0 (or -0) marks a test particle, which must come after every body with mass.
+        for value, shown in ((0.0, "0"), (-0.0, "-0")):
+            def change(f, value=value):
+                m = f["PartType1/Masses"][:]
+                m[1] = value
+                f["PartType1/Masses"][:] = m
+            path = self.edit(f"m{shown}.hdf5", change)
+            for args in (["info", path], ["run", "-i", path, "--steps", 1, "-q"]):
+                self.refused(args, f"{path}: /PartType1/Masses[2]: a body with mass after the test "
+                                   f"particles (mass 0 from /PartType1/Masses[1]): test particles "
+                                   f"come last")
+
+    def test_nan_and_negative_masses_are_refused(self):
+        for value, shown in ((float("nan"), "nan"), (-1.0, "-1")):
             def change(f, value=value):
                 m = f["PartType1/Masses"][:]
                 m[3] = value
                 f["PartType1/Masses"][:] = m
             path = self.edit(f"m{shown}.hdf5", change)
             for args in (["info", path], ["run", "-i", path, "--steps", 1, "-q"]):
-                self.refused(args, f"{path}: /PartType1/Masses[3]: must be finite and > 0 (got {shown})")
+                self.refused(args, f"{path}: /PartType1/Masses[3]: must be finite and >= 0 "
+                                   f"(got {shown})")
+
+    def test_trailing_massless_bodies_are_test_particles(self):
+        def change(f):
+            m = f["PartType1/Masses"][:]
+            m[3] = 0.0
+            f["PartType1/Masses"][:] = m
+        path = self.edit("tail.hdf5", change)
+        proc = nbody("run", "-i", path, "--steps", 1)
+        self.assertIn("test particles: 1 of 4 bodies, type 0", proc.stdout)
 
     def test_fractional_count_is_refused(self):
         def change(f):

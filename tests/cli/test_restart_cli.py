@@ -67,6 +67,14 @@ class TestRestartEqualsUninterrupted(CliTestCase):
         self.assert_restart_matches(["--radius", 0.02, "--collisions", "merge", "--timestep", "adaptive",
                                      "--eta", 0.0005])
 
+    def test_test_particles_merging(self):
+        # The checkpoint keeps n_active, counted down by the active bodies merged away.
+        self.assert_restart_matches(["--n-active", 40, "--radius", 0.02, "--collisions", "merge"])
+
+    def test_test_particles_of_type_1_adaptive(self):
+        self.assert_restart_matches(["--n-active", 40, "--test-particle-type", 1, "--timestep",
+                                     "adaptive", "--eta", 0.0005])
+
     def test_t_end_is_absolute(self):
         whole, parts = self.dir / "whole", self.dir / "parts"
         common = [*BASE, "--t-end", 0.5225, "--stats-every", 7]

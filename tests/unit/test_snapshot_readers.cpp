@@ -141,7 +141,7 @@ TEST_F(SnapshotReaderTest, BadFilesNameTheDatasetOrAttribute) {
          type1(root, false);
          root.open_group("PartType1").write_values("Masses", {1, -1, 1}, Precision::Double);
        },
-       "/PartType1/Masses[1]: must be finite and > 0 (got -1)"},
+       "/PartType1/Masses[1]: must be finite and >= 0 (got -1)"},
       {"novelocities",
        [](Group& root) {
          header(root, kThreeOfType1);
@@ -164,16 +164,17 @@ TEST_F(SnapshotReaderTest, BadFilesNameTheDatasetOrAttribute) {
        [](Group& root) {
          header(root, kThreeOfType1);
          type1(root, false);
-         root.open_group("PartType1").write_values("Masses", {1, 1, 0}, Precision::Double);
+         root.open_group("PartType1").write_values("Masses", {1, 0, 1}, Precision::Double);
        },
-       "/PartType1/Masses[2]: must be finite and > 0 (got 0)"},
+       "/PartType1/Masses[2]: a body with mass after the test particles (mass 0 from "
+       "/PartType1/Masses[1]): test particles come last"},
       {"minuszeromass",
        [](Group& root) {
          header(root, kThreeOfType1);
          type1(root, false);
-         root.open_group("PartType1").write_values("Masses", {-0.0, 1, 1}, Precision::Float);
+         root.open_group("PartType1").write_values("Masses", {-0.0, 0, -0.0}, Precision::Float);
        },
-       "/PartType1/Masses[0]: must be finite and > 0 (got -0)"},
+       "no body has mass: test particles need at least one body with mass"},
       {"halfcount",
        [](Group& root) {
          Group h = root.create_group("Header");

@@ -121,13 +121,23 @@ TEST(SnapshotShare, EveryRankRefusesWhatOneRankFinds) {
   const std::string whole = test::error_of([&] { (void)read_snapshot(twice); });
   EXPECT_NE(whole.find("id 9 is used twice (bodies 1 and 6"), std::string::npos) << whole;
   for (const std::string& e : read_shares(twice, 3).errors) EXPECT_EQ(e, whole);
-  // A mass of 0 in the last share only: the first ranks would otherwise wait for it.
+  // A negative mass in the last share only: the first ranks would otherwise wait for it.
   std::vector<double> bad = masses;
-  bad[5] = 0;
+  bad[5] = -1;
   const fs::path zero = seven_bodies("nbody_share_zero", {1, 2, 3, 4, 5, 6, 7}, bad);
   const std::string refused = test::error_of([&] { (void)read_snapshot(zero); });
   EXPECT_NE(refused.find("Masses[5]"), std::string::npos) << refused;
   for (const std::string& e : read_shares(zero, 3).errors) EXPECT_EQ(e, refused);
+  // A mass of 0 (a test particle) in the last share only: read by one process, not in shares.
+  bad[5] = 0;
+  const fs::path test = seven_bodies("nbody_share_test", {1, 2, 3, 4, 5, 6, 7}, bad);
+  EXPECT_NE(test::error_of([&] { (void)read_snapshot(test); }).find("a body with mass after"),
+            std::string::npos);
+  for (const std::string& e : read_shares(test, 3).errors)
+    EXPECT_EQ(e, test.string() +
+                     ": test particles: read by one process (the decomposed read does not take "
+                     "them yet)");
+  fs::remove(test);
   // Without ids: numbered 1..N over the file, each share its own.
   const fs::path none = seven_bodies("nbody_share_noids", {}, masses);
   const Shares s = read_shares(none, 2);

@@ -6,18 +6,14 @@
 #include "cli/bench/bench_small.hpp"
 
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 
+#include "cli/bench/rebound_runner.hpp"
 #include "core/omp_team.hpp"
-#include "core/shell_quote.hpp"
 #include "nbody/build_info.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/io.hpp"
@@ -29,7 +25,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
-namespace fs = std::filesystem;
 
 constexpr double kSoftening = 0.01;
 constexpr double kDt = 1e-3;
@@ -75,34 +70,17 @@ while True:
     steps *= 2
 )";
 
-std::string python() {
-  const char* p = std::getenv("NBODY_PYTHON");
-  return p && *p ? p : "python3";
-}
-
 /// REBOUND's microseconds per step, or none (no Python or no REBOUND: `why` says).
 std::optional<double> rebound_us(const ParticleSystem& ps, const char* integrator, double seconds,
                                  std::string& version, std::string& why) {
   if (integrator == nullptr) return std::nullopt;
-  const fs::path dir = fs::temp_directory_path();
-  const std::string tag = fmt::format("nbody-bench-small-{}", static_cast<long>(::getpid()));
-  const fs::path bodies = dir / (tag + ".txt"), script = dir / (tag + ".py");
-  write_text(bodies, ps);  // x y z vx vy vz m, a body a line
-  write_file_atomically(script, [](std::ostream& os) { os << kReboundScript; });
-  const std::string out = first_line_of(fmt::format(
-      "{} {} {} {} {} {} {} 2>/dev/null", shell_quote(python()), shell_quote(script.string()),
-      shell_quote(bodies.string()), integrator, seconds, kDt, kSoftening));
-  std::error_code ec;
-  fs::remove(bodies, ec);
-  fs::remove(script, ec);
-  try {
-    const json j = json::parse(out);
-    version = j.at("version").get<std::string>();
-    return j.at("us_per_step").get<double>();
-  } catch (const std::exception&) {
-    why = fmt::format("no REBOUND for {} (pip install rebound, or set NBODY_PYTHON)", python());
-    return std::nullopt;
-  }
+  const auto j = run_rebound(kReboundScript, ps,
+                             {integrator, fmt::format("{}", seconds), fmt::format("{}", kDt),
+                              fmt::format("{}", kSoftening)},
+                             why);
+  if (!j) return std::nullopt;
+  version = j->at("version").get<std::string>();
+  return j->at("us_per_step").get<double>();
 }
 
 struct Timed {
@@ -181,7 +159,7 @@ SuiteResult small_suite(const BenchArgs& a, std::FILE* progress) {
                         ? "REBOUND: " + why
                         : fmt::format("REBOUND {} in {}, on the same bodies, its clock around "
                                       "sim.steps(k); leapfrog-adaptive has no REBOUND counterpart.",
-                                      version, python()));
+                                      version, python_command()));
   r.notes.push_back(fmt::format("Machine: nbody {}, {}, {} OpenMP threads, CPU {}.", info.version,
                                 info.compiler, info.max_threads, info.cpu_model));
   r.plots.push_back({{"file", "small.png"},

@@ -28,6 +28,8 @@ struct RunArgs {
   EnergyMethod energy = EnergyMethod::Auto;
   double energy_tolerance = 1e-2;  // warn when |dE/E| passes it at the end (0: never)
   int dim = 3;
+  std::uint64_t n_active = 0;  // --n-active: bodies [0, n_active) active (when given)
+  int test_particle_type = 0;  // --test-particle-type
   std::string output;
   std::uint64_t every = 0;
   OutputOptions outputs;

@@ -68,7 +68,8 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   }
 
   // ---- the bodies: from a checkpoint, a file or a model (run_start.hpp) --------------
-  const SimulationOptions sim_options{a.gravity, a.integrator, a.collisions, a.energy};
+  SimulationOptions sim_options{a.gravity, a.integrator, a.collisions, a.energy};
+  sim_options.test_particles = app.count("--n-active") > 0;  // not decomposed
   PhaseTimes io_times;
   StartBodies start;
   std::optional<CheckpointState> resumed;
@@ -178,6 +179,12 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                    ? fmt::format(", on {} MPI ranks{}", ranks->parts(),
                                  why.empty() ? "" : " (each holds every body: " + why + ")")
                    : std::string());
+    if (const ParticleSystem& ps = sim.particles(); ps.has_test_particles()) {
+      fmt::print(human, "test particles: {} of {} bodies, type {} ({})\n",
+                 ps.size() - ps.active_count(), ps.size(), ps.test_particle_type,
+                 ps.test_particle_type == 0 ? "they feel the active bodies only"
+                                            : "they also pull on the active bodies");
+    }
     fmt::print(human, "energy: {} ({})\n", to_string(energy), energy_choice.reason);
     if (resumed)
       fmt::print(human, "restart: from {} at step {}, t = {:.6g}\n", restart->string(), first_step,

@@ -14,8 +14,44 @@
 
 namespace nbody::cli {
 
+namespace {
+
+/// --n-active and --test-particle-type onto the bodies (a checkpoint keeps its own
+/// n_active: --n-active is a source option, and its type comes back as a run option).
+void apply_test_particle_options(const RunArgs& a, const CLI::App& app, StartBodies& start) {
+  ParticleSystem& ps = start.bodies;
+  if (app.count("--test-particle-type") > 0) ps.test_particle_type = a.test_particle_type;
+  if (start.checkpoint || app.count("--n-active") == 0) return;
+  if (start.shared)
+    throw input_error("--n-active", "test particles are not decomposed yet", a.n_active);
+  if (a.n_active > ps.size()) {
+    throw input_error("--n-active",
+                      fmt::format("must be at most the number of bodies ({})", ps.size()),
+                      a.n_active);
+  }
+  for (std::size_t i = 0; i < a.n_active; ++i) {
+    if (!(ps.mass[i] > 0)) {
+      throw input_error("--n-active",
+                        fmt::format("active bodies need mass > 0, but body {} has mass {}", i,
+                                    printable(ps.mass[i])),
+                        a.n_active);
+    }
+  }
+  ps.n_active = a.n_active;
+}
+
+}  // namespace
+
 StartBodies start_bodies(const RunArgs& a, const CLI::App& app, const SimulationOptions& options,
                          const std::shared_ptr<ForceReducer>& ranks) {
+  StartBodies start = start_bodies_as_given(a, app, options, ranks);
+  apply_test_particle_options(a, app, start);
+  return start;
+}
+
+StartBodies start_bodies_as_given(const RunArgs& a, const CLI::App& app,
+                                  const SimulationOptions& options,
+                                  const std::shared_ptr<ForceReducer>& ranks) {
   StartBodies start;
   if (a.restart.file) {
     // The checkpoint's dim decides (its options, applied by plan_restart, are the run's):

@@ -26,10 +26,15 @@ struct StartBodies {
 /// In a decomposed run (Simulation::decomposes) of a checkpoint (--restart), a model or an
 /// HDF5 file, this rank's share alone (read_checkpoint_share, generate_window,
 /// read_snapshot_share: no rank holds all N); otherwise every body (read_checkpoint,
-/// load_or_generate). --radius with a file gives its bodies that radius.
+/// load_or_generate). --radius with a file gives its bodies that radius; --n-active and
+/// --test-particle-type mark the test particles.
 [[nodiscard]] StartBodies start_bodies(const RunArgs& a, const CLI::App& app,
                                        const SimulationOptions& options,
                                        const std::shared_ptr<ForceReducer>& ranks);
+/// start_bodies() before --n-active and --test-particle-type are applied.
+[[nodiscard]] StartBodies start_bodies_as_given(const RunArgs& a, const CLI::App& app,
+                                                const SimulationOptions& options,
+                                                const std::shared_ptr<ForceReducer>& ranks);
 
 /// How far the run goes, checked before anything is written: --t-end after the start time
 /// (a restart already past it is said, `talk`, on `human`), a restart already past --steps

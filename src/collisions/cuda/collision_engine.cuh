@@ -52,6 +52,8 @@ struct BodyArrays {
   double *ax = nullptr, *ay = nullptr, *az = nullptr;
   std::uint8_t* bin = nullptr;
   int ready_bin = -1;
+  // Test particles: bodies [n_active, n) are; an active body survives a merge with one.
+  unsigned n_active = 0xffffffffu;
 };
 
 class CollisionEngine {

@@ -25,7 +25,8 @@ __device__ inline CollisionBody<double> load(const BodyArrays& b, unsigned i) {
 }
 
 /// Slots of the engine's device counters (stats_) and their pinned copies (host_).
-enum Stat { kContacts, kMerges, kMaxOverlap, kPairs, kStats };
+/// kActiveGone: active bodies merged away (test particles: n_active counts the rest).
+enum Stat { kContacts, kMerges, kMaxOverlap, kPairs, kActiveGone, kStats };
 
 /// The bodies' bounding box and radius range (reduced by detect()).
 struct Extent {

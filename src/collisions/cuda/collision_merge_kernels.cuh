@@ -46,9 +46,17 @@ __device__ __forceinline__ bool merges_this_round(const int* choice, unsigned k)
   return j >= 0 && choice[j] == int(k);
 }
 
+/// Which of i and j a merge keeps: the active body when one is a test particle, else the
+/// smaller id (as the CPU's merge_pass).
+__device__ __forceinline__ unsigned survivor(const BodyArrays& b, unsigned i, unsigned j) {
+  const bool test_i = i >= b.n_active, test_j = j >= b.n_active;
+  if (test_i != test_j) return test_i ? j : i;
+  return b.id[i] <= b.id[j] ? i : j;
+}
+
 __device__ __forceinline__ CollisionBody<double> merged_pair(const BodyArrays& b, unsigned i,
                                                              unsigned j, int dim) {
-  const unsigned keep = b.id[i] <= b.id[j] ? i : j;
+  const unsigned keep = survivor(b, i, j);
   return merge_bodies(load(b, keep), load(b, keep == i ? j : i), dim);
 }
 
@@ -90,7 +98,7 @@ __global__ void merge_pairs(BodyArrays b, unsigned n, const int* choice, int dim
   loss_by_body[i] = 0;
   const int j = choice[i];
   if (j < 0 || unsigned(j) <= i || choice[j] != int(i)) return;
-  const unsigned keep = b.id[i] <= b.id[j] ? i : unsigned(j);
+  const unsigned keep = survivor(b, i, unsigned(j));
   const unsigned gone = keep == i ? unsigned(j) : i;
   const CollisionBody<double> a = load(b, keep), c = load(b, gone);
   const double w = pair_potential_energy(a, c, G, eps2);
@@ -105,6 +113,7 @@ __global__ void merge_pairs(BodyArrays b, unsigned n, const int* choice, int dim
   }
   alive[gone] = 0;
   atomicAdd(&stats[kMerges], 1ULL);
+  if (gone < b.n_active) atomicAdd(&stats[kActiveGone], 1ULL);
   loss_by_body[i] = merge_kinetic_loss(a, c) + w - (third ? third[i] : 0.0);
 }
 

@@ -227,6 +227,7 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
   const auto start = Clock::now();
   // The gate holds bounces back (time symmetry); merges go at once (physics/timestep.hpp).
   if (options_.model == CollisionModel::Merge) b.ready_bin = -1;
+  const unsigned initial_active = b.n_active;
   NBODY_CUDA_CHECK(cudaMemsetAsync(stats_.data(), 0, kStats * sizeof(unsigned long long), stream));
   std::size_t pairs = detect(b, n, kSkin, stream);
   stats.searches = 1;
@@ -315,6 +316,8 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
       sum_terms(n, kSumMergeLoss, stream);
       NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kMerges, stats_.data() + kMerges,
                                        sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kActiveGone, stats_.data() + kActiveGone,
+                                       sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
       NBODY_CUDA_CHECK(cudaMemcpyAsync(host_sums_ + kSumMergeLoss, sums_.data() + kSumMergeLoss,
                                        sizeof(double), cudaMemcpyDeviceToHost, stream));
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -323,6 +326,8 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
       if (host_[kMerges] == merged) break;  // nothing overlaps any more
       merged = host_[kMerges];
       n = compact(b, n, stream);
+      // The active bodies stay first (a stable compaction): those merged away leave.
+      if (b.n_active != 0xffffffffu) b.n_active = unsigned(initial_active - host_[kActiveGone]);
       pairs = detect(b, n, kSkin, stream);
       ++stats.searches;
     }
@@ -339,6 +344,7 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
   NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   stats.contacts = host_[kContacts];
   stats.merges = host_[kMerges];
+  stats.active_merged = host_[kActiveGone];
   stats.max_overlap = as_double(host_[kMaxOverlap]);
   stats.energy_lost = options_.model == CollisionModel::Bounce
                           ? host_sums_[kSumKinetic] + host_sums_[kSumPotentialBefore] -

@@ -14,6 +14,12 @@ struct State {
   double *x, *y, *z, *vx, *vy, *vz, *ax, *ay, *az;
   const double* m;
   unsigned n;
+  /// The first k bodies alone.
+  [[nodiscard]] State first(unsigned k) const {
+    State s = *this;
+    s.n = k;
+    return s;
+  }
 };
 
 inline constexpr int kThreads = 256;

@@ -45,6 +45,7 @@ struct StateCopies {
     s.forces_->reserve(std::max<std::size_t>(n, 1));
     s.n_ = n;
     s.time_ = ps.time;
+    s.tests_.set(ps.n_active, ps.test_particle_type);
     const std::size_t bytes = n * sizeof(double);
     const std::pair<const std::vector<double>*, double*> copies[] = {
         {&ps.x, s.x_.data()},    {&ps.y, s.y_.data()},
@@ -114,6 +115,8 @@ struct StateCopies {
       NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream_));
     }
     ps.time = s.time_;
+    ps.n_active = s.tests_.n_active();
+    ps.test_particle_type = s.tests_.type();
     if (s.accelerations_valid_) {
       ps.set_accelerations_valid();
     } else {

@@ -2,20 +2,19 @@
 // across steps; the integration, the collision stage, the forces and the diagnostics run
 // on the GPU, and only download() (for output) copies bodies back.
 //
-// A step, on one stream: open_step (integration_kernels.cu: the per-body update of
-// physics/integration.hpp, the CPU loops' function), the collision stage
-// (collisions/cuda), the force evaluation (pack the float64 state into the force kernels'
-// (x, y, z, m) layout, the direct sum or the tree through DeviceForces, the processes'
-// shares summed through NCCL), then finish_step (store a; the leapfrog's closing kick).
-// Adaptive (hierarchical) steps are the bins' substeps of device_block_steps.cuh.
+// A step, on one stream: open_step (integration_kernels.cu: physics/integration.hpp's
+// per-body update, the CPU loops' function), the collision stage (collisions/cuda), the
+// force evaluation (the float64 state packed into the force kernels' (x, y, z, m) layout,
+// the direct sum or the tree through DeviceForces, the processes' shares summed through
+// NCCL; test particles: test_particle_kernels.cuh), then finish_step (store a; the
+// leapfrog's closing kick). Adaptive steps: the bins' substeps of device_block_steps.cuh.
 //
 // Position scaling: open_step measures the largest |x|, |y|, |z| (and softening) on the
 // device; the 8 bytes come back with the end-of-step synchronisation and the next step's
-// forces use it, one drift late: scaling by powers of two is exact, it only keeps float r^2
-// in range, and no step waits on the host mid-way. Every step ends with a stream
-// synchronisation: its time is then real ("gravity" the CUDA-event time of packing and the
-// force kernels, "integrate" the rest), and an error is reported by the step that caused it.
-// --energy tree: device_tree_energy.cuh.
+// forces use it, one drift late (powers of two scale exactly; they only keep float r^2 in
+// range), so no step waits on the host mid-way. Every step ends with a synchronisation:
+// its time is real ("gravity" the CUDA-event time of packing and the force kernels,
+// "integrate" the rest), and an error is reported by the step that caused it.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -47,6 +46,7 @@
 #include "simulation/cuda/diagnostics_kernels.cuh"
 #include "simulation/cuda/domain_forces.cuh"
 #include "simulation/cuda/integration_kernels.cuh"
+#include "simulation/cuda/test_particle_kernels.cuh"
 #include "simulation/stepper.hpp"
 
 namespace nbody {
@@ -220,47 +220,46 @@ class DeviceStepper final : public Stepper {
     potentials_valid_ = true;
   }
 
-  /// The force evaluation: the collision stage (merges lower n_) when `collide_first`,
-  /// then pack + force kernels (with the potentials in out().w when `potential`; + the
-  /// sum of the shares) into forces_->out(), timed by a pair of events. With `active`
-  /// (a device list), the forces of those n_active bodies alone (launch_active).
+  /// The force evaluation: the collision stage (merges lower n_) when `collide_first`, then
+  /// pack + force kernels (potentials in out().w when `potential`; the shares summed) into
+  /// forces_->out(), timed by events. `active` (a device list): those n_active bodies alone.
   void evaluate_forces(bool potential, bool collide_first, const unsigned* active = nullptr,
                        std::size_t n_active = 0, bool migrate = true) {
     if (domain_forces_) return evaluate_owned(potential, migrate);
     if (collide_first) collide();
     const double position_scale = std::ldexp(1.0, -position_exponent_);
     const double mass_scale = std::ldexp(1.0, -mass_exponent_);
-    const std::size_t padded = forces_->padded(n_);
+    const std::size_t ns = tests_.sources(n_);  // test particles: the active bodies alone
+    const State packed = state().first(unsigned(ns));
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
-    launch_pack_bodies<Real>(state(), position_scale, mass_scale, unsigned(padded),
+    launch_pack_bodies<Real>(packed, position_scale, mass_scale, unsigned(forces_->padded(ns)),
                              forces_->bodies(), stream_);
     // The tree's relative criterion: a of the last evaluation when of these bodies (as the
     // per-call solver: the same N), |a| / G in the scaled units of this one.
     Real* a_old =
-        accelerations_valid_ && evaluated_ == n_ ? forces_->old_accelerations(n_) : nullptr;
+        accelerations_valid_ && evaluated_ == n_ ? forces_->old_accelerations(ns) : nullptr;
     if (a_old)
-      launch_acceleration_magnitudes(state(), 1 / (std::abs(G_) * acceleration_scale()), a_old,
+      launch_acceleration_magnitudes(packed, 1 / (std::abs(G_) * acceleration_scale()), a_old,
                                      stream_);
     evaluated_ = n_;
-    const Real eps = Real(softening_ * position_scale);
-    if (active) {
-      forces_->launch_active(n_, eps, stream_, potential, active, n_active);
-    } else {
-      forces_->launch(n_, eps, stream_, potential);
-    }
-    if (sharing_) forces_->exchange(*reducer_, n_, stream_);
+    tests_.launch(
+        *forces_,
+        {state(), unsigned(ns), tests_.type(), position_scale, mass_scale,
+         Real(softening_ * position_scale), forces_->out(), potential, active, unsigned(n_active)},
+        sharing_ ? reducer_.get() : nullptr, stream_);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
     ++timed_pairs_;
   }
 
-  /// The collision stage on the resident state (synchronises the stream); `ready_bin` >= 0:
-  /// the gate of block steps (nbody::ContactGate).
+  /// The collision stage (synchronises the stream); `ready_bin` >= 0: block steps' gate.
   void collide(int ready_bin = -1) {
     if (!collisions_) return;
-    const cuda_collisions::BodyArrays b{
-        x_.data(), y_.data(),  z_.data(),  vx_.data(), vy_.data(), vz_.data(),     m_.data(),
-        r_.data(), id_.data(), ax_.data(), ay_.data(), az_.data(), blocks_.bins(), ready_bin};
+    cuda_collisions::BodyArrays b{x_.data(),  y_.data(),  z_.data(),      vx_.data(), vy_.data(),
+                                  vz_.data(), m_.data(),  r_.data(),      id_.data(), ax_.data(),
+                                  ay_.data(), az_.data(), blocks_.bins(), ready_bin};
+    b.n_active = tests_.first_test();
     const CollisionStats st = collisions_->resolve(b, n_, stream_);
+    tests_.merged(st.active_merged);
     times_.collisions.add(st);
     times_.collision_seconds += st.detect_seconds + st.resolve_seconds;
   }
@@ -363,6 +362,7 @@ class DeviceStepper final : public Stepper {
   PinnedBuffer<float> positions_host_;
   DiagnosticsBuffers diagnostics_;
   BlockSteps<DeviceStepper> blocks_;  // adaptive steps: the bins
+  TestParticles<Real> tests_;         // the state's n_active and type
   std::size_t n_ = 0;
   std::size_t evaluated_ = 0;  // bodies of the last force evaluation
   double time_ = 0;
