@@ -39,10 +39,18 @@ enum class Ias15StepRule { Global, Prs23 };
 
 /// Fixed: every body takes the step of size dt. Adaptive: hierarchical (block) steps, each
 /// body in a power-of-two bin dt / 2^k chosen from its acceleration (physics/timestep.hpp),
-/// kick-drift-kick as in GADGET-2 (docs/timesteps.md).
-enum class TimestepMode { Fixed, Adaptive };
+/// kick-drift-kick as in GADGET-2 (docs/timesteps.md). Hierarchical: the same bins, with
+/// the Hamiltonian split by them (HOLD, GADGET-4's hierarchical scheme): every pair's
+/// interaction kicked with its slower body's step, so momentum is kept to rounding (CPU;
+/// integrators/hold_steps.hpp).
+enum class TimestepMode { Fixed, Adaptive, Hierarchical };
 
-/// "fixed" or "adaptive" (src/core/option_names.cpp).
+/// Whether bodies take steps of their own (Adaptive or Hierarchical: bins, --eta, --dt-min).
+[[nodiscard]] inline bool has_bins(TimestepMode m) {
+  return m != TimestepMode::Fixed;
+}
+
+/// "fixed", "adaptive" or "hierarchical" (src/core/option_names.cpp).
 [[nodiscard]] std::string_view to_string(TimestepMode m);
 /// Throws nbody::Error naming --timestep for an unknown name.
 [[nodiscard]] TimestepMode parse_timestep_mode(std::string_view name);

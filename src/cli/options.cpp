@@ -262,9 +262,10 @@ void add_integrator_options(CLI::App* app, IntegratorOptions& i) {
       ->check(field_check(&IntegratorOptions::damping))
       ->capture_default_str();
   add_enum_option(app, "--timestep", i.timestep, parse_timestep_mode,
-                  "Time steps: fixed (every body steps by --dt) or adaptive (hierarchical: each "
+                  "Time steps: fixed (every body steps by --dt), adaptive (block steps: each "
                   "body in a bin of step dt/2^k, k <= 30, from sqrt(2 eta eps / |a|); leapfrog "
-                  "only; docs/timesteps.md)");
+                  "only) or hierarchical (the same bins, each pair's interaction kicked with "
+                  "its slower body's step: momentum kept to rounding; CPU; docs/timesteps.md)");
   app->add_option("--eta", i.eta,
                   "Adaptive steps: accuracy parameter of dt_i = sqrt(2 eta eps / |a_i|) (without "
                   "softening sqrt(2 eta |phi_i|) / |a_i|); smaller is more accurate")

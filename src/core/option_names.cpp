@@ -67,9 +67,10 @@ constexpr std::array<NameTable<Ias15StepRule>, 2> kIas15Rules{{
     {Ias15StepRule::Global, "global"},
     {Ias15StepRule::Prs23, "prs23"},
 }};
-constexpr std::array<NameTable<TimestepMode>, 2> kTimestepModes{{
+constexpr std::array<NameTable<TimestepMode>, 3> kTimestepModes{{
     {TimestepMode::Fixed, "fixed"},
     {TimestepMode::Adaptive, "adaptive"},
+    {TimestepMode::Hierarchical, "hierarchical"},
 }};
 constexpr std::array<NameTable<TimestepCriterion>, 2> kTimestepCriteria{{
     {TimestepCriterion::Acceleration, "acceleration"},

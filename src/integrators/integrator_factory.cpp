@@ -87,23 +87,31 @@ void validate(const IntegratorOptions& o) {
   if (!(std::isfinite(o.dt_min) && o.dt_min >= 0)) {
     throw input_error("--dt-min", "must be >= 0 and finite (0: no floor)", o.dt_min);
   }
-  if (o.timestep == TimestepMode::Adaptive) {
+  if (has_bins(o.timestep)) {
+    const std::string_view mode = to_string(o.timestep);
     if (o.scheme == IntegratorScheme::Ias15) {
       throw input_error("--timestep",
                         "not with --integrator ias15 (IAS15 chooses its own steps; "
                         "--ias15-epsilon sets their accuracy)",
-                        "adaptive");
+                        mode);
     }
     if (o.scheme != IntegratorScheme::Leapfrog) {
       throw input_error("--timestep",
                         fmt::format("needs --integrator leapfrog (the block steps are "
                                     "kick-drift-kick), not {}",
                                     to_string(o.scheme)),
-                        "adaptive");
+                        mode);
     }
     if (o.damping != 1.0) {
-      throw input_error("--damping", "not with --timestep adaptive", o.damping);
+      throw input_error("--damping", fmt::format("not with --timestep {}", mode), o.damping);
     }
+  }
+  if (o.timestep == TimestepMode::Hierarchical &&
+      o.timestep_criterion != TimestepCriterion::Acceleration) {
+    throw input_error("--timestep-criterion",
+                      "with --timestep adaptive only (hierarchical: "
+                      "acceleration)",
+                      to_string(o.timestep_criterion));
   }
   if (!(std::isfinite(o.ias15_epsilon) && o.ias15_epsilon >= 0)) {
     throw input_error("--ias15-epsilon", "must be >= 0 and finite (0: fixed steps of --dt)",

@@ -22,7 +22,7 @@ double coarsest(double a, double b) {
 
 /// The smallest step of the block steps (--dt-min's bin) must advance the time at t.
 void check_smallest_block_step(const IntegratorOptions& o, double t, double dt) {
-  if (o.timestep != TimestepMode::Adaptive || !(o.dt_min > 0)) return;
+  if (!has_bins(o.timestep) || !(o.dt_min > 0)) return;
   const int k = bin_limit(dt, o.dt_min);
   const double h = std::ldexp(dt, -k);
   if (t + h != t) return;

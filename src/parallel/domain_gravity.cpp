@@ -186,6 +186,8 @@ std::string replicated_because(const SimulationOptions& o) {
   if (g.G == 0 || g.algorithm == GravityAlgorithm::None) return "no gravity to share out";
   if (o.integrator.scheme == IntegratorScheme::Ias15) return "IAS15 is not decomposed";
   if (o.test_particles) return "test particles are not decomposed yet";
+  if (o.integrator.timestep == TimestepMode::Hierarchical)
+    return "the hierarchical scheme is not decomposed yet";
   // Collisions: CPU ranks (domain_collisions.hpp).
   if (o.collisions.model != CollisionModel::None && !cpu)
     return "collisions on GPU ranks are not decomposed yet";

@@ -25,8 +25,10 @@
 
 #include "collisions/contact_time.hpp"
 #include "integrators/block_steps.hpp"
+#include "integrators/hold_steps.hpp"
 #include "integrators/ias15.hpp"
 #include "nbody/error.hpp"
+#include "nbody/input_error.hpp"
 #include "parallel/domain_collisions.hpp"
 #include "parallel/domain_gravity.hpp"
 #include "parallel/domain_state.hpp"
@@ -53,6 +55,7 @@ class HostStepper final : public Stepper {
         ias15_(
             {.epsilon = options.integrator.ias15_epsilon, .rule = options.integrator.ias15_rule}),
         block_steps_(options.integrator, options.gravity),
+        hold_steps_(options.integrator, options.gravity),
         reducer_(std::move(reducer)) {
     // Several processes: each owns its bodies where the decomposition runs (the forces by
     // the ring or the essential trees, the bodies migrating); else every one holds them all,
@@ -98,6 +101,10 @@ class HostStepper final : public Stepper {
   void step(double dt, bool potential) override {
     if (options_.integrator.timestep == TimestepMode::Adaptive) {
       block_step(dt, potential);
+      return;
+    }
+    if (options_.integrator.timestep == TimestepMode::Hierarchical) {
+      hold_step(dt, potential);
       return;
     }
     if (options_.integrator.scheme == IntegratorScheme::Ias15) {
@@ -250,6 +257,24 @@ class HostStepper final : public Stepper {
     add_stage_times();
   }
 
+  /// One step of dt of the momentum-conserving hierarchical scheme (hold_steps.hpp).
+  void hold_step(double dt, bool potential) {
+    if (sharing_ || domain_)
+      throw input_error("--timestep", "runs in one process for now (not under mpirun)",
+                        "hierarchical");
+    HoldCounts& counts = hold_counts_;
+    counts.substeps = counts.active_evaluations = counts.floored = 0;
+    const auto start =
+        phase_timing_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    hold_steps_.step(*state_, dt, potential, solver_for(*state_), counts);
+    if (phase_timing_) times_.gravity_seconds += seconds_since(start);
+    times_.substeps += counts.substeps;
+    times_.active_evaluations += counts.active_evaluations;
+    times_.floored += counts.floored;
+    times_.bins.assign(counts.bins.begin(), counts.bins.end());
+    add_stage_times();
+  }
+
   CollisionStats collide(ParticleSystem& ps, const ContactGate& gate = {}) {
     const auto start =
         phase_timing_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
@@ -340,11 +365,13 @@ class HostStepper final : public Stepper {
   SimulationOptions options_;
   std::unique_ptr<GravitySolver> gravity_;
   BlockStepCounts block_counts_;
+  HoldCounts hold_counts_;
   std::unique_ptr<GravitySolver> few_bodies_;  // kernel fast, float64: up to kFewBodies bodies
   std::unique_ptr<CollisionHandler> collisions_;
   std::unique_ptr<Integrator> integrator_;
   Ias15 ias15_;             // --integrator ias15: its own steps (own_step)
   BlockSteps block_steps_;  // adaptive time steps
+  HoldSteps hold_steps_;    // hierarchical time steps
   std::shared_ptr<ForceReducer> reducer_;
   parallel::DomainGravity* domain_ = nullptr;  // gravity_, when this process owns its bodies
   bool sharing_ = false;

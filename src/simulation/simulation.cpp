@@ -30,6 +30,13 @@ void check_radii(const SimulationOptions& o, const ParticleSystem& ps) {
 /// IAS15 needs what its machine-precision steps rest on: exact float64 forces on the CPU.
 void check_integrator_options(const SimulationOptions& o) {
   validate(o.integrator);
+  if (o.integrator.timestep == TimestepMode::Hierarchical) {
+    if (o.gravity.device == Device::Gpu)
+      throw input_error("--timestep", "runs on the CPU (--device cpu) for now", "hierarchical");
+    if (o.collisions.model != CollisionModel::None)
+      throw input_error("--collisions", "not with --timestep hierarchical (adaptive takes them)",
+                        to_string(o.collisions.model));
+  }
   if (o.integrator.scheme != IntegratorScheme::Ias15) return;
   const GravityOptions& g = o.gravity;
   if (g.device == Device::Gpu) {

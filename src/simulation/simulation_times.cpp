@@ -41,7 +41,7 @@ void Simulation::count_step(const StepTimes& t, std::chrono::steady_clock::time_
     return;
   }
   ++steps_done_;
-  if (options_.integrator.timestep == TimestepMode::Adaptive) {
+  if (has_bins(options_.integrator.timestep)) {
     s.substeps += t.substeps;
     s.force_evaluations += t.active_evaluations;
     s.floored += t.floored;

@@ -67,6 +67,10 @@ class TestRestartEqualsUninterrupted(CliTestCase):
         self.assert_restart_matches(["--radius", 0.02, "--collisions", "merge", "--timestep", "adaptive",
                                      "--eta", 0.0005])
 
+    def test_hierarchical_steps(self):
+        # The bins from the checkpoint's accelerations (the levels' last forces summed).
+        self.assert_restart_matches(["--timestep", "hierarchical", "--eta", 0.0005])
+
     def test_test_particles_merging(self):
         # The checkpoint keeps n_active, counted down by the active bodies merged away.
         self.assert_restart_matches(["--n-active", 40, "--radius", 0.02, "--collisions", "merge"])

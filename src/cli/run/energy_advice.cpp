@@ -132,7 +132,7 @@ std::vector<std::string> energy_warnings(const RunArgs& a, Simulation& sim, doub
 
   std::vector<std::string> helps;
   const bool ias15 = sim.own_steps();
-  const bool adaptive = a.integrator.timestep == TimestepMode::Adaptive;
+  const bool adaptive = has_bins(a.integrator.timestep);
   if (!ias15) {
     // Leapfrog-type errors fall as dt^2 (euler as dt): aim at a tenth of the tolerance.
     const int order = a.integrator.scheme == IntegratorScheme::Euler ? 1 : 2;

@@ -67,7 +67,7 @@ void print_bin_table(std::FILE* out, const RunArgs& a, Simulation& sim, const Ru
 /// The JSON `timestep` object.
 nlohmann::ordered_json timestep_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
   const TimestepStats& ts = sim.timestep_stats();
-  const bool adaptive = a.integrator.timestep == TimestepMode::Adaptive;
+  const bool adaptive = has_bins(a.integrator.timestep);
   nlohmann::ordered_json j = {
       {"mode", to_string(a.integrator.timestep)},
       {"eta", adaptive ? nlohmann::ordered_json(a.integrator.eta) : nullptr},
@@ -123,12 +123,13 @@ void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, cons
                balance);
   }
   const TimestepStats& ts = sim.timestep_stats();
-  if (a.integrator.timestep == TimestepMode::Adaptive) {
+  if (has_bins(a.integrator.timestep)) {
     fmt::print(human,
-               "adaptive steps: {} substeps, {:.4g} force evaluations per body ({} steps of "
+               "{} steps: {} substeps, {:.4g} force evaluations per body ({} steps of "
                "{:g}), deepest bin {}\n",
-               ts.substeps, r.n_start ? double(ts.force_evaluations) / double(r.n_start) : 0.0,
-               r.steps, a.dt, ts.bins.empty() ? 0 : ts.bins.size() - 1);
+               to_string(a.integrator.timestep), ts.substeps,
+               r.n_start ? double(ts.force_evaluations) / double(r.n_start) : 0.0, r.steps, a.dt,
+               ts.bins.empty() ? 0 : ts.bins.size() - 1);
     if (ts.floored > 0) {
       fmt::print(human,
                  "warning: {} body steps wanted a smaller step than --dt-min {:g} allows and were "
@@ -157,7 +158,7 @@ void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, cons
                1e-9 * double(b.now), 1e-9 * double(b.peak), double(b.now) / double(n),
                bodies_here(sim), sim.decomposed() ? " (rank 0)" : "");
   }
-  if (a.timings && a.integrator.timestep == TimestepMode::Adaptive) {
+  if (a.timings && has_bins(a.integrator.timestep)) {
     print_bin_table(human, a, sim, r);
   }
 }
