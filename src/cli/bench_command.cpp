@@ -242,6 +242,11 @@ void add_bench_command(CLI::App& app) {
                   "dynamical; default both)")
       ->delimiter(',')
       ->check(one_of({"acceleration", "dynamical"}));
+  cmd->add_option("--timestep-modes", steps->modes,
+                  "timestep: the schemes with bins beside the fixed steps (comma-separated: "
+                  "adaptive, hierarchical (CPU); default adaptive)")
+      ->delimiter(',')
+      ->check(one_of({"adaptive", "hierarchical"}));
   add_theta_options(cmd, *sweep);
   auto* json = cmd->add_option("--json", args->json_file,
                                "Print one JSON object with the results on stdout (theta: --json "

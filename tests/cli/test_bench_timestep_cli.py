@@ -130,6 +130,16 @@ class TestBenchTimestep(CliTestCase):
         self.assertIn("note: Headline:", proc.stderr)
         self.assertFalse(os.path.exists("nbody-bench/timestep.json"))
 
+    def test_hierarchical_rows(self):
+        proc = nbody("bench", "timestep", "--quick", "-n", 300, "--dts", "0.25,0.125", "--etas",
+                     0.05, "--t-end", 0.5, "--gravity", "direct", "--timestep-modes",
+                     "hierarchical", "--json")
+        doc = json.loads(proc.stdout)
+        self.assertEqual([r[0] for r in doc["rows"]], ["fixed", "fixed", "hierarchical"])
+        self.assertEqual(doc["rows"][2][3], "hold η 0.05")
+        self.assertIn("--timestep-modes hierarchical", doc["meta"]["command"])
+        self.assertTrue(any("momentum kept to rounding" in n for n in doc["notes"]))
+
 
 class TestBenchTimestepBadInput(CliTestCase):
     """Without the quick suite the class above runs first: the sanitizer pass runs only these."""
@@ -142,6 +152,7 @@ class TestBenchTimestepBadInput(CliTestCase):
         self.check_fails(["bench", "timestep", "--timestep-criteria", "density"],
                          "--timestep-criteria")
         self.check_fails(["bench", "timestep", "--seed", -1], "--seed", "(got -1)")
+        self.check_fails(["bench", "timestep", "--timestep-modes", "fixed"], "--timestep-modes")
         self.check_fails(["bench", "timestep", "--seed", "1e40"], "--seed", "(got 1e40)")
 
 

@@ -133,7 +133,7 @@ void compare_lagrangian(SuiteResult& r, std::size_t reference) {
   }
   std::vector<std::string> parts;
   for (const auto& row : r.rows) {
-    if (row[0] != "adaptive") continue;
+    if (row[0] == "fixed") continue;
     const double e = row[14].get<double>();
     const std::optional<double> fe = fixed_cost_at(evals, e);
     parts.push_back(fe ? fmt::format("{} ×{:.3g} ({:.2g})", row[3].get<std::string>(),
@@ -160,7 +160,7 @@ void compare(SuiteResult& r) {
   double best = 0, lo_e = 1e300, hi_e = 0, lo_w = 1e300, hi_w = 0;
   std::string best_text;
   for (auto& row : r.rows) {
-    if (row[0] != "adaptive") continue;
+    if (row[0] == "fixed") continue;
     const double e = row[10].get<double>();
     const std::optional<double> fe = fixed_cost_at(evals, e), fw = fixed_cost_at(wall, e);
     if (fe) row[11] = row[6].get<double>() / *fe;
@@ -254,10 +254,11 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
   const BuildInfo info = build_info();
   std::string command = fmt::format(
       "nbody bench timestep --model {} -n {} --softening {:g} --gravity {}{} --precision {} "
-      "--device {} --t-end {} --dts {} --etas {} --timestep-criteria {} --seed {}",
+      "--device {} --t-end {} --dts {} --etas {} --timestep-criteria {} --seed {}{}",
       model, ps.size(), g.softening, a.gravity, tree ? fmt::format(" --theta {:g}", g.theta) : "",
       a.precision, a.device, t_end, fmt::join(dts, ","), fmt::join(etas, ","),
-      fmt::join(criterion_names, ","), t.seed);
+      fmt::join(criterion_names, ","), t.seed,
+      t.modes.empty() ? "" : fmt::format(" --timestep-modes {}", fmt::join(t.modes, ",")));
   if (a.quadrupole) command += " --quadrupole";
   if (a.quick) command += " --quick";
   for (const auto& [key, value] :
@@ -295,31 +296,49 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
 
   std::vector<std::array<double, 3>> radii;  // each row's, for the errors at the end
   auto run = [&](const IntegratorOptions& integ, double dt, const std::string& label) {
-    const bool adaptive = integ.timestep == TimestepMode::Adaptive;
+    const bool adaptive = has_bins(integ.timestep);
+    const std::string mode(to_string(integ.timestep));
     const Run x = integrate(ps, g, integ, dt, t_end);
     radii.push_back(x.lagrangian);
     fmt::print(progress,
                "timestep: {:<8} {:<12} {:>6} steps {:>8} substeps {:>8.4g} evals/body  {:>8.3f} s  "
                "|ΔE/E| {:.3e}\n",
-               adaptive ? "adaptive" : "fixed", label, x.steps, x.substeps, x.evaluations_per_body,
-               x.wall_seconds, x.energy_error);
+               mode, label, x.steps, x.substeps, x.evaluations_per_body, x.wall_seconds,
+               x.energy_error);
     std::fflush(progress);
-    r.add_row({adaptive ? "adaptive" : "fixed", dt, adaptive ? json(integ.eta) : json(nullptr),
-               label, x.steps, x.substeps, x.evaluations_per_body, x.deepest_bin,
-               std::ldexp(dt, -int(x.deepest_bin)), x.wall_seconds, x.energy_error, nullptr,
-               nullptr, adaptive ? json(to_string(integ.timestep_criterion)) : json(nullptr),
-               nullptr});
+    r.add_row({mode, dt, adaptive ? json(integ.eta) : json(nullptr), label, x.steps, x.substeps,
+               x.evaluations_per_body, x.deepest_bin, std::ldexp(dt, -int(x.deepest_bin)),
+               x.wall_seconds, x.energy_error, nullptr, nullptr,
+               adaptive ? json(to_string(integ.timestep_criterion)) : json(nullptr), nullptr});
   };
   IntegratorOptions adaptive;
   adaptive.timestep = TimestepMode::Adaptive;
   if (g.device == Device::Gpu) (void)integrate(ps, g, adaptive, dts.front(), dts.front());  // probe
   for (const double dt : dts) run(IntegratorOptions{}, dt, fmt::format("dt {:.4g}", dt));
+  auto wanted = [&](const char* mode) {
+    return std::find(t.modes.begin(), t.modes.end(), mode) != t.modes.end();
+  };
   for (const TimestepCriterion c : criteria) {
+    if (!t.modes.empty() && !wanted("adaptive")) break;
     adaptive.timestep_criterion = c;
     for (const double eta : etas) {
       adaptive.eta = eta;
       run(adaptive, dts.front(),
           fmt::format("{} η {:g}", c == TimestepCriterion::Dynamical ? "dyn" : "acc", eta));
+    }
+  }
+  // The momentum-conserving scheme (the acceleration criterion, the CPU).
+  if (wanted("hierarchical")) {
+    r.notes.push_back(
+        "hierarchical (--timestep hierarchical, momentum kept to rounding): its "
+        "force_evaluations_per_body count the bodies of each level's evaluations, which pair "
+        "the level's slow bodies with all of its bodies and its fast ones with the slow ones "
+        "only, not each with all N: compare the wall times.");
+    IntegratorOptions hold;
+    hold.timestep = TimestepMode::Hierarchical;
+    for (const double eta : etas) {
+      hold.eta = eta;
+      run(hold, dts.front(), fmt::format("hold η {:g}", eta));
     }
   }
   // The Lagrangian radii against the most accurate fixed run's (the smallest dt, the last

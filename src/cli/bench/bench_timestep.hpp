@@ -16,6 +16,7 @@ struct TimestepBenchArgs {
   std::vector<double> dts;            // fixed steps; empty: t_end / 16 ... t_end / 512
   std::vector<double> etas;           // adaptive steps at the largest dt; empty: 0.1 ... 0.00625
   std::vector<std::string> criteria;  // adaptive step criteria; empty: every one
+  std::vector<std::string> modes;     // adaptive, hierarchical; empty: adaptive
   std::uint64_t seed = 42;            // the model's
   std::string command;                // the command line the report names (filled by the suite)
 };
