@@ -71,10 +71,8 @@ def _add_keywords(sim, kwargs):
     if cartesian:
         raise TypeError(f"add(): give either cartesian coordinates ({', '.join(cartesian)}) or "
                         f"orbital elements ({', '.join(orbital)}), not both")
-    if "m" not in kwargs:
-        raise TypeError("add(): m is needed with orbital elements (nbody has no massless test "
-                        "particles, REBOUND's default m=0: give a small mass, e.g. m=1e-12)")
-    m = _number("m", kwargs["m"])
+    # REBOUND's default m=0 with orbital elements: a test particle (see sim.n_active).
+    m = _number("m", kwargs.get("m", 0.0))
     elements = {k: _number(k, kwargs[k]) for k in orbital}
     if "f" in elements and "M" in elements:
         raise TypeError("add(): give f (true anomaly) or M (mean anomaly), not both")
@@ -100,6 +98,9 @@ def _primary(sim, primary):
                          "(e.g. sim.add(m=1))")
         m = sim.masses
         mass = m.sum()
+        if not mass > 0:
+            raise _error("add: orbital elements need a primary with mass: the bodies so far have "
+                         "none (give primary=, or add the central body first)")
         return mass, (sim.positions * m[:, None]).sum(0) / mass, (sim.velocities * m[:, None]).sum(0) / mass
     if isinstance(primary, (int, np.integer)) and not isinstance(primary, bool):
         primary = Particles(sim)[int(primary)]
@@ -164,8 +165,10 @@ def move_to_com(sim):
     """Simulation.move_to_com: the centre of mass at rest at the origin."""
     if len(sim) == 0:
         return
-    m = sim.masses[:, None]
+    m = sim.masses[:, None]  # test particles too, by their masses (0: they do not count)
     mass = m.sum()
+    if not mass > 0:
+        raise _error("move_to_com: the bodies have no mass (only test particles of mass 0)")
     p, v = sim.positions, sim.velocities
     sim.positions = p - (p * m).sum(0) / mass
     sim.velocities = v - (v * m).sum(0) / mass
@@ -210,7 +213,7 @@ class Particle:
     vx = _attribute("vx", "x velocity")
     vy = _attribute("vy", "y velocity")
     vz = _attribute("vz", "z velocity")
-    m = _attribute("masses", "mass (> 0)")
+    m = _attribute("masses", "mass (> 0; >= 0 for a test particle, see Simulation.n_active)")
     r = _attribute("radii", "radius (>= 0)")
 
     @property

@@ -21,6 +21,8 @@ void bind_run_stats(SimulationClass& cls);
 void bind_body_arrays(SimulationClass& cls);
 /// add(), particles, move_to_com(): python/nbody/_api.py (python_api_binding.cpp).
 void bind_python_api(SimulationClass& cls);
+/// n_active, testparticle_type (test_particles_binding.cpp).
+void bind_test_particles(SimulationClass& cls);
 /// save_checkpoint(), load_checkpoint() (checkpoint_binding.cpp).
 void bind_checkpoints(nb::module_& m, SimulationClass& cls);
 /// load(), generate(), formats(), models(), sim.save() (io_binding.cpp).

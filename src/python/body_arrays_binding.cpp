@@ -33,14 +33,16 @@ const Component kComponents[] = {
     {"vx", &ParticleSystem::vx, false, Bound::Finite, "x velocities"},
     {"vy", &ParticleSystem::vy, false, Bound::Finite, "y velocities"},
     {"vz", &ParticleSystem::vz, false, Bound::Finite, "z velocities (0 in a planar system)"},
-    {"masses", &ParticleSystem::mass, true, Bound::Positive, "masses (finite, > 0)"},
+    {"masses", &ParticleSystem::mass, true, Bound::Positive,
+     "masses (finite, > 0; >= 0 for test particles, see n_active)"},
     {"radii", &ParticleSystem::radius, false, Bound::NonNegative,
      "radii (finite, >= 0; collisions use them)"},
 };
 
 constexpr const char* kViewNote =
     ", float64, length N. CPU: a view of the simulation's memory (no copy; writes edit the "
-    "bodies, and are checked before the next step: a NaN or a mass <= 0 written there raises "
+    "bodies, and are checked before the next step: a NaN or a mass <= 0 (< 0 for a test particle) "
+    "written there raises "
     "nbody.Error from step()). It stays attached across steps and option "
     "changes; after add(), remove() or merging collisions take it again. GPU: a read-only copy. "
     "Assigning an array (sim.x = a) copies a in after checking it.";
@@ -54,7 +56,11 @@ nb::object component(PySimulation& sim, nb::handle self, std::vector<T> Particle
 void set_component(PySimulation& sim, const Component& c, nb::handle value) {
   PySimulation::Busy busy(sim);
   const InputArray a = as_float64(value, c.name, {static_cast<long>(sim.size())});
-  check_values(a, c.name, c.bound);
+  if (c.member == &ParticleSystem::mass) {  // test particles may have mass 0
+    check_masses(a, c.name, sim.state().active_count());
+  } else {
+    check_values(a, c.name, c.bound);
+  }
   sim.edit_state([&](ParticleSystem& ps) { std::copy(a.begin(), a.end(), (ps.*c.member).begin()); },
                  c.moves_bodies);
 }
@@ -104,7 +110,7 @@ nb::object add_bodies(PySimulation& sim, nb::handle position, nb::handle velocit
   const InputArray r = broadcast(radius, "radius", k, false);
   check_values(x, "position", Bound::Finite);
   check_values(v, "velocity", Bound::Finite);
-  check_values(m, "mass", Bound::Positive);
+  check_masses(m, "mass");  // 0: test particles; PySimulation::add() says where they may go
   check_values(r, "radius", Bound::NonNegative);
   nb::object id_array;
   try {
@@ -254,7 +260,8 @@ void bind_body_arrays(SimulationClass& cls) {
           "id broadcast). "
           "id 0 gives the next free id. Returns the id (or an array of ids). Bodies are checked as "
           "files are "
-          "(mass > 0, radius >= 0, finite values, unused ids).");
+          "(mass > 0, radius >= 0, finite values, unused ids); mass 0 makes a test particle (see "
+          "n_active).");
   cls.def("remove", &remove_bodies, "indices"_a = nb::none(), nb::kw_only(), "ids"_a = nb::none(),
           "Removes bodies by index (an int, a sequence, negative counting from the end, or a "
           "boolean mask of N) "

@@ -17,8 +17,8 @@ namespace {
 /// n values (rows of `columns`) of the argument `name`. A plain loop the compiler can
 /// vectorise: at N = 1e6 about a millisecond, against a force evaluation of seconds.
 void check_span(const double* data, std::size_t n, std::size_t columns, const char* name,
-                Bound bound) {
-  for (std::size_t j = 0; j < n; ++j) {
+                Bound bound, std::size_t first = 0) {
+  for (std::size_t j = first; j < n; ++j) {
     if (obeys(data[j], bound)) continue;
     const std::string where = columns == 1
                                   ? fmt::format("{}[{}]", name, j)
@@ -56,6 +56,31 @@ void check_values(const InputArray& a, const char* name, Bound bound) {
   check_span(a.begin(), std::size_t(a.end() - a.begin()), a.columns(), name, bound);
 }
 
+void check_masses(const InputArray& a, const char* name) {
+  for (const double* v = a.begin(); v != a.end(); ++v) {
+    if (*v == 0 || obeys(*v, Bound::Positive)) continue;
+    throw input_error(fmt::format("{}[{}]", name, v - a.begin()), rule_text(Bound::Positive), *v);
+  }
+}
+
+void check_masses(const InputArray& a, const char* name, std::size_t active) {
+  const auto n = std::size_t(a.end() - a.begin());
+  check_span(a.begin(), std::min(active, n), 1, name, Bound::Positive);
+  check_span(a.begin(), n, 1, name, Bound::NonNegative, std::min(active, n));
+}
+
+void mark_test_particles(ParticleSystem& ps, const char* name) {
+  const std::size_t late = mark_massless_test_particles(ps);
+  if (late == ps.size()) return;
+  const std::size_t first =
+      std::size_t(std::find(ps.mass.begin(), ps.mass.end(), 0.0) - ps.mass.begin());
+  throw input_error(fmt::format("{}[{}]", name, late),
+                    fmt::format("test particles (mass 0) must come after every body with mass, "
+                                "and {}[{}] is 0",
+                                name, first),
+                    ps.mass[late]);
+}
+
 void check_ids(const InputIds& ids, const char* name, bool zero_allowed) {
   check_id_span(ids.begin(), ids.size(), name, zero_allowed);
 }
@@ -68,7 +93,9 @@ void check_state(const ParticleSystem& ps, bool ids) {
   check_span(ps.vx.data(), n, 1, "vx", Bound::Finite);
   check_span(ps.vy.data(), n, 1, "vy", Bound::Finite);
   check_span(ps.vz.data(), n, 1, "vz", Bound::Finite);
-  check_span(ps.mass.data(), n, 1, "masses", Bound::Positive);
+  // The active bodies have mass; test particles (particles.hpp) may have none.
+  check_span(ps.mass.data(), ps.active_count(), 1, "masses", Bound::Positive);
+  check_span(ps.mass.data(), n, 1, "masses", Bound::NonNegative, ps.active_count());
   check_span(ps.radius.data(), n, 1, "radii", Bound::NonNegative);
   if (ids) check_id_span(ps.id.data(), n, "ids", false);
 }

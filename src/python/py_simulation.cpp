@@ -62,7 +62,7 @@ PySimulation::Busy::~Busy() {
 }
 
 PySimulation::PySimulation(ParticleSystem particles, const RunOptions& options)
-    : options_(options) {
+    : options_(options), n_active_given_(!follows_masses(particles)) {
   check_state(particles);
   validate(options_, particles.dim);
   sim_ = std::make_unique<Simulation>(std::move(particles), options_);
@@ -219,10 +219,12 @@ std::vector<std::uint64_t> PySimulation::add(const std::vector<Body>& bodies) {
     incoming.add(b);
     ids.push_back(b.id);
   }
+  const std::size_t n_active = n_active_with(incoming);
   validate_bodies(incoming);
   retire_viewed_buffers();
   ParticleSystem& target = mutable_state();
   for (std::size_t i = 0; i < incoming.size(); ++i) target.add(incoming.body(i));
+  target.n_active = n_active;
   return ids;
 }
 
@@ -232,7 +234,11 @@ void PySimulation::remove(const std::vector<std::size_t>& indices) {
       throw Error(fmt::format("remove: index {} is out of range ({} bodies)", i, size()));
   }
   retire_viewed_buffers();
-  mutable_state().remove(indices);
+  ParticleSystem& s = mutable_state();
+  s.remove(indices);  // n_active counts the active bodies removed
+  // Following the masses: without test particles left, every body (also those added
+  // later) is active again.
+  if (!n_active_given_ && !s.has_test_particles()) s.n_active = ParticleSystem::kAllActive;
 }
 
 double PySimulation::initial_energy() {

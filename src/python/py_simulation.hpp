@@ -15,8 +15,8 @@
 //    old views stay readable but no longer alias the simulation;
 //  - writes through a view cannot be seen as they happen, so while views exist a
 //    fingerprint of the state is kept; when it changed, the bodies are checked (finite,
-//    masses > 0, ids >= 1 and unique: checks.hpp) and, when positions or masses changed,
-//    the stored accelerations are marked stale, before the next step.
+//    masses > 0 (>= 0 for test particles), ids >= 1 and unique: checks.hpp) and, when positions or
+//    masses changed, the stored accelerations are marked stale, before the next step.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -85,6 +85,21 @@ class PySimulation {
   /// Removes bodies by index.
   void remove(const std::vector<std::size_t>& indices);
 
+  // ---- Test particles (REBOUND's N_active; test_particles_binding.cpp) -----------
+  /// -1 (every body active, REBOUND's default) or the number of active bodies.
+  [[nodiscard]] long long n_active() const;
+  /// Throws nbody::Error "n_active: ..." for a value outside -1..N or an active body
+  /// without mass; then nothing changes. From here on, bodies added are test particles.
+  void set_n_active(long long value);
+  [[nodiscard]] int testparticle_type() const { return state().test_particle_type; }
+  /// Throws nbody::Error "testparticle_type: ..." for a value but 0 and 1.
+  void set_testparticle_type(long long value);
+  /// Whether n_active was set (sim.n_active, or a file's) rather than following the
+  /// massless bodies: bodies of mass 0 after every body with mass are test particles
+  /// until n_active is set, and a body with mass added after them is refused.
+  [[nodiscard]] bool n_active_given() const { return n_active_given_; }
+  void set_n_active_given(bool given) { n_active_given_ = given; }
+
   // ---- Run totals (over every option change) -------------------------------------
   [[nodiscard]] std::uint64_t steps_done() const { return sim_->steps_done(); }
   [[nodiscard]] const CollisionTotals& collision_totals() const { return sim_->collision_totals(); }
@@ -140,6 +155,13 @@ class PySimulation {
   /// (nbody::Error) and marks the accelerations stale if positions or masses changed.
   void check_view_edits();
   void remember_fingerprint();
+  /// add(): the state's n_active once `incoming` is appended; sets incoming.n_active to
+  /// its own (for validate_bodies). Throws nbody::Error for a body with mass after the
+  /// massless ones while n_active follows them.
+  [[nodiscard]] std::size_t n_active_with(ParticleSystem& incoming) const;
+  /// Whether ps's n_active is the one its masses give (kAllActive, or the massless bodies
+  /// last and only they test particles).
+  [[nodiscard]] static bool follows_masses(const ParticleSystem& ps);
 
   std::unique_ptr<Simulation> sim_;
   RunOptions options_;
@@ -157,6 +179,7 @@ class PySimulation {
   std::atomic<bool> busy_{false};
   std::function<void()> after_step_;
   double initial_energy_ = std::numeric_limits<double>::quiet_NaN();
+  bool n_active_given_ = false;
 };
 
 }  // namespace nbody::python

@@ -37,13 +37,14 @@ void bind_python_api(SimulationClass& cls) {
       "or with orbital elements about `primary` (a body of sim.particles, an index, or by "
       "default the centre of mass of the bodies so far): add(m=1e-3, a=1, e=0.1, inc=0, "
       "Omega=0, omega=0, f=0) (or M, the mean anomaly, instead of f; or P, the period, "
-      "instead of a). m is needed with orbital elements: nbody has no massless test "
-      "particles.\n\n"
+      "instead of a). m defaults to 1 with cartesian coordinates and, as in REBOUND, to 0 "
+      "with orbital elements. Bodies of mass 0 after every body with mass are test "
+      "particles (see n_active).\n\n"
       "Arrays, one or k bodies: add(position, velocity=0, mass=1, radius=0, id=0) with "
       "position of 3 or (k, 3) (the others broadcast).\n\n"
       "add(particle) adds a copy of a body of sim.particles (of this or another simulation). "
       "id 0 gives the next free id. Bodies are checked as files are (m > 0, r >= 0, finite "
-      "values, unused ids).");
+      "values, unused ids; m >= 0 for test particles).");
   cls.def_prop_ro(
       "particles",
       [](nb::handle self) { return call_api("Particles", self, nb::args(), nb::kwargs()); },
@@ -54,7 +55,7 @@ void bind_python_api(SimulationClass& cls) {
       "move_to_com",
       [](nb::handle self) { return call_api("move_to_com", self, nb::args(), nb::kwargs()); },
       "Moves the bodies so that the centre of mass is at rest at the origin (as REBOUND's "
-      "move_to_com()).");
+      "move_to_com(): every body by its mass, test particles included).");
 }
 
 }  // namespace nbody::python

@@ -10,18 +10,22 @@ namespace {
 
 // CLI name -> Python name where the rule ('-' -> '_') does not give it.
 constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {
-    {"energy", "energy_method"}, {"t-end", "t"},
-    {"steps", "count"},          {"count", "n"},
-    {"restart", "checkpoint"},   {"stats-every", "stats_every"},
+    {"energy", "energy_method"},
+    {"t-end", "t"},
+    {"steps", "count"},
+    {"count", "n"},
+    {"restart", "checkpoint"},
+    {"stats-every", "stats_every"},
+    {"test-particle-type", "testparticle_type"},  // REBOUND's name, sim.testparticle_type
 };
 
 // Words that follow a flag as its value in the library's messages ("needs --precision
 // double"); any other word after a flag is ordinary text ("--dt and ...").
 constexpr std::string_view kValues[] = {
-    "direct", "tree",     "none",     "cpu",    "gpu",      "float",  "double",
-    "auto",   "fixed",    "adaptive", "ias15",  "leapfrog", "euler",  "kinematic",
-    "bounce", "merge",    "fast",     "scalar", "naive",    "tiled",  "geometric",
-    "bmax",   "relative", "exact",    "solver", "off",      "global", "prs23",
+    "direct", "tree",     "none",   "cpu",      "gpu",          "float",     "double",   "auto",
+    "fixed",  "adaptive", "ias15",  "leapfrog", "euler",        "kinematic", "bounce",   "merge",
+    "fast",   "scalar",   "naive",  "tiled",    "geometric",    "bmax",      "relative", "exact",
+    "solver", "off",      "global", "prs23",    "hierarchical",
 };
 
 bool flag_char(char c) {

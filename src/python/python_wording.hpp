@@ -4,7 +4,8 @@
 // arguments instead, so every message that reaches Python is reworded with their names
 // ("softening: must be ..."). The CLI names map to Python ones by one rule (drop the
 // dashes, '-' -> '_') and a few exceptions (--energy is energy_method, --t-end is
-// evolve()'s t, --steps step()'s count, --count generate()'s n).
+// evolve()'s t, --steps step()'s count, --count generate()'s n,
+// --test-particle-type testparticle_type).
 #include <string>
 #include <string_view>
 

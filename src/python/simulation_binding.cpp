@@ -42,7 +42,7 @@ ParticleSystem from_arrays(nb::handle positions, nb::handle velocities, nb::hand
   // shows (a repeated id) is checked by PySimulation.
   check_values(x, "positions", Bound::Finite);
   check_values(v, "velocities", Bound::Finite);
-  check_values(m, "masses", Bound::Positive);
+  check_masses(m, "masses");  // 0: test particles, last (below)
   ParticleSystem ps;
   if (dim != 2 && dim != 3) throw input_error("dim", "must be 2 or 3", dim);
   if (!std::isfinite(time)) throw input_error("time", "must be finite", time);
@@ -69,6 +69,7 @@ ParticleSystem from_arrays(nb::handle positions, nb::handle velocities, nb::hand
     check_ids(id, "ids", false);
     for (std::size_t i = 0; i < n; ++i) ps.id[i] = id(i);
   }
+  mark_test_particles(ps, "masses");  // as the file readers do
   return ps;
 }
 
@@ -138,6 +139,9 @@ std::string repr(PySimulation& sim) {
                       to_string(o.gravity.device));
   if (o.collisions.model != CollisionModel::None)
     text += fmt::format(", collisions='{}'", to_string(o.collisions.model));
+  if (sim.n_active() != -1)
+    text +=
+        fmt::format(", n_active={}, testparticle_type={}", sim.n_active(), sim.testparticle_type());
   return text + ")";
 }
 
@@ -199,7 +203,8 @@ change bodies there.
       "positions"_a = nb::none(), "velocities"_a = nb::none(), "masses"_a = nb::none(),
       "radii"_a = nb::none(), "ids"_a = nb::none(), nb::kw_only(), "time"_a = 0.0, "dim"_a = 3,
       "options"_a,
-      "Bodies from arrays: positions and velocities (N, 3, finite), masses (N, finite and > 0), "
+      "Bodies from arrays: positions and velocities (N, 3, finite), masses (N, finite and > 0; "
+      "bodies of mass 0 after all the others are test particles, see n_active), "
       "optional radii (N, finite and >= 0) and ids (N, integers >= 1, unique: what the files "
       "hold); a bad value raises nbody.Error naming it, e.g. 'masses[3]: must be finite and > 0 "
       "(got -1)'; dim=2 makes the system planar (z = vz = 0). Keyword options: see "
@@ -338,11 +343,14 @@ change bodies there.
       "copy",
       [](PySimulation& sim) {
         PySimulation::Busy busy(sim);
-        ParticleSystem ps = sim.state();
-        return nb::cast(new PySimulation(std::move(ps), sim.options()),
-                        nb::rv_policy::take_ownership);
+        ParticleSystem ps = sim.state();  // n_active and testparticle_type too
+        auto* copy = new PySimulation(std::move(ps), sim.options());
+        nb::object owner = nb::cast(copy, nb::rv_policy::take_ownership);
+        copy->set_n_active_given(sim.n_active_given());
+        return owner;
       },
-      "An independent simulation with the same bodies, time and options.");
+      "An independent simulation with the same bodies (n_active, testparticle_type), time and "
+      "options.");
   cls.def("__repr__", [](PySimulation& sim) {
     PySimulation::Busy busy(sim);
     return repr(sim);
@@ -351,6 +359,7 @@ change bodies there.
   bind_run_stats(cls);
   bind_body_arrays(cls);
   bind_python_api(cls);
+  bind_test_particles(cls);
   bind_checkpoints(m, cls);
   bind_io(m, cls);
 }

@@ -114,8 +114,8 @@ def test_add_and_remove_bodies(random_bodies):
     np.testing.assert_array_equal(ids, [n + 2, 500, 501])
     with pytest.raises(nbody.Error, match="add: id 500 is already used"):
         sim.add(position=[0, 0, 0], mass=1, id=500)
-    with pytest.raises(nbody.Error, match=r"^mass\[0\]: must be finite and > 0 \(got 0\)$"):
-        sim.add(position=[0, 0, 0], mass=0)
+    with pytest.raises(nbody.Error, match=r"^mass\[0\]: must be finite and > 0 \(got -1\)$"):
+        sim.add(position=[0, 0, 0], mass=-1)  # (mass 0: a test particle, test_test_particles.py)
     assert sim.n == n + 4
     sim.remove(0)
     sim.remove(ids=[500, n + 1])
@@ -273,7 +273,8 @@ def test_bad_values_given_to_setters_are_refused_and_change_nothing(random_bodie
     ("positions", [[0, 0, 0], [np.nan, 0, 0]], "positions[1, 0]: must be finite (got nan)"),
     ("velocities", [[0, 0, 0], [0, 0, -np.inf]], "velocities[1, 2]: must be finite (got -inf)"),
     ("masses", [1.0, -1.0], "masses[1]: must be finite and > 0 (got -1)"),
-    ("masses", [0.0, 1.0], "masses[0]: must be finite and > 0 (got 0)"),
+    ("masses", [0.0, 1.0],  # mass 0: a test particle, after the bodies with mass
+     "masses[1]: test particles (mass 0) must come after every body with mass, and masses[0] is 0 (got 1)"),
     ("masses", [1.0, 1e400], "masses[1]: must be finite and > 0 (got inf)"),
     ("radii", [np.nan, 0.0], "radii[0]: must be finite and >= 0 (got nan)"),
     ("ids", [0, 7], "ids[0]: must be >= 1 (got 0)"),

@@ -100,7 +100,7 @@ def test_file_errors_are_file_errors_with_the_readers_message(tmp_path):
     bad.write_text("0 0 0 0 0 0 1\n1 0 0 0 0 0 -1\n")
     with pytest.raises(nbody.FileError) as caught:
         nbody.load(bad)
-    assert str(caught.value) == f"{bad}:2: column 7 (m): mass must be positive, got -1"
+    assert str(caught.value) == f"{bad}:2: column 7 (m): mass must be >= 0, got -1"  # 0: a test particle
     assert str(caught.value) == cli_error("run", "-i", bad, "--steps", "1")
     with pytest.raises(nbody.Error, match=re.escape("format: unknown file format (available: text, csv, hdf5) (got xml)")):
         nbody.load(bad, format="xml")

@@ -88,7 +88,7 @@ def test_particles_are_views():
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
-    (dict(a=1), TypeError, "m is needed with orbital elements"),
+    (dict(m=1, a=1, e=1), nbody.Error, r"^add: e: a parabolic orbit \(e = 1\) has no semi-major axis"),
     (dict(m=1, a=1, x=1), TypeError, "either cartesian coordinates"),
     (dict(m=1, a=1, f=0, M=0), TypeError, "f .* or M .*not both"),
     (dict(m=1, a=-1, e=0.5), nbody.Error, r"^add: a: a bound orbit \(e < 1\) needs a > 0 \(got -1\)$"),
