@@ -65,6 +65,10 @@ void check_disk(const ModelOptions& o) {
   require_bodies(o, 2, " (the central mass and at least one disk body)");
 }
 
+void check_giants(const ModelOptions& o) {
+  require_bodies(o, 5, " (the Sun and the four giant planets)");
+}
+
 /// The few-body models, made whole, into the window.
 template <ParticleSystem (*Whole)(const ModelOptions&)>
 void few(const ModelOptions& o, ic::Bodies& b) {
@@ -96,6 +100,7 @@ constexpr Model kModels[] = {
     {"figure-eight", check_nothing, few<ic::figure_eight>, true, 3},
     {"two-clusters", check_two_clusters, ic::two_clusters, true},
     {"disk", check_disk, ic::exponential_disk, true},
+    {"giants", check_giants, ic::giants, true},
 };
 
 const Model& find_model(const std::string& name) {
@@ -187,6 +192,9 @@ ParticleSystem generate_window(const ModelOptions& options, std::size_t first, s
   }
   ps.time = 0;
   ps.invalidate_accelerations();
+  // Massless bodies after the others (giants, a disk of --disk-mass 0) are test particles;
+  // a window of several ranks' is not (the decomposition does not take them).
+  if (group == nullptr) (void)mark_massless_test_particles(ps);
   return std::move(bodies.ps);
 }
 

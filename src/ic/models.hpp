@@ -57,6 +57,8 @@ void nfw(const ModelOptions& o, Bodies& b);
 void two_clusters(const ModelOptions& o, Bodies& b);
 /// Central mass 1 plus a thin exponential disk on circular orbits.
 void exponential_disk(const ModelOptions& o, Bodies& b);
+/// The Sun and the four giant planets, then n - 5 massless test particles (1 to 40 au).
+void giants(const ModelOptions& o, Bodies& b);
 
 // ---- Building blocks shared between models (and reachable from tests). ------------
 

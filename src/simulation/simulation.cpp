@@ -2,6 +2,7 @@
 #include "nbody/input_error.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <utility>
 
@@ -81,6 +82,16 @@ SimulationOptions with_run_threads(SimulationOptions o, std::size_t n) {
   return o;
 }
 
+/// The bodies whose direct sum costs what a step of ps costs: with test particles the forces
+/// are ~ n_active N pairs, so sqrt(n_active N) (10^5 test particles around five planets are
+/// serial work: two threads took 2x longer on the 2-core machine, nbody bench
+/// test-particles; docs/test-particles.md).
+std::size_t work_bodies(const ParticleSystem& ps, std::size_t n) {
+  if (!ps.has_test_particles()) return n;
+  const double pairs = double(std::max<std::size_t>(ps.active_count(), 1)) * double(n);
+  return std::size_t(std::sqrt(pairs));
+}
+
 }  // namespace
 
 /// The solver builds a quadtree or an octree to match the system. Collisions run where
@@ -140,7 +151,7 @@ Simulation::Simulation(ParticleSystem particles, const SimulationOptions& option
   const std::size_t processes = reducer_ ? std::size_t(std::max(1, reducer_->parts())) : 1;
   const std::size_t per_process =
       (shared_total > 0 ? shared_total : particles_->size()) / processes;
-  const SimulationOptions run = with_run_threads(options_, per_process);
+  const SimulationOptions run = with_run_threads(options_, work_bodies(*particles_, per_process));
   run_threads_ = run.gravity.threads;
   stepper_ = make_stepper(run, reducer_);
   // Every process holds the whole start (or, from_share, its share of it): in a decomposed
@@ -272,7 +283,7 @@ void Simulation::reconfigure(const SimulationOptions& options) {
   next.test_particles = particles_->has_test_particles();
   check_integrator_options(next);
   check_radii(next, *particles_);
-  const SimulationOptions run = with_run_threads(next, size());
+  const SimulationOptions run = with_run_threads(next, work_bodies(*particles_, size()));
   std::unique_ptr<Stepper> stepper = make_stepper(run, reducer_);  // throws before any change
   if (!same_forces(next.gravity, options_.gravity)) particles_->invalidate_accelerations();
   // IAS15 goes on with its polynomial (when the bodies were not edited meanwhile).

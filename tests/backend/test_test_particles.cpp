@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend_test.hpp"
+#include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody {
@@ -135,33 +136,14 @@ TEST_P(TestParticles, TreeForcesFromTheActiveBodiesOnly) {
   }
 }
 
-/// The Sun, Jupiter, Saturn, Uranus and Neptune on circular orbits (G = 1, masses in solar
-/// masses, distances in au) and `tests` massless test particles between 1 and 40 au.
+/// The Sun, the four giant planets and `tests` massless test particles (the giants model).
 ParticleSystem giants_and_dust(std::size_t tests) {
-  ParticleSystem ps;
-  ps.add(Body{{0, 0, 0}, {0, 0, 0}, 1.0, 0, 0});
-  const double masses[] = {9.55e-4, 2.86e-4, 4.37e-5, 5.15e-5};
-  const double radii[] = {5.2, 9.58, 19.2, 30.1};
-  for (int k = 0; k < 4; ++k) {
-    const double phase = 0.7 * k, v = std::sqrt(1.0 / radii[k]);
-    ps.add(Body{{radii[k] * std::cos(phase), radii[k] * std::sin(phase), 0},
-                {-v * std::sin(phase), v * std::cos(phase), 0},
-                masses[k],
-                0,
-                0});
-  }
-  std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (std::size_t i = 0; i < tests; ++i) {
-    const double r = 1.0 + 39.0 * u(rng), phase = 6.283185307179586 * u(rng);
-    const double v = std::sqrt(1.0 / r);
-    ps.add(Body{{r * std::cos(phase), r * std::sin(phase), 0.01 * (u(rng) - 0.5)},
-                {-v * std::sin(phase), v * std::cos(phase), 0},
-                0.0,
-                0,
-                0});
-  }
-  ps.n_active = 5;
+  ModelOptions m;
+  m.model = "giants";
+  m.n = 5 + tests;
+  m.seed = 3;
+  ParticleSystem ps = generate(m);
+  EXPECT_EQ(ps.active_count(), 5u);
   return ps;
 }
 
@@ -171,7 +153,6 @@ TEST_P(TestParticles, PlanetsMoveAsWithoutTheDust) {
         algorithm == GravityAlgorithm::Tree ? tree_options(device(), Precision::Double, 0.5)
                                             : gravity_options(device()));
     ParticleSystem with_dust = giants_and_dust(1000), planets_only = giants_and_dust(0);
-    planets_only.n_active = ParticleSystem::kAllActive;
     // The dust as massless active bodies: the same physics at O(N^2).
     ParticleSystem all_active = with_dust;
     all_active.n_active = ParticleSystem::kAllActive;
@@ -215,7 +196,6 @@ TEST_P(TestParticles, AdaptiveStepsFollowTheActiveBodies) {
   adaptive.eta = 0.01;
   const SimulationOptions options = simulation_options(gravity_options(device()), adaptive);
   ParticleSystem with_dust = giants_and_dust(500), planets_only = giants_and_dust(0);
-  planets_only.n_active = ParticleSystem::kAllActive;
   // Softening sets the acceleration criterion's length scale.
   SimulationOptions soft = options;
   soft.gravity.softening = 1e-3;

@@ -215,7 +215,7 @@ class TestBadCommandLines(BadOptionsTestCase):
         self.assertEqual(len(proc.stderr.splitlines()), 1)  # the message says all
         self.usage_error(["gen", "plumer", "-o", self.dir / "x.txt"],
                          "model: must be one of uniform-cube, uniform-sphere, cold-sphere, plummer, "
-                         "hernquist, nfw, kepler, figure-eight, two-clusters, disk (got plumer); "
+                         "hernquist, nfw, kepler, figure-eight, two-clusters, disk, giants (got plumer); "
                          "did you mean plummer?")
         self.usage_error(["run", "-i", self.dir / "missing.txt", "--steps", 1],
                          f"--input: no such file (got {self.dir / 'missing.txt'})")

@@ -62,13 +62,13 @@ bool same_bits(const ParticleSystem& a, const ParticleSystem& b) {
 
 const std::vector<std::string> kRandomModels = {
     "uniform-cube", "uniform-sphere", "cold-sphere", "plummer", "hernquist",
-    "nfw",          "two-clusters",   "disk"};
+    "nfw",          "two-clusters",   "disk",        "giants"};
 
 TEST(InitialConditions, ModelNamesAreTheDocumentedOnes) {
   EXPECT_EQ(model_names(),
             (std::vector<std::string>{"uniform-cube", "uniform-sphere", "cold-sphere", "plummer",
                                       "hernquist", "nfw", "kepler", "figure-eight", "two-clusters",
-                                      "disk"}));
+                                      "disk", "giants"}));
 }
 
 TEST(InitialConditions, SameSeedIsBitIdenticalDifferentSeedDiffers) {
@@ -134,11 +134,30 @@ TEST(InitialConditions, EveryModelGivesCountFiniteValuesPositiveMassesIdsAndRadi
       for (double v : {ps.x[i], ps.y[i], ps.z[i], ps.vx[i], ps.vy[i], ps.vz[i]}) {
         ASSERT_TRUE(std::isfinite(v)) << "body " << i;
       }
-      EXPECT_GT(ps.mass[i], 0.0);
+      // Active bodies have mass; the test particles (giants' disc) have none.
+      if (i < ps.active_count()) EXPECT_GT(ps.mass[i], 0.0);
+      if (i >= ps.active_count()) EXPECT_EQ(ps.mass[i], 0.0);
       EXPECT_EQ(ps.radius[i], 0.01);
       EXPECT_EQ(ps.id[i], i + 1);
     }
   }
+}
+
+TEST(InitialConditions, GiantsAreThePlanetsAndTestParticlesOnCircles) {
+  const ParticleSystem ps = generate({.model = "giants", .n = 1005, .seed = 4});
+  ASSERT_EQ(ps.active_count(), 5u);
+  EXPECT_EQ(ps.mass[0], 1.0);
+  for (std::size_t i = 1; i < ps.size(); ++i) {
+    const double r = std::hypot(ps.x[i], ps.y[i]);
+    const double v = std::hypot(ps.vx[i], ps.vy[i], ps.vz[i]);
+    EXPECT_NEAR(v * v * r, 1.0, 1e-12) << i;  // circular about the Sun, G = 1
+    if (i >= 5) {
+      EXPECT_GE(r, 1.0);
+      EXPECT_LE(r, 40.0);
+      EXPECT_LE(std::abs(ps.z[i]), 0.01 * r + 1e-15);
+    }
+  }
+  EXPECT_THROW((void)generate({.model = "giants", .n = 4}), Error);
 }
 
 TEST(InitialConditions, PlummerIsInVirialEquilibriumInHenonUnits) {

@@ -1,6 +1,6 @@
-// nbody bench test-particles (bench_test_particles.hpp). The Sun and the four giant planets
-// on circular orbits (G = 1, solar masses, au: a year is 2 pi) and N massless test particles
-// on circular orbits between 1 and 40 au in a thin disc; the leapfrog with dt = 0.01, the
+// nbody bench test-particles (bench_test_particles.hpp). The giants model: the Sun and the
+// four giant planets on circular orbits (G = 1, solar masses, au: a year is 2 pi) and N
+// massless test particles on circular orbits between 1 and 40 au in a thin disc; the leapfrog with dt = 0.01, the
 // float64 direct sum without softening (the force work: N x 5). Each device's steps are
 // doubled until they take --seconds / 2 (--quick: 0.1 s) after one untimed step; REBOUND
 // (N_active = 5, testparticle_type 0, its leapfrog) steps the same bodies in a Python
@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
-#include <random>
 #include <string>
 
 #include <fmt/format.h>
@@ -19,6 +18,7 @@
 #include "cli/bench/rebound_runner.hpp"
 #include "core/omp_team.hpp"
 #include "nbody/build_info.hpp"
+#include "nbody/initial_conditions.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody::cli::bench {
@@ -59,34 +59,14 @@ while True:
     steps *= 2
 )";
 
-/// The Sun, Jupiter, Saturn, Uranus and Neptune, then `tests` massless test particles.
+/// The Sun, Jupiter, Saturn, Uranus and Neptune, then `tests` massless test particles
+/// (the giants model).
 ParticleSystem giants_and_dust(std::size_t tests) {
-  ParticleSystem ps;
-  ps.reserve(kPlanets + tests);
-  ps.add(Body{{0, 0, 0}, {0, 0, 0}, 1.0, 0, 0});
-  const double masses[] = {9.548e-4, 2.858e-4, 4.366e-5, 5.151e-5};
-  const double radii[] = {5.203, 9.537, 19.19, 30.07};
-  for (int k = 0; k < 4; ++k) {
-    const double phase = 0.7 * k, v = std::sqrt(1.0 / radii[k]);
-    ps.add(Body{{radii[k] * std::cos(phase), radii[k] * std::sin(phase), 0},
-                {-v * std::sin(phase), v * std::cos(phase), 0},
-                masses[k],
-                0,
-                0});
-  }
-  std::mt19937_64 rng(42);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (std::size_t i = 0; i < tests; ++i) {
-    const double r = 1.0 + 39.0 * u(rng), phase = 2 * M_PI * u(rng);
-    const double v = std::sqrt(1.0 / r), z = 0.02 * r * (u(rng) - 0.5);
-    ps.add(Body{{r * std::cos(phase), r * std::sin(phase), z},
-                {-v * std::sin(phase), v * std::cos(phase), 0},
-                0.0,
-                0,
-                0});
-  }
-  ps.n_active = kPlanets;
-  return ps;
+  ModelOptions m;
+  m.model = "giants";
+  m.n = kPlanets + tests;
+  m.seed = 42;
+  return generate(m);
 }
 
 SimulationOptions options_on(Device device, int threads) {
