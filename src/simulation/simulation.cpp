@@ -2,8 +2,8 @@
 #include "nbody/input_error.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 #include <fmt/format.h>

@@ -234,5 +234,36 @@ TEST_P(TestParticles, AnActiveBodyAbsorbsTheTestParticlesThatHitIt) {
   EXPECT_TRUE(out.has_test_particles());
 }
 
+TEST_P(TestParticles, MasslessPairsCollideAsEqualMasses) {
+  // Two massless test particles head on, far from the Sun: a merge leaves one at their
+  // midpoint with their mean velocity, a bounce exchanges their velocities; nothing NaN.
+  for (const CollisionModel model : {CollisionModel::Merge, CollisionModel::Bounce}) {
+    ParticleSystem ps;
+    ps.add(Body{{0, 0, 0}, {0, 0, 0}, 1.0, 0.0, 0});
+    ps.add(Body{{100, -0.05, 0}, {0, 1, 0}, 0.0, 0.01, 0});
+    ps.add(Body{{100, 0.05, 0}, {0, -1, 0}, 0.0, 0.01, 0});
+    ps.n_active = 1;
+    SimulationOptions o = simulation_options(gravity_options(device()));
+    o.collisions = test::collision_options(model);
+    Simulation sim(ps, o);
+    for (int s = 0; s < 10; ++s) sim.step(0.01);
+    const ParticleSystem& out = sim.particles();
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      ASSERT_TRUE(std::isfinite(out.x[i]) && std::isfinite(out.vy[i])) << i;
+    }
+    EXPECT_TRUE(std::isfinite(sim.collision_totals().energy_lost));
+    if (model == CollisionModel::Merge) {
+      ASSERT_EQ(out.size(), 2u);
+      EXPECT_NEAR(out.y[1], 0.0, 1e-12);
+      EXPECT_NEAR(out.vy[1], 0.0, 1e-6);
+      EXPECT_EQ(out.active_count(), 1u);
+    } else {
+      ASSERT_EQ(out.size(), 3u);
+      EXPECT_LT(out.vy[1], -0.9);  // the one that came up goes down again
+      EXPECT_GT(out.vy[2], 0.9);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nbody

@@ -60,9 +60,9 @@ bool same_bits(const ParticleSystem& a, const ParticleSystem& b) {
          a.mass == b.mass && a.radius == b.radius && a.id == b.id && a.dim == b.dim;
 }
 
-const std::vector<std::string> kRandomModels = {
-    "uniform-cube", "uniform-sphere", "cold-sphere", "plummer", "hernquist",
-    "nfw",          "two-clusters",   "disk",        "giants"};
+const std::vector<std::string> kRandomModels = {"uniform-cube", "uniform-sphere", "cold-sphere",
+                                                "plummer",      "hernquist",      "nfw",
+                                                "two-clusters", "disk",           "giants"};
 
 TEST(InitialConditions, ModelNamesAreTheDocumentedOnes) {
   EXPECT_EQ(model_names(),

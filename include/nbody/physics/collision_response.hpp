@@ -91,6 +91,13 @@ NBODY_HD Real overlap_fraction(Real overlap, Real ra, Real rb) {
   return ref > Real(0) ? overlap / ref : Real(0);
 }
 
+/// The share m_other / (m_a + m_b) of a pair's change that a body takes; half each for two
+/// massless bodies (test particles, particles.hpp), which have no centre of mass to keep.
+template <class Real>
+NBODY_HD Real mass_share(Real m_other, Real total) {
+  return total > Real(0) ? m_other / total : Real(0.5);
+}
+
 /// Hard-sphere impulse along the line of centres with coefficient of restitution e
 /// (0 <= e <= 1), applied only when the bodies approach: u = (v_b - v_a) . n < 0.
 /// Afterwards u' = -e u; with e = 1 momentum and kinetic energy are conserved (seed 004,
@@ -106,7 +113,7 @@ NBODY_HD PairChange<Real> bounce_velocity_change(const CollisionBody<Real>& a,
     return {Real(0), Real(0), Real(0), Real(0), Real(0), Real(0)};
   }
   const Real total = a.mass + b.mass;
-  const Real wa = b.mass / total, wb = a.mass / total;
+  const Real wa = mass_share(b.mass, total), wb = mass_share(a.mass, total);
   const Real du = -(Real(1) + e) * u;  // > 0: the change of the normal relative speed
   lost = Real(0.5) * (a.mass * wa) * u * u * (Real(1) - e * e);
   const Real sa = du * wa, sb = du * wb;
@@ -122,7 +129,7 @@ NBODY_HD PairChange<Real> push_apart_shift(const CollisionBody<Real>& a,
                                            const CollisionBody<Real>& b, const Contact<Real>& c) {
   if (!(c.overlap > Real(0))) return {Real(0), Real(0), Real(0), Real(0), Real(0), Real(0)};
   const Real total = a.mass + b.mass;
-  const Real sa = c.overlap * (b.mass / total), sb = c.overlap * (a.mass / total);
+  const Real sa = c.overlap * mass_share(b.mass, total), sb = c.overlap * mass_share(a.mass, total);
   return {-sa * c.nx, -sa * c.ny, -sa * c.nz, sb * c.nx, sb * c.ny, sb * c.nz};
 }
 
@@ -151,7 +158,7 @@ NBODY_HD PairChange<Real> push_apart_compensation(const CollisionBody<Real>& a,
   if (!(dW > Real(0))) return none;
   const Real u = (b.vx - a.vx) * c.nx + (b.vy - a.vy) * c.ny + (b.vz - a.vz) * c.nz;
   const Real total = a.mass + b.mass;
-  const Real wa = b.mass / total, wb = a.mass / total;
+  const Real wa = mass_share(b.mass, total), wb = mass_share(a.mass, total);
   const Real mu = a.mass * wa;
   if (!(u > Real(0))) {  // not separating: nothing to take the energy from
     unabsorbed = dW;
@@ -247,14 +254,14 @@ NBODY_HD Real merged_radius(Real ra, Real rb, int dim) {
 /// forces cancel, written as merge_bodies() writes the position.
 template <class Real>
 NBODY_HD Real merged_acceleration(Real a, Real b, Real mass_a, Real mass_b) {
-  return a + (mass_b / (mass_a + mass_b)) * (b - a);
+  return a + mass_share(mass_b, mass_a + mass_b) * (b - a);
 }
 
 /// Kinetic energy a perfectly inelastic merge removes: mu |v_a - v_b|^2 / 2.
 template <class Real>
 NBODY_HD Real merge_kinetic_loss(const CollisionBody<Real>& a, const CollisionBody<Real>& b) {
   const Real dvx = a.vx - b.vx, dvy = a.vy - b.vy, dvz = a.vz - b.vz;
-  const Real mu = a.mass * (b.mass / (a.mass + b.mass));
+  const Real mu = a.mass * mass_share(b.mass, a.mass + b.mass);
   return Real(0.5) * mu * (dvx * dvx + dvy * dvy + dvz * dvz);
 }
 
@@ -265,7 +272,7 @@ NBODY_HD CollisionBody<Real> merge_bodies(const CollisionBody<Real>& a,
                                           const CollisionBody<Real>& b, int dim) {
   // a + w_b (b - a) rather than w_a a + w_b b: exact when a and b agree (z = 0 in 2D).
   const Real total = a.mass + b.mass;
-  const Real wb = b.mass / total;
+  const Real wb = mass_share(b.mass, total);
   CollisionBody<Real> m;
   m.x = a.x + wb * (b.x - a.x);
   m.y = a.y + wb * (b.y - a.y);

@@ -1,8 +1,8 @@
 // nbody bench test-particles (bench_test_particles.hpp). The giants model: the Sun and the
 // four giant planets on circular orbits (G = 1, solar masses, au: a year is 2 pi) and N
-// massless test particles on circular orbits between 1 and 40 au in a thin disc; the leapfrog with dt = 0.01, the
-// float64 direct sum without softening (the force work: N x 5). Each device's steps are
-// doubled until they take --seconds / 2 (--quick: 0.1 s) after one untimed step; REBOUND
+// massless test particles on circular orbits between 1 and 40 au in a thin disc; the leapfrog with
+// dt = 0.01, the float64 direct sum without softening (the force work: N x 5). Each device's steps
+// are doubled until they take --seconds / 2 (--quick: 0.1 s) after one untimed step; REBOUND
 // (N_active = 5, testparticle_type 0, its leapfrog) steps the same bodies in a Python
 // process, its own clock around sim.steps(k). The planets of the timed run are compared
 // with a run of the five alone, bit for bit.
