@@ -367,3 +367,13 @@ def test_without_any_mass_orbits_and_the_centre_of_mass_are_refused():
     with pytest.raises(nbody.Error, match=r"^move_to_com: the bodies have no mass"):
         sim.move_to_com()
     assert sim.n == 1
+
+
+def test_models_with_massless_bodies_give_test_particles():
+    # A disk of no mass around its central body, and the giants' debris disc.
+    disk = nbody.generate("disk", n=10, disk_mass=0)
+    assert disk.n_active == 1
+    giants = nbody.generate("giants", n=105)
+    assert giants.n_active == 5
+    giants.step(10)
+    assert np.all(np.isfinite(giants.positions))
