@@ -311,12 +311,18 @@ void add_dim_option(CLI::App* app, int& dim) {
       ->capture_default_str();
 }
 
-void add_test_particle_options(CLI::App* app, std::uint64_t& n_active, int& type) {
-  app->add_option("--n-active", n_active,
-                  "Test particles: the first N bodies are active, the others test particles, "
-                  "which feel the active bodies and never each other (REBOUND's N_active; "
-                  "bodies of mass 0 after all the others are test particles without it); the "
-                  "forces cost O(N_bodies * N)");
+void add_test_particle_options(CLI::App* app, std::uint64_t& n_active,
+                               std::uint64_t& test_particles, int& type) {
+  auto* active =
+      app->add_option("--n-active", n_active,
+                      "Test particles: the first N bodies are active, the others test particles, "
+                      "which feel the active bodies and never each other (REBOUND's N_active; "
+                      "bodies of mass 0 after all the others are test particles without it); the "
+                      "forces cost O(N_bodies * N)");
+  app->add_option("--test-particles", test_particles,
+                  "Test particles: the last N bodies are (the same as --n-active with the number "
+                  "of bodies less N)")
+      ->excludes(active);
   app->add_option("--test-particle-type", type,
                   "Test particles: 0, the active bodies do not feel them (their masses play no "
                   "part in the forces); 1, they also pull on the active bodies (REBOUND's "

@@ -55,7 +55,8 @@ SourceOptions add_source_options(CLI::App* app, std::string& input, std::string&
 /// --dim 2|3.
 void add_dim_option(CLI::App* app, int& dim);
 /// --n-active and --test-particle-type (REBOUND's N_active and testparticle_type).
-void add_test_particle_options(CLI::App* app, std::uint64_t& n_active, int& type);
+void add_test_particle_options(CLI::App* app, std::uint64_t& n_active,
+                               std::uint64_t& test_particles, int& type);
 
 /// The bodies a command works on: the file given with -i (input non-empty), or the model
 /// given with --model, generated for this G and dimension. Throws nbody::Error naming the

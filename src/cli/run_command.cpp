@@ -34,7 +34,7 @@ void add_run_command(CLI::App& app) {
       ->check(non_negative_number())
       ->capture_default_str();
   add_dim_option(cmd, args->dim);
-  add_test_particle_options(cmd, args->n_active, args->test_particle_type);
+  add_test_particle_options(cmd, args->n_active, args->test_particles, args->test_particle_type);
   cmd->add_option("-o,--output", args->output, "Write the final state to this file (atomically)");
   cmd->add_option("--every", args->every,
                   "Every K steps, and at the first and the last step: print the energy drift "

@@ -42,6 +42,16 @@ class TestTestParticles(CliTestCase):
                                   "--test-particle-type", 1, "--steps", 5, "--json").stdout)
         self.assertEqual(report["test_particles"], {"n_active": 20, "count": 480, "type": 1})
 
+    def test_test_particles_counts_from_the_end(self):
+        report = json.loads(nbody("run", "--model", "plummer", "-n", 500, "--test-particles", 480,
+                                  "--steps", 5, "--json").stdout)
+        self.assertEqual(report["test_particles"], {"n_active": 20, "count": 480, "type": 0})
+        self.check_fails(["run", "--model", "plummer", "-n", 500, "--test-particles", 501,
+                          "--steps", 1],
+                         "--test-particles: must be at most the number of bodies (500) (got 501)")
+        self.check_fails(["run", "--model", "plummer", "-n", 500, "--test-particles", 5,
+                          "--n-active", 3, "--steps", 1], "--test-particles")
+
     def test_bad_values_are_refused(self):
         self.check_fails(["run", "--model", "plummer", "-n", 100, "--n-active", 101, "--steps", 1],
                          "--n-active: must be at most the number of bodies (100) (got 101)")

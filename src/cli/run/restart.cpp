@@ -50,15 +50,25 @@ const std::set<std::string> kPhysics = {"dt",
 
 /// Options about the source of the bodies, which a checkpoint replaces: not taken from it,
 /// and ignored (with a note) when given.
-const std::set<std::string> kSource = {"input",      "model",
-                                       "count",      "seed",
-                                       "radius",     "mass",
-                                       "size",       "velocity",
-                                       "e",          "a",
-                                       "separation", "impact",
-                                       "disk-mass",  "scale-length",
-                                       "rmax",       "concentration",
-                                       "dim",        "n-active"};
+const std::set<std::string> kSource = {"input",
+                                       "model",
+                                       "count",
+                                       "seed",
+                                       "radius",
+                                       "mass",
+                                       "size",
+                                       "velocity",
+                                       "e",
+                                       "a",
+                                       "separation",
+                                       "impact",
+                                       "disk-mass",
+                                       "scale-length",
+                                       "rmax",
+                                       "concentration",
+                                       "dim",
+                                       "n-active",
+                                       "test-particles"};
 
 /// The model's own parameters, which do not apply to bodies read from a file (--radius does:
 /// it replaces the radii of the file).

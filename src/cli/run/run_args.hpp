@@ -28,8 +28,9 @@ struct RunArgs {
   EnergyMethod energy = EnergyMethod::Auto;
   double energy_tolerance = 1e-2;  // warn when |dE/E| passes it at the end (0: never)
   int dim = 3;
-  std::uint64_t n_active = 0;  // --n-active: bodies [0, n_active) active (when given)
-  int test_particle_type = 0;  // --test-particle-type
+  std::uint64_t n_active = 0;        // --n-active: bodies [0, n_active) active (when given)
+  std::uint64_t test_particles = 0;  // --test-particles: the last this many (when given)
+  int test_particle_type = 0;        // --test-particle-type
   std::string output;
   std::uint64_t every = 0;
   OutputOptions outputs;

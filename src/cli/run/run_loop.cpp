@@ -69,7 +69,8 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
 
   // ---- the bodies: from a checkpoint, a file or a model (run_start.hpp) --------------
   SimulationOptions sim_options{a.gravity, a.integrator, a.collisions, a.energy};
-  sim_options.test_particles = app.count("--n-active") > 0;  // not decomposed
+  sim_options.test_particles =  // not decomposed
+      app.count("--n-active") > 0 || app.count("--test-particles") > 0;
   PhaseTimes io_times;
   StartBodies start;
   std::optional<CheckpointState> resumed;

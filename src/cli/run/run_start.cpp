@@ -21,23 +21,25 @@ namespace {
 void apply_test_particle_options(const RunArgs& a, const CLI::App& app, StartBodies& start) {
   ParticleSystem& ps = start.bodies;
   if (app.count("--test-particle-type") > 0) ps.test_particle_type = a.test_particle_type;
-  if (start.checkpoint || app.count("--n-active") == 0) return;
-  if (start.shared)
-    throw input_error("--n-active", "test particles are not decomposed yet", a.n_active);
-  if (a.n_active > ps.size()) {
-    throw input_error("--n-active",
-                      fmt::format("must be at most the number of bodies ({})", ps.size()),
-                      a.n_active);
+  const bool by_count = app.count("--test-particles") > 0;
+  if (start.checkpoint || (app.count("--n-active") == 0 && !by_count)) return;
+  const char* option = by_count ? "--test-particles" : "--n-active";
+  const std::uint64_t given = by_count ? a.test_particles : a.n_active;
+  if (start.shared) throw input_error(option, "test particles are not decomposed yet", given);
+  if (given > ps.size()) {
+    throw input_error(option, fmt::format("must be at most the number of bodies ({})", ps.size()),
+                      given);
   }
-  for (std::size_t i = 0; i < a.n_active; ++i) {
+  const std::size_t n_active = by_count ? ps.size() - given : given;
+  for (std::size_t i = 0; i < n_active; ++i) {
     if (!(ps.mass[i] > 0)) {
-      throw input_error("--n-active",
+      throw input_error(option,
                         fmt::format("active bodies need mass > 0, but body {} has mass {}", i,
                                     printable(ps.mass[i])),
-                        a.n_active);
+                        given);
     }
   }
-  ps.n_active = a.n_active;
+  ps.n_active = n_active;
 }
 
 }  // namespace
