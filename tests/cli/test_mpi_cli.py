@@ -148,6 +148,19 @@ class TestRanksEqualOneProcess(CliTestCase):
             self.assert_close_to_one_process(["--gravity", "direct", "--radius", 0.02, "--collisions", model,
                                               "--timestep", "adaptive", "--eta", 0.0002], tolerance=1e-12, steps=10)
 
+    def test_test_particles_replicate_the_state(self):
+        # Test particles are not decomposed: every rank holds every body and computes its share
+        # of the forces (each body by one rank, as one process computes it), so the files are
+        # one process's, byte for byte; the header says why.
+        for extra in (["--n-active", 100], ["--n-active", 100, "--test-particle-type", 1]):
+            self.assert_same_as_one_process(["--gravity", "direct", *extra], steps=10)
+        proc = mpirun(2, "run", *BASE[:-3], "--steps", 1, "--n-active", 100)
+        self.assertIn("each holds every body: test particles are not decomposed yet", proc.stdout)
+        # The hierarchical scheme runs in one process.
+        proc = mpirun(2, "run", *BASE[:-3], "--steps", 1, "--timestep", "hierarchical", check=False)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("--timestep: runs in one process for now", proc.stderr)
+
     def test_adaptive_time_steps(self):
         # Every rank owns its bodies and takes the same substeps (the bins' histogram summed);
         # each substep's active bodies get their forces through the essential trees. Against
