@@ -87,12 +87,12 @@ void settings_tab(ViewState& state, LiveSimulation& live) {
   changed |= combo("integrator", s.integrator.scheme,
                    {IntegratorScheme::Leapfrog, IntegratorScheme::Euler,
                     IntegratorScheme::Kinematic, IntegratorScheme::Ias15});
-  ImGui::BeginDisabled(s.integrator.timestep == TimestepMode::Adaptive);
+  ImGui::BeginDisabled(has_bins(s.integrator.timestep));
   changed |= slider_double("damping", &s.integrator.damping, 0.9, 1.0, false, "%.4f");
   ImGui::EndDisabled();
-  changed |=
-      combo("time steps", s.integrator.timestep, {TimestepMode::Fixed, TimestepMode::Adaptive});
-  ImGui::BeginDisabled(s.integrator.timestep != TimestepMode::Adaptive);
+  changed |= combo("time steps", s.integrator.timestep,
+                   {TimestepMode::Fixed, TimestepMode::Adaptive, TimestepMode::Hierarchical});
+  ImGui::BeginDisabled(!has_bins(s.integrator.timestep));
   changed |= slider_double("eta", &s.integrator.eta, 1e-4, 0.5, true, "%.4f");
   ImGui::EndDisabled();
   // IAS15 takes its own steps up to each dt of the frame; its accuracy is epsilon's.
@@ -164,7 +164,7 @@ void performance_tab(const ViewState& state, LiveSimulation& live) {
                 static_cast<unsigned long long>(c.contacts),
                 static_cast<unsigned long long>(c.merges), c.energy_lost);
   }
-  if (sim.options().integrator.timestep == TimestepMode::Adaptive) {
+  if (has_bins(sim.options().integrator.timestep)) {
     // The bodies per bin at the end of the last step: bin k steps by dt / 2^k.
     const TimestepStats& ts = sim.timestep_stats();
     std::vector<float> bins(ts.bins.begin(), ts.bins.end());
