@@ -139,6 +139,10 @@ class Simulation {
   /// Simulated time and number of bodies; never copy the state from the GPU.
   [[nodiscard]] double time() const;
   [[nodiscard]] std::size_t size() const;
+  /// Test particles (particles.hpp), without copying the state: the active bodies (size()
+  /// when none is a test particle: always in a decomposed run) and the type.
+  [[nodiscard]] std::size_t active_count() const;
+  [[nodiscard]] int test_particle_type() const { return particles_->test_particle_type; }
   [[nodiscard]] std::uint64_t steps_done() const { return steps_done_; }
   /// The CPU threads the forces take: --threads, or with 0 default_threads() for the run's
   /// bodies (1 where an evaluation is too small to share; 0: all of OpenMP's).

@@ -69,11 +69,9 @@ void add_info_command(CLI::App& app) {
       auto j = to_json(d, ps.size());
       j["energy_method"] = exact ? "exact" : "tree";
       j["file"] = args->file;
-      if (ps.has_test_particles()) {
-        j["test_particles"] = {{"n_active", ps.active_count()},
-                               {"count", ps.size() - ps.active_count()},
-                               {"type", ps.test_particle_type}};
-      }
+      if (ps.has_test_particles())
+        j["test_particles"] =
+            test_particles_json(ps.active_count(), ps.size(), ps.test_particle_type);
       fmt::print("{}\n", j.dump(2));
       return;
     }

@@ -19,6 +19,10 @@ nlohmann::ordered_json to_json(const Diagnostics& d, std::size_t n) {
           {"com_velocity", to_json(d.com_velocity)}};
 }
 
+nlohmann::ordered_json test_particles_json(std::size_t n_active, std::size_t n, int type) {
+  return {{"n_active", n_active}, {"count", n - n_active}, {"type", type}};
+}
+
 nlohmann::ordered_json to_json(const PhaseTimes& t) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& [name, seconds] : t.entries()) j[name] = seconds;

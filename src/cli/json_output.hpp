@@ -14,5 +14,8 @@ namespace nbody::cli {
 [[nodiscard]] nlohmann::ordered_json to_json(const Diagnostics& d, std::size_t n);
 /// {phase: seconds, ..., "total": seconds}
 [[nodiscard]] nlohmann::ordered_json to_json(const PhaseTimes& t);
+/// The `test_particles` object (run and info): n_active, count and type of n bodies.
+[[nodiscard]] nlohmann::ordered_json test_particles_json(std::size_t n_active, std::size_t n,
+                                                         int type);
 
 }  // namespace nbody::cli

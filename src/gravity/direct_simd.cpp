@@ -18,10 +18,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "core/aligned_vector.hpp"
 #include "gravity/direct_simd_kernels.hpp"
 #include "gravity/unit_scaling.hpp"
@@ -54,24 +50,6 @@ namespace {
 static_assert(kAlignment <= kCacheLineAlignment, "packed arrays must be kAlignment-aligned");
 
 template <class Real>
-using KernelFn = void (*)(const KernelArgs<Real>&, std::size_t, std::size_t);
-
-template <class Real>
-KernelFn<Real> kernel_for(Isa isa) {
-#if defined(NBODY_HAVE_AVX2_KERNEL)
-  if (isa == Isa::Avx2) return &avx2::accelerations;
-#endif
-  (void)isa;
-  return &baseline::accelerations;
-}
-
-Scaling kernel_scaling(const ParticleSystem& ps, double softening) {
-  double extent = std::isfinite(softening) ? std::abs(softening) : 0.0;
-  for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
-  return power_of_two_scaling(extent, largest_finite_magnitude(ps.mass, 0.0));
-}
-
-template <class Real>
 class DirectSumSimd final : public GravitySolver {
  public:
   DirectSumSimd(double G, double softening, int threads, Isa isa)
@@ -79,7 +57,7 @@ class DirectSumSimd final : public GravitySolver {
         softening_(softening),
         threads_(threads),
         isa_(isa),
-        kernel_(kernel_for<Real>(isa)) {}
+        kernel_(body_kernel<Real>(isa)) {}
 
   bool set_share(int part, int parts) override {
     part_ = part;
@@ -99,7 +77,7 @@ class DirectSumSimd final : public GravitySolver {
     pairs_ = 0;
     targets_ = n;
     if (n > 0) {
-      const Scaling scale = kernel_scaling(ps, softening_);
+      const Scaling scale = bodies_scaling(ps, softening_);
       run_kernel(pack(ps, scale, potential), n);
       unpack(ps, scale, potential);
     }
@@ -134,7 +112,7 @@ class DirectSumSimd final : public GravitySolver {
     for (std::size_t i = 0; i < n; ++i) {
       if (is_active_[i] == 0) order_.push_back(static_cast<std::uint32_t>(i));
     }
-    const Scaling scale = kernel_scaling(ps, softening_);
+    const Scaling scale = bodies_scaling(ps, softening_);
     run_kernel(pack(ps, scale, potential, order_.data()), active.size());
     unpack_active(ps, scale, potential, active);
   }
@@ -211,27 +189,7 @@ class DirectSumSimd final : public GravitySolver {
     }
     const auto first_block = static_cast<std::ptrdiff_t>(share.first);
     const auto blocks = static_cast<std::ptrdiff_t>(share.last);
-    const KernelFn<Real> kernel = kernel_;
-    // One block (up to kBlock targets): no OpenMP region, whose entry costs more than a
-    // few-body evaluation.
-#if defined(_OPENMP)
-    const int wanted = threads_ > 0 ? threads_ : omp_get_max_threads();
-    const int team = static_cast<int>(
-        std::max<std::ptrdiff_t>(1, std::min<std::ptrdiff_t>(wanted, blocks - first_block)));
-    if (team > 1) {
-#pragma omp parallel for schedule(static) num_threads(team)
-      for (std::ptrdiff_t b = first_block; b < blocks; ++b) {
-        const auto i = static_cast<std::size_t>(b) * kBlock;
-        kernel(args, i, i + kBlock);
-      }
-    } else
-#endif
-    {
-      for (std::ptrdiff_t b = first_block; b < blocks; ++b) {
-        const auto i = static_cast<std::size_t>(b) * kBlock;
-        kernel(args, i, i + kBlock);
-      }
-    }
+    run_blocks(kernel_, args, first_block, blocks, threads_);
     pairs_ = std::uint64_t(share.last - share.first) * kBlock * args.n;
   }
 
@@ -267,7 +225,7 @@ class DirectSumSimd final : public GravitySolver {
   double softening_;
   int threads_;
   Isa isa_;
-  KernelFn<Real> kernel_;
+  BodyKernel<Real> kernel_;
   int part_ = 0, parts_ = 1;
   AlignedVector<Real> x_, y_, z_, m_, ax_, ay_, az_, phi_;  // scratch, reused between calls
   std::vector<std::uint32_t> order_;     // compute_forces_active: source k -> body

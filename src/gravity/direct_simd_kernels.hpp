@@ -2,9 +2,14 @@
 // Private to the fast CPU direct sum: the kernel entry points, compiled once per ISA
 // (direct_simd_baseline.cpp, direct_simd_avx2.cpp), and the hooks the tests use to
 // pick one. The solver itself is in direct_simd.cpp.
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string_view>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "nbody/gravity.hpp"
 
@@ -115,6 +120,36 @@ template <class Real>
 using CellKernel = void (*)(const CellArgs<Real>& a, std::size_t i_begin, std::size_t i_end);
 template <class Real>
 [[nodiscard]] CellKernel<Real> cell_kernel(Isa isa);
+
+/// The body kernel (accelerations) compiled for isa, the same way: the direct sum, the
+/// ring and the test particles' sums take best_isa()'s.
+template <class Real>
+using BodyKernel = void (*)(const KernelArgs<Real>& a, std::size_t i_begin, std::size_t i_end);
+template <class Real>
+[[nodiscard]] BodyKernel<Real> body_kernel(Isa isa);
+
+/// `kernel` over the i-blocks [first, last) of `args` (kBlock targets each), on an OpenMP
+/// team of at most `threads` threads (0: OpenMP's); one block takes no region, whose entry
+/// costs more than a few-body evaluation. Each block's results are the same on any team.
+template <class Real>
+void run_blocks(BodyKernel<Real> kernel, const KernelArgs<Real>& args, std::ptrdiff_t first,
+                std::ptrdiff_t last, int threads) {
+#if defined(_OPENMP)
+  const int wanted = threads > 0 ? threads : omp_get_max_threads();
+  const int team = int(std::max<std::ptrdiff_t>(1, std::min<std::ptrdiff_t>(wanted, last - first)));
+  if (team > 1) {
+#pragma omp parallel for schedule(static) num_threads(team)
+    for (std::ptrdiff_t b = first; b < last; ++b) {
+      kernel(args, std::size_t(b) * kBlock, std::size_t(b + 1) * kBlock);
+    }
+    return;
+  }
+#endif
+  (void)threads;
+  for (std::ptrdiff_t b = first; b < last; ++b) {
+    kernel(args, std::size_t(b) * kBlock, std::size_t(b + 1) * kBlock);
+  }
+}
 
 /// make_direct_simd with the kernel chosen by the caller (tests compare the kernels);
 /// throws nbody::Error when isa is not supported here.

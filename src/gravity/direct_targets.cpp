@@ -8,10 +8,6 @@
 #include <cstdint>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "core/aligned_vector.hpp"
 #include "gravity/direct_simd_kernels.hpp"
 #include "gravity/test_particle_gravity.hpp"
@@ -21,20 +17,6 @@ namespace nbody {
 
 namespace {
 
-using Kernel = void (*)(const simd::KernelArgs<double>&, std::size_t, std::size_t);
-
-Kernel best_kernel() {
-#if defined(NBODY_HAVE_AVX2_KERNEL)
-  if (simd::best_isa() == simd::Isa::Avx2) return &simd::avx2::accelerations;
-#endif
-  return &simd::baseline::accelerations;
-}
-
-double largest_magnitude(const std::vector<double>& v, ShareRange r, double start) {
-  for (std::size_t i = r.first; i < r.last; ++i) start = std::max(start, std::abs(v[i]));
-  return start;
-}
-
 /// Target k (0 <= k < nt) is body target(k).
 template <class Target>
 void add_forces(ParticleSystem& ps, std::size_t nt, Target target, ShareRange sources, double G,
@@ -42,13 +24,8 @@ void add_forces(ParticleSystem& ps, std::size_t nt, Target target, ShareRange so
   using simd::kBlock;
   const std::size_t ns = sources.last - sources.first;
   if (nt == 0 || ns == 0) return;
-  // The kernel's power-of-two scaling (exact), for the extent of both sets.
-  double extent = softening;
-  for (const auto* v : {&ps.x, &ps.y, &ps.z}) {
-    extent = largest_magnitude(*v, sources, extent);
-    for (std::size_t k = 0; k < nt; ++k) extent = std::max(extent, std::abs((*v)[target(k)]));
-  }
-  const Scaling scale = power_of_two_scaling(extent, largest_magnitude(ps.mass, sources, 0.0));
+  // The kernels' power-of-two scaling (exact), as the direct sum's for these bodies.
+  const Scaling scale = bodies_scaling(ps, softening);
   const double sp = scale.position, sm = scale.mass;
 
   thread_local AlignedVector<double> x, y, z, m, tx, ty, tz, ax, ay, az, phi;
@@ -83,24 +60,8 @@ void add_forces(ParticleSystem& ps, std::size_t nt, Target target, ShareRange so
                                       .tz = tz.data(),
                                       .phi = potential ? phi.data() : nullptr,
                                       .self_first = ns};  // past every source: no self term
-  const Kernel kernel = best_kernel();
-  const auto blocks = static_cast<std::ptrdiff_t>(padded / kBlock);
-#if defined(_OPENMP)
-  const int wanted = threads > 0 ? threads : omp_get_max_threads();
-  const int team = static_cast<int>(std::clamp<std::ptrdiff_t>(wanted, 1, blocks));
-  if (team > 1) {
-#pragma omp parallel for schedule(static) num_threads(team)
-    for (std::ptrdiff_t b = 0; b < blocks; ++b) {
-      kernel(args, std::size_t(b) * kBlock, std::size_t(b + 1) * kBlock);
-    }
-  } else
-#endif
-  {
-    (void)threads;
-    for (std::ptrdiff_t b = 0; b < blocks; ++b) {
-      kernel(args, std::size_t(b) * kBlock, std::size_t(b + 1) * kBlock);
-    }
-  }
+  simd::run_blocks(simd::body_kernel<double>(simd::best_isa()), args, 0,
+                   static_cast<std::ptrdiff_t>(padded / kBlock), threads);
   for (std::size_t k = 0; k < nt; ++k) {
     const std::size_t i = target(k);
     ps.ax[i] += G * ax[k] * scale.acceleration;

@@ -110,7 +110,6 @@ class TestParticleGravity final : public GravitySolver {
       copy(*from, *to);
     }
     if (potential) copy(ps.potential, active_.potential);
-    std::copy(ps.id.begin(), ps.id.begin() + long(na), active_.id.begin());
     if (ps.accelerations_valid()) active_.set_accelerations_valid();
   }
 

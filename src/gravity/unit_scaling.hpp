@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "nbody/particles.hpp"
+
 namespace nbody {
 
 /// max(start, largest finite |v| over values); NaN and infinities are skipped.
@@ -44,6 +46,13 @@ inline Scaling power_of_two_scaling(double extent, double largest_mass) {
   const int q = scale_exponent(largest_mass, 200);
   return {std::ldexp(1.0, -p), std::ldexp(1.0, -q), std::ldexp(1.0, q - 2 * p),
           std::ldexp(1.0, q - p)};
+}
+
+/// The CPU kernels' scaling for every body of ps (and the softening).
+inline Scaling bodies_scaling(const ParticleSystem& ps, double softening) {
+  double extent = std::isfinite(softening) ? std::abs(softening) : 0.0;
+  for (const auto* v : {&ps.x, &ps.y, &ps.z}) extent = largest_finite_magnitude(*v, extent);
+  return power_of_two_scaling(extent, largest_finite_magnitude(ps.mass, 0.0));
 }
 
 }  // namespace nbody

@@ -21,7 +21,7 @@ HoldSteps::HoldSteps(const IntegratorOptions& options, const GravityOptions& gra
     : eta_(options.eta), dt_min_(options.dt_min), softening_(gravity.softening) {}
 
 void HoldSteps::step(ParticleSystem& ps, double dt, bool potential, GravitySolver& solver,
-                     HoldCounts& counts) {
+                     BlockStepCounts& counts) {
   if (ps.has_test_particles())
     throw input_error("--timestep", "not with test particles (--timestep adaptive takes them)",
                       "hierarchical");
@@ -73,7 +73,7 @@ void HoldSteps::step(ParticleSystem& ps, double dt, bool potential, GravitySolve
   }
 }
 
-void HoldSteps::assign_bins(const ParticleSystem& ps, double dt, HoldCounts& counts) {
+void HoldSteps::assign_bins(const ParticleSystem& ps, double dt, BlockStepCounts& counts) {
   const std::size_t n = ps.size();
   const int k_limit = bin_limit(dt, dt_min_);
   const bool with_phi = !(softening_ > 0);
@@ -92,7 +92,7 @@ void HoldSteps::assign_bins(const ParticleSystem& ps, double dt, HoldCounts& cou
 }
 
 void HoldSteps::evaluate(const ParticleSystem& ps, int k, bool potential, GravitySolver& solver,
-                         HoldCounts& counts) {
+                         BlockStepCounts& counts) {
   const std::size_t slow = slow_[std::size_t(k)];
   if (slow == 0) return;  // no pair of this level has a slow body: no kick
   ParticleSystem& l = level_[std::size_t(k)];
@@ -131,7 +131,7 @@ void HoldSteps::kick(ParticleSystem& ps, int k, double h) const {
 }
 
 void HoldSteps::evolve(ParticleSystem& ps, int k, double h, bool at_end, GravitySolver& solver,
-                       HoldCounts& counts) {
+                       BlockStepCounts& counts) {
   const double half = 0.5 * h;
   kick(ps, k, half);  // level k's forces at these positions: the opening or the last closing's
   const std::vector<std::uint32_t>& m = member_[std::size_t(k)];

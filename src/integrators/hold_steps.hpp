@@ -25,38 +25,32 @@
 #include <cstdint>
 #include <vector>
 
+#include "integrators/block_steps.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/integrator.hpp"
 #include "nbody/particles.hpp"
 
 namespace nbody {
 
-/// What the steps did (summed), and the bins of the last one.
-struct HoldCounts {
-  std::uint64_t substeps = 0;            // level evaluations (kicks' force computations)
-  std::uint64_t active_evaluations = 0;  // targets of those evaluations, summed
-  std::uint64_t floored = 0;             // body steps that wanted less than --dt-min's bin
-  std::vector<std::uint64_t> bins;       // bodies per bin in the last step
-};
-
 class HoldSteps {
  public:
   HoldSteps(const IntegratorOptions& options, const GravityOptions& gravity);
   /// Advances ps by dt with `solver` (which takes test particles: make_gravity_solver's),
-  /// adding to `counts`. The state's accelerations must be current (the bins come from
+  /// adding to `counts` (substeps: the levels' force evaluations; active_evaluations: their
+  /// bodies, summed). The state's accelerations must be current (the bins come from
   /// them; without softening the potentials too); at the end they are, and the potentials
   /// with `potential` (always without softening).
   void step(ParticleSystem& ps, double dt, bool potential, GravitySolver& solver,
-            HoldCounts& counts);
+            BlockStepCounts& counts);
 
  private:
-  void assign_bins(const ParticleSystem& ps, double dt, HoldCounts& counts);
+  void assign_bins(const ParticleSystem& ps, double dt, BlockStepCounts& counts);
   /// Level k's forces at the current positions into level_[k] (none when S_k is empty).
   void evaluate(const ParticleSystem& ps, int k, bool potential, GravitySolver& solver,
-                HoldCounts& counts);
+                BlockStepCounts& counts);
   void kick(ParticleSystem& ps, int k, double h) const;
   void evolve(ParticleSystem& ps, int k, double h, bool at_end, GravitySolver& solver,
-              HoldCounts& counts);
+              BlockStepCounts& counts);
 
   double eta_, dt_min_, softening_;
   bool potential_ = false;  // this step's last evaluations compute the potentials

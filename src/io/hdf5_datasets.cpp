@@ -13,7 +13,7 @@ using namespace detail;
 
 namespace {
 
-std::vector<float> to_float(const std::vector<double>& values) {
+std::vector<float> to_float(std::span<const double> values) {
   std::vector<float> out(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<float>(values[i]);
   return out;
@@ -108,7 +108,7 @@ void Group::write_selection(const std::string& name, Rows rows, hid_t memory_typ
 }
 
 void Group::write_values_at(const std::string& name, std::uint64_t first,
-                            const std::vector<double>& values, Precision precision) {
+                            std::span<const double> values, Precision precision) {
   const Rows rows{first, values.size(), 1};
   if (precision == Precision::Double) {
     write_selection(name, rows, H5T_NATIVE_DOUBLE, values.data());
@@ -117,9 +117,9 @@ void Group::write_values_at(const std::string& name, std::uint64_t first,
   }
 }
 
-void Group::write_rows_at(const std::string& name, std::uint64_t first,
-                          const std::vector<double>& x, const std::vector<double>& y,
-                          const std::vector<double>& z, Precision precision) {
+void Group::write_rows_at(const std::string& name, std::uint64_t first, std::span<const double> x,
+                          std::span<const double> y, std::span<const double> z,
+                          Precision precision) {
   std::vector<double> rows(3 * x.size());  // n x 3, row-major, as write_rows
   for (std::size_t i = 0; i < x.size(); ++i) {
     rows[3 * i] = x[i];
@@ -135,7 +135,7 @@ void Group::write_rows_at(const std::string& name, std::uint64_t first,
 }
 
 void Group::write_ids_at(const std::string& name, std::uint64_t first,
-                         const std::vector<std::uint64_t>& ids) {
+                         std::span<const std::uint64_t> ids) {
   write_selection(name, {first, ids.size(), 1}, H5T_NATIVE_UINT64, ids.data());
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,13 +115,12 @@ class Group {
   void create_values(const std::string& name, std::uint64_t rows, std::size_t columns,
                      Precision precision);
   void create_ids(const std::string& name, std::uint64_t rows);
-  void write_values_at(const std::string& name, std::uint64_t first,
-                       const std::vector<double>& values, Precision precision);
-  void write_rows_at(const std::string& name, std::uint64_t first, const std::vector<double>& x,
-                     const std::vector<double>& y, const std::vector<double>& z,
-                     Precision precision);
+  void write_values_at(const std::string& name, std::uint64_t first, std::span<const double> values,
+                       Precision precision);
+  void write_rows_at(const std::string& name, std::uint64_t first, std::span<const double> x,
+                     std::span<const double> y, std::span<const double> z, Precision precision);
   void write_ids_at(const std::string& name, std::uint64_t first,
-                    const std::vector<std::uint64_t>& ids);
+                    std::span<const std::uint64_t> ids);
   /// Throws "FILE: /name is missing" when there is no such dataset.
   [[nodiscard]] Shape dataset_shape(const std::string& name) const;
   /// Every element in storage order (row-major).

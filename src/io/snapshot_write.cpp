@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "io/hdf5_file.hpp"
 #include "io/share_checks.hpp"
@@ -91,41 +93,31 @@ void create_bodies(hdf5::Group& root, const char* name, std::uint64_t rows, Colu
   if (c.potential) bodies.create_values("Potential", rows, 1, c.precision);
 }
 
-/// Writes `ps` (and `potential`) as the rows from `offset` of the group `name`; `ids` null:
-/// numbered from `first_id`, as one process numbers the rows of the file.
+/// Writes bodies [first, last) of `ps` (and of `potential`) as the rows from `offset` of the
+/// group `name`; `usable` false: ids numbered from `first_id`, as one process numbers the
+/// rows of the file.
 void write_bodies(hdf5::File& file, const char* name, std::uint64_t offset,
-                  const ParticleSystem& ps, const std::vector<double>* potential,
-                  const std::vector<std::uint64_t>* ids, std::uint64_t first_id, Columns c) {
+                  const ParticleSystem& ps, std::size_t first, std::size_t last,
+                  const std::vector<double>* potential, bool usable, std::uint64_t first_id,
+                  Columns c) {
   hdf5::Group bodies = file.root().open_group(name);
-  bodies.write_rows_at("Coordinates", offset, ps.x, ps.y, ps.z, c.precision);
-  bodies.write_rows_at("Velocities", offset, ps.vx, ps.vy, ps.vz, c.precision);
-  bodies.write_values_at("Masses", offset, ps.mass, c.precision);
-  if (ids) {
-    bodies.write_ids_at("ParticleIDs", offset, *ids);
+  const std::size_t n = last - first;
+  auto rows = [&](const std::vector<double>& v) { return std::span(v).subspan(first, n); };
+  bodies.write_rows_at("Coordinates", offset, rows(ps.x), rows(ps.y), rows(ps.z), c.precision);
+  bodies.write_rows_at("Velocities", offset, rows(ps.vx), rows(ps.vy), rows(ps.vz), c.precision);
+  bodies.write_values_at("Masses", offset, rows(ps.mass), c.precision);
+  if (usable) {
+    bodies.write_ids_at("ParticleIDs", offset, std::span(ps.id).subspan(first, n));
   } else {
-    std::vector<std::uint64_t> numbered(ps.size());
-    for (std::size_t i = 0; i < numbered.size(); ++i) numbered[i] = first_id + i;
+    std::vector<std::uint64_t> numbered(n);
+    for (std::size_t i = 0; i < n; ++i) numbered[i] = first_id + i;
     bodies.write_ids_at("ParticleIDs", offset, numbered);
   }
-  if (c.radii) bodies.write_values_at("Radii", offset, ps.radius, c.precision);
+  if (c.radii) bodies.write_values_at("Radii", offset, rows(ps.radius), c.precision);
   if (c.acceleration)
-    bodies.write_rows_at("Accelerations", offset, ps.ax, ps.ay, ps.az, c.precision);
-  if (c.potential) bodies.write_values_at("Potential", offset, *potential, c.precision);
-}
-
-/// Bodies [first, last) of ps (values, accelerations, ids), and of `potential` when given.
-ParticleSystem slice(const ParticleSystem& ps, std::size_t first, std::size_t last,
-                     const std::vector<double>* potential, std::vector<double>& potential_out) {
-  ParticleSystem part;
-  auto cut = [&](const auto& v) { return std::vector(v.begin() + first, v.begin() + last); };
-  for (auto member :
-       {&ParticleSystem::x, &ParticleSystem::y, &ParticleSystem::z, &ParticleSystem::vx,
-        &ParticleSystem::vy, &ParticleSystem::vz, &ParticleSystem::ax, &ParticleSystem::ay,
-        &ParticleSystem::az, &ParticleSystem::mass, &ParticleSystem::radius})
-    part.*member = cut(ps.*member);
-  part.id = cut(ps.id);
-  if (potential) potential_out = cut(*potential);
-  return part;
+    bodies.write_rows_at("Accelerations", offset, rows(ps.ax), rows(ps.ay), rows(ps.az),
+                         c.precision);
+  if (c.potential) bodies.write_values_at("Potential", offset, rows(*potential), c.precision);
 }
 
 /// write_snapshot's work; with a group, ps (and potential) are this rank's bodies.
@@ -170,18 +162,13 @@ void write_snapshot_rows(const fs::path& path, const ParticleSystem& ps,
       },
       [&](hdf5::File& file, std::uint64_t offset) {
         if (tests == 0) {  // ids numbered by row over the file when not usable
-          write_bodies(file, kBodyGroup, offset, ps, potential, usable ? &ps.id : nullptr,
-                       offset + 1, columns);
+          write_bodies(file, kBodyGroup, offset, ps, 0, ps.size(), potential, usable, offset + 1,
+                       columns);
           return;
         }
-        std::vector<double> part_potential;
-        for (const bool test : {false, true}) {
-          const ParticleSystem part =
-              slice(ps, test ? active : 0, test ? ps.size() : active, potential, part_potential);
-          write_bodies(file, test ? kTestGroup : kBodyGroup, 0, part,
-                       potential ? &part_potential : nullptr, usable ? &part.id : nullptr,
-                       test ? active + 1 : 1, columns);
-        }
+        write_bodies(file, kBodyGroup, 0, ps, 0, active, potential, usable, 1, columns);
+        write_bodies(file, kTestGroup, 0, ps, active, ps.size(), potential, usable, active + 1,
+                     columns);
       });
 }
 

@@ -14,10 +14,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "core/aligned_vector.hpp"
 #include "gravity/direct_simd_kernels.hpp"
 #include "gravity/unit_scaling.hpp"
@@ -32,13 +28,11 @@ using simd::KernelArgs;
 template <class Real>
 class Ring final : public DirectRing {
  public:
-  Ring(double G, double softening, int threads) : G_(G), softening_(softening), threads_(threads) {
-    using Fn = void (*)(const KernelArgs<Real>&, std::size_t, std::size_t);
-    kernel_ = static_cast<Fn>(&simd::baseline::accelerations);
-#if defined(NBODY_HAVE_AVX2_KERNEL)
-    if (simd::best_isa() == simd::Isa::Avx2) kernel_ = static_cast<Fn>(&simd::avx2::accelerations);
-#endif
-  }
+  Ring(double G, double softening, int threads)
+      : G_(G),
+        softening_(softening),
+        threads_(threads),
+        kernel_(simd::body_kernel<Real>(simd::best_isa())) {}
 
   void compute_forces(ParticleSystem& ps, bool potential, ForceReducer& comm) override {
     const std::size_t n = ps.size();
@@ -86,9 +80,7 @@ class Ring final : public DirectRing {
     }
   }
 
-  [[nodiscard]] RingStats stats() const override {
-    return stats_;
-  }
+  [[nodiscard]] RingStats stats() const override { return stats_; }
 
  private:
   /// The one-process direct sum's scaling (unit_scaling.hpp), from the extents of all
@@ -149,17 +141,7 @@ class Ring final : public DirectRing {
                                 .tz = tz_.data(),
                                 .phi = potential ? phi_.data() : nullptr,
                                 .self_first = own ? 0 : m};
-    const auto blocks = static_cast<std::ptrdiff_t>(tx_.size() / kBlock);
-    const auto kernel = kernel_;
-#if defined(_OPENMP)
-    const int wanted = threads_ > 0 ? threads_ : omp_get_max_threads();
-    const int team = int(std::max<std::ptrdiff_t>(1, std::min<std::ptrdiff_t>(wanted, blocks)));
-#pragma omp parallel for schedule(static) num_threads(team)
-#endif
-    for (std::ptrdiff_t b = 0; b < blocks; ++b) {
-      const auto i = static_cast<std::size_t>(b) * kBlock;
-      kernel(args, i, i + kBlock);
-    }
+    simd::run_blocks(kernel_, args, 0, static_cast<std::ptrdiff_t>(tx_.size() / kBlock), threads_);
     stats_.pairs += std::uint64_t(tx_.size()) * m;
     for (std::size_t i = 0; i < n; ++i) {
       ax[i] += double(ax_[i]), ay[i] += double(ay_[i]), az[i] += double(az_[i]);
@@ -169,7 +151,7 @@ class Ring final : public DirectRing {
 
   double G_, softening_;
   int threads_;
-  void (*kernel_)(const KernelArgs<Real>&, std::size_t, std::size_t);
+  simd::BodyKernel<Real> kernel_;
   Scaling scale_;
   AlignedVector<Real> tx_, ty_, tz_, ax_, ay_, az_, phi_, xs_, ys_, zs_, ms_;
   std::vector<Real> block_;  // the block in hand: x y z m interleaved, scaled

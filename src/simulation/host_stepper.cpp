@@ -207,6 +207,7 @@ class HostStepper final : public Stepper {
 
   [[nodiscard]] double time() const override { return state_->time; }
   [[nodiscard]] std::size_t size() const override { return state_->size(); }
+  [[nodiscard]] std::size_t active_count() const override { return state_->active_count(); }
 
  private:
   /// diagnostics() of owned bodies (collective): the exact pair sum by the ring (no rank
@@ -224,8 +225,7 @@ class HostStepper final : public Stepper {
     }
   }
 
-  /// One step of dt in the bins' substeps (integrators/block_steps.hpp) with this
-  /// stepper's stages: the collision stage, the solver's forces of the active bodies.
+  /// One step of dt in the bins' substeps (block_steps.hpp) with this stepper's stages.
   void block_step(double dt, bool potential) {
     const BlockStepStages stages{
         .collide = collisions_ ? std::function<CollisionStats(ParticleSystem&, const ContactGate&)>(
@@ -247,13 +247,21 @@ class HostStepper final : public Stepper {
         .redistribute = domain_ ? std::function<void(ParticleSystem&)>(
                                       [this](ParticleSystem& ps) { domain_->redistribute(ps); })
                                 : nullptr};
-    BlockStepCounts& counts = block_counts_;  // kept: its bins' room is reused every step
-    counts.substeps = counts.active_evaluations = counts.floored = 0;
-    block_steps_.step(*state_, dt, potential, stages, counts);
-    times_.substeps += counts.substeps;
-    times_.active_evaluations += counts.active_evaluations;
-    times_.floored += counts.floored;
-    times_.bins.assign(counts.bins.begin(), counts.bins.end());
+    block_steps_.step(*state_, dt, potential, stages, fresh_counts());
+    add_step_counts();
+  }
+
+  /// block_counts_ (kept: its bins' room is reused every step) zeroed for a step.
+  BlockStepCounts& fresh_counts() {
+    block_counts_.substeps = block_counts_.active_evaluations = block_counts_.floored = 0;
+    return block_counts_;
+  }
+  /// A step with bins: its counts and stage times to the books.
+  void add_step_counts() {
+    times_.substeps += block_counts_.substeps;
+    times_.active_evaluations += block_counts_.active_evaluations;
+    times_.floored += block_counts_.floored;
+    times_.bins.assign(block_counts_.bins.begin(), block_counts_.bins.end());
     add_stage_times();
   }
 
@@ -262,17 +270,11 @@ class HostStepper final : public Stepper {
     if (sharing_ || domain_)
       throw input_error("--timestep", "runs in one process for now (not under mpirun)",
                         "hierarchical");
-    HoldCounts& counts = hold_counts_;
-    counts.substeps = counts.active_evaluations = counts.floored = 0;
     const auto start =
         phase_timing_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-    hold_steps_.step(*state_, dt, potential, solver_for(*state_), counts);
+    hold_steps_.step(*state_, dt, potential, solver_for(*state_), fresh_counts());
     if (phase_timing_) times_.gravity_seconds += seconds_since(start);
-    times_.substeps += counts.substeps;
-    times_.active_evaluations += counts.active_evaluations;
-    times_.floored += counts.floored;
-    times_.bins.assign(counts.bins.begin(), counts.bins.end());
-    add_stage_times();
+    add_step_counts();
   }
 
   CollisionStats collide(ParticleSystem& ps, const ContactGate& gate = {}) {
@@ -364,8 +366,7 @@ class HostStepper final : public Stepper {
 
   SimulationOptions options_;
   std::unique_ptr<GravitySolver> gravity_;
-  BlockStepCounts block_counts_;
-  HoldCounts hold_counts_;
+  BlockStepCounts block_counts_;               // adaptive and hierarchical steps
   std::unique_ptr<GravitySolver> few_bodies_;  // kernel fast, float64: up to kFewBodies bodies
   std::unique_ptr<CollisionHandler> collisions_;
   std::unique_ptr<Integrator> integrator_;

@@ -193,6 +193,10 @@ void Simulation::download_if_stale() const {
 
 void Simulation::upload_if_edited() {
   if (host_edited_) {
+    // A decomposed run's solvers take every body as active: an edit may not make test
+    // particles (the start refuses them, options_.test_particles).
+    if (decomposed() && particles_->has_test_particles())
+      throw input_error("n_active", "test particles are not decomposed yet", particles_->n_active);
     stepper_->upload(*particles_);
     host_edited_ = false;
   }
@@ -237,6 +241,11 @@ double Simulation::time() const {
 std::size_t Simulation::size() const {
   if (decomposed()) return total_bodies_;  // less the merges on every rank
   return host_stale_ ? stepper_->size() : particles_->size();
+}
+
+std::size_t Simulation::active_count() const {
+  if (decomposed()) return size();  // a decomposed run has no test particles
+  return host_stale_ ? stepper_->active_count() : particles_->active_count();
 }
 
 void Simulation::step(double dt) {

@@ -123,6 +123,8 @@ class Stepper {
   /// The simulated time and the number of bodies, without copying the state.
   [[nodiscard]] virtual double time() const = 0;
   [[nodiscard]] virtual std::size_t size() const = 0;
+  /// The active bodies (ParticleSystem::active_count(): merges may remove some).
+  [[nodiscard]] virtual std::size_t active_count() const = 0;
   /// Whether the next step times its phases (reads the clock): Simulation times one step
   /// in kTimedStride of a few-body run, where a clock read costs a fifth of a step.
   void set_phase_timing(bool on) { phase_timing_ = on; }

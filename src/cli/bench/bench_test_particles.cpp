@@ -98,11 +98,7 @@ Timed time_nbody(const ParticleSystem& start, Device device, double seconds, int
     if (took >= seconds || steps >= (std::uint64_t(1) << 20)) {
       Timed t{1e6 * took / double(steps), steps, sim.run_threads(), true};
       // The planets alone on the same device, as many steps: the same bits.
-      ParticleSystem planets = start;
-      planets.resize(kPlanets);
-      planets.n_active = ParticleSystem::kAllActive;
-      for (std::size_t i = 0; i < kPlanets; ++i) planets.mass[i] = start.mass[i];
-      Simulation alone(planets, options_on(device, 1));
+      Simulation alone(giants_and_dust(0), options_on(device, 1));
       for (std::uint64_t k = 0; k < total; ++k) alone.step(kDt);
       for (std::size_t i = 0; i < kPlanets; ++i) {
         const ParticleSystem& a = sim.particles();

@@ -180,11 +180,11 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                    ? fmt::format(", on {} MPI ranks{}", ranks->parts(),
                                  why.empty() ? "" : " (each holds every body: " + why + ")")
                    : std::string());
-    if (const ParticleSystem& ps = sim.particles(); ps.has_test_particles()) {
+    if (sim.active_count() < sim.size()) {
       fmt::print(human, "test particles: {} of {} bodies, type {} ({})\n",
-                 ps.size() - ps.active_count(), ps.size(), ps.test_particle_type,
-                 ps.test_particle_type == 0 ? "they feel the active bodies only"
-                                            : "they also pull on the active bodies");
+                 sim.size() - sim.active_count(), sim.size(), sim.test_particle_type(),
+                 sim.test_particle_type() == 0 ? "they feel the active bodies only"
+                                               : "they also pull on the active bodies");
     }
     fmt::print(human, "energy: {} ({})\n", to_string(energy), energy_choice.reason);
     if (resumed)

@@ -227,11 +227,9 @@ void print_run_json(const RunArgs& a, Simulation& sim, const RunResult& r) {
         {"energy_balance", energy_or_null(relative_energy_drift(
                                r.initial_energy, r.end.total_energy + coll.energy_lost))}};
   }
-  if (const ParticleSystem& ps = sim.particles(); ps.has_test_particles()) {
-    j["test_particles"] = {{"n_active", ps.active_count()},
-                           {"count", ps.size() - ps.active_count()},
-                           {"type", ps.test_particle_type}};
-  }
+  if (sim.active_count() < sim.size())  // not downloaded from the GPU for this
+    j["test_particles"] =
+        test_particles_json(sim.active_count(), sim.size(), sim.test_particle_type());
   if (!a.output.empty()) j["output"] = a.output;
   j["warnings"] = r.warnings;
   if (a.restart.file) {

@@ -25,8 +25,9 @@ __device__ inline CollisionBody<double> load(const BodyArrays& b, unsigned i) {
 }
 
 /// Slots of the engine's device counters (stats_) and their pinned copies (host_).
-/// kActiveGone: active bodies merged away (test particles: n_active counts the rest).
-enum Stat { kContacts, kMerges, kMaxOverlap, kPairs, kActiveGone, kStats };
+/// kActiveGone: active bodies merged away (test particles: n_active counts the rest), next
+/// to kMerges so that one copy takes both.
+enum Stat { kContacts, kMerges, kActiveGone, kMaxOverlap, kPairs, kStats };
 
 /// The bodies' bounding box and radius range (reduced by detect()).
 struct Extent {

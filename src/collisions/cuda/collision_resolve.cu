@@ -315,9 +315,8 @@ CollisionStats CollisionEngine::resolve(BodyArrays b, std::size_t& n, cudaStream
       NBODY_CUDA_CHECK_LAUNCH("collisions merge_pairs");
       sum_terms(n, kSumMergeLoss, stream);
       NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kMerges, stats_.data() + kMerges,
-                                       sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(host_ + kActiveGone, stats_.data() + kActiveGone,
-                                       sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+                                       2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                       stream));  // kMerges and kActiveGone
       NBODY_CUDA_CHECK(cudaMemcpyAsync(host_sums_ + kSumMergeLoss, sums_.data() + kSumMergeLoss,
                                        sizeof(double), cudaMemcpyDeviceToHost, stream));
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -187,6 +187,7 @@ class DeviceStepper final : public Stepper {
 
   [[nodiscard]] double time() const override { return time_; }
   [[nodiscard]] std::size_t size() const override { return n_; }
+  [[nodiscard]] std::size_t active_count() const override { return tests_.sources(n_); }
 
  private:
   friend class BlockSteps<DeviceStepper>;
@@ -212,8 +213,7 @@ class DeviceStepper final : public Stepper {
     phi_.reserve(std::max<std::size_t>(id_.capacity(), 1), "potentials");
     return phi_.data();
   }
-  /// phi from the last evaluation (which was asked for the potentials), before the
-  /// position scaling changes.
+  /// phi from the last evaluation (asked for the potentials), before the scaling changes.
   void store_potentials() {
     launch_store_potentials<Real>(unsigned(n_), forces_out(), G_, potential_scale(), phi(),
                                   stream_);
