@@ -68,6 +68,19 @@ class TestTestParticles(CliTestCase):
         self.check_fails(["run", "-i", path, "--steps", 1],
                          "a body with mass after the test particles (mass 0 from line 2)")
 
+    def test_config_keys_are_checked_where_they_stand(self):
+        config = self.write("run.toml", 'model = "plummer"\ncount = 105\nsteps = 2\n'
+                                        "n-active = 200\n")
+        self.check_fails(["run", "--config", config],
+                         "run.toml:4: n-active: must be at most the number of bodies (105) (got 200)")
+        config = self.write("bad.toml", 'model = "giants"\ncount = 105\nsteps = 2\n'
+                                        "test-particle-type = 3\n")
+        self.check_fails(["run", "--config", config], "bad.toml:4: test-particle-type")
+        config = self.write("good.toml", 'model = "giants"\ncount = 105\nsteps = 2\n'
+                                         "test-particle-type = 1\n")
+        report = json.loads(nbody("run", "--config", config, "--json").stdout)
+        self.assertEqual(report["test_particles"], {"n_active": 5, "count": 100, "type": 1})
+
     def test_snapshots_keep_them(self):
         if h5py is None:
             self.skipTest("h5py is not installed (pip install h5py)")
