@@ -50,21 +50,6 @@ NBODY_HD bool relative_must_open(Real ms2, Real alpha_a, Real d2, Real s2) {
   return ms2 > alpha_a * d2 * d2 && s2 >= Real(kRelativeThetaMin * kRelativeThetaMin) * d2;
 }
 
-/// The pieces a rank describes itself by to the others (the GPU ranks' select_pieces): a cell
-/// is too wide to be one when its edge is at least kWidePiece times the distance from its
-/// centre to the centre of mass (the cells around it at every level, and the halo's big
-/// cells). A sender tests its cells against a piece's box with the piece's smallest |a_old|
-/// and the box's nearest point, so a wide halo piece (|a| ~0.002 at distance 16-19 in a
-/// Plummer sphere) opens the dense centre deep for bodies that would each accept it, and
-/// every body it opens is sent: three such boxes made 85 % of what one rank received
-/// (docs/distributed.md). A walk group may span two pieces: a cell both accept arrives
-/// pruned and is used whole, which each of the group's bodies accepts.
-inline constexpr double kWidePiece = 0.5;
-template <class Real>
-NBODY_HD bool too_wide_for_piece(Real half, Real dx, Real dy, Real dz) {
-  return Real(4) * half * half >= Real(kWidePiece * kWidePiece) * (dx * dx + dy * dy + dz * dz);
-}
-
 /// Squared distance from point p to the axis-aligned box centre c, half-extents h
 /// (0 when p is inside).
 template <class Real>

@@ -3,10 +3,8 @@
 //
 // The pieces are cells of the rank's own tree: those of at most `piece_bodies` bodies whose
 // parent has more (and a deepest-level leaf of more, where coincident bodies gather), with
-// the small children of a larger cell in the runs of its walk groups (select_pieces), and no
-// cell too wide for its distance to the centre of mass (too_wide_for_piece): every body is in
-// exactly one, and most walk groups are (one that spans two meets the cells both accept
-// pruned, and uses them whole, as each of its bodies would). A cell is compact, and the box of its
+// the small children of a larger cell in the runs of its walk groups (select_pieces), so
+// every body is in exactly one and so is every walk group. A cell is compact, and the box of its
 // bodies does not reach into another rank's domain, which is a union of cells of the common root
 // box. Equal runs of bodies along the curve, the first description, measured badly: a run that
 // crosses a jump of the Morton curve spans a box from the halo to the centre, and with 64 runs on 2
@@ -16,14 +14,11 @@
 
 #include <algorithm>
 #include <cfloat>
-#include <cstdlib>
-#include <string>
 #include <utility>
 #include <vector>
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
-#include "nbody/physics/opening_criterion.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 #include "tree/cuda/tree_gpu_group_runs.cuh"
 
@@ -33,32 +28,21 @@ namespace {
 
 /// Appends the (begin, end) tree-order ranges of the pieces cell c is responsible for, at
 /// ranges[2 * counter[0]...] (counting all, writing at most `capacity`). limit >= kMaxGroup.
-/// The pieces: cells of at most `limit` bodies whose parent is not one, and a leaf of more;
-/// with split_wide, a cell too wide for its distance to the centre of mass
-/// (too_wide_for_piece) is not one unless a leaf. The small children of any other cell go in
-/// the runs that make its walk groups (cell_groups, tree_gpu_build.cu), or each alone where
-/// the cell is wide (a run's box would be the wide cell's).
-template <class Real>
-__global__ void select_pieces(const CellLink* __restrict__ link, const Vec4<Real>* __restrict__ box,
-                              const Vec4<Real>* __restrict__ com, unsigned cells, unsigned limit,
-                              bool split_wide, unsigned* ranges, unsigned capacity,
-                              unsigned* counter) {
+/// The pieces: the root when it holds at most `limit` bodies; a leaf of more; and of a cell
+/// of more, each child of at most `limit` (and more than kMaxGroup) bodies, and its smaller
+/// children in the runs that make its walk groups (cell_groups, tree_gpu_build.cu). So every
+/// walk group lies in one piece, as the essential tree's test needs: a receiver group opens
+/// only what a box around it opens, and a group spanning two boxes may open what neither does.
+__global__ void select_pieces(const CellLink* __restrict__ link, unsigned cells, unsigned limit,
+                              unsigned* ranges, unsigned capacity, unsigned* counter) {
   const unsigned c = blockIdx.x * 256u + threadIdx.x;
   if (c >= cells) return;
   const CellLink lk = link[c];
-  const Vec4<Real> g = com[0];
-  auto wide = [&](int k) {
-    const Vec4<Real> b = box[k];
-    return split_wide && too_wide_for_piece(b.w, b.x - g.x, b.y - g.y, b.z - g.z);
-  };
-  auto whole = [&](int k, const CellLink& l) {
-    return l.end - l.begin <= limit && (l.first_child < 0 || !wide(k));
-  };
   auto put = [&](unsigned begin, unsigned end) {
     const unsigned at = atomicAdd(counter, 1u);
     if (at < capacity) ranges[2 * at] = begin, ranges[2 * at + 1] = end;
   };
-  if (whole(int(c), lk)) {
+  if (lk.end - lk.begin <= limit) {
     if (c == 0) put(lk.begin, lk.end);  // the root itself is small enough
     return;
   }
@@ -66,14 +50,11 @@ __global__ void select_pieces(const CellLink* __restrict__ link, const Vec4<Real
     put(lk.begin, lk.end);
     return;
   }
-  // A child that is whole and larger than a walk group is one piece; a small one joins a run
-  // when whole; any other has pieces of its own.
-  small_child_runs(
-      link, lk, put,
-      [&](int k, const CellLink& l) {
-        if (whole(k, l)) put(l.begin, l.end);
-      },
-      [&](int k, const CellLink& l) { return whole(k, l); }, !wide(int(c)));
+  // The small children in the runs of the cell's walk groups; a larger child of at most
+  // `limit` bodies is one piece, a still larger one has pieces of its own.
+  small_child_runs(link, lk, put, [&](const CellLink& k) {
+    if (k.end - k.begin <= limit) put(k.begin, k.end);
+  });
 }
 
 /// Block k (those at or past *count return) summarises piece k:
@@ -136,16 +117,8 @@ void TreeForces<Real>::launch_describe(const Real* a_old, unsigned piece_bodies,
   scratch.ranges_host.reserve(2 * kRoom + 1);
   scratch.stats_host.reserve(8 * kRoom);
   NBODY_CUDA_CHECK(cudaMemsetAsync(scratch.count.data(), 0, sizeof(unsigned), s));
-  // Wide cells are split while a piece may be smaller than the tree (the retries below double
-  // piece_bodies until the pieces fit: at n the root is the one piece).
-  // NBODY_DOMAIN_WIDE_PIECES=0 turns the split off (tuning).
-  static const bool split = [] {
-    const char* v = std::getenv("NBODY_DOMAIN_WIDE_PIECES");
-    return v == nullptr || std::string(v) != "0";
-  }();
-  select_pieces<Real><<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
-      link_.data(), box_.data(), com_.data(), cells, piece_bodies, split && piece_bodies < n_,
-      scratch.ranges.data(), kRoom, scratch.count.data());
+  select_pieces<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
+      link_.data(), cells, piece_bodies, scratch.ranges.data(), kRoom, scratch.count.data());
   NBODY_CUDA_CHECK_LAUNCH("select_pieces");
   piece_stats<Real><<<kRoom, 256, 0, s>>>(scratch.ranges.data(), scratch.count.data(),
                                           sorted_.data(), order_.data(), a_old, dim_,
