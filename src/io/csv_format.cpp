@@ -1,7 +1,8 @@
 // CSV particle files: a header row names the columns (x,y,z,vx,vy,vz,m required; r and
 // id optional; any order), then one body per row. Written with every column, so ids
 // and radii survive a round trip. Bodies of mass 0 are test particles, after every body with
-// mass (n_active: the bodies with mass).
+// mass (n_active: the bodies with mass), or a first line "# nbody: n_active=K
+// test_particle_type=T" says which (io_detail).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -135,6 +136,7 @@ ParticleSystem read_csv(const std::filesystem::path& path) {
   std::vector<std::string_view> fields;
   std::string_view line;
   while (in.next(line)) {
+    if (order.directive(in, line, !ps.empty())) continue;
     line = io_detail::strip_comment(line);
     if (io_detail::is_blank(line)) continue;
     io_detail::split_csv(line, fields);
@@ -202,7 +204,7 @@ void write_csv(const std::filesystem::path& path, const ParticleSystem& ps) {
   write_file_atomically(path, [&](std::ostream& out) {
     fmt::memory_buffer buf;
     auto sink = std::back_inserter(buf);
-    fmt::format_to(sink, "x,y,z,vx,vy,vz,m,r,id\n");
+    fmt::format_to(sink, "{}x,y,z,vx,vy,vz,m,r,id\n", io_detail::test_particle_directive(ps));
     for (std::size_t i = 0; i < ps.size(); ++i) {
       const double values[8] = {ps.x[i],  ps.y[i],  ps.z[i],    ps.vx[i],
                                 ps.vy[i], ps.vz[i], ps.mass[i], ps.radius[i]};

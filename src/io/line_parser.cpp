@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -117,7 +118,58 @@ void fail_no_particles(const LineReader& in, std::string_view why) {
   throw Error(fmt::format("{}: no particles found ({})", in.file_name(), why));
 }
 
+bool TestParticleOrder::directive(const LineReader& in, std::string_view raw, bool bodies_seen) {
+  std::string_view rest = trim(raw);
+  if (rest.empty() || rest.front() != '#') return false;
+  rest = trim(rest.substr(1));
+  constexpr std::string_view kTag = "nbody:";
+  if (rest.substr(0, kTag.size()) != kTag) return false;
+  if (bodies_seen) in.fail("'# nbody:' must come before the first body");
+  if (directive_line_ != 0) {
+    in.fail(fmt::format("a second '# nbody:' line (the first is line {})", directive_line_));
+  }
+  directive_line_ = in.line_number();
+  rest.remove_prefix(kTag.size());
+  std::string_view fields[8];
+  const std::size_t n = split_whitespace(rest, fields);
+  if (n == 0 || n > 2) {
+    in.fail(fmt::format("'# nbody:' takes n_active=K and/or test_particle_type=T, found {} "
+                        "fields",
+                        n));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string_view f = fields[i];
+    const std::size_t eq = f.find('=');
+    const std::string_view key = f.substr(0, eq), value = eq == f.npos ? "" : f.substr(eq + 1);
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    const bool number = !value.empty() && ec == std::errc() && end == value.data() + value.size();
+    if (key == "n_active") {
+      if (n_active_ != 0) in.fail("n_active given twice");
+      if (!number || v == 0) {
+        in.fail(fmt::format("n_active must be a whole number >= 1 (the active bodies), got {}",
+                            quoted(value)));
+      }
+      n_active_ = std::size_t(v);
+    } else if (key == "test_particle_type") {
+      if (type_ >= 0) in.fail("test_particle_type given twice");
+      if (!number || v > 1) {
+        in.fail(fmt::format(
+            "test_particle_type must be 0 (test particles feel the active bodies only) or 1 "
+            "(they also pull on them), got {}",
+            quoted(value)));
+      }
+      type_ = int(v);
+    } else {
+      in.fail(fmt::format("unknown key {} in '# nbody:' (n_active, test_particle_type)",
+                          quoted(f)));
+    }
+  }
+  return true;
+}
+
 void TestParticleOrder::check(const LineReader& in, const Field& f, double mass) {
+  if (n_active_ != 0) return;  // the directive says which bodies are active
   if (mass == 0) {
     if (first_massless_line_ == 0) first_massless_line_ = in.line_number();
     return;
@@ -132,11 +184,41 @@ void TestParticleOrder::check(const LineReader& in, const Field& f, double mass)
 }
 
 void TestParticleOrder::finish(const LineReader& in, ParticleSystem& ps) const {
-  if (!any_mass_) {
-    throw Error(fmt::format("{}: no body has mass: test particles need at least one body with mass",
-                            in.file_name()));
+  if (n_active_ != 0) {
+    if (n_active_ > ps.size()) {
+      throw Error(fmt::format("{}:{}: n_active {} but the file holds {} bodies", in.file_name(),
+                              directive_line_, n_active_, ps.size()));
+    }
+    ps.n_active = n_active_ == ps.size() ? ParticleSystem::kAllActive : n_active_;
+  } else {
+    if (!any_mass_) {
+      throw Error(fmt::format(
+          "{}: no body has mass: test particles need at least one body with mass",
+          in.file_name()));
+    }
+    (void)mark_massless_test_particles(ps);  // check() saw every massless body come last
   }
-  (void)mark_massless_test_particles(ps);  // check() saw every massless body come last
+  if (type_ >= 0) ps.test_particle_type = type_;
+}
+
+std::string test_particle_directive(const ParticleSystem& ps) {
+  // What a reader would make of the masses alone.
+  const std::size_t n = ps.size();
+  std::size_t first_massless = n;
+  bool mass_after = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ps.mass[i] == 0) {
+      first_massless = std::min(first_massless, i);
+    } else if (first_massless < n) {
+      mass_after = true;
+    }
+  }
+  const bool readable = !mass_after && first_massless > 0;
+  const std::size_t from_masses = first_massless == n ? ParticleSystem::kAllActive : first_massless;
+  const std::size_t actual = ps.has_test_particles() ? ps.n_active : ParticleSystem::kAllActive;
+  const int type = ps.has_test_particles() ? ps.test_particle_type : 0;
+  if (readable && from_masses == actual && type == 0) return {};
+  return fmt::format("# nbody: n_active={} test_particle_type={}\n", ps.active_count(), type);
 }
 
 // ---- Splitting -------------------------------------------------------------------

@@ -102,19 +102,35 @@ inline void append_exact(fmt::memory_buffer& buf, double v) {
 
 /// Bodies of mass 0 are test particles (ParticleSystem::n_active), which come after every
 /// body with mass: the readers hand each body's mass to check() as they read it, then the
-/// bodies to finish().
+/// bodies to finish(). Where the masses do not say it (test particles with mass, type 1,
+/// massless active bodies), a comment line says it before the first body:
+///   # nbody: n_active=K test_particle_type=T
+/// (either key, each at most once; test_particle_directive writes it).
 class TestParticleOrder {
  public:
+  /// True when the raw line (its comment not stripped) is that directive, then taken:
+  /// throws "FILE:LINE: ..." for an unknown key, a bad value, a repeat, or a directive after
+  /// the first body (bodies_seen).
+  bool directive(const LineReader& in, std::string_view raw_line, bool bodies_seen);
   /// Throws "FILE:LINE: column C (m): a body with mass after the test particles (mass 0
-  /// from line K): test particles come last" for a mass > 0 after a mass of 0.
+  /// from line K): test particles come last" for a mass > 0 after a mass of 0 (not with
+  /// n_active given).
   void check(const LineReader& in, const Field& field, double mass);
-  /// Throws "FILE: no body has mass: ..." when every body is massless; else marks the
-  /// massless bodies as the test particles (mark_massless_test_particles).
+  /// n_active given: throws when it is above the bodies read, else sets it (and the type).
+  /// Otherwise throws "FILE: no body has mass: ..." when every body is massless; else marks
+  /// the massless bodies as the test particles (mark_massless_test_particles).
   void finish(const LineReader& in, ParticleSystem& ps) const;
 
  private:
   std::size_t first_massless_line_ = 0;  // 0: none yet
   bool any_mass_ = false;
+  std::size_t directive_line_ = 0;  // 0: none
+  std::size_t n_active_ = 0;        // 0: not given
+  int type_ = -1;                   // -1: not given
 };
+
+/// The directive line (with its '\n') a writer puts first so that reading the file gives
+/// back ps's n_active and test_particle_type; empty where the masses already say them.
+[[nodiscard]] std::string test_particle_directive(const ParticleSystem& ps);
 
 }  // namespace nbody::io_detail

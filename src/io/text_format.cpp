@@ -1,6 +1,7 @@
 // The text format of the seed files: one body per line, "x y z vx vy vz m [r]",
 // whitespace separated, '#' comments. Ids are not stored; reading assigns 1..N. Bodies of
-// mass 0 are test particles, after every body with mass (n_active: the bodies with mass).
+// mass 0 are test particles, after every body with mass (n_active: the bodies with mass),
+// or a first line "# nbody: n_active=K test_particle_type=T" says which (io_detail).
 #include <fmt/format.h>
 
 #include <array>
@@ -28,6 +29,7 @@ ParticleSystem read_text(const std::filesystem::path& path) {
   std::array<std::string_view, 8> fields;
   std::string_view line;
   while (in.next(line)) {
+    if (order.directive(in, line, !ps.empty())) continue;
     line = io_detail::strip_comment(line);
     if (io_detail::is_blank(line)) continue;
     const std::size_t n = io_detail::split_whitespace(line, fields);
@@ -57,7 +59,8 @@ void write_text(const std::filesystem::path& path, const ParticleSystem& ps) {
   write_file_atomically(path, [&](std::ostream& out) {
     fmt::memory_buffer buf;
     auto sink = std::back_inserter(buf);
-    fmt::format_to(sink, "{}", radii ? "# x y z vx vy vz m r\n" : "# x y z vx vy vz m\n");
+    fmt::format_to(sink, "{}{}", io_detail::test_particle_directive(ps),
+                   radii ? "# x y z vx vy vz m r\n" : "# x y z vx vy vz m\n");
     for (std::size_t i = 0; i < ps.size(); ++i) {
       const double values[8] = {ps.x[i],  ps.y[i],  ps.z[i],    ps.vx[i],
                                 ps.vy[i], ps.vz[i], ps.mass[i], ps.radius[i]};

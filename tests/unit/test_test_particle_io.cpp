@@ -1,5 +1,6 @@
 // Test particles (ParticleSystem::n_active, test_particle_type) in particle files: text and
-// CSV keep them as the massless bodies after every body with mass; HDF5 snapshots as
+// CSV keep them as the massless bodies after every body with mass, or with a first line
+// "# nbody: n_active=K test_particle_type=T" where the masses do not say it; HDF5 snapshots as
 // PartType3 with /Header/TestParticleType; checkpoints as /Checkpoint's NumActive and
 // TestParticleType. Round trips keep every bit, n_active and the type; files written before
 // test particles still read with every body active; what a reader refuses names the place.
@@ -94,15 +95,67 @@ TEST_F(TestParticleIoTest, TextAndCsvReadTrailingMasslessBodiesAsTestParticles) 
   EXPECT_FALSE(read_csv(file("all.csv")).has_test_particles());
 }
 
-TEST_F(TestParticleIoTest, TextAndCsvWriteTestParticlesWithMassAsBodies) {
-  // Their files keep test particles as the bodies of mass 0 alone: one with mass reads back
-  // active (n_active of an HDF5 snapshot, or --n-active, says otherwise).
-  ParticleSystem ps = with_tests(6, 2, 0.5, 0);
-  ps.mass[5] = 0.75;
-  write_text(file("m.txt"), ps);
-  const ParticleSystem back = read_text(file("m.txt"));
-  EXPECT_TRUE(same_bits(back.mass, ps.mass));
-  EXPECT_FALSE(back.has_test_particles());
+TEST_F(TestParticleIoTest, TextAndCsvKeepWhatTheMassesDoNotSay) {
+  // Test particles with mass, type 1, and an active body of mass 0 among others with mass:
+  // a first line "# nbody: n_active=K test_particle_type=T" says them, and they read back.
+  ParticleSystem heavy = with_tests(6, 2, 0.5, 0);
+  heavy.mass[5] = 0.75;
+  ParticleSystem type1 = with_tests(9, 3, 0.0, 1);
+  ParticleSystem massless_active = test::random_system(5, 3);
+  massless_active.mass[2] = 0;  // every body active: a reader of the masses alone refuses it
+  for (const ParticleSystem* ps : {&heavy, &type1, &massless_active}) {
+    write_text(file("d.txt"), *ps);
+    expect_same_bodies(*ps, read_text(file("d.txt")), false);
+    write_csv(file("d.csv"), *ps);
+    expect_same_bodies(*ps, read_csv(file("d.csv")));
+  }
+  std::ifstream in(file("d.txt"));
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "# nbody: n_active=5 test_particle_type=0");
+  // Where the masses say it all, no such line: the files stay as before.
+  write_text(file("plain.txt"), with_tests(9, 3, 0.0, 0));
+  std::ifstream plain(file("plain.txt"));
+  std::getline(plain, first);
+  EXPECT_EQ(first, "# x y z vx vy vz m r");
+}
+
+TEST_F(TestParticleIoTest, TextAndCsvRefuseABadDirective) {
+  auto refused = [&](const std::string& name, const std::string& content) {
+    std::ofstream(file(name), std::ios::binary) << content;
+    return error_of([&] { (void)read_particles(file(name), resolve_format(file(name), "")); });
+  };
+  const std::string p = file("b.txt").string(), c = file("b.csv").string();
+  const std::string bodies = "0 0 0 0 0 0 1\n1 0 0 0 0 0 2\n";
+  EXPECT_EQ(refused("b.txt", "# nbody: n_active=3\n" + bodies),
+            p + ":1: n_active 3 but the file holds 2 bodies");
+  EXPECT_EQ(refused("b.txt", "# nbody: n_active=0\n" + bodies),
+            p + ":1: n_active must be a whole number >= 1 (the active bodies), got '0'");
+  EXPECT_EQ(refused("b.txt", "#nbody: n_active=1.5\n" + bodies),
+            p + ":1: n_active must be a whole number >= 1 (the active bodies), got '1.5'");
+  EXPECT_EQ(refused("b.txt", "# nbody: test_particle_type=2\n" + bodies),
+            p + ":1: test_particle_type must be 0 (test particles feel the active bodies only) "
+                "or 1 (they also pull on them), got '2'");
+  EXPECT_EQ(refused("b.txt", "# nbody: n_active=1 n_active=1\n" + bodies),
+            p + ":1: n_active given twice");
+  EXPECT_EQ(refused("b.txt", "# nbody: nactive=1\n" + bodies),
+            p + ":1: unknown key 'nactive=1' in '# nbody:' (n_active, test_particle_type)");
+  EXPECT_EQ(refused("b.txt", "# nbody:\n" + bodies),
+            p + ":1: '# nbody:' takes n_active=K and/or test_particle_type=T, found 0 fields");
+  EXPECT_EQ(refused("b.txt", "0 0 0 0 0 0 1\n# nbody: n_active=1\n1 0 0 0 0 0 2\n"),
+            p + ":2: '# nbody:' must come before the first body");
+  EXPECT_EQ(refused("b.csv",
+                    "# nbody: n_active=1\n# nbody: test_particle_type=1\nx,y,z,vx,vy,vz,m\n"),
+            c + ":2: a second '# nbody:' line (the first is line 1)");
+  // Other comments are comments, whatever they say.
+  std::ofstream(file("ok.txt")) << "# nbody run, by hand\n# nbody wrote this\n" << bodies;
+  EXPECT_FALSE(read_text(file("ok.txt")).has_test_particles());
+  // A test particle with mass, type 1, in a CSV file written by hand.
+  std::ofstream(file("ok.csv")) << "# nbody: n_active=1 test_particle_type=1\n"
+                                   "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,0,0,2\n";
+  const ParticleSystem ps = read_csv(file("ok.csv"));
+  EXPECT_EQ(ps.n_active, 1U);
+  EXPECT_EQ(ps.test_particle_type, 1);
 }
 
 TEST_F(TestParticleIoTest, TextAndCsvRefuseMassAfterTestParticlesNoMassAndNegativeMass) {
