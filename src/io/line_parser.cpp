@@ -133,9 +133,10 @@ bool TestParticleOrder::directive(const LineReader& in, std::string_view raw, bo
   std::string_view fields[8];
   const std::size_t n = split_whitespace(rest, fields);
   if (n == 0 || n > 2) {
-    in.fail(fmt::format("'# nbody:' takes n_active=K and/or test_particle_type=T, found {} "
-                        "fields",
-                        n));
+    in.fail(
+        fmt::format("'# nbody:' takes n_active=K and/or test_particle_type=T, found {} "
+                    "fields",
+                    n));
   }
   for (std::size_t i = 0; i < n; ++i) {
     const std::string_view f = fields[i];
@@ -161,8 +162,8 @@ bool TestParticleOrder::directive(const LineReader& in, std::string_view raw, bo
       }
       type_ = int(v);
     } else {
-      in.fail(fmt::format("unknown key {} in '# nbody:' (n_active, test_particle_type)",
-                          quoted(f)));
+      in.fail(
+          fmt::format("unknown key {} in '# nbody:' (n_active, test_particle_type)", quoted(f)));
     }
   }
   return true;
@@ -193,8 +194,7 @@ void TestParticleOrder::finish(const LineReader& in, ParticleSystem& ps) const {
   } else {
     if (!any_mass_) {
       throw Error(fmt::format(
-          "{}: no body has mass: test particles need at least one body with mass",
-          in.file_name()));
+          "{}: no body has mass: test particles need at least one body with mass", in.file_name()));
     }
     (void)mark_massless_test_particles(ps);  // check() saw every massless body come last
   }

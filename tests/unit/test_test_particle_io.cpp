@@ -144,9 +144,9 @@ TEST_F(TestParticleIoTest, TextAndCsvRefuseABadDirective) {
             p + ":1: '# nbody:' takes n_active=K and/or test_particle_type=T, found 0 fields");
   EXPECT_EQ(refused("b.txt", "0 0 0 0 0 0 1\n# nbody: n_active=1\n1 0 0 0 0 0 2\n"),
             p + ":2: '# nbody:' must come before the first body");
-  EXPECT_EQ(refused("b.csv",
-                    "# nbody: n_active=1\n# nbody: test_particle_type=1\nx,y,z,vx,vy,vz,m\n"),
-            c + ":2: a second '# nbody:' line (the first is line 1)");
+  EXPECT_EQ(
+      refused("b.csv", "# nbody: n_active=1\n# nbody: test_particle_type=1\nx,y,z,vx,vy,vz,m\n"),
+      c + ":2: a second '# nbody:' line (the first is line 1)");
   // Other comments are comments, whatever they say.
   std::ofstream(file("ok.txt")) << "# nbody run, by hand\n# nbody wrote this\n" << bodies;
   EXPECT_FALSE(read_text(file("ok.txt")).has_test_particles());
