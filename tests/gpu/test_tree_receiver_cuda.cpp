@@ -10,10 +10,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend_test.hpp"
@@ -167,6 +170,103 @@ TEST_F(GpuReceiverPieces, EssentialTreeOfThePiecesGivesTheForcesOfOneBox) {
       }
       EXPECT_EQ(differ, 0u) << to_string(mac) << (quad ? " quadrupole" : "");
     }
+  }
+}
+
+/// x's 21-bit Morton key in the cube [lo, lo + edge)^3.
+std::uint64_t morton(const Vec4<float>& x, const double* lo, double edge) {
+  auto spread = [](std::uint64_t v) {
+    v &= 0x1fffff;
+    v = (v | v << 32) & 0x1f00000000ffffULL;
+    v = (v | v << 16) & 0x1f0000ff0000ffULL;
+    v = (v | v << 8) & 0x100f00f00f00f00fULL;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+    return (v | v << 2) & 0x1249249249249249ULL;
+  };
+  auto cell = [&](double v, int d) {
+    return std::uint64_t(std::clamp((v - lo[d]) / edge, 0.0, 1.0 - 1e-12) * double(1u << 21));
+  };
+  return spread(cell(x.x, 0)) << 2 | spread(cell(x.y, 1)) << 1 | spread(cell(x.z, 2));
+}
+
+TEST_F(GpuReceiverPieces, WideCellsSplitSendLess) {
+  // Issue 35's experiment with fixed cuts (thread ranks cut by timings, too noisy to judge):
+  // a Plummer sphere cut into 4 domains of equal counts along the Morton curve, each a tree
+  // in the common root box describing itself in pieces of n/2048 bodies; every sender counts
+  // what it would send every receiver. Split mode 1 (cells at or next to the centre of mass
+  // down to their walk groups) and 2 (and no runs of their small children) can only send
+  // less than mode 0: their pieces lie inside mode 0's.
+  const std::size_t n = 2000000, parts = 4;
+  const std::vector<Vec4<float>> all = plummer(n, 11);
+  cuda_tree::Bounds root{};
+  for (int d = 0; d < 3; ++d) root.lo[d] = 1e300, root.hi[d] = -1e300;
+  for (const auto& x : all) {
+    const double q[3] = {x.x, x.y, x.z};
+    for (int d = 0; d < 3; ++d) root.lo[d] = std::min(root.lo[d], q[d]);
+    for (int d = 0; d < 3; ++d) root.hi[d] = std::max(root.hi[d], q[d]);
+  }
+  double edge = 0;
+  for (int d = 0; d < 3; ++d) edge = std::max(edge, root.hi[d] - root.lo[d]);
+  edge *= 1.0001;
+  std::vector<std::pair<std::uint64_t, std::size_t>> keyed(n);
+  for (std::size_t i = 0; i < n; ++i) keyed[i] = {morton(all[i], root.lo, edge), i};
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<std::vector<Vec4<float>>> dom(parts);
+  for (std::size_t k = 0; k < n; ++k) dom[k * parts / n].push_back(all[keyed[k].second]);
+  for (const auto mac : {OpeningCriterion::Geometric, OpeningCriterion::Relative}) {
+    const double alpha = 0.002;
+    std::vector<std::unique_ptr<TreeForces<float>>> trees;
+    std::vector<float*> a_old(parts, nullptr);
+    for (std::size_t p = 0; p < parts; ++p) {
+      trees.push_back(std::make_unique<TreeForces<float>>(3, 0.5, false, mac, alpha));
+      trees[p]->set_root_box(&root);
+      build(*trees[p], dom[p]);
+      // |a| of a Plummer sphere of mass 1 and scale 1 at each body: r / (r^2 + 1)^(3/2).
+      std::vector<float> a(dom[p].size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        const auto& x = dom[p][i];
+        const double r2 = double(x.x) * x.x + double(x.y) * x.y + double(x.z) * x.z;
+        a[i] = float(std::sqrt(r2) / std::pow(r2 + 1.0, 1.5));
+      }
+      check(cudaMalloc(&a_old[p], a.size() * sizeof(float)), "a_old");
+      check(cudaMemcpy(a_old[p], a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice),
+            "a_old up");
+    }
+    std::uint64_t sent[3][2] = {};
+    for (int mode = 0; mode < 3; ++mode) {
+      std::vector<std::vector<ReceiverBox<float>>> boxes(parts);
+      std::size_t pieces = 0;
+      for (std::size_t p = 0; p < parts; ++p) {
+        cuda_tree::PieceScratch scratch;
+        trees[p]->set_piece_split(mode);
+        for (const BodyPiece& piece :
+             trees[p]->describe_bodies(a_old[p], unsigned(n / parts / 2048), scratch, nullptr)) {
+          ReceiverBox<float> b = box_of(piece.lo, piece.hi);
+          b.alpha_a = mac == OpeningCriterion::Relative ? float(alpha * piece.a_min) : 0.0f;
+          boxes[p].push_back(b);
+        }
+        pieces += boxes[p].size();
+      }
+      for (std::size_t s = 0; s < parts; ++s) {
+        for (std::size_t r = 0; r < parts; ++r) {
+          if (r == s) continue;
+          const auto c =
+              trees[s]->count_essential({boxes[r]}, cuda_tree::WalkParams{0.5, false}, nullptr);
+          sent[mode][0] += c[0].cells, sent[mode][1] += c[0].bodies;
+        }
+      }
+      std::printf(
+          "[ measured ] %s, 2M bodies, 4 domains, split mode %d: %zu pieces; essential "
+          "trees %llu cells, %llu bodies\n",
+          std::string(to_string(mac)).c_str(), mode, pieces,
+          static_cast<unsigned long long>(sent[mode][0]),
+          static_cast<unsigned long long>(sent[mode][1]));
+    }
+    for (int mode = 1; mode < 3; ++mode) {
+      EXPECT_LE(sent[mode][0], sent[mode - 1][0]) << to_string(mac) << " mode " << mode;
+      EXPECT_LE(sent[mode][1], sent[mode - 1][1]) << to_string(mac) << " mode " << mode;
+    }
+    for (float* a : a_old) check(cudaFree(a), "free");
   }
 }
 

@@ -171,6 +171,11 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// describe_bodies then waits for them (for `queued`, an event after them, when given).
   void launch_describe(const Real* a_old, unsigned piece_bodies, PieceScratch& scratch,
                        cudaStream_t s) const;
+  /// The pieces near the root's centre of mass (issue 35; decomposed runs take
+  /// piece_split_from_environment()): 0 as before; 1 splits a cell of at most piece_bodies
+  /// that holds or borders it down to its walk groups; 2 also keeps its small children out of
+  /// runs (a walk group may then span two pieces, and use the cells both accepted whole).
+  void set_piece_split(int mode) { piece_split_ = mode; }
   std::vector<BodyPiece> describe_bodies(const Real* a_old, unsigned piece_bodies,
                                          PieceScratch& scratch, cudaStream_t s,
                                          cudaEvent_t queued = nullptr) const;
@@ -276,10 +281,15 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   DeviceBuffer<unsigned char> shared_;  // per cell: the shared top tree's marks
   TopScratch top_;
   std::size_t top_candidates_ = 0, top_cells_shared_ = 0;
+  int piece_split_ = 0;         // set_piece_split
   EssentialScratch<Real> ess_;  // count_essential, write_essential
   void essential_flags(std::size_t batch, cudaStream_t s, bool count);  // 32 receivers, top down
   static constexpr int kStages = 5;
   cudaEvent_t events_[kStages + 1] = {};
 };
+
+/// TreeForces::set_piece_split's mode for decomposed runs: 0, or NBODY_DOMAIN_PIECE_SPLIT
+/// (0, 1 or 2; an experiment; anything else is an error naming it).
+int piece_split_from_environment();
 
 }  // namespace nbody::cuda_tree

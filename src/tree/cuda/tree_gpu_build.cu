@@ -240,7 +240,7 @@ __device__ void cell_groups(const TreeView<Real>& t, unsigned c, Emit&& emit) {
     return;
   }
   // A larger child emits its own groups.
-  small_child_runs(t.link, lk, chunks, [](const CellLink&) {});
+  small_child_runs(t.link, lk, chunks, [](int, const CellLink&) {});
 }
 
 template <class Real>

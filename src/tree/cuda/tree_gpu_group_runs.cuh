@@ -11,19 +11,20 @@ namespace nbody::cuda_tree {
 
 /// For a cell lk of more than kMaxGroup bodies: emit(begin, end) for each run of consecutive
 /// children of at most kMaxGroup bodies (contiguous in tree order, together at most
-/// kMaxGroup), and larger(child) for each larger child, in child order.
+/// kMaxGroup), and larger(index, child) for each larger child, in child order. merge false
+/// makes each small child a run of its own.
 template <class Emit, class Larger>
 __device__ void small_child_runs(const CellLink* __restrict__ link, const CellLink& lk, Emit&& emit,
-                                 Larger&& larger) {
+                                 Larger&& larger, bool merge = true) {
   unsigned run_b = 0, run_e = 0;
   for (int ch = lk.first_child; ch < lk.first_child + lk.child_count; ++ch) {
     const CellLink k = link[ch];
     const unsigned cc = k.end - k.begin;
     if (cc > kMaxGroup) {
-      larger(k);
+      larger(ch, k);
       continue;
     }
-    if (run_e > run_b && run_e == k.begin && run_e - run_b + cc <= kMaxGroup) {
+    if (merge && run_e > run_b && run_e == k.begin && run_e - run_b + cc <= kMaxGroup) {
       run_e = k.end;
       continue;
     }

@@ -11,14 +11,18 @@
 // H100s (64M Plummer, relative criterion) one rank shipped the other 86 % of its bodies every step;
 // with cells of at most n/1024 bodies, 27 %.
 #include <cuda_runtime.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdlib>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
+#include "nbody/error.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 #include "tree/cuda/tree_gpu_group_runs.cuh"
 
@@ -33,16 +37,30 @@ namespace {
 /// children in the runs that make its walk groups (cell_groups, tree_gpu_build.cu). So every
 /// walk group lies in one piece, as the essential tree's test needs: a receiver group opens
 /// only what a box around it opens, and a group spanning two boxes may open what neither does.
-__global__ void select_pieces(const CellLink* __restrict__ link, unsigned cells, unsigned limit,
+template <class Real>
+__global__ void select_pieces(TreeView<Real> t, unsigned cells, unsigned limit, int split,
                               unsigned* ranges, unsigned capacity, unsigned* counter) {
   const unsigned c = blockIdx.x * 256u + threadIdx.x;
   if (c >= cells) return;
-  const CellLink lk = link[c];
+  const CellLink lk = t.link[c];
+  // The experiment (set_piece_split): cells that hold or border the centre of mass, edge >=
+  // distance, split down to the walk groups.
+  const Vec4<Real> g = t.com[0];
+  auto wide = [&](int k) {
+    if (split == 0) return false;
+    const Vec4<Real> b = t.box[k];
+    const double dx = b.x - g.x, dy = b.y - g.y, dz = b.z - g.z;
+    return 4.0 * double(b.w) * double(b.w) >= dx * dx + dy * dy + dz * dz;
+  };
+  auto whole = [&](int k, const CellLink& l) {
+    const unsigned count = l.end - l.begin;
+    return count <= limit && (l.first_child < 0 || count <= kMaxGroup || !wide(k));
+  };
   auto put = [&](unsigned begin, unsigned end) {
     const unsigned at = atomicAdd(counter, 1u);
     if (at < capacity) ranges[2 * at] = begin, ranges[2 * at + 1] = end;
   };
-  if (lk.end - lk.begin <= limit) {
+  if (whole(int(c), lk)) {
     if (c == 0) put(lk.begin, lk.end);  // the root itself is small enough
     return;
   }
@@ -52,9 +70,12 @@ __global__ void select_pieces(const CellLink* __restrict__ link, unsigned cells,
   }
   // The small children in the runs of the cell's walk groups; a larger child of at most
   // `limit` bodies is one piece, a still larger one has pieces of its own.
-  small_child_runs(link, lk, put, [&](const CellLink& k) {
-    if (k.end - k.begin <= limit) put(k.begin, k.end);
-  });
+  small_child_runs(
+      t.link, lk, put,
+      [&](int k, const CellLink& l) {
+        if (whole(k, l)) put(l.begin, l.end);
+      },
+      !(split == 2 && wide(int(c))));
 }
 
 /// Block k (those at or past *count return) summarises piece k:
@@ -117,8 +138,9 @@ void TreeForces<Real>::launch_describe(const Real* a_old, unsigned piece_bodies,
   scratch.ranges_host.reserve(2 * kRoom + 1);
   scratch.stats_host.reserve(8 * kRoom);
   NBODY_CUDA_CHECK(cudaMemsetAsync(scratch.count.data(), 0, sizeof(unsigned), s));
-  select_pieces<<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
-      link_.data(), cells, piece_bodies, scratch.ranges.data(), kRoom, scratch.count.data());
+  select_pieces<Real><<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
+      view(n_), cells, piece_bodies, piece_bodies < n_ ? piece_split_ : 0, scratch.ranges.data(),
+      kRoom, scratch.count.data());
   NBODY_CUDA_CHECK_LAUNCH("select_pieces");
   piece_stats<Real><<<kRoom, 256, 0, s>>>(scratch.ranges.data(), scratch.count.data(),
                                           sorted_.data(), order_.data(), a_old, dim_,
@@ -166,6 +188,24 @@ std::vector<BodyPiece> TreeForces<Real>::describe_bodies(const Real* a_old, unsi
     out[k] = {{st[0], st[1], st[2]}, {st[3], st[4], st[5]}, st[6], st[7]};
   }
   return out;
+}
+
+/// The pieces near the centre of mass (TreeForces::set_piece_split). Where a rank has few
+/// bodies near the centre, a cell that holds or borders it has small children, whose runs span
+/// the centre, and every sender ships what such a box opens: with fixed cuts (2M Plummer, 4
+/// domains, GpuReceiverPieces.WideCellsSplitSendLess, one H200) the essential trees held
+/// 1,510,671 bodies in all with modes 0 and 1, 10,729 with mode 2 (geometric; 1,502,593 and
+/// 2,620 with the relative criterion). Mode 2 is not the default yet: its forces against one
+/// process (GpuDomain.OwnedBodiesGiveOneProcessForces) and its step on 2 and 4 GPUs are still
+/// to be measured (docs/distributed.md); NBODY_DOMAIN_PIECE_SPLIT=2 turns it on.
+int piece_split_from_environment() {
+  const char* v = std::getenv("NBODY_DOMAIN_PIECE_SPLIT");
+  if (v == nullptr) return 0;
+  const std::string s(v);
+  if (s != "0" && s != "1" && s != "2") {
+    throw Error(fmt::format("NBODY_DOMAIN_PIECE_SPLIT: must be 0, 1 or 2, got '{}'", s));
+  }
+  return s[0] - '0';
 }
 
 template void TreeForces<float>::launch_describe(const float*, unsigned, PieceScratch&,
