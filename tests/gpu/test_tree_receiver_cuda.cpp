@@ -55,6 +55,18 @@ void build(TreeForces<float>& f, const std::vector<Vec4<float>>& b) {
   f.build_only(b.size(), nullptr);
 }
 
+/// The bounds of the bodies (the common root box of their domains).
+cuda_tree::Bounds bounds_of(const std::vector<Vec4<float>>& all) {
+  cuda_tree::Bounds root{};
+  for (int d = 0; d < 3; ++d) root.lo[d] = 1e300, root.hi[d] = -1e300;
+  for (const auto& x : all) {
+    const double q[3] = {x.x, x.y, x.z};
+    for (int d = 0; d < 3; ++d) root.lo[d] = std::min(root.lo[d], q[d]);
+    for (int d = 0; d < 3; ++d) root.hi[d] = std::max(root.hi[d], q[d]);
+  }
+  return root;
+}
+
 ReceiverBox<float> box_of(const double* lo, const double* hi) {
   return {float(0.5 * (lo[0] + hi[0])), float(0.5 * (lo[1] + hi[1])), float(0.5 * (lo[2] + hi[2])),
           float(0.5 * (hi[0] - lo[0])), float(0.5 * (hi[1] - lo[1])), float(0.5 * (hi[2] - lo[2]))};
@@ -114,13 +126,7 @@ TEST_F(GpuReceiverPieces, EssentialTreeOfThePiecesGivesTheForcesOfOneBox) {
   const std::vector<Vec4<float>> all = plummer(kN, 8);
   std::vector<Vec4<float>> a, b;  // the halves x < 0 and x >= 0: a cell boundary of the root
   for (const auto& x : all) (x.x < 0 ? a : b).push_back(x);
-  cuda_tree::Bounds root{};
-  for (int d = 0; d < 3; ++d) root.lo[d] = 1e300, root.hi[d] = -1e300;
-  for (const auto& x : all) {
-    const double q[3] = {x.x, x.y, x.z};
-    for (int d = 0; d < 3; ++d) root.lo[d] = std::min(root.lo[d], q[d]);
-    for (int d = 0; d < 3; ++d) root.hi[d] = std::max(root.hi[d], q[d]);
-  }
+  const cuda_tree::Bounds root = bounds_of(all);
   for (const auto mac : {OpeningCriterion::Geometric, OpeningCriterion::Bmax}) {
     for (const bool quad : {false, true}) {
       const double theta = mac == OpeningCriterion::Bmax ? 0.6 : 0.5;
@@ -198,13 +204,7 @@ TEST_F(GpuReceiverPieces, WideCellsSplitSendLess) {
   // less than mode 0: their pieces lie inside mode 0's.
   const std::size_t n = 2000000, parts = 4;
   const std::vector<Vec4<float>> all = plummer(n, 11);
-  cuda_tree::Bounds root{};
-  for (int d = 0; d < 3; ++d) root.lo[d] = 1e300, root.hi[d] = -1e300;
-  for (const auto& x : all) {
-    const double q[3] = {x.x, x.y, x.z};
-    for (int d = 0; d < 3; ++d) root.lo[d] = std::min(root.lo[d], q[d]);
-    for (int d = 0; d < 3; ++d) root.hi[d] = std::max(root.hi[d], q[d]);
-  }
+  const cuda_tree::Bounds root = bounds_of(all);
   double edge = 0;
   for (int d = 0; d < 3; ++d) edge = std::max(edge, root.hi[d] - root.lo[d]);
   edge *= 1.0001;
