@@ -316,18 +316,22 @@ def test_massless_test_particles_through_files(tmp_path):
 
 # ---- REBOUND -------------------------------------------------------------------------------
 
-def test_type_0_matches_rebound_n_active():
+@pytest.mark.parametrize("kind, test_mass", [(0, 0.0), (0, 1e-5), (1, 1e-5)])
+def test_matches_rebound_n_active(kind, test_mass):
     rebound = pytest.importorskip("rebound", reason="REBOUND (pip install rebound) is not installed: "
                                                     "no cross-check of N_active")
     dt, steps = 0.01, 300
-    sim = planet_and_test_particles(n_test=40, dt=dt)
+    sim = planet_and_test_particles(n_test=40, test_mass=test_mass, dt=dt)
+    sim.n_active = 2
+    sim.testparticle_type = kind
     x0, v0, m = sim.positions, sim.velocities, sim.masses
+    n = len(m)
     sim.step(steps)
     ref = rebound.Simulation()
     for x, v, mass in zip(x0, v0, m):
         ref.add(m=mass, x=x[0], y=x[1], z=x[2], vx=v[0], vy=v[1], vz=v[2])
     ref.N_active = 2
-    ref.testparticle_type = 0
+    ref.testparticle_type = kind
     ref.integrator = "leapfrog"
     ref.dt = dt
 
@@ -336,9 +340,11 @@ def test_type_0_matches_rebound_n_active():
         ref.serialize_particle_data(xyzvxvyvz=xv)
         return xv[:, :3], xv[:, 3:]
 
-    def kick(h):  # the active bodies' pull, as nbody's (and REBOUND's) N_active force
+    def kick(h):  # REBOUND's N_active force: type 1 test particles also pull on the active bodies
         x, v = state()
-        a = direct_sum(x, m, np.arange(len(m)), np.arange(2))
+        a = direct_sum(x, m, np.arange(n), np.arange(2))
+        if kind == 1:
+            a[:2] = direct_sum(x, m, np.arange(2), np.arange(n))
         for p, dv in zip(ref.particles, a * h):
             p.vx, p.vy, p.vz = p.vx + dv[0], p.vy + dv[1], p.vz + dv[2]
 
