@@ -265,4 +265,8 @@ std::size_t pieces_per_rank_from(const char* text) {
                     "must be a whole number of pieces from 1 to 16384");
 }
 
+int piece_split_from(const char* text) {
+  return int(whole_from("NBODY_DOMAIN_PIECE_SPLIT", text, 0, 2, "must be 0, 1 or 2"));
+}
+
 }  // namespace nbody::parallel

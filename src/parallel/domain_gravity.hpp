@@ -105,4 +105,17 @@ std::size_t migration_round_from(const char* text);
 /// to 16384; throws the input error that names the variable otherwise.
 std::size_t pieces_per_rank_from(const char* text);
 
+/// How a rank's description to the others treats the cells at or next to the centre of mass
+/// (docs/distributed.md, "Three cures tried"), from NBODY_DOMAIN_PIECE_SPLIT, given its text
+/// (null: unset, 0): 0 as before; 1 (GPU ranks) such cells split down to their walk groups;
+/// 2 also no runs of their small children (a walk group may then span two boxes, and uses
+/// the cells both accepted whole). Throws the input error that names the variable otherwise.
+/// Where a rank has few bodies near the centre, such a cell has small children whose runs
+/// span the centre, and every sender ships what such a box opens: with fixed cuts (2M
+/// Plummer, 4 domains, GpuReceiverPieces.WideCellsSplitSendLess, one H200) the GPU ranks'
+/// essential trees held 1,510,671 bodies in all with modes 0 and 1, 10,729 with mode 2
+/// (geometric; 1,502,593 and 2,620 relative). Mode 2 is not the default: its forces against
+/// one process on GPU ranks and its step on 2 and 4 GPUs are not measured yet.
+int piece_split_from(const char* text);
+
 }  // namespace nbody::parallel

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@
 #include "core/omp_team.hpp"
 #include "gravity/direct_simd_kernels.hpp"
 #include "nbody/error.hpp"
+#include "parallel/domain_gravity.hpp"
 #include "tree/essential_tree.hpp"
 #include "tree/tree.hpp"
 
@@ -34,7 +36,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 template <class Real>
 class TreeForces final : public DomainTreeForces {
  public:
-  TreeForces(const GravityOptions& o, DomainCurve curve) : options_(o), curve_(curve) {}
+  TreeForces(const GravityOptions& o, DomainCurve curve)
+      : options_(o),
+        curve_(curve),
+        split_(piece_split_from(std::getenv("NBODY_DOMAIN_PIECE_SPLIT"))) {}
 
   DomainTreeResult compute_forces(ParticleSystem& ps, bool potential, const KeyCube& cube,
                                   ForceReducer& comm, std::vector<double>& cost,
@@ -73,8 +78,8 @@ class TreeForces final : public DomainTreeForces {
     // One box per walk group: one box around a Plummer domain spans its outliers, nearly
     // the whole cube, and would have every rank sent nearly everything (tree-accuracy.md).
     const std::vector<tree::Group>& boxed = active ? whole_groups_ : groups_;
-    const auto boxes = comm.all_gather(
-        tree::receiver_boxes_bytes(tree::receiver_boxes(tree_, boxed, w.a_old, boxed.size())));
+    const auto boxes = comm.all_gather(tree::receiver_boxes_bytes(
+        tree::receiver_boxes(tree_, boxed, w.a_old, boxed.size(), split_)));
     std::vector<ForceReducer::Bytes> send(boxes.size());
     DomainTreeResult result;
     // One receiver's tree a thread (independent: each reads the local tree alone).
@@ -192,6 +197,7 @@ class TreeForces final : public DomainTreeForces {
 
   GravityOptions options_;
   DomainCurve curve_;
+  int split_;  // NBODY_DOMAIN_PIECE_SPLIT: receiver_boxes' split
   tree::Tree tree_;
   tree::BuildScratch scratch_;
   std::vector<tree::Group> groups_, active_groups_, whole_groups_;

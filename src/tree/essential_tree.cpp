@@ -105,6 +105,33 @@ BoxTree box_tree(const std::vector<TestBox>& tests) {
   return t;
 }
 
+/// receiver_boxes' split 2: the box of the tree-order range [b, e), or, where the smallest
+/// cell holding it holds or borders the root's centre of mass (edge >= distance) and the range
+/// spans several of its children, one box for each child's part.
+void add_split_boxes(const Tree& t, std::uint32_t b, std::uint32_t e, const double* a_old,
+                     std::vector<ReceiverBox>& boxes) {
+  std::size_t c = 0;
+  while (!t.is_leaf(c)) {
+    const auto first = static_cast<std::size_t>(t.first_child[c]);
+    std::size_t inner = c;
+    for (std::size_t ch = first; ch < first + t.child_count[c]; ++ch) {
+      if (t.begin[ch] <= b && e <= t.end[ch]) inner = ch;
+    }
+    if (inner == c) break;
+    c = inner;
+  }
+  const double dx = t.cx[c] - t.comx[0], dy = t.cy[c] - t.comy[0], dz = t.cz[c] - t.comz[0];
+  if (t.is_leaf(c) || 4 * t.half[c] * t.half[c] < dx * dx + dy * dy + dz * dz) {
+    boxes.push_back(box_of(t, b, e, a_old));
+    return;
+  }
+  const auto first = static_cast<std::size_t>(t.first_child[c]);
+  for (std::size_t ch = first; ch < first + t.child_count[c]; ++ch) {
+    const std::uint32_t lo = std::max(b, t.begin[ch]), hi = std::min(e, t.end[ch]);
+    if (lo < hi) boxes.push_back(box_of(t, lo, hi, a_old));
+  }
+}
+
 }  // namespace
 
 ReceiverBox receiver_box(const Tree& t, const double* a_old) {
@@ -112,7 +139,7 @@ ReceiverBox receiver_box(const Tree& t, const double* a_old) {
 }
 
 std::vector<ReceiverBox> receiver_boxes(const Tree& t, std::vector<Group> groups,
-                                        const double* a_old, std::size_t max_boxes) {
+                                        const double* a_old, std::size_t max_boxes, int split) {
   std::vector<ReceiverBox> boxes;
   if (t.bodies() == 0) return boxes;
   // A group's box range (Group::box_begin) covers its own; runs of whole groups in tree
@@ -130,7 +157,11 @@ std::vector<ReceiverBox> receiver_boxes(const Tree& t, std::vector<Group> groups
     const std::uint32_t b = groups[g].begin;
     std::uint32_t e = groups[g].end;
     for (++g; g < groups.size() && groups[g].end - b <= share; ++g) e = std::max(e, groups[g].end);
-    boxes.push_back(box_of(t, b, e, a_old));
+    if (split == 2) {
+      add_split_boxes(t, b, e, a_old, boxes);
+    } else {
+      boxes.push_back(box_of(t, b, e, a_old));
+    }
   }
   return boxes;
 }

@@ -136,10 +136,11 @@ inline std::vector<std::vector<std::size_t>> domains(const ParticleSystem& ps, i
 }
 
 /// The domain decomposition's forces: every domain's local tree in the global cube, its
-/// own walk plus the walks of the essential trees of every other domain.
+/// own walk plus the walks of the essential trees of every other domain (split: as
+/// receiver_boxes').
 inline Forces decomposed(const ParticleSystem& ps, const Settings& s,
                          const std::vector<double>& a_old, int parts, int level,
-                         std::size_t max_boxes = SIZE_MAX) {
+                         std::size_t max_boxes = SIZE_MAX, int split = 0) {
   const RootCube cube = global_cube(ps, s.dim);
   const auto dom = domains(ps, s.dim, cube, parts, level);
   std::vector<Walkable> local(dom.size());
@@ -158,7 +159,7 @@ inline Forces decomposed(const ParticleSystem& ps, const Settings& s,
         s.mac == OpeningCriterion::Relative && !relative ? OpeningCriterion::Geometric : s.mac;
     prepare(local[p], s, mac, a_old, dom[p]);
     boxes.push_back(receiver_boxes(local[p].t, local[p].groups,
-                                   relative ? local[p].a_old.data() : nullptr, max_boxes));
+                                   relative ? local[p].a_old.data() : nullptr, max_boxes, split));
     // What travels: the boxes as bytes.
     boxes.back() = read_receiver_boxes(receiver_boxes_bytes(boxes.back()));
   }

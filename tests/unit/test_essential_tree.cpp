@@ -116,6 +116,43 @@ INSTANTIATE_TEST_SUITE_P(Criteria, EssentialTree,
                                            Settings{2, OpeningCriterion::Bmax, true},
                                            Settings{2, OpeningCriterion::Relative, true}));
 
+TEST(EssentialTreeSplit, RunsNearTheCentreDescribedByChildSendLessAsAccurately) {
+  // NBODY_DOMAIN_PIECE_SPLIT=2 (receiver_boxes' split): a run of groups in a cell at or next
+  // to the centre of mass described child by child. Its boxes lie inside the run's, so less
+  // is sent; a group across two boxes uses the cells both accepted whole, so the forces stay
+  // those of the tree (against the direct sum and one process, the bounds above).
+  for (const Settings& s : {Settings{3, OpeningCriterion::Geometric, false},
+                            Settings{3, OpeningCriterion::Relative, true},
+                            Settings{2, OpeningCriterion::Geometric, true}}) {
+    const ParticleSystem ps = plummer(20000, s.dim);
+    const std::vector<double> a_old =
+        s.mac == OpeningCriterion::Relative ? old_accelerations(ps, s) : std::vector<double>{};
+    const Forces one = one_tree(ps, s, a_old);
+    const auto idx = sample_indices(ps.size(), 400, 3);
+    ParticleSystem exact = ps;
+    direct_accelerations_for(ps, idx, 1.0, 0.0, exact);
+    const double tree_error =
+        summarize_errors(relative_force_errors(with(ps, one), exact, idx)).median;
+    std::vector<std::size_t> all(ps.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    const Forces whole = decomposed(ps, s, a_old, 4, kCutLevel);
+    const Forces split = decomposed(ps, s, a_old, 4, kCutLevel, SIZE_MAX, 2);
+    const double diff = median_difference(split, one, all);
+    const double split_error =
+        summarize_errors(relative_force_errors(with(ps, split), exact, idx)).median;
+    std::printf(
+        "dim %d %s%s P=4: LET %.1f bytes/body, %.1f split; split: error %.3g (one tree %.3g), "
+        "|split - one| %.1f%% of it, %llu cells used whole\n",
+        s.dim, std::string(to_string(s.mac)).c_str(), s.quad ? "+quad" : "",
+        double(whole.let_bytes) / double(ps.size()), double(split.let_bytes) / double(ps.size()),
+        split_error, tree_error, 100 * diff / tree_error,
+        static_cast<unsigned long long>(split.forced));
+    EXPECT_LT(split.let_bytes, whole.let_bytes);
+    EXPECT_LE(diff, 0.08 * tree_error);
+    EXPECT_LE(split_error, 1.05 * tree_error);
+  }
+}
+
 TEST(EssentialTreeBalanced, BalancedCutsDifferMore) {
   // Equal counts (cuts at level-12 cells): the decomposition's forces are as accurate as
   // one tree's against the direct sum, but differ from them by more (the comment at

@@ -77,7 +77,8 @@ class DomainForces {
     if (pieces_per_rank_ == 0) pieces_per_rank_ = kPiecesPerRank;
     if (!tree_ && !direct_) throw Error("domain decomposition: no GPU tree or direct sum");
     if (direct_) sharing_ = direct_->set_share(comm_->part(), comm_->parts());
-    if (tree_) tree_->set_piece_split(cuda_tree::piece_split_from_environment());
+    if (tree_)
+      tree_->set_piece_split(parallel::piece_split_from(std::getenv("NBODY_DOMAIN_PIECE_SPLIT")));
     // The work beside the local walk on a stream of its own, first in the block scheduler's
     // queue: its kernels mostly run after the walk, whose persistent grid holds every SM
     // (docs/distributed.md, Part 2b).

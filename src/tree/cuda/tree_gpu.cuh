@@ -172,9 +172,9 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   void launch_describe(const Real* a_old, unsigned piece_bodies, PieceScratch& scratch,
                        cudaStream_t s) const;
   /// The pieces near the root's centre of mass (issue 35; decomposed runs take
-  /// piece_split_from_environment()): 0 as before; 1 splits a cell of at most piece_bodies
-  /// that holds or borders it down to its walk groups; 2 also keeps its small children out of
-  /// runs (a walk group may then span two pieces, and use the cells both accepted whole).
+  /// parallel::piece_split_from, NBODY_DOMAIN_PIECE_SPLIT): 0 as before; 1 splits a cell of at most
+  /// piece_bodies that holds or borders it down to its walk groups; 2 also keeps its small children
+  /// out of runs (a walk group may then span two pieces, and use the cells both accepted whole).
   void set_piece_split(int mode) { piece_split_ = mode; }
   std::vector<BodyPiece> describe_bodies(const Real* a_old, unsigned piece_bodies,
                                          PieceScratch& scratch, cudaStream_t s,
@@ -287,9 +287,5 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   static constexpr int kStages = 5;
   cudaEvent_t events_[kStages + 1] = {};
 };
-
-/// TreeForces::set_piece_split's mode for decomposed runs: 0, or NBODY_DOMAIN_PIECE_SPLIT
-/// (0, 1 or 2; an experiment; anything else is an error naming it).
-int piece_split_from_environment();
 
 }  // namespace nbody::cuda_tree

@@ -11,18 +11,15 @@
 // H100s (64M Plummer, relative criterion) one rank shipped the other 86 % of its bodies every step;
 // with cells of at most n/1024 bodies, 27 %.
 #include <cuda_runtime.h>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cfloat>
-#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
-#include "nbody/error.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 #include "tree/cuda/tree_gpu_group_runs.cuh"
 
@@ -188,24 +185,6 @@ std::vector<BodyPiece> TreeForces<Real>::describe_bodies(const Real* a_old, unsi
     out[k] = {{st[0], st[1], st[2]}, {st[3], st[4], st[5]}, st[6], st[7]};
   }
   return out;
-}
-
-/// The pieces near the centre of mass (TreeForces::set_piece_split). Where a rank has few
-/// bodies near the centre, a cell that holds or borders it has small children, whose runs span
-/// the centre, and every sender ships what such a box opens: with fixed cuts (2M Plummer, 4
-/// domains, GpuReceiverPieces.WideCellsSplitSendLess, one H200) the essential trees held
-/// 1,510,671 bodies in all with modes 0 and 1, 10,729 with mode 2 (geometric; 1,502,593 and
-/// 2,620 with the relative criterion). Mode 2 is not the default yet: its forces against one
-/// process (GpuDomain.OwnedBodiesGiveOneProcessForces) and its step on 2 and 4 GPUs are still
-/// to be measured (docs/distributed.md); NBODY_DOMAIN_PIECE_SPLIT=2 turns it on.
-int piece_split_from_environment() {
-  const char* v = std::getenv("NBODY_DOMAIN_PIECE_SPLIT");
-  if (v == nullptr) return 0;
-  const std::string s(v);
-  if (s != "0" && s != "1" && s != "2") {
-    throw Error(fmt::format("NBODY_DOMAIN_PIECE_SPLIT: must be 0, 1 or 2, got '{}'", s));
-  }
-  return s[0] - '0';
 }
 
 template void TreeForces<float>::launch_describe(const float*, unsigned, PieceScratch&,
