@@ -28,19 +28,39 @@ using namespace testing;
 /// 3-40%: the cells at levels 5-11 around the Plummer core are split between domains.
 constexpr int kCutLevel = 5;
 
+/// A Plummer sphere of n bodies, one tree's forces, and the direct sum's at `samples` bodies.
+struct Reference {
+  Reference(const Settings& s, std::size_t n, std::size_t samples)
+      : ps(plummer(n, s.dim)),
+        a_old(s.mac == OpeningCriterion::Relative ? old_accelerations(ps, s)
+                                                  : std::vector<double>{}),
+        one(one_tree(ps, s, a_old)),
+        idx(sample_indices(ps.size(), samples, 3)),
+        exact(ps) {
+    direct_accelerations_for(ps, idx, 1.0, 0.0, exact);
+    tree_error = error_of(one);
+  }
+  /// The median force error of f against the direct sum.
+  [[nodiscard]] double error_of(const Forces& f) const {
+    return summarize_errors(relative_force_errors(with(ps, f), exact, idx)).median;
+  }
+  ParticleSystem ps;
+  std::vector<double> a_old;
+  Forces one;
+  std::vector<std::size_t> idx;
+  ParticleSystem exact;
+  double tree_error = 0;
+};
+
 class EssentialTree : public ::testing::TestWithParam<Settings> {};
 
 TEST_P(EssentialTree, DomainsAgreeWithOneTree) {
   const Settings s = GetParam();
-  const ParticleSystem ps = plummer(20000, s.dim);
-  const std::vector<double> a_old =
-      s.mac == OpeningCriterion::Relative ? old_accelerations(ps, s) : std::vector<double>{};
-  const Forces one = one_tree(ps, s, a_old);
-  const auto idx = sample_indices(ps.size(), 400, 3);
-  ParticleSystem exact = ps;
-  direct_accelerations_for(ps, idx, 1.0, 0.0, exact);
-  const double tree_error =
-      summarize_errors(relative_force_errors(with(ps, one), exact, idx)).median;
+  const Reference ref(s, 20000, 400);
+  const ParticleSystem& ps = ref.ps;
+  const std::vector<double>& a_old = ref.a_old;
+  const Forces& one = ref.one;
+  const double tree_error = ref.tree_error;
 
   // P = 1: the local tree in the global cube is the one tree, bit for bit.
   const Forces single = decomposed(ps, s, a_old, 1, kCutLevel);
@@ -56,8 +76,7 @@ TEST_P(EssentialTree, DomainsAgreeWithOneTree) {
     const Forces dd = decomposed(ps, s, a_old, parts, kCutLevel);
     const double diff = median_difference(dd, one, all);
     const double phi_diff = median_potential_difference(dd, one);
-    const double dd_error =
-        summarize_errors(relative_force_errors(with(ps, dd), exact, idx)).median;
+    const double dd_error = ref.error_of(dd);
     std::printf(
         "dim %d %s%s P=%d: tree error %.3g, dd error %.3g, |dd - one| %.3g (%.1f%%), "
         "phi %.2g, LET %.1f bytes/body\n",
@@ -85,22 +104,13 @@ TEST(EssentialTreeSmall, EveryCriterionAtThreeThousand) {
        {Settings{3, OpeningCriterion::Geometric, true}, Settings{3, OpeningCriterion::Bmax, false},
         Settings{3, OpeningCriterion::Relative, true},
         Settings{2, OpeningCriterion::Relative, false}}) {
-    const ParticleSystem ps = plummer(3000, s.dim);
-    const std::vector<double> a_old =
-        s.mac == OpeningCriterion::Relative ? old_accelerations(ps, s) : std::vector<double>{};
-    const Forces one = one_tree(ps, s, a_old);
-    const Forces single = decomposed(ps, s, a_old, 1, kCutLevel);
-    EXPECT_EQ(single.ax, one.ax);
-    EXPECT_EQ(single.phi, one.phi);
-    const auto idx = sample_indices(ps.size(), 200, 3);
-    ParticleSystem exact = ps;
-    direct_accelerations_for(ps, idx, 1.0, 0.0, exact);
-    const double tree_error =
-        summarize_errors(relative_force_errors(with(ps, one), exact, idx)).median;
-    const Forces dd = decomposed(ps, s, a_old, 3, kCutLevel);
+    const Reference ref(s, 3000, 200);
+    const Forces single = decomposed(ref.ps, s, ref.a_old, 1, kCutLevel);
+    EXPECT_EQ(single.ax, ref.one.ax);
+    EXPECT_EQ(single.phi, ref.one.phi);
+    const Forces dd = decomposed(ref.ps, s, ref.a_old, 3, kCutLevel);
     EXPECT_EQ(dd.forced, 0u);
-    EXPECT_LE(summarize_errors(relative_force_errors(with(ps, dd), exact, idx)).median,
-              1.1 * tree_error);
+    EXPECT_LE(ref.error_of(dd), 1.1 * ref.tree_error);
   }
 }
 
@@ -124,22 +134,15 @@ TEST(EssentialTreeSplit, RunsNearTheCentreDescribedByChildSendLessAsAccurately) 
   for (const Settings& s : {Settings{3, OpeningCriterion::Geometric, false},
                             Settings{3, OpeningCriterion::Relative, true},
                             Settings{2, OpeningCriterion::Geometric, true}}) {
-    const ParticleSystem ps = plummer(20000, s.dim);
-    const std::vector<double> a_old =
-        s.mac == OpeningCriterion::Relative ? old_accelerations(ps, s) : std::vector<double>{};
-    const Forces one = one_tree(ps, s, a_old);
-    const auto idx = sample_indices(ps.size(), 400, 3);
-    ParticleSystem exact = ps;
-    direct_accelerations_for(ps, idx, 1.0, 0.0, exact);
-    const double tree_error =
-        summarize_errors(relative_force_errors(with(ps, one), exact, idx)).median;
+    const Reference ref(s, 20000, 400);
+    const ParticleSystem& ps = ref.ps;
+    const double tree_error = ref.tree_error;
     std::vector<std::size_t> all(ps.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    const Forces whole = decomposed(ps, s, a_old, 4, kCutLevel);
-    const Forces split = decomposed(ps, s, a_old, 4, kCutLevel, SIZE_MAX, 2);
-    const double diff = median_difference(split, one, all);
-    const double split_error =
-        summarize_errors(relative_force_errors(with(ps, split), exact, idx)).median;
+    const Forces whole = decomposed(ps, s, ref.a_old, 4, kCutLevel);
+    const Forces split = decomposed(ps, s, ref.a_old, 4, kCutLevel, SIZE_MAX, 2);
+    const double diff = median_difference(split, ref.one, all);
+    const double split_error = ref.error_of(split);
     std::printf(
         "dim %d %s%s P=4: LET %.1f bytes/body, %.1f split; split: error %.3g (one tree %.3g), "
         "|split - one| %.1f%% of it, %llu cells used whole\n",
