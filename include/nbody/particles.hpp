@@ -80,6 +80,12 @@ class ParticleSystem {
   /// that moves the bodies (a step, an edit) or evaluates forces without them.
   void invalidate_potentials() { potentials_valid_ = false; }
   void set_potentials_valid() { potentials_valid_ = true; }
+  /// Both flags at once: (true, potential) after a force evaluation that computed the
+  /// potentials or not; the caller's flags again after an evaluation of some bodies.
+  void set_force_flags(bool accelerations_valid, bool potentials_valid) {
+    accelerations_valid_ = accelerations_valid;
+    potentials_valid_ = potentials_valid;
+  }
   [[nodiscard]] bool potentials_valid() const { return potentials_valid_; }
 
   /// Makes the system planar: sets z and vz to exactly 0 and dim to 2.
@@ -98,6 +104,14 @@ class ParticleSystem {
 /// repeat), n_active <= N (or kAllActive) and test_particle_type 0 or 1. Throws
 /// nbody::Error("body I (id ID): problem") for the first bad body.
 void validate_bodies(const ParticleSystem& ps);
+
+/// Where the massless bodies are: the first of them, and the first body with mass after one
+/// (each size() when there is none).
+struct MassOrder {
+  std::size_t first_massless;
+  std::size_t mass_after_massless;
+};
+[[nodiscard]] MassOrder mass_order(const ParticleSystem& ps);
 
 /// Bodies of mass 0 are test particles: where the massless bodies are the last ones (after
 /// every body with mass), n_active becomes the number of bodies with mass; without massless

@@ -132,18 +132,24 @@ void validate_bodies(const ParticleSystem& ps) {
   }
 }
 
-std::size_t mark_massless_test_particles(ParticleSystem& ps) {
+MassOrder mass_order(const ParticleSystem& ps) {
   const std::size_t n = ps.size();
   std::size_t first_massless = n;
   for (std::size_t i = 0; i < n; ++i) {
     if (ps.mass[i] == 0) {
       first_massless = std::min(first_massless, i);
     } else if (first_massless < n) {
-      return i;
+      return {first_massless, i};
     }
   }
-  if (first_massless < n) ps.n_active = first_massless;
-  return n;
+  return {first_massless, n};
+}
+
+std::size_t mark_massless_test_particles(ParticleSystem& ps) {
+  const MassOrder order = mass_order(ps);
+  if (order.mass_after_massless < ps.size()) return order.mass_after_massless;
+  if (order.first_massless < ps.size()) ps.n_active = order.first_massless;
+  return ps.size();
 }
 
 Body ParticleSystem::body(std::size_t i) const {

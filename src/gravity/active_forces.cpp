@@ -26,16 +26,7 @@ void GravitySolver::compute_forces_active(ParticleSystem& ps, bool potential,
     for (const std::uint32_t i : active) kept[f][i] = (*fields[f])[i];
     fields[f]->swap(kept[f]);
   }
-  if (accelerations_valid) {
-    ps.set_accelerations_valid();
-  } else {
-    ps.invalidate_accelerations();
-  }
-  if (potentials_valid) {
-    ps.set_potentials_valid();
-  } else {
-    ps.invalidate_potentials();
-  }
+  ps.set_force_flags(accelerations_valid, potentials_valid);
 }
 
 }  // namespace nbody

@@ -81,12 +81,7 @@ class DirectSumSimd final : public GravitySolver {
       run_kernel(pack(ps, scale, potential), n);
       unpack(ps, scale, potential);
     }
-    ps.set_accelerations_valid();
-    if (potential) {
-      ps.set_potentials_valid();
-    } else {
-      ps.invalidate_potentials();
-    }
+    ps.set_force_flags(true, potential);
   }
 
   void compute_forces_active(ParticleSystem& ps, bool potential,

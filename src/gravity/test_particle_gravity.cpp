@@ -45,12 +45,7 @@ class TestParticleGravity final : public GravitySolver {
       add_forces_from(ps, ShareRange{0, na}, {na, n}, G_, softening_, threads_, potential, part_,
                       parts_);
     }
-    ps.set_accelerations_valid();
-    if (potential) {
-      ps.set_potentials_valid();
-    } else {
-      ps.invalidate_potentials();
-    }
+    ps.set_force_flags(true, potential);
   }
 
   void compute_forces_active(ParticleSystem& ps, bool potential,
@@ -79,14 +74,7 @@ class TestParticleGravity final : public GravitySolver {
     }
     add_forces_from(ps, listed_test_, {0, na}, G_, softening_, threads_, potential, part_, parts_);
     // As GravitySolver::compute_forces_active: the flags are the caller's.
-    if (accelerations_valid)
-      ps.set_accelerations_valid();
-    else
-      ps.invalidate_accelerations();
-    if (potentials_valid)
-      ps.set_potentials_valid();
-    else
-      ps.invalidate_potentials();
+    ps.set_force_flags(accelerations_valid, potentials_valid);
   }
 
  private:

@@ -248,12 +248,7 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
   sync_bins(counts);  // the last substep's counts, and the bins the step ends with
   // Every body was active at the last tick: the accelerations (and the potentials when
   // computed) are current for all.
-  ps.set_accelerations_valid();
-  if (needs_phi || potential) {
-    ps.set_potentials_valid();
-  } else {
-    ps.invalidate_potentials();
-  }
+  ps.set_force_flags(true, needs_phi || potential);
   ps.time += dt;
   counts.bins.assign(global_.begin(), global_.begin() + std::ptrdiff_t(deepest_bin() + 1));
 }

@@ -65,12 +65,7 @@ void HoldSteps::step(ParticleSystem& ps, double dt, bool potential, GravitySolve
     }
   }
   ps.time += dt;
-  ps.set_accelerations_valid();
-  if (potential_) {
-    ps.set_potentials_valid();
-  } else {
-    ps.invalidate_potentials();
-  }
+  ps.set_force_flags(true, potential_);
 }
 
 void HoldSteps::assign_bins(const ParticleSystem& ps, double dt, BlockStepCounts& counts) {

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -202,19 +201,13 @@ void TestParticleOrder::finish(const LineReader& in, ParticleSystem& ps) const {
 }
 
 std::string test_particle_directive(const ParticleSystem& ps) {
-  // What a reader would make of the masses alone.
+  // What a reader would make of the masses alone (mark_massless_test_particles).
   const std::size_t n = ps.size();
-  std::size_t first_massless = n;
-  bool mass_after = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (ps.mass[i] == 0) {
-      first_massless = std::min(first_massless, i);
-    } else if (first_massless < n) {
-      mass_after = true;
-    }
-  }
-  const bool readable = !mass_after && first_massless > 0;
-  const std::size_t from_masses = first_massless == n ? ParticleSystem::kAllActive : first_massless;
+  if (n == 0) return {};
+  const MassOrder order = mass_order(ps);
+  const bool readable = order.mass_after_massless == n && order.first_massless > 0;
+  const std::size_t from_masses =
+      order.first_massless == n ? ParticleSystem::kAllActive : order.first_massless;
   const std::size_t actual = ps.has_test_particles() ? ps.n_active : ParticleSystem::kAllActive;
   const int type = ps.has_test_particles() ? ps.test_particle_type : 0;
   if (readable && from_masses == actual && type == 0) return {};

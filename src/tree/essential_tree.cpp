@@ -120,8 +120,8 @@ void add_split_boxes(const Tree& t, std::uint32_t b, std::uint32_t e, const doub
     if (inner == c) break;
     c = inner;
   }
-  const double dx = t.cx[c] - t.comx[0], dy = t.cy[c] - t.comy[0], dz = t.cz[c] - t.comz[0];
-  if (t.is_leaf(c) || 4 * t.half[c] * t.half[c] < dx * dx + dy * dy + dz * dz) {
+  if (t.is_leaf(c) || !at_centre_of_mass(t.half[c], t.cx[c] - t.comx[0], t.cy[c] - t.comy[0],
+                                         t.cz[c] - t.comz[0])) {
     boxes.push_back(box_of(t, b, e, a_old));
     return;
   }

@@ -80,12 +80,7 @@ class TreeSolver final : public GravitySolver {
     scatter(ps, potential);
     stats_.walk_seconds = seconds_since(t1);
     evaluated_ = n;
-    ps.set_accelerations_valid();
-    if (potential) {
-      ps.set_potentials_valid();
-    } else {
-      ps.invalidate_potentials();
-    }
+    ps.set_force_flags(true, potential);
   }
 
   /// The tree of all the bodies as compute_forces() builds it; then only the groups that

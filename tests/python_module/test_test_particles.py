@@ -282,10 +282,13 @@ def test_copy_and_option_changes_keep_them():
     assert (sim.n_active, sim.testparticle_type) == (2, 1)
 
 
-def test_checkpoints_and_hdf5_snapshots_keep_them(tmp_path):
-    sim = planet_and_test_particles(n_test=10, test_mass=1e-6)
+@pytest.mark.parametrize("test_mass, kind", [(1e-6, 1), (0.0, 0)])
+def test_checkpoints_and_files_keep_them(tmp_path, test_mass, kind):
+    # Type 1 with mass, and massless type 0: checkpoints go on bit for bit; HDF5, text and
+    # CSV keep n_active and the type (text and CSV by their masses, or by the '# nbody:' line).
+    sim = planet_and_test_particles(n_test=10, test_mass=test_mass)
     sim.n_active = 2
-    sim.testparticle_type = 1
+    sim.testparticle_type = kind
     sim.step(5)
     sim.save_checkpoint(tmp_path / "c.h5")
     back = nbody.load_checkpoint(tmp_path / "c.h5")
@@ -293,28 +296,13 @@ def test_checkpoints_and_hdf5_snapshots_keep_them(tmp_path):
     back.step(20)
     sim.step(20)
     np.testing.assert_array_equal(back.positions, sim.positions)  # goes on bit for bit
-    sim.save(tmp_path / "s.hdf5")
-    keeps(sim, nbody.load(tmp_path / "s.hdf5"))
+    for name in ("s.hdf5", "s.csv", "s.txt"):
+        sim.save(tmp_path / name)
+        keeps(sim, nbody.load(tmp_path / name))
     sim.evolve(sim.time + 0.01, output_dir=tmp_path / "run", snapshot_every=1, checkpoint_every=1)
     keeps(sim, nbody.load(tmp_path / "run" / "snapshot_0001.hdf5"))
     keeps(sim, nbody.load_checkpoint(tmp_path / "run"))
 
-
-def test_massless_test_particles_through_files(tmp_path):
-    sim = planet_and_test_particles(n_test=10)
-    sim.step(5)
-    sim.save_checkpoint(tmp_path / "c.h5")
-    back = nbody.load_checkpoint(tmp_path / "c.h5")
-    keeps(sim, back)
-    back.step(20)
-    sim.step(20)
-    np.testing.assert_array_equal(back.positions, sim.positions)
-    for name in ("s.hdf5", "s.csv", "s.txt"):  # text and CSV: the massless ones come last
-        sim.save(tmp_path / name)
-        keeps(sim, nbody.load(tmp_path / name))
-
-
-# ---- REBOUND -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind, test_mass", [(0, 0.0), (0, 1e-5), (1, 1e-5)])
 def test_matches_rebound_n_active(kind, test_mass):

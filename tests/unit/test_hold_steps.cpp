@@ -14,14 +14,6 @@
 namespace nbody {
 namespace {
 
-ParticleSystem plummer(std::size_t n) {
-  ModelOptions m;
-  m.model = "plummer";
-  m.n = n;
-  m.seed = 9;
-  return generate(m);
-}
-
 SimulationOptions options(TimestepMode mode, double eta) {
   SimulationOptions o;
   o.gravity.softening = 0.01;
@@ -44,7 +36,7 @@ double momentum_left(const ParticleSystem& ps) {
 }
 
 TEST(HoldSteps, EveryBodyInBinZeroIsTheLeapfrog) {
-  const ParticleSystem start = plummer(300);
+  const ParticleSystem start = generate({.model = "plummer", .n = 300, .seed = 9});
   Simulation hold(start, options(TimestepMode::Hierarchical, 1e6));
   Simulation fixed(start, options(TimestepMode::Fixed, 1e6));
   for (int s = 0; s < 20; ++s) {
@@ -59,7 +51,7 @@ TEST(HoldSteps, EveryBodyInBinZeroIsTheLeapfrog) {
 }
 
 TEST(HoldSteps, MomentumKeptToRoundingWhereBlockStepsLoseIt) {
-  const ParticleSystem start = plummer(500);
+  const ParticleSystem start = generate({.model = "plummer", .n = 500, .seed = 9});
   Simulation hold(start, options(TimestepMode::Hierarchical, 0.002));
   Simulation block(start, options(TimestepMode::Adaptive, 0.002));
   const double p0 = momentum_left(start);
@@ -75,7 +67,7 @@ TEST(HoldSteps, MomentumKeptToRoundingWhereBlockStepsLoseIt) {
 }
 
 TEST(HoldSteps, EnergyAsTheBlockSteps) {
-  const ParticleSystem start = plummer(400);
+  const ParticleSystem start = generate({.model = "plummer", .n = 400, .seed = 9});
   Simulation hold(start, options(TimestepMode::Hierarchical, 0.005));
   Simulation block(start, options(TimestepMode::Adaptive, 0.005));
   const double e0 = hold.diagnostics().total_energy;
@@ -90,7 +82,7 @@ TEST(HoldSteps, EnergyAsTheBlockSteps) {
 }
 
 TEST(HoldSteps, Refusals) {
-  const ParticleSystem start = plummer(50);
+  const ParticleSystem start = generate({.model = "plummer", .n = 50, .seed = 9});
   auto message = [&](SimulationOptions o, ParticleSystem ps = {}) -> std::string {
     try {
       Simulation sim(ps.empty() ? start : ps, o);

@@ -50,6 +50,16 @@ NBODY_HD bool relative_must_open(Real ms2, Real alpha_a, Real d2, Real s2) {
   return ms2 > alpha_a * d2 * d2 && s2 >= Real(kRelativeThetaMin * kRelativeThetaMin) * d2;
 }
 
+/// True when a cell of half edge `half` whose centre is (dx, dy, dz) from the centre of mass
+/// holds it or borders it: its edge is at least that distance. The receivers' descriptions of
+/// a decomposed run (NBODY_DOMAIN_PIECE_SPLIT=2; the GPU's select_pieces, the CPU's
+/// receiver_boxes) split the runs of small children of such a cell: one box around them would
+/// span the dense centre, and a sender would send all that the centre opens for it.
+template <class Real>
+NBODY_HD bool at_centre_of_mass(Real half, Real dx, Real dy, Real dz) {
+  return Real(4) * half * half >= dx * dx + dy * dy + dz * dz;
+}
+
 /// Squared distance from point p to the axis-aligned box centre c, half-extents h
 /// (0 when p is inside).
 template <class Real>

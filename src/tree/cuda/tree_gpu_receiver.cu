@@ -20,6 +20,7 @@
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/launch.cuh"
+#include "nbody/physics/opening_criterion.hpp"
 #include "tree/cuda/tree_gpu.cuh"
 #include "tree/cuda/tree_gpu_group_runs.cuh"
 
@@ -46,8 +47,7 @@ __global__ void select_pieces(TreeView<Real> t, unsigned cells, unsigned limit, 
   auto wide = [&](int k) {
     if (split == 0) return false;
     const Vec4<Real> b = t.box[k];
-    const double dx = b.x - g.x, dy = b.y - g.y, dz = b.z - g.z;
-    return 4.0 * double(b.w) * double(b.w) >= dx * dx + dy * dy + dz * dz;
+    return at_centre_of_mass(double(b.w), double(b.x) - g.x, double(b.y) - g.y, double(b.z) - g.z);
   };
   auto whole = [&](int k, const CellLink& l) {
     const unsigned count = l.end - l.begin;
