@@ -358,5 +358,13 @@ TEST(DomainGravity, PiecesVariableRefusesWhatIsNotAWholeNumberInRange) {
                  {"", "abc", "0", "-1", "+5", " 5", "16385", "1.5", "1e3"});
 }
 
+TEST(DomainGravity, PieceSplitVariableRefusesAnythingButZeroOneOrTwo) {
+  EXPECT_EQ(parallel::piece_split_from(nullptr), 0);  // unset: as before
+  EXPECT_EQ(parallel::piece_split_from("0"), 0);
+  EXPECT_EQ(parallel::piece_split_from("2"), 2);
+  expect_refused(parallel::piece_split_from, "NBODY_DOMAIN_PIECE_SPLIT",
+                 {"", "abc", "3", "-1", "+2", " 2", "2 ", "1.5", "99999999999999999999999"});
+}
+
 }  // namespace
 }  // namespace nbody
