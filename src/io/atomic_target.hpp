@@ -1,6 +1,6 @@
 #pragma once
 // write_path_atomically (snapshot.hpp) in two steps, for a file that several processes write
-// in turn (written_in_turn.cpp): the temporary beside the target first, the rename once
+// at once (written_together.cpp): the temporary beside the target first, the rename once
 // every process has written its part.
 #include <filesystem>
 #include <memory>

@@ -3,7 +3,7 @@
 // positions and velocities are the view's Coordinates and Velocities, the other arrays are
 // under /Checkpoint, and the view's mass, radius and id datasets are hard links to them
 // (checkpoint_layout.hpp), so `-i checkpoint.h5`, yt and pynbody read it as any snapshot. Written
-// by one process, or in a decomposed run by every rank in turn, each its own rows (the bodies in
+// by one process, or in a decomposed run by every rank at once, each its own rows (the bodies in
 // the ranks' order, not by id); read in checkpoint_read.cpp.
 #include <fmt/format.h>
 
@@ -15,7 +15,7 @@
 #include "io/hdf5_file.hpp"
 #include "io/share_checks.hpp"
 #include "io/snapshot_layout.hpp"
-#include "io/written_in_turn.hpp"
+#include "io/written_together.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/snapshot.hpp"
@@ -159,7 +159,7 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
   }
   const bool valid =
       group ? group->max(ps.accelerations_valid() ? 0 : 1) == 0 : ps.accelerations_valid();
-  io_detail::write_in_turn(
+  io_detail::write_together(
       path, group, ps.size(),
       [&](hdf5::File& file, std::uint64_t total) {
         {

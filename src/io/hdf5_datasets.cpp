@@ -2,6 +2,11 @@
 // float or double, unsigned 64-bit ids; readers check the class and convert.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "io/hdf5_detail.hpp"
@@ -11,21 +16,18 @@ namespace nbody::hdf5 {
 
 using namespace detail;
 
-namespace {
-
-std::vector<float> to_float(std::span<const double> values) {
-  std::vector<float> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<float>(values[i]);
-  return out;
-}
-
-}  // namespace
-
 // ---- Group: datasets ---------------------------------------------------------------
 
 void Group::write_dataset(const std::string& name, const Shape& shape, hid_t file_type,
                           hid_t memory_type, const void* data) {
   const Handle properties = untimed(H5P_DATASET_CREATE);
+  // A dataset written in parts gets its bytes now and no fill: its rows then go straight
+  // to them (File::open_rows), from every rank at once.
+  if (data == nullptr && element_count(shape) > 0 &&
+      (H5Pset_alloc_time(properties.get(), H5D_ALLOC_TIME_EARLY) < 0 ||
+       H5Pset_fill_time(properties.get(), H5D_FILL_TIME_NEVER) < 0)) {
+    fail(fmt::format("{}: cannot create dataset{}", where(name), library_reason()));
+  }
   Handle space(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr), H5Sclose);
   Handle set(H5Dcreate2(handle_.get(), name.c_str(), file_type, space.get(), H5P_DEFAULT,
                         properties.get(), H5P_DEFAULT),
@@ -47,31 +49,14 @@ void Group::write_dataset(const std::string& name, const Shape& shape, hid_t fil
 void Group::write_rows(const std::string& name, const std::vector<double>& x,
                        const std::vector<double>& y, const std::vector<double>& z,
                        Precision precision) {
-  const std::size_t n = x.size();
-  std::vector<double> rows(3 * n);  // N x 3, row-major: x0 y0 z0 x1 y1 z1 ...
-  for (std::size_t i = 0; i < n; ++i) {
-    rows[3 * i] = x[i];
-    rows[3 * i + 1] = y[i];
-    rows[3 * i + 2] = z[i];
-  }
-  const Shape shape{n, 3};
-  if (precision == Precision::Double) {
-    write_dataset(name, shape, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, rows.data());
-  } else {
-    const std::vector<float> narrow = to_float(rows);
-    write_dataset(name, shape, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, narrow.data());
-  }
+  create_values(name, x.size(), 3, precision);
+  write_rows_at(name, 0, x, y, z, precision);
 }
 
 void Group::write_values(const std::string& name, const std::vector<double>& values,
                          Precision precision) {
-  const Shape shape{values.size()};
-  if (precision == Precision::Double) {
-    write_dataset(name, shape, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, values.data());
-  } else {
-    const std::vector<float> narrow = to_float(values);
-    write_dataset(name, shape, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, narrow.data());
-  }
+  create_values(name, values.size(), 1, precision);
+  write_values_at(name, 0, values, precision);
 }
 
 void Group::write_ids(const std::string& name, const std::vector<std::uint64_t>& ids) {
@@ -89,21 +74,88 @@ void Group::create_ids(const std::string& name, std::uint64_t rows) {
   write_dataset(name, Shape{rows}, H5T_STD_U64LE, H5T_NATIVE_UINT64, nullptr);
 }
 
+namespace {
+
+/// What write_blocks converts at a time: 2^18 rows of 3 doubles are 6 MB, warm in the cache,
+/// where one conversion of a rank's whole share (12.9 GB for 2^29 bodies' positions in
+/// double) cost more than its writing (docs/snapshots.md, "Large files").
+constexpr std::uint64_t kBlockRows = std::uint64_t(1) << 18;
+
+/// out[i * stride + column] = To(values[begin + i]) for i < count, on the OpenMP threads.
+template <class To>
+void put_column(std::span<const double> values, std::uint64_t begin, std::uint64_t count,
+                std::size_t stride, std::size_t column, void* out) {
+  To* o = static_cast<To*>(out);
+  const double* v = values.data() + begin;
+#pragma omp parallel for schedule(static) if (count >= 65536)
+  for (std::int64_t i = 0; i < std::int64_t(count); ++i) o[i * stride + column] = To(v[i]);
+}
+
+/// pwrite of all `bytes` at `offset` (a call moves at most ~2 GB; EINTR retried).
+bool write_bytes(int fd, const void* data, std::uint64_t bytes, std::uint64_t offset) {
+  const auto* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::pwrite(fd, p, std::min<std::uint64_t>(bytes, 1u << 30), off_t(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n, bytes -= std::uint64_t(n), offset += std::uint64_t(n);
+  }
+  return true;
+}
+
+}  // namespace
+
 void Group::write_selection(const std::string& name, Rows rows, hid_t memory_type,
                             const void* data) {
+  write_blocks(name, rows, memory_type, 0, {}, data);
+}
+
+void Group::write_blocks(const std::string& name, Rows rows, hid_t memory_type,
+                         std::size_t value_bytes, const BlockFill& fill, const void* direct) {
   if (rows.rows == 0) return;
   Handle set(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   const Handle file_space(set.valid() ? H5Dget_space(set.get()) : H5I_INVALID_HID, H5Sclose);
   const int dims = rows.columns > 1 ? 2 : 1;
-  const hsize_t start[2] = {rows.first, 0}, size[2] = {rows.rows, rows.columns};
-  const Handle memory_space(H5Screate_simple(dims, size, nullptr), H5Sclose);
-  if (!file_space.valid() || !memory_space.valid() ||
-      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr) < 0 ||
-      H5Dwrite(set.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, data) <
-          0 ||
-      !set.close()) {  // closing writes what libhdf5 kept in its sieve buffer: a failure too
+  bool written = set.valid() && file_space.valid();
+  // Raw rows (File::open_rows): the dataset's bytes, stored as the memory holds them (both
+  // little-endian IEEE or uint64: H5Tequal), at their place in the file.
+  const std::size_t row_bytes = rows.columns * H5Tget_size(memory_type);
+  haddr_t at = HADDR_UNDEF;
+  std::string system_reason;  // pwrite's
+  if (written && rows_fd_ >= 0) {
+    const Handle stored(H5Dget_type(set.get()), H5Tclose);
+    hsize_t extent[2] = {0, 0};
+    at = H5Dget_offset(set.get());
+    written = at != HADDR_UNDEF && stored.valid() && H5Tequal(stored.get(), memory_type) > 0 &&
+              H5Sget_simple_extent_dims(file_space.get(), extent, nullptr) == dims &&
+              rows.first + rows.rows <= extent[0];
+  }
+  // value_bytes 0: `direct` holds every row; else blocks of kBlockRows through `buffer`.
+  const std::uint64_t block = value_bytes == 0 ? rows.rows : kBlockRows;
+  std::vector<unsigned char> buffer(std::min(rows.rows, block) * rows.columns * value_bytes);
+  for (std::uint64_t done = 0; written && done < rows.rows; done += block) {
+    const std::uint64_t count = std::min(block, rows.rows - done);
+    if (fill) fill(done, count, buffer.data());
+    const void* from = value_bytes == 0 ? direct : buffer.data();
+    if (rows_fd_ >= 0) {
+      written =
+          write_bytes(rows_fd_, from, count * row_bytes, at + (rows.first + done) * row_bytes);
+      if (!written) system_reason = std::string(" (") + std::strerror(errno) + ")";
+      continue;
+    }
+    const hsize_t start[2] = {rows.first + done, 0}, size[2] = {count, rows.columns};
+    const Handle memory_space(H5Screate_simple(dims, size, nullptr), H5Sclose);
+    written =
+        memory_space.valid() &&
+        H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr) >= 0 &&
+        H5Dwrite(set.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, from) >=
+            0;
+  }
+  // Closing writes what libhdf5 kept in its sieve buffer: a failure too.
+  if (!written || !set.close()) {
     fail(fmt::format("{}: cannot write rows {} to {}{}", where(name), rows.first,
-                     rows.first + rows.rows, library_reason()));
+                     rows.first + rows.rows,
+                     system_reason.empty() ? library_reason() : system_reason));
   }
 }
 
@@ -112,26 +164,30 @@ void Group::write_values_at(const std::string& name, std::uint64_t first,
   const Rows rows{first, values.size(), 1};
   if (precision == Precision::Double) {
     write_selection(name, rows, H5T_NATIVE_DOUBLE, values.data());
-  } else {
-    write_selection(name, rows, H5T_NATIVE_FLOAT, to_float(values).data());
+    return;
   }
+  write_blocks(name, rows, H5T_NATIVE_FLOAT, sizeof(float),
+               [&](std::uint64_t begin, std::uint64_t count, void* out) {
+                 put_column<float>(values, begin, count, 1, 0, out);
+               });
 }
 
 void Group::write_rows_at(const std::string& name, std::uint64_t first, std::span<const double> x,
                           std::span<const double> y, std::span<const double> z,
                           Precision precision) {
-  std::vector<double> rows(3 * x.size());  // n x 3, row-major, as write_rows
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    rows[3 * i] = x[i];
-    rows[3 * i + 1] = y[i];
-    rows[3 * i + 2] = z[i];
-  }
-  const Rows selection{first, x.size(), 3};
-  if (precision == Precision::Double) {
-    write_selection(name, selection, H5T_NATIVE_DOUBLE, rows.data());
-  } else {
-    write_selection(name, selection, H5T_NATIVE_FLOAT, to_float(rows).data());
-  }
+  const bool wide = precision == Precision::Double;
+  const std::span<const double> columns[3] = {x, y, z};
+  // n x 3, row-major, as write_rows
+  write_blocks(name, {first, x.size(), 3}, wide ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT,
+               wide ? sizeof(double) : sizeof(float),
+               [&](std::uint64_t begin, std::uint64_t count, void* out) {
+                 for (std::size_t k = 0; k < 3; ++k) {
+                   if (wide)
+                     put_column<double>(columns[k], begin, count, 3, k, out);
+                   else
+                     put_column<float>(columns[k], begin, count, 3, k, out);
+                 }
+               });
 }
 
 void Group::write_ids_at(const std::string& name, std::uint64_t first,

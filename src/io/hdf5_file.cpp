@@ -5,12 +5,15 @@
 #include "io/hdf5_file.hpp"
 #include "core/machine_memory.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <utility>
 
 #include "io/hdf5_detail.hpp"
 #include "nbody/error.hpp"
@@ -210,7 +213,9 @@ Group Group::open_group(const std::string& name) const {
   check_object(name);
   Handle g(H5Gopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Gclose);
   if (!g.valid()) fail(fmt::format("{}: cannot open as a group {}", where(name), kCorrupt));
-  return Group(std::move(g), file_, where(name), source_, file_id_);
+  Group opened(std::move(g), file_, where(name), source_, file_id_);
+  opened.rows_fd_ = rows_fd_;
+  return opened;
 }
 
 void Group::link(const std::string& name, const std::string& target_path) {
@@ -276,19 +281,34 @@ File File::open(const std::filesystem::path& path) {
   return File(std::move(file), name, name);
 }
 
-File File::open_to_write(const std::filesystem::path& path, const std::string& name) {
+File File::open_rows(const std::filesystem::path& path, const std::string& name) {
   silence_library_errors();
-  Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, file_access().get()), H5Fclose);
-  if (!file.valid()) {
-    const std::string reason = library_reason();
-    throw Error(fmt::format("{}: cannot write file (HDF5 cannot open '{}'{})", name, path.string(),
-                            reason));
+  Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, file_access().get()), H5Fclose);
+  const std::string reason = file.valid() ? std::string() : library_reason();
+  const int fd = file.valid() ? ::open(path.c_str(), O_WRONLY | O_CLOEXEC) : -1;
+  if (fd < 0) {
+    throw Error(fmt::format("{}: cannot write file (cannot open '{}'{})", name, path.string(),
+                            file.valid() ? ": " + std::string(std::strerror(errno)) : reason));
   }
-  return File(std::move(file), name, {});
+  File opened(std::move(file), name, {});
+  opened.rows_fd_ = opened.root_.rows_fd_ = fd;
+  return opened;
+}
+
+File::File(File&& other) noexcept
+    : file_(std::move(other.file_)),
+      root_(std::move(other.root_)),
+      rows_fd_(std::exchange(other.rows_fd_, -1)) {}
+
+File::~File() {
+  if (rows_fd_ >= 0) ::close(rows_fd_);
 }
 
 void File::close() {
   root_.handle_.close();
+  // The rows written by pwrite: a failure to close (NFS reports a full disk here) loses them.
+  if (rows_fd_ >= 0 && ::close(std::exchange(rows_fd_, -1)) != 0)
+    root_.fail(fmt::format("cannot write file ({})", std::strerror(errno)));
   // Flush explicitly: a full disk shows up here, while H5Fclose on a still-referenced
   // file would only drop our handle.
   const bool flushed = H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) >= 0;

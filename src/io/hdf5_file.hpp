@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -108,10 +109,10 @@ class Group {
   void write_values(const std::string& name, const std::vector<double>& values,
                     Precision precision);
   void write_ids(const std::string& name, const std::vector<std::uint64_t>& ids);
-  /// Datasets written in parts (several ranks in turn, written_in_turn.hpp): one of `rows`
-  /// rows of `columns` values (1: a 1-D dataset) stored as `precision`, or of ids, made at
-  /// its full size and not written; then rows [first, first + n) of it, from n values (or
-  /// n rows of x, y, z).
+  /// Datasets written in parts (by several ranks at once, written_together.hpp): one of
+  /// `rows` rows of `columns` values (1: a 1-D dataset) stored as `precision`, or of ids,
+  /// made at its full size (its bytes placed in the file, not written); then rows
+  /// [first, first + n) of it, from n values (or n rows of x, y, z).
   void create_values(const std::string& name, std::uint64_t rows, std::size_t columns,
                      Precision precision);
   void create_ids(const std::string& name, std::uint64_t rows);
@@ -158,6 +159,12 @@ class Group {
                      hid_t memory_type, const void* data);
   /// Rows [first, first + rows) of `columns` values of an existing dataset, from `data`.
   void write_selection(const std::string& name, Rows rows, hid_t memory_type, const void* data);
+  /// The same in blocks: `fill(begin, count, out)` writes rows [begin, begin + count) of the
+  /// selection (counted from its first) into `out`, values of `value_bytes` each; with
+  /// value_bytes 0, one write from `direct` (write_selection).
+  using BlockFill = std::function<void(std::uint64_t begin, std::uint64_t count, void* out)>;
+  void write_blocks(const std::string& name, Rows rows, hid_t memory_type, std::size_t value_bytes,
+                    const BlockFill& fill, const void* direct = nullptr);
   /// `reading`: the elements that will be read (all of them when not given).
   void check_readable(const std::string& name, hid_t set, bool allow_float,
                       const hsize_t* reading = nullptr) const;
@@ -177,6 +184,7 @@ class Group {
 
   friend class File;  // closes its root group before the file
   Handle handle_;
+  int rows_fd_ = -1;  // File::open_rows: the rows go here by pwrite, not through libhdf5
   std::string file_;
   std::string path_;
   std::string source_;
@@ -192,10 +200,16 @@ class File {
   /// Opens path read-only. Throws "FILE: cannot open file (...)" when it is missing and
   /// "FILE: not a readable HDF5 file (truncated or corrupt?)" when HDF5 cannot open it.
   [[nodiscard]] static File open(const std::filesystem::path& path);
-  /// Opens a file this process's run is writing (a temporary another rank created) to
-  /// write more of it; `name` as in create().
-  [[nodiscard]] static File open_to_write(const std::filesystem::path& path,
-                                          const std::string& name);
+  /// Opens a file this run laid out (created, its datasets made at full size by
+  /// create_values and create_ids, closed) to write rows into those datasets, at once with
+  /// other processes: libhdf5 reads the layout, and the rows go straight to their bytes by
+  /// pwrite (written_together.hpp: no two writers touch the same bytes, none the
+  /// metadata); `name` as in create().
+  [[nodiscard]] static File open_rows(const std::filesystem::path& path, const std::string& name);
+  File(File&& other) noexcept;
+  File& operator=(File&&) = delete;
+  File(const File&) = delete;
+  ~File();
 
   [[nodiscard]] Group& root() { return root_; }
   [[nodiscard]] const Group& root() const { return root_; }
@@ -208,6 +222,7 @@ class File {
   File(Handle file, const std::string& name, const std::string& source);
   Handle file_;
   Group root_;
+  int rows_fd_ = -1;  // open_rows'; root_ and its groups write through it
 };
 
 }  // namespace nbody::hdf5

@@ -1,6 +1,6 @@
 #pragma once
 // What the ranks reading or writing one file in shares agree on (snapshot_share.cpp,
-// checkpoint_read.cpp, written_in_turn.cpp): every rank throws what any rank found, so that
+// checkpoint_read.cpp, written_together.cpp): every rank throws what any rank found, so that
 // none is left waiting in a collective for one that threw, and the message is the one the
 // reader of the whole file gives.
 #include <cstdint>

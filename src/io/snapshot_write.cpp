@@ -1,5 +1,5 @@
 // Writing snapshots in the GADGET/SWIFT HDF5 layout (docs/snapshots.md), by one process or
-// in a decomposed run by every rank in turn, each its own rows (the bodies in the ranks'
+// in a decomposed run by every rank at once, each its own rows (the bodies in the ranks'
 // order, not by id: the readers take them in any order); and the layout checkpoints share.
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "io/share_checks.hpp"
 #include "io/snapshot_layout.hpp"
 #include "io/snapshot_parameters_hdf5.hpp"
-#include "io/written_in_turn.hpp"
+#include "io/written_together.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/snapshot.hpp"
@@ -151,7 +151,7 @@ void write_snapshot_rows(const fs::path& path, const ParticleSystem& ps,
   // One process's test particles (the bodies from active_count()) go to their own group.
   const std::uint64_t active = ps.active_count(), tests = ps.size() - active;
   using snapshot_layout::kBodyGroup, snapshot_layout::kTestGroup;
-  io_detail::write_in_turn(
+  io_detail::write_together(
       path, group, ps.size(),
       [&](hdf5::File& file, std::uint64_t total) {
         snapshot_layout::write_header(file.root(), total - tests, ps.time, ps.dim,

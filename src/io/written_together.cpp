@@ -1,6 +1,6 @@
-// write_in_turn (written_in_turn.hpp): rank 0 lays the file out, the ranks write their rows in
-// rank order, rank 0 renames it into place once all agree that every part was written.
-#include "io/written_in_turn.hpp"
+// write_together (written_together.hpp): rank 0 lays the file out, every rank writes its rows
+// at once, rank 0 renames it into place once all agree that every part was written.
+#include "io/written_together.hpp"
 
 #include <cstring>
 #include <exception>
@@ -27,9 +27,9 @@ Bytes news(const std::string& problem, const std::string& tmp) {
 
 }  // namespace
 
-void write_in_turn(const fs::path& path, ForceReducer* group, std::uint64_t count,
-                   const std::function<void(hdf5::File&, std::uint64_t)>& layout,
-                   const std::function<void(hdf5::File&, std::uint64_t)>& rows) {
+void write_together(const fs::path& path, ForceReducer* group, std::uint64_t count,
+                    const std::function<void(hdf5::File&, std::uint64_t)>& layout,
+                    const std::function<void(hdf5::File&, std::uint64_t)>& rows) {
   const int part = group ? group->part() : 0, parts = group ? group->parts() : 1;
   std::uint64_t total = count, offset = 0;
   if (group) {  // the rows of every rank, and of those before this one
@@ -44,8 +44,6 @@ void write_in_turn(const fs::path& path, ForceReducer* group, std::uint64_t coun
       if (p < part) offset += c;
     }
   }
-  // Every rank goes through every turn whatever happened, so none waits for one that threw;
-  // a rank that caught a problem writes nothing more and passes it on.
   std::string problem, tmp;
   std::unique_ptr<AtomicTarget> target;  // rank 0's: removes the temporary unless committed
   if (part == 0) {
@@ -54,24 +52,20 @@ void write_in_turn(const fs::path& path, ForceReducer* group, std::uint64_t coun
       tmp = target->temporary().string();
       hdf5::File file = hdf5::File::create(tmp, path.string());
       layout(file, total);
-      rows(file, 0);
       file.close();
     } catch (const std::exception& e) {
       problem = e.what();
     }
   }
-  for (int turn = 1; turn < parts; ++turn) {
+  if (group && parts > 1) {  // rank 0's temporary, or what went wrong, to every rank
     const auto said = group->all_gather(news(problem, part == 0 ? tmp : std::string()));
-    for (const Bytes& b : said) {
-      if (!b.empty() && b[0] != '\0') {
-        problem = std::string(b.begin() + 1, b.end());
-        break;
-      }
-    }
-    if (turn == 1 && problem.empty()) tmp = std::string(said[0].begin() + 1, said[0].end());
-    if (part != turn || !problem.empty()) continue;
+    const Bytes& zero = said[0];
+    if (!zero.empty() && zero[0] != '\0') problem = std::string(zero.begin() + 1, zero.end());
+    if (problem.empty()) tmp = std::string(zero.begin() + 1, zero.end());
+  }
+  if (problem.empty()) {
     try {
-      hdf5::File file = hdf5::File::open_to_write(tmp, path.string());
+      hdf5::File file = hdf5::File::open_rows(tmp, path.string());
       rows(file, offset);
       file.close();
     } catch (const std::exception& e) {
