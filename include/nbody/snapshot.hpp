@@ -119,13 +119,17 @@ struct CheckpointState {
 /// the scalars as attributes, n_active as NumActive when there are test particles and
 /// test_particle_type as TestParticleType), atomically.
 void write_checkpoint(const std::filesystem::path& path, const CheckpointState& state);
+/// The same with the bodies `particles` in place of state.particles (which is not read): a
+/// run's own bodies, not copied (a copy of 2^29 bodies took longer than their writing).
+void write_checkpoint(const std::filesystem::path& path, const CheckpointState& state,
+                      const ParticleSystem& particles);
 /// write_checkpoint of a decomposed run, into one file as write_snapshot_share writes (the
 /// same layout and names: read_checkpoint, `-i`, yt and h5py read it as any checkpoint, its
-/// bodies in the ranks' order): state.particles are this rank's bodies, the other fields
+/// bodies in the ranks' order): `particles` are this rank's bodies, the state's fields
 /// every rank's (rank 0's are written). IAS15's state and test particles are refused (one
 /// process writes them). Collective over `group`, as write_snapshot_share.
 void write_checkpoint_share(const std::filesystem::path& path, const CheckpointState& state,
-                            ForceReducer& group);
+                            const ParticleSystem& particles, ForceReducer& group);
 /// Reads a checkpoint written by write_checkpoint; throws nbody::Error naming the file and
 /// what is missing or malformed, or a value no run holds (a NaN position, a mass of 0 for an
 /// active body, a repeated id, a NaN time, a NaN in IAS15's state, NumActive above N). A

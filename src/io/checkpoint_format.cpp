@@ -43,8 +43,7 @@ void check_sizes(const fs::path& path, const ParticleSystem& ps) {
 
 /// `accelerations_valid`: on every rank's bodies.
 void write_state_attributes(hdf5::Group& group, const CheckpointState& state,
-                            bool accelerations_valid) {
-  const ParticleSystem& ps = state.particles;
+                            const ParticleSystem& ps, bool accelerations_valid) {
   group.write_attribute("format", std::string("nbody checkpoint"));
   group.write_attribute("format_version", kFormatVersion);
   group.write_attribute("dim", std::int32_t{ps.dim});
@@ -118,12 +117,12 @@ void write_rows(hdf5::File& file, std::uint64_t offset, const ParticleSystem& ps
   }
 }
 
-/// write_checkpoint's work; with a group, state.particles are this rank's bodies.
+/// write_checkpoint's work, with the bodies `ps` (with a group, this rank's).
 void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
-                           ForceReducer* group) {
+                           const ParticleSystem& ps, ForceReducer* group) {
   std::string problem;
   try {
-    check_sizes(path, state.particles);
+    check_sizes(path, ps);
     // IAS15 runs as one process (docs/distributed.md): its state is never in shares.
     if (group && !state.integrator.values.empty())
       throw Error(fmt::format(
@@ -134,12 +133,11 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
     problem = e.what();
   }
   if (group) io_detail::throw_what_any_found(*group, problem);
-  if (group && group->max(state.particles.has_test_particles() ? 1 : 0) != 0)
+  if (group && group->max(ps.has_test_particles() ? 1 : 0) != 0)
     throw Error(fmt::format(
         "{}: cannot write checkpoint (test particles: written by one process (the decomposed "
         "write does not take them yet))",
         path.string()));
-  const ParticleSystem& ps = state.particles;
   const ViewChoices view = view_choices(ps, group);
   // A decomposed CPU run's ownership (every rank has its cuts, or none is written): the rows
   // each rank writes, the cuts, the bodies' costs, for a restart on as many ranks.
@@ -164,7 +162,7 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
       [&](hdf5::File& file, std::uint64_t total) {
         {
           hdf5::Group checkpoint = file.root().create_group(kGroup);
-          write_state_attributes(checkpoint, state, valid);
+          write_state_attributes(checkpoint, state, ps, valid);
           for (std::size_t k = kViewed; k < kArrays.size(); ++k) {
             if (kArrays[k].member == &ParticleSystem::radius && !view.radii) continue;
             checkpoint.create_values(kArrays[k].name, total, 1, hdf5::Precision::Double);
@@ -195,12 +193,17 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
 }  // namespace
 
 void write_checkpoint(const fs::path& path, const CheckpointState& state) {
-  write_checkpoint_rows(path, state, nullptr);
+  write_checkpoint_rows(path, state, state.particles, nullptr);
+}
+
+void write_checkpoint(const fs::path& path, const CheckpointState& state,
+                      const ParticleSystem& particles) {
+  write_checkpoint_rows(path, state, particles, nullptr);
 }
 
 void write_checkpoint_share(const fs::path& path, const CheckpointState& state,
-                            ForceReducer& group) {
-  write_checkpoint_rows(path, state, &group);
+                            const ParticleSystem& particles, ForceReducer& group) {
+  write_checkpoint_rows(path, state, particles, &group);
 }
 
 }  // namespace nbody

@@ -43,8 +43,13 @@ void write_checkpoint(const std::filesystem::path& path, const CheckpointState& 
   refuse(path);
 }
 
+void write_checkpoint(const std::filesystem::path& path, const CheckpointState& /*state*/,
+                      const ParticleSystem& /*particles*/) {
+  refuse(path);
+}
+
 void write_checkpoint_share(const std::filesystem::path& path, const CheckpointState& /*state*/,
-                            ForceReducer& /*group*/) {
+                            const ParticleSystem& /*particles*/, ForceReducer& /*group*/) {
   refuse(path);
 }
 

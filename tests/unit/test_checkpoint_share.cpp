@@ -113,7 +113,7 @@ std::vector<std::string> write_in_shares(
     CheckpointState mine = state;
     mine.particles = dealt(state.particles, r->part(), parts);
     if (edit) edit(r->part(), mine);
-    return test::message_of([&] { write_checkpoint_share(path, mine, *r); });
+    return test::message_of([&] { write_checkpoint_share(path, mine, mine.particles, *r); });
   });
 }
 

@@ -325,7 +325,8 @@ TEST_F(TestParticleIoTest, DecomposedReadsAndWritesRefuseTestParticles) {
         error_of([&] { write_snapshot_share(file("w.hdf5"), part, {}, nullptr, *r); });
     CheckpointState mine_state;
     mine_state.particles = part;
-    s.checkpoint_write = error_of([&] { write_checkpoint_share(file("w.h5"), mine_state, *r); });
+    s.checkpoint_write = error_of(
+        [&] { write_checkpoint_share(file("w.h5"), mine_state, mine_state.particles, *r); });
     return s;
   });
   for (const Said& s : said) {

@@ -113,7 +113,8 @@ bool CheckpointSeries::due(std::uint64_t step) const {
   return false;
 }
 
-fs::path CheckpointSeries::write(const CheckpointState& state, ForceReducer* share) {
+fs::path CheckpointSeries::write(const CheckpointState& state, const ParticleSystem& particles,
+                                 ForceReducer* share) {
   const fs::path path = dir_ / fmt::format("checkpoint_{:08d}.h5", state.step);
   const bool root = !share || share->part() == 0;
   std::string problem;  // rank 0's, which every rank throws in a decomposed run
@@ -128,9 +129,9 @@ fs::path CheckpointSeries::write(const CheckpointState& state, ForceReducer* sha
   if (share) {
     for (const auto& said : share->all_gather(ForceReducer::Bytes(problem.begin(), problem.end())))
       if (!said.empty()) throw Error(std::string(said.begin(), said.end()));
-    write_checkpoint_share(path, state, *share);
+    write_checkpoint_share(path, state, particles, *share);
   } else {
-    write_checkpoint(path, state);
+    write_checkpoint(path, state, particles);
   }
   last_ = std::chrono::steady_clock::now();
   if (!root) return path;

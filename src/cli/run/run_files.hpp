@@ -58,9 +58,11 @@ class CheckpointSeries {
   /// Whether a checkpoint is due after `step` (every K steps, or M minutes since the last).
   [[nodiscard]] bool due(std::uint64_t step) const;
   /// Writes DIR/checkpoint_<step>.h5 atomically (creating DIR again if it went), then
-  /// removes all but the newest `keep`. With `share` (a decomposed run) state.particles are
-  /// this rank's bodies, and every rank calls it: they write the one file in turn.
-  std::filesystem::path write(const CheckpointState& state, ForceReducer* share = nullptr);
+  /// removes all but the newest `keep`: the state with the bodies `particles` (not copied).
+  /// With `share` (a decomposed run) they are this rank's bodies, and every rank calls it:
+  /// they write the one file together.
+  std::filesystem::path write(const CheckpointState& state, const ParticleSystem& particles,
+                              ForceReducer* share = nullptr);
   /// The path write() would use at `step`, without writing (MPI ranks other than 0).
   std::filesystem::path skip(std::uint64_t step);
 

@@ -235,8 +235,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     ScopedPhase phase(sim.times(), "io");
     const ParticleSystem* ps = share ? &sim.particles() : output_state();
     if (!ps) return checkpoints.skip(sim.steps_done());
-    CheckpointState state;
-    state.particles = *ps;
+    CheckpointState state;  // its particles stay empty: *ps is written in place
     state.step = sim.steps_done();
     state.initial_energy = e0;
     state.collisions = sim.collision_totals();
@@ -246,7 +245,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     state.parameters = parameters;
     state.integrator = sim.integrator_state();
     if (share) state.decomposition = sim.decomposition_state();
-    return checkpoints.write(state, share);
+    return checkpoints.write(state, *ps, share);
   };
   // -o and --every: an HDF5 file of a decomposed run is written by every rank in turn, as
   // the snapshots are (a billion bodies are never gathered); text and CSV go through rank 0.
