@@ -18,11 +18,13 @@ set -uo pipefail
 out=${OUT:-/tmp/nbody-out}
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export NBODY_IO_TRACE=1  # each file's parts per rank, in the logs (docs/snapshots.md)
 nb=${NBODY:-build/cuda/src/nbody}
 n=${BIG_N:-1073741824}
 w=${BIG_DIR:-/tmp/big}
 np=${RANKS:-2}
-mpi=(mpirun --bind-to none --oversubscribe -x NCCL_NVLS_ENABLE -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM)
+mpi=(mpirun --bind-to none --oversubscribe -x NCCL_NVLS_ENABLE -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+  -x NBODY_IO_TRACE)
 common=(--model plummer -n "$n" --seed 1 --softening 0.001 --dt 1e-5 --device "${DEVICE:-gpu}"
   --gravity tree --energy solver --json)
 t0=$(date +%s)
@@ -50,7 +52,7 @@ rm -rf "$w/parts"
 "${mpi[@]}" -np $np $nb run "${common[@]}" --steps 4 --output-dir "$w/whole" \
   >"$out/big_whole.json" 2>"$out/big_whole.log"
 stamp "4. 4 uninterrupted steps" $?
-for f in "$out"/big_*.log; do tail -n 3 "$f"; done
+for f in "$out"/big_*.log; do grep "io trace" "$f"; tail -n 3 "$f"; done
 
 python3 - "$out" "$w" <<'PY'
 import json, sys

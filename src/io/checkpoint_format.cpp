@@ -13,6 +13,7 @@
 
 #include "io/checkpoint_layout.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/io_trace.hpp"
 #include "io/share_checks.hpp"
 #include "io/snapshot_layout.hpp"
 #include "io/written_together.hpp"
@@ -138,7 +139,10 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
         "{}: cannot write checkpoint (test particles: written by one process (the decomposed "
         "write does not take them yet))",
         path.string()));
+  io_detail::IoTrace trace(
+      fmt::format("rank {} {} checks", group ? group->part() : 0, path.filename().string()));
   const ViewChoices view = view_choices(ps, group);
+  trace.mark("ids");
   // A decomposed CPU run's ownership (every rank has its cuts, or none is written): the rows
   // each rank writes, the cuts, the bodies' costs, for a restart on as many ranks.
   const DecompositionState& domain = state.decomposition;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "io/hdf5_detail.hpp"
 #include "io/hdf5_file.hpp"
@@ -81,26 +82,13 @@ namespace {
 /// double) cost more than its writing (docs/snapshots.md, "Large files").
 constexpr std::uint64_t kBlockRows = std::uint64_t(1) << 18;
 
-/// out[i * stride + column] = To(values[begin + i]) for i < count, on the OpenMP threads.
+/// out[i * stride + column] = To(values[begin + i]) for i < count.
 template <class To>
 void put_column(std::span<const double> values, std::uint64_t begin, std::uint64_t count,
                 std::size_t stride, std::size_t column, void* out) {
   To* o = static_cast<To*>(out);
   const double* v = values.data() + begin;
-#pragma omp parallel for schedule(static) if (count >= 65536)
   for (std::int64_t i = 0; i < std::int64_t(count); ++i) o[i * stride + column] = To(v[i]);
-}
-
-/// pwrite of all `bytes` at `offset` (a call moves at most ~2 GB; EINTR retried).
-bool write_bytes(int fd, const void* data, std::uint64_t bytes, std::uint64_t offset) {
-  const auto* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t n = ::pwrite(fd, p, std::min<std::uint64_t>(bytes, 1u << 30), off_t(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n, bytes -= std::uint64_t(n), offset += std::uint64_t(n);
-  }
-  return true;
 }
 
 }  // namespace
@@ -120,15 +108,15 @@ void Group::write_blocks(const std::string& name, Rows rows, hid_t memory_type,
   // Raw rows (File::open_rows): the dataset's bytes, stored as the memory holds them (both
   // little-endian IEEE or uint64: H5Tequal), at their place in the file.
   const std::size_t row_bytes = rows.columns * H5Tget_size(memory_type);
-  haddr_t at = HADDR_UNDEF;
-  std::string system_reason;  // pwrite's
-  if (written && rows_fd_ >= 0) {
+  std::optional<io_detail::DirectWriter> out;
+  if (written && rows_files_.buffered >= 0) {
     const Handle stored(H5Dget_type(set.get()), H5Tclose);
     hsize_t extent[2] = {0, 0};
-    at = H5Dget_offset(set.get());
+    const haddr_t at = H5Dget_offset(set.get());
     written = at != HADDR_UNDEF && stored.valid() && H5Tequal(stored.get(), memory_type) > 0 &&
               H5Sget_simple_extent_dims(file_space.get(), extent, nullptr) == dims &&
               rows.first + rows.rows <= extent[0];
+    if (written) out.emplace(rows_files_, at + rows.first * row_bytes);
   }
   // value_bytes 0: `direct` holds every row; else blocks of kBlockRows through `buffer`.
   const std::uint64_t block = value_bytes == 0 ? rows.rows : kBlockRows;
@@ -137,10 +125,8 @@ void Group::write_blocks(const std::string& name, Rows rows, hid_t memory_type,
     const std::uint64_t count = std::min(block, rows.rows - done);
     if (fill) fill(done, count, buffer.data());
     const void* from = value_bytes == 0 ? direct : buffer.data();
-    if (rows_fd_ >= 0) {
-      written =
-          write_bytes(rows_fd_, from, count * row_bytes, at + (rows.first + done) * row_bytes);
-      if (!written) system_reason = std::string(" (") + std::strerror(errno) + ")";
+    if (out) {
+      written = out->append(from, count * row_bytes);
       continue;
     }
     const hsize_t start[2] = {rows.first + done, 0}, size[2] = {count, rows.columns};
@@ -151,11 +137,13 @@ void Group::write_blocks(const std::string& name, Rows rows, hid_t memory_type,
         H5Dwrite(set.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, from) >=
             0;
   }
+  if (out && written) written = out->finish();
   // Closing writes what libhdf5 kept in its sieve buffer: a failure too.
   if (!written || !set.close()) {
+    const bool system = out && !out->reason().empty();
     fail(fmt::format("{}: cannot write rows {} to {}{}", where(name), rows.first,
                      rows.first + rows.rows,
-                     system_reason.empty() ? library_reason() : system_reason));
+                     system ? " (" + out->reason() + ")" : library_reason()));
   }
 }
 

@@ -214,7 +214,7 @@ Group Group::open_group(const std::string& name) const {
   Handle g(H5Gopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Gclose);
   if (!g.valid()) fail(fmt::format("{}: cannot open as a group {}", where(name), kCorrupt));
   Group opened(std::move(g), file_, where(name), source_, file_id_);
-  opened.rows_fd_ = rows_fd_;
+  opened.rows_files_ = rows_files_;
   return opened;
 }
 
@@ -291,24 +291,29 @@ File File::open_rows(const std::filesystem::path& path, const std::string& name)
                             file.valid() ? ": " + std::string(std::strerror(errno)) : reason));
   }
   File opened(std::move(file), name, {});
-  opened.rows_fd_ = opened.root_.rows_fd_ = fd;
+  // O_DIRECT where the file system takes it (not tmpfs): the page cache is the slow part.
+  opened.rows_files_ = {fd, ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_DIRECT)};
+  opened.root_.rows_files_ = opened.rows_files_;
   return opened;
 }
 
 File::File(File&& other) noexcept
     : file_(std::move(other.file_)),
       root_(std::move(other.root_)),
-      rows_fd_(std::exchange(other.rows_fd_, -1)) {}
+      rows_files_(std::exchange(other.rows_files_, {})) {}
 
 File::~File() {
-  if (rows_fd_ >= 0) ::close(rows_fd_);
+  for (const int fd : {rows_files_.buffered, rows_files_.direct})
+    if (fd >= 0) ::close(fd);
 }
 
 void File::close() {
   root_.handle_.close();
   // The rows written by pwrite: a failure to close (NFS reports a full disk here) loses them.
-  if (rows_fd_ >= 0 && ::close(std::exchange(rows_fd_, -1)) != 0)
-    root_.fail(fmt::format("cannot write file ({})", std::strerror(errno)));
+  for (int* fd : {&rows_files_.buffered, &rows_files_.direct}) {
+    if (*fd >= 0 && ::close(std::exchange(*fd, -1)) != 0)
+      root_.fail(fmt::format("cannot write file ({})", std::strerror(errno)));
+  }
   // Flush explicitly: a full disk shows up here, while H5Fclose on a still-referenced
   // file would only drop our handle.
   const bool flushed = H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) >= 0;

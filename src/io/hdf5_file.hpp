@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/direct_writer.hpp"
 #include "nbody/input_error.hpp"
 
 namespace nbody::hdf5 {
@@ -184,7 +185,7 @@ class Group {
 
   friend class File;  // closes its root group before the file
   Handle handle_;
-  int rows_fd_ = -1;  // File::open_rows: the rows go here by pwrite, not through libhdf5
+  io_detail::RowFiles rows_files_;  // File::open_rows': the rows go there, not through libhdf5
   std::string file_;
   std::string path_;
   std::string source_;
@@ -204,7 +205,8 @@ class File {
   /// create_values and create_ids, closed) to write rows into those datasets, at once with
   /// other processes: libhdf5 reads the layout, and the rows go straight to their bytes by
   /// pwrite (written_together.hpp: no two writers touch the same bytes, none the
-  /// metadata); `name` as in create().
+  /// metadata), their aligned middles with O_DIRECT where the file system takes it
+  /// (DirectWriter); `name` as in create().
   [[nodiscard]] static File open_rows(const std::filesystem::path& path, const std::string& name);
   File(File&& other) noexcept;
   File& operator=(File&&) = delete;
@@ -222,7 +224,7 @@ class File {
   File(Handle file, const std::string& name, const std::string& source);
   Handle file_;
   Group root_;
-  int rows_fd_ = -1;  // open_rows'; root_ and its groups write through it
+  io_detail::RowFiles rows_files_;  // open_rows'; root_ and its groups write through them
 };
 
 }  // namespace nbody::hdf5

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/hdf5_file.hpp"
+#include "io/io_trace.hpp"
 #include "io/share_checks.hpp"
 #include "io/snapshot_layout.hpp"
 #include "io/snapshot_parameters_hdf5.hpp"
@@ -124,6 +125,8 @@ void write_bodies(hdf5::File& file, const char* name, std::uint64_t offset,
 void write_snapshot_rows(const fs::path& path, const ParticleSystem& ps,
                          const SnapshotOptions& options, const std::vector<double>* potential,
                          ForceReducer* group) {
+  io_detail::IoTrace trace(
+      fmt::format("rank {} {} checks", group ? group->part() : 0, path.filename().string()));
   std::string problem;
   if (potential != nullptr && potential->size() != ps.size()) {
     problem = fmt::format("{}: cannot write snapshot (potential has {} values for {} bodies)",
@@ -144,7 +147,9 @@ void write_snapshot_rows(const fs::path& path, const ParticleSystem& ps,
   if (group && with_potential && group->max(potential == nullptr ? 1 : 0) != 0)
     throw Error(fmt::format("{}: cannot write snapshot (the potentials of some ranks' bodies only)",
                             path.string()));
+  trace.mark("agree");
   const bool usable = snapshot_layout::ids_usable_over(ps.id, group);
+  trace.mark("ids");
   const Columns columns{options.precision == SnapshotPrecision::Double ? hdf5::Precision::Double
                                                                        : hdf5::Precision::Float,
                         radii, options.acceleration, with_potential};

@@ -7,7 +7,10 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "io/atomic_target.hpp"
+#include "io/io_trace.hpp"
 #include "io/share_checks.hpp"
 #include "nbody/error.hpp"
 
@@ -31,6 +34,7 @@ void write_together(const fs::path& path, ForceReducer* group, std::uint64_t cou
                     const std::function<void(hdf5::File&, std::uint64_t)>& layout,
                     const std::function<void(hdf5::File&, std::uint64_t)>& rows) {
   const int part = group ? group->part() : 0, parts = group ? group->parts() : 1;
+  IoTrace trace(fmt::format("rank {} {}", part, path.filename().string()));
   std::uint64_t total = count, offset = 0;
   if (group) {  // the rows of every rank, and of those before this one
     Bytes mine(sizeof count);
@@ -57,6 +61,7 @@ void write_together(const fs::path& path, ForceReducer* group, std::uint64_t cou
       problem = e.what();
     }
   }
+  trace.mark("layout");
   if (group && parts > 1) {  // rank 0's temporary, or what went wrong, to every rank
     const auto said = group->all_gather(news(problem, part == 0 ? tmp : std::string()));
     const Bytes& zero = said[0];
@@ -66,13 +71,16 @@ void write_together(const fs::path& path, ForceReducer* group, std::uint64_t cou
   if (problem.empty()) {
     try {
       hdf5::File file = hdf5::File::open_rows(tmp, path.string());
+      trace.mark("news");
       rows(file, offset);
       file.close();
     } catch (const std::exception& e) {
       problem = e.what();
     }
   }
+  trace.mark("rows");
   if (group) problem = first_found(*group, problem);
+  trace.mark("agree");
   if (problem.empty() && part == 0) {
     try {
       target->commit();
@@ -83,6 +91,7 @@ void write_together(const fs::path& path, ForceReducer* group, std::uint64_t cou
   // The rename's outcome, from rank 0 to every rank.
   if (group && parts > 1) problem = first_found(*group, problem);
   target.reset();  // a temporary not renamed is removed before anyone reads the message
+  trace.mark("rename");
   if (!problem.empty()) throw Error(problem);
 }
 

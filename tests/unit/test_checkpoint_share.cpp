@@ -1,4 +1,4 @@
-// Checkpoints and snapshots of a decomposed run, written in turn by every rank into one file
+// Checkpoints and snapshots of a decomposed run, written at once by every rank into one file
 // and read back in shares (issue 36, item 3): whatever the number of ranks that wrote it
 // (P = 1..4, thread ranks) the file holds one process's bodies (by id, every bit) and
 // attributes, in the ranks' order; read whole or in shares on Q = 1..4 ranks it gives them
@@ -355,7 +355,7 @@ TEST(CheckpointShare, AFailedWriteOnOneRankLeavesNoFileAndEveryRankSaysSo) {
   fs::remove_all(dir);
 }
 
-TEST(SnapshotShare, WrittenInTurnHoldsOneProcesssBodies) {
+TEST(SnapshotShare, WrittenTogetherHoldsOneProcesssBodies) {
   const fs::path dir = folder("nbody_snap_share_write");
   const ParticleSystem all = sample_state(101).particles;
   std::vector<double> potential(all.size());

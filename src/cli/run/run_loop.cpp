@@ -26,6 +26,7 @@
 #include "cli/run/run_start.hpp"
 #include "cli/usage_error.hpp"
 #include "core/omp_team.hpp"
+#include "io/io_trace.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/input_error.hpp"
@@ -227,13 +228,17 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     // every rank: with several processes the shares are summed.
     if (snapshots.wants_potential()) sim.evaluate_forces(true);
     ScopedPhase phase(sim.times(), "io");
+    io_detail::IoTrace trace(fmt::format("rank {} snapshot", share ? share->part() : 0));
     const ParticleSystem* ps = share ? &sim.particles() : output_state();
+    trace.mark("state");
     if (!ps) return snapshots.skip(sim.time());
     snapshots.write(*ps, snapshots.wants_potential() ? &ps->potential : nullptr, share);
   };
   auto write_checkpoint_now = [&] {
     ScopedPhase phase(sim.times(), "io");
+    io_detail::IoTrace trace(fmt::format("rank {} checkpoint", share ? share->part() : 0));
     const ParticleSystem* ps = share ? &sim.particles() : output_state();
+    trace.mark("state");
     if (!ps) return checkpoints.skip(sim.steps_done());
     CheckpointState state;  // its particles stay empty: *ps is written in place
     state.step = sim.steps_done();
