@@ -74,9 +74,10 @@ struct ViewChoices {
 };
 
 /// Collective with a group: the choices over every rank's bodies.
-ViewChoices view_choices(const ParticleSystem& ps, ForceReducer* group) {
+ViewChoices view_choices(const ParticleSystem& ps, ForceReducer* group,
+                         std::optional<bool>* ids_usable) {
   const bool radii = group ? group->max(ps.has_radii() ? 1 : 0) != 0 : ps.has_radii();
-  return {radii, snapshot_layout::ids_usable_over(ps.id, group)};
+  return {radii, snapshot_layout::ids_usable_over(ps.id, group, ids_usable)};
 }
 
 /// /Header and /PartType1 for snapshot readers, at their full size `total`: the positions
@@ -120,7 +121,8 @@ void write_rows(hdf5::File& file, std::uint64_t offset, const ParticleSystem& ps
 
 /// write_checkpoint's work, with the bodies `ps` (with a group, this rank's).
 void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
-                           const ParticleSystem& ps, ForceReducer* group) {
+                           const ParticleSystem& ps, ForceReducer* group,
+                           std::optional<bool>* ids_usable = nullptr) {
   std::string problem;
   try {
     check_sizes(path, ps);
@@ -141,7 +143,7 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
         path.string()));
   io_detail::IoTrace trace(
       fmt::format("rank {} {} checks", group ? group->part() : 0, path.filename().string()));
-  const ViewChoices view = view_choices(ps, group);
+  const ViewChoices view = view_choices(ps, group, ids_usable);
   trace.mark("ids");
   // A decomposed CPU run's ownership (every rank has its cuts, or none is written): the rows
   // each rank writes, the cuts, the bodies' costs, for a restart on as many ranks.
@@ -201,13 +203,14 @@ void write_checkpoint(const fs::path& path, const CheckpointState& state) {
 }
 
 void write_checkpoint(const fs::path& path, const CheckpointState& state,
-                      const ParticleSystem& particles) {
-  write_checkpoint_rows(path, state, particles, nullptr);
+                      const ParticleSystem& particles, std::optional<bool>* ids_usable) {
+  write_checkpoint_rows(path, state, particles, nullptr, ids_usable);
 }
 
 void write_checkpoint_share(const fs::path& path, const CheckpointState& state,
-                            const ParticleSystem& particles, ForceReducer& group) {
-  write_checkpoint_rows(path, state, particles, &group);
+                            const ParticleSystem& particles, ForceReducer& group,
+                            std::optional<bool>* ids_usable) {
+  write_checkpoint_rows(path, state, particles, &group, ids_usable);
 }
 
 }  // namespace nbody

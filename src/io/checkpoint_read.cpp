@@ -197,16 +197,13 @@ CheckpointState read_rows(const hdf5::Group& group, const hdf5::Group* view, Rea
       if (k % 3 != 0) continue;
       const char* name = kViewName[k / 3];
       check_shape(*view, name, n, count_place, 3);
-      const std::vector<double> xyz = view->read_doubles(name, mine.first, rows, 3);
-      for (std::size_t c = 0; c < 3; ++c) {
-        std::vector<double>& out = ps.*kArrays[k + c].member;
-        for (std::size_t i = 0; i < rows; ++i) out[i] = xyz[3 * i + c];
-      }
+      view->read_rows_into(name, mine.first, ps.*kArrays[k].member, ps.*kArrays[k + 1].member,
+                           ps.*kArrays[k + 2].member);
       continue;
     }
     if (view && a.member == &ParticleSystem::radius && !group.has(a.name)) continue;  // all 0
     check_shape(group, a.name, n, count_place);
-    ps.*a.member = group.read_doubles(a.name, mine.first, rows, 1);
+    group.read_doubles_into(a.name, mine.first, ps.*a.member);
   }
   check_shape(group, "id", n, count_place);
   ps.id = group.read_ids("id", mine.first, rows);

@@ -18,12 +18,15 @@ DirectWriter::DirectWriter(RowFiles files, std::uint64_t offset)
   if (!stage_) files_.direct = -1;  // no staging buffer: everything through the page cache
 }
 
-DirectWriter::~DirectWriter() { std::free(stage_); }
+DirectWriter::~DirectWriter() {
+  std::free(stage_);
+}
 
 bool DirectWriter::write(int fd, const void* data, std::size_t bytes, std::uint64_t at) {
   const auto* p = static_cast<const char*>(data);
   while (bytes > 0) {  // a call moves at most ~2 GB; EINTR retried
-    const ssize_t n = ::pwrite(fd, p, std::min<std::size_t>(bytes, std::size_t(1) << 30), off_t(at));
+    const ssize_t n =
+        ::pwrite(fd, p, std::min<std::size_t>(bytes, std::size_t(1) << 30), off_t(at));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       if (reason_.empty()) reason_ = n < 0 ? std::strerror(errno) : "nothing written";

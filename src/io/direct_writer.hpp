@@ -38,9 +38,9 @@ class DirectWriter {
  private:
   bool write(int fd, const void* data, std::size_t bytes, std::uint64_t at);
   RowFiles files_;
-  std::uint64_t at_;        // the file offset of the next byte appended
+  std::uint64_t at_;         // the file offset of the next byte appended
   std::uint64_t staged_at_;  // the file offset of stage_[0]
-  std::size_t used_ = 0;    // bytes in stage_
+  std::size_t used_ = 0;     // bytes in stage_
   unsigned char* stage_ = nullptr;
   std::string reason_;
 };

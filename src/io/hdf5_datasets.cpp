@@ -273,6 +273,31 @@ std::vector<double> Group::read_doubles(const std::string& name, std::uint64_t f
   return values;
 }
 
+void Group::read_doubles_into(const std::string& name, std::uint64_t first,
+                              std::span<double> out) const {
+  const Handle set = open_dataset(name);
+  const hsize_t reading = out.size();
+  check_readable(name, set.get(), true, &reading);
+  read_dataset(name, H5T_NATIVE_DOUBLE, out.data(), out.size(), {first, out.size(), 1});
+}
+
+void Group::read_rows_into(const std::string& name, std::uint64_t first, std::span<double> x,
+                           std::span<double> y, std::span<double> z) const {
+  const Handle set = open_dataset(name);
+  const hsize_t reading = 3 * x.size();
+  check_readable(name, set.get(), true, &reading);
+  std::vector<double> block(3 * std::min<std::uint64_t>(x.size(), kBlockRows));
+  for (std::uint64_t done = 0; done < x.size(); done += kBlockRows) {
+    const std::uint64_t count = std::min<std::uint64_t>(kBlockRows, x.size() - done);
+    read_dataset(name, H5T_NATIVE_DOUBLE, block.data(), 3 * count, {first + done, count, 3});
+    for (std::uint64_t i = 0; i < count; ++i) {
+      x[done + i] = block[3 * i];
+      y[done + i] = block[3 * i + 1];
+      z[done + i] = block[3 * i + 2];
+    }
+  }
+}
+
 std::vector<std::uint64_t> Group::read_ids(const std::string& name) const {
   const auto count = element_count(dataset_shape(name));
   return read_id_rows(name, 0, count, {});  // every element (H5S_ALL)

@@ -135,6 +135,12 @@ class Group {
                                                  std::uint64_t rows, std::size_t columns) const;
   [[nodiscard]] std::vector<std::uint64_t> read_ids(const std::string& name, std::uint64_t first,
                                                     std::uint64_t rows) const;
+  /// The same into arrays the caller holds (no copy of a rank's share: at 2^29 bodies a
+  /// rank, each one was GBs of new memory): rows [first, first + out.size()) of a 1-D
+  /// dataset; of an N x 3 one, split into x, y and z, read in blocks of rows.
+  void read_doubles_into(const std::string& name, std::uint64_t first, std::span<double> out) const;
+  void read_rows_into(const std::string& name, std::uint64_t first, std::span<double> x,
+                      std::span<double> y, std::span<double> z) const;
 
   // ---- Attributes: scalars, 1-D arrays, one string.
   void write_attribute(const std::string& name, double value);

@@ -44,12 +44,13 @@ void write_checkpoint(const std::filesystem::path& path, const CheckpointState& 
 }
 
 void write_checkpoint(const std::filesystem::path& path, const CheckpointState& /*state*/,
-                      const ParticleSystem& /*particles*/) {
+                      const ParticleSystem& /*particles*/, std::optional<bool>* /*ids_usable*/) {
   refuse(path);
 }
 
 void write_checkpoint_share(const std::filesystem::path& path, const CheckpointState& /*state*/,
-                            const ParticleSystem& /*particles*/, ForceReducer& /*group*/) {
+                            const ParticleSystem& /*particles*/, ForceReducer& /*group*/,
+                            std::optional<bool>* /*ids_usable*/) {
   refuse(path);
 }
 

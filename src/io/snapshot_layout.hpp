@@ -2,6 +2,7 @@
 // The GADGET/SWIFT snapshot layout, shared by snapshot_format.cpp and the checkpoint
 // writer (whose files are snapshots too, so `-i checkpoint.h5`, yt and pynbody read them).
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "io/hdf5_file.hpp"
@@ -31,8 +32,10 @@ void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
 /// True when every id is >= 1 and no two are equal (what GADGET-style readers expect).
 [[nodiscard]] bool ids_usable(const std::vector<std::uint64_t>& ids);
 
-/// ids_usable over every rank's ids (collective; group null: ids_usable(ids)).
-[[nodiscard]] bool ids_usable_over(const std::vector<std::uint64_t>& ids, ForceReducer* group);
+/// ids_usable over every rank's ids (collective; group null: ids_usable(ids)). With `known`
+/// (SnapshotOptions::ids_usable), its answer when it has one, else the check's, kept there.
+[[nodiscard]] bool ids_usable_over(const std::vector<std::uint64_t>& ids, ForceReducer* group,
+                                   std::optional<bool>* known = nullptr);
 
 /// The ids a snapshot stores: ps.id when usable, else 1..N.
 [[nodiscard]] std::vector<std::uint64_t> snapshot_ids(const ParticleSystem& ps);

@@ -59,11 +59,19 @@ bool ids_usable(const std::vector<std::uint64_t>& ids) {
   return !io_detail::first_repeated_id(ids, 0, nullptr, false);
 }
 
-bool ids_usable_over(const std::vector<std::uint64_t>& ids, ForceReducer* group) {
-  if (group == nullptr) return ids_usable(ids);
-  const bool zero = std::find(ids.begin(), ids.end(), std::uint64_t{0}) != ids.end();
-  const bool zeros = group->max(zero ? 1 : 0) != 0;  // every rank calls both collectives
-  return !io_detail::first_repeated_id(ids, 0, group, false) && !zeros;
+bool ids_usable_over(const std::vector<std::uint64_t>& ids, ForceReducer* group,
+                     std::optional<bool>* known) {
+  if (known && known->has_value()) return **known;
+  bool usable = false;
+  if (group == nullptr) {
+    usable = ids_usable(ids);
+  } else {
+    const bool zero = std::find(ids.begin(), ids.end(), std::uint64_t{0}) != ids.end();
+    const bool zeros = group->max(zero ? 1 : 0) != 0;  // every rank calls both collectives
+    usable = !io_detail::first_repeated_id(ids, 0, group, false) && !zeros;
+  }
+  if (known) *known = usable;
+  return usable;
 }
 
 std::vector<std::uint64_t> snapshot_ids(const ParticleSystem& ps) {
@@ -148,7 +156,7 @@ void write_snapshot_rows(const fs::path& path, const ParticleSystem& ps,
     throw Error(fmt::format("{}: cannot write snapshot (the potentials of some ranks' bodies only)",
                             path.string()));
   trace.mark("agree");
-  const bool usable = snapshot_layout::ids_usable_over(ps.id, group);
+  const bool usable = snapshot_layout::ids_usable_over(ps.id, group, options.ids_usable);
   trace.mark("ids");
   const Columns columns{options.precision == SnapshotPrecision::Double ? hdf5::Precision::Double
                                                                        : hdf5::Precision::Float,

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -50,8 +51,8 @@ void check_two_writers(bool with_direct) {
   std::mt19937_64 rng(7);
   for (std::uint64_t i = start; i < start + first + second; ++i) want[i] = (unsigned char)(rng());
   {
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(want.data()),
-                                                std::streamsize(start));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(want.data()), std::streamsize(start));
     fs::resize_file(path, want.size());  // as the layout leaves it: the rows' room, no bytes
   }
   bool direct_taken = false;
@@ -78,9 +79,13 @@ void check_two_writers(bool with_direct) {
   fs::remove_all(dir);
 }
 
-TEST(DirectWriter, TwoWritersSideBySideGiveEveryByte) { check_two_writers(true); }
+TEST(DirectWriter, TwoWritersSideBySideGiveEveryByte) {
+  check_two_writers(true);
+}
 
-TEST(DirectWriter, WithoutODirectTheSame) { check_two_writers(false); }
+TEST(DirectWriter, WithoutODirectTheSame) {
+  check_two_writers(false);
+}
 
 TEST(DirectWriter, AFailedWriteSaysWhy) {
   RowFiles files{::open("/dev/null", O_RDONLY), -1};  // not open for writing
@@ -101,8 +106,11 @@ TEST(LargeFilesTogether, CheckpointAndFloatSnapshotHoldEveryBody) {
   ParticleSystem all;
   for (std::size_t i = 0; i < n; ++i) {
     const double u = double(i) / double(n);
-    all.add(Body{{u, std::sin(7.0 * u), -u * u}, {1.0 - u, std::cos(3.0 * u), 1e-3 * u},
-                 1.0 / double(n), 0.0, std::uint64_t(n - i)});
+    all.add(Body{{u, std::sin(7.0 * u), -u * u},
+                 {1.0 - u, std::cos(3.0 * u), 1e-3 * u},
+                 1.0 / double(n),
+                 0.0,
+                 std::uint64_t(n - i)});
   }
   CheckpointState state;
   state.parameters = "dt = 0.01\n";
@@ -133,6 +141,29 @@ TEST(LargeFilesTogether, CheckpointAndFloatSnapshotHoldEveryBody) {
              s.mass[i] != double(float(all.mass[i]));
   }
   EXPECT_EQ(wrong, 0u);
+  fs::remove_all(dir);
+}
+
+/// A run checks its ids once (SnapshotOptions::ids_usable): an empty answer is filled by
+/// the check, a given one is used as it stands.
+TEST(LargeFilesTogether, TheIdCheckRunsOnceAndIsKept) {
+  const fs::path dir = folder("nbody_ids_once");
+  ParticleSystem ps;
+  for (std::uint64_t i = 0; i < 4; ++i) ps.add(Body{{double(i), 0, 0}, {0, 0, 0}, 1.0, 0.0, 7});
+  std::optional<bool> usable;
+  SnapshotOptions options;
+  options.ids_usable = &usable;
+  write_snapshot(dir / "a.hdf5", ps, options);
+  ASSERT_TRUE(usable.has_value());
+  EXPECT_FALSE(*usable);  // id 7 four times: the file numbers them 1..4
+  EXPECT_EQ(read_snapshot(dir / "a.hdf5").id, (std::vector<std::uint64_t>{1, 2, 3, 4}));
+  for (std::uint64_t i = 0; i < 4; ++i) ps.id[i] = 10 + i;
+  write_snapshot(dir / "b.hdf5", ps, options);  // the kept answer: still numbered
+  EXPECT_EQ(read_snapshot(dir / "b.hdf5").id, (std::vector<std::uint64_t>{1, 2, 3, 4}));
+  usable.reset();
+  write_checkpoint(dir / "c.h5", CheckpointState{}, ps, &usable);
+  EXPECT_TRUE(usable.value_or(false));
+  EXPECT_EQ(read_snapshot(dir / "c.h5").id, (std::vector<std::uint64_t>{10, 11, 12, 13}));
   fs::remove_all(dir);
 }
 #endif

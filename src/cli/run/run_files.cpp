@@ -78,10 +78,12 @@ bool SnapshotSeries::due(std::uint64_t step, double time) const {
 fs::path SnapshotSeries::write(const ParticleSystem& ps, const std::vector<double>* potential,
                                ForceReducer* share) {
   const fs::path path = dir_ / fmt::format("snapshot_{:04d}.hdf5", next_index_);
+  SnapshotOptions options = options_;
+  options.ids_usable = &ids_usable_;  // a run's ids do not change: checked once
   if (share) {
-    write_snapshot_share(path, ps, options_, potential, *share);
+    write_snapshot_share(path, ps, options, potential, *share);
   } else {
-    write_snapshot(path, ps, options_, potential);
+    write_snapshot(path, ps, options, potential);
   }
   skip(ps.time);
   return path;
@@ -129,9 +131,9 @@ fs::path CheckpointSeries::write(const CheckpointState& state, const ParticleSys
   if (share) {
     for (const auto& said : share->all_gather(ForceReducer::Bytes(problem.begin(), problem.end())))
       if (!said.empty()) throw Error(std::string(said.begin(), said.end()));
-    write_checkpoint_share(path, state, particles, *share);
+    write_checkpoint_share(path, state, particles, *share, &ids_usable_);
   } else {
-    write_checkpoint(path, state, particles);
+    write_checkpoint(path, state, particles, &ids_usable_);
   }
   last_ = std::chrono::steady_clock::now();
   if (!root) return path;

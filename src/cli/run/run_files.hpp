@@ -45,6 +45,7 @@ class SnapshotSeries {
   std::uint64_t every_;
   double dt_;
   SnapshotOptions options_;
+  std::optional<bool> ids_usable_;  // SnapshotOptions::ids_usable: checked once a run
   bool potential_ = false;
   std::uint64_t next_index_ = 0;
   double origin_;
@@ -72,6 +73,7 @@ class CheckpointSeries {
   double minutes_;
   unsigned keep_;
   std::chrono::steady_clock::time_point last_;
+  std::optional<bool> ids_usable_;  // SnapshotOptions::ids_usable: checked once a run
 };
 
 /// The folder of a run's numbered files: --output-dir, else the folder of -o FILE, else ".".
