@@ -97,12 +97,17 @@ std::optional<RepeatedId> exact_repeat(const std::vector<std::uint64_t>& ids,
   return first;
 }
 
+/// Ids a rank sends per round of any_repeat's dense check: 16 MB, which the allocator keeps
+/// and gives back the next round (at 2^29 ids a rank, one exchange of all of them made 8.6 GB
+/// of new buffers, and new memory is slow on the machines measured: docs/snapshots.md).
+constexpr std::size_t kRoundIds = std::size_t(1) << 21;
+
 /// Is any id repeated (collective)? Each id goes, without its row, to the rank that holds
 /// its part of the ids' range [lo, hi] (P equal parts), which marks it in a bitmap of that
-/// part when the part is dense enough (at most 64 bits an id, as a file numbered from 1
-/// is), else sorts them. 8 bytes an id sent and a bit an id held, against 16 and a hash
-/// map's ~50 for the exact search: measured at 2^30 bodies on 4 ranks, the exact search
-/// took longer than a snapshot's writing.
+/// part when the ids are dense enough (at most 64 bits an id, as a file numbered from 1
+/// is), in rounds of kRoundIds ids a rank; else all at once, and it sorts them. 8 bytes an
+/// id sent and a bit an id held, against 16 and a hash map's ~50 for the exact search:
+/// measured at 2^30 bodies on 4 ranks, the exact search took longer than a snapshot's writing.
 bool any_repeat(const std::vector<std::uint64_t>& ids, ForceReducer* group, bool zero_is_none) {
   std::uint64_t range[3] = {~std::uint64_t(0), 0, 0};  // lo, hi, count
   for (const std::uint64_t id : ids) {
@@ -125,35 +130,41 @@ bool any_repeat(const std::vector<std::uint64_t>& ids, ForceReducer* group, bool
   if (range[2] < 2) return false;
   const std::uint64_t lo = range[0], span = range[1] - range[0];  // span + 1 ids may be used
   const std::uint64_t width = span / parts + 1;                   // ids a rank's part spans
-  std::vector<std::size_t> count(parts, 0);
-  for (const std::uint64_t id : ids)
-    if (!(zero_is_none && id == 0)) ++count[(id - lo) / width];
-  std::vector<Bytes> out(parts);
-  for (std::uint64_t p = 0; p < parts; ++p) out[p].resize(count[p] * sizeof(std::uint64_t));
-  std::fill(count.begin(), count.end(), 0);  // now each part's ids written
-  for (const std::uint64_t id : ids) {
-    if (zero_is_none && id == 0) continue;
-    const std::uint64_t p = (id - lo) / width;
-    std::memcpy(out[p].data() + sizeof id * count[p]++, &id, sizeof id);
-  }
-  std::vector<Bytes> in = group ? group->exchange(out) : std::move(out);
-  std::size_t received = 0;
-  for (const Bytes& b : in) received += b.size() / sizeof(std::uint64_t);
   const std::uint64_t base = lo + (group ? std::uint64_t(group->part()) : 0) * width;
+  // What this rank sends each rank, of ids [begin, end); then what it received.
+  auto exchange = [&](std::size_t begin, std::size_t end) {
+    std::vector<std::size_t> count(parts, 0);
+    for (std::size_t i = begin; i < end; ++i)
+      if (!(zero_is_none && ids[i] == 0)) ++count[(ids[i] - lo) / width];
+    std::vector<Bytes> out(parts);
+    for (std::uint64_t p = 0; p < parts; ++p) out[p].resize(count[p] * sizeof(std::uint64_t));
+    std::fill(count.begin(), count.end(), 0);  // now each part's ids written
+    for (std::size_t i = begin; i < end; ++i) {
+      if (zero_is_none && ids[i] == 0) continue;
+      const std::uint64_t p = (ids[i] - lo) / width;
+      std::memcpy(out[p].data() + sizeof(std::uint64_t) * count[p]++, &ids[i], sizeof ids[i]);
+    }
+    return group ? group->exchange(out) : out;
+  };
   bool repeat = false;
-  if (width <= 64 * std::uint64_t(received) + 4096) {
+  // Dense: every rank decides alike (from the global count), as the rounds need.
+  if (width <= 64 * (range[2] / parts) + 4096) {
     std::vector<std::uint64_t> bits(width / 64 + 1, 0);
-    for (const Bytes& b : in) {
-      for (std::size_t at = 0; !repeat && at + 8 <= b.size(); at += 8) {
-        const std::uint64_t k = word_at(b, at) - base, bit = std::uint64_t(1) << (k % 64);
-        repeat = (bits[k / 64] & bit) != 0;
-        bits[k / 64] |= bit;
+    const int rounds = int((ids.size() + kRoundIds - 1) / kRoundIds);
+    const int all_rounds = group ? group->max(rounds) : rounds;
+    for (int r = 0; r < all_rounds; ++r) {
+      const std::size_t begin = std::min(ids.size(), std::size_t(r) * kRoundIds);
+      for (const Bytes& b : exchange(begin, std::min(ids.size(), begin + kRoundIds))) {
+        for (std::size_t at = 0; !repeat && at + 8 <= b.size(); at += 8) {
+          const std::uint64_t k = word_at(b, at) - base, bit = std::uint64_t(1) << (k % 64);
+          repeat = (bits[k / 64] & bit) != 0;
+          bits[k / 64] |= bit;
+        }
       }
     }
   } else {
     std::vector<std::uint64_t> all;
-    all.reserve(received);
-    for (const Bytes& b : in)
+    for (const Bytes& b : exchange(0, ids.size()))
       for (std::size_t at = 0; at + 8 <= b.size(); at += 8) all.push_back(word_at(b, at));
     std::sort(all.begin(), all.end());
     repeat = std::adjacent_find(all.begin(), all.end()) != all.end();

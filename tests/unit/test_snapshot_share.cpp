@@ -242,6 +242,33 @@ TEST(SnapshotShare, RepeatedIdsAreFoundInDenseAndSparseRangesOnAnyNumberOfRanks)
   }
 }
 
+TEST(SnapshotShare, RepeatedIdsAreFoundAcrossTheDenseChecksRounds) {
+  // More ids than a round (2^21 a rank) on 1 and 2 ranks: a repeat of an id of rank 0's first
+  // round in rank 1's last round is found, and none where there is none.
+  const std::size_t n = (std::size_t(1) << 22) + 1001;
+  std::vector<std::uint64_t> ids(n);
+  for (std::size_t i = 0; i < n; ++i) ids[i] = (i * 2654435761u) % n + 1;  // a permutation
+  std::vector<std::uint64_t> again = ids;
+  again[n - 3] = again[11];
+  for (int parts : {1, 2}) {
+    const auto found =
+        testing::run_parts<std::pair<bool, bool>>(parts, [&](std::shared_ptr<ForceReducer> r) {
+          const ShareRange w = share_range(n, r->part(), r->parts());
+          auto mine = [&](const std::vector<std::uint64_t>& all) {
+            return std::vector<std::uint64_t>(all.begin() + std::ptrdiff_t(w.first),
+                                              all.begin() + std::ptrdiff_t(w.last));
+          };
+          const auto none = io_detail::first_repeated_id(mine(ids), w.first, r.get(), false);
+          const auto one = io_detail::first_repeated_id(mine(again), w.first, r.get(), false);
+          return std::pair{none.has_value(), one && one->first == 11 && one->again == n - 3};
+        });
+    for (const auto& [none, one] : found) {
+      EXPECT_FALSE(none) << parts << " ranks";
+      EXPECT_TRUE(one) << parts << " ranks";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nbody
 
