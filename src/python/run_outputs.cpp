@@ -81,7 +81,10 @@ void RunOutputs::after_step() {
     log_->append(step, sim_.time(), sim_.diagnostics(), sim_.initial_energy(),
                  sim_.collision_totals().energy_lost);
   }
-  if (checkpoints_.due(step)) checkpoints_.write(checkpoint_state());
+  if (checkpoints_.due(step)) {
+    const CheckpointState state = checkpoint_state();
+    checkpoints_.write(state, state.particles);
+  }
 }
 
 double RunOutputs::next_stop(double t_end) const {
