@@ -3,7 +3,7 @@
 # half), and issue 39's on 4 (RANKS=4 BIG_N=2147483648 on nvidia-h200-x4): N bodies (BIG_N,
 # default 2^30) on RANKS GPU ranks (default 2), in one call, each stage timed:
 #   1. 2 steps with float snapshots at the start and the end (issue 36: a float snapshot of
-#      2^30 bodies in <= 30 s), written by the ranks in turn; the snapshots are then removed
+#      2^30 bodies in <= 30 s), written by the ranks together; the snapshots are then removed
 #      (2 x 38.7 GB at 2^30);
 #   2. 2 steps and a checkpoint (88 B a body: 94 GB at 2^30);
 #   3. a restart from it on the same ranks for 2 more steps, against 4 uninterrupted steps (4.): the

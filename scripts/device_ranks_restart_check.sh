@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 36 on a machine with 2 GPUs (nvidia-h100-x2 / nvidia-h200-x2): a checkpoint written
-# by 2 GPU ranks (each rank writing its own rows, in turn) restarts on 2 GPU ranks, on 1, and
+# by 2 GPU ranks (each rank writing its own rows, together) restarts on 2 GPU ranks, on 1, and
 # on 3 CPU ranks (where GPUs are too few: --device cpu), and every run ends with the same
 # bodies (ids) and states within the tree's error of the uninterrupted run. Needs a built build/cuda/src/nbody (scripts/device_domain_check.sh
 # STAGES=build builds it). N bodies (RESTART_N, default 1048576), float, the tree.

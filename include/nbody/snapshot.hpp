@@ -71,7 +71,7 @@ void write_snapshot(const std::filesystem::path& path, const ParticleSystem& ps,
 
 /// write_snapshot of every rank's bodies in a decomposed run, into one file: `ps` (and
 /// `potential`) are this rank's bodies, written after those of the ranks before it (rank 0
-/// lays the file out, the ranks write their rows in turn, rank 0 renames it into place; no
+/// lays the file out, the ranks write their rows at once, rank 0 renames it into place; no
 /// rank holds all N). The ids are written as write_snapshot writes them, judged over every
 /// rank's. Collective over `group`: what any rank found every rank throws, and then no file
 /// is left under `path` (the old one stays) nor beside it. Test particles are refused (one

@@ -247,7 +247,7 @@ class TestRanksEqualOneProcess(CliTestCase):
 
     def test_hdf5_result_written_in_turn(self):
         # -o FILE.hdf5 (and --every) of a decomposed run: every rank writes its own bodies into
-        # the one file in turn, as snapshots are, not gathered on rank 0; the bodies come in
+        # the one file together, as snapshots are, not gathered on rank 0; the bodies come in
         # the ranks' order. By id, one process's result (the ring's sums: within 1e-12).
         try:
             import h5py
@@ -279,7 +279,7 @@ class TestRanksEqualOneProcess(CliTestCase):
 
     def test_checkpoint_written_in_turn_restarts_on_any_number_of_ranks(self):
         # A decomposed run writes its checkpoints with every rank writing its own bodies into
-        # the one file in turn (no gather); the restart reads each rank's rows alone
+        # the one file together (no gather); the restart reads each rank's rows alone
         # (read_checkpoint_share), or the whole file on one process.
         args = ["--model", "plummer", "-n", 600, "--seed", 7, "--softening", 0.02, "--dt", 0.005, "-q",
                 "--gravity", "direct", "--stats-every", 10]

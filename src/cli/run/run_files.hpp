@@ -32,7 +32,7 @@ class SnapshotSeries {
   [[nodiscard]] bool due(std::uint64_t step, double time) const;
   /// Writes the next snapshot_NNNN.hdf5 (potential: per-body potentials, or null) and
   /// moves the schedule on. Returns its path. With `share` (a decomposed run) ps is this
-  /// rank's bodies, and every rank calls it: they write the one file in turn.
+  /// rank's bodies, and every rank calls it: they write the one file together.
   std::filesystem::path write(const ParticleSystem& ps, const std::vector<double>* potential,
                               ForceReducer* share = nullptr);
   /// Moves the schedule on as write() does, without writing (MPI ranks other than 0).

@@ -220,7 +220,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   // reports.
   const bool diagnose_everywhere = sim.decomposed();
   // Snapshots and checkpoints of a decomposed run: every rank writes its own bodies into the
-  // one file, in turn (no gather); other outputs gather them for rank 0.
+  // one file, together (no gather); other outputs gather them for rank 0.
   ForceReducer* const share = sim.decomposed() ? ranks.get() : nullptr;
   const double e0 = resumed ? resumed->initial_energy : now.total_energy;
   auto write_snapshot_now = [&] {
@@ -252,7 +252,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
     if (share) state.decomposition = sim.decomposition_state();
     return checkpoints.write(state, *ps, share);
   };
-  // -o and --every: an HDF5 file of a decomposed run is written by every rank in turn, as
+  // -o and --every: an HDF5 file of a decomposed run is written by every rank at once, as
   // the snapshots are (a billion bodies are never gathered); text and CSV go through rank 0.
   auto write_result = [&](const fs::path& path) {
     ScopedPhase phase(sim.times(), "io");
