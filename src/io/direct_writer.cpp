@@ -28,6 +28,12 @@ bool DirectWriter::write(int fd, const void* data, std::size_t bytes, std::uint6
     const ssize_t n =
         ::pwrite(fd, p, std::min<std::size_t>(bytes, std::size_t(1) << 30), off_t(at));
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EINVAL && fd == files_.direct) {
+      // A file system that opens with O_DIRECT but wants another alignment: the page cache
+      // from here on (append and finish then write nothing more by fd).
+      files_.direct = -1;
+      return write(files_.buffered, p, bytes, at);
+    }
     if (n <= 0) {
       if (reason_.empty()) reason_ = n < 0 ? std::strerror(errno) : "nothing written";
       return false;
