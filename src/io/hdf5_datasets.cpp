@@ -88,7 +88,7 @@ void put_column(std::span<const double> values, std::uint64_t begin, std::uint64
                 std::size_t stride, std::size_t column, void* out) {
   To* o = static_cast<To*>(out);
   const double* v = values.data() + begin;
-  for (std::int64_t i = 0; i < std::int64_t(count); ++i) o[i * stride + column] = To(v[i]);
+  for (std::uint64_t i = 0; i < count; ++i) o[i * stride + column] = To(v[i]);
 }
 
 }  // namespace

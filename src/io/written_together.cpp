@@ -22,7 +22,7 @@ namespace {
 
 using Bytes = ForceReducer::Bytes;
 
-/// One turn's news from a rank: its problem ("" none), and rank 0's temporary's name.
+/// Rank 0's news after the layout: its problem, or ("" none) its temporary's name.
 Bytes news(const std::string& problem, const std::string& tmp) {
   const std::string text = (problem.empty() ? '\0' + tmp : '\1' + problem);
   return Bytes(text.begin(), text.end());
@@ -68,10 +68,11 @@ void write_together(const fs::path& path, ForceReducer* group, std::uint64_t cou
     if (!zero.empty() && zero[0] != '\0') problem = std::string(zero.begin() + 1, zero.end());
     if (problem.empty()) tmp = std::string(zero.begin() + 1, zero.end());
   }
+  trace.mark("news");
   if (problem.empty()) {
     try {
       hdf5::File file = hdf5::File::open_rows(tmp, path.string());
-      trace.mark("news");
+      trace.mark("open");
       rows(file, offset);
       file.close();
     } catch (const std::exception& e) {

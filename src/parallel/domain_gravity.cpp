@@ -5,13 +5,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "core/environment_value.hpp"
 #include "nbody/error.hpp"
 #include "nbody/input_error.hpp"
 #include "parallel/direct_ring.hpp"
@@ -239,34 +238,18 @@ double settling_imbalance_from(const char* text) {
   return v;
 }
 
-namespace {
-/// A whole number in [lo, hi] from an environment variable's text (null: unset, 0).
-std::size_t whole_from(const char* name, const char* text, unsigned long long lo,
-                       unsigned long long hi, const char* what) {
-  if (text == nullptr) return 0;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  // Digits only: strtoull would also take a sign, spaces, and wrap "-1" around.
-  if (!std::isdigit(static_cast<unsigned char>(text[0])) || *end != '\0' || errno == ERANGE ||
-      v < lo || v > hi)
-    throw input_error(name, what, std::string(text));
-  return std::size_t(v);
-}
-}  // namespace
-
 std::size_t migration_round_from(const char* text) {
-  return whole_from("NBODY_DOMAIN_MIGRATION_ROUND", text, 1, ~0ULL,
-                    "must be a whole number of bodies, at least 1");
+  return whole_from_environment("NBODY_DOMAIN_MIGRATION_ROUND", text, 1, ~0ULL,
+                                "must be a whole number of bodies, at least 1");
 }
 
 std::size_t pieces_per_rank_from(const char* text) {
-  return whole_from("NBODY_DOMAIN_PIECES", text, 1, 16384,
-                    "must be a whole number of pieces from 1 to 16384");
+  return whole_from_environment("NBODY_DOMAIN_PIECES", text, 1, 16384,
+                                "must be a whole number of pieces from 1 to 16384");
 }
 
 int piece_split_from(const char* text) {
-  return int(whole_from("NBODY_DOMAIN_PIECE_SPLIT", text, 0, 2, "must be 0, 1 or 2"));
+  return int(whole_from_environment("NBODY_DOMAIN_PIECE_SPLIT", text, 0, 2, "must be 0, 1 or 2"));
 }
 
 }  // namespace nbody::parallel

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "io/direct_writer.hpp"
+#include "io/io_trace.hpp"
 #include "nbody/snapshot.hpp"
 #include "test_helpers.hpp"
 #include "thread_ranks.hpp"
@@ -95,6 +96,17 @@ TEST(DirectWriter, AFailedWriteSaysWhy) {
   EXPECT_FALSE(w.append(&byte, 1));
   EXPECT_NE(w.reason().find("Bad file descriptor"), std::string::npos) << w.reason();
   ::close(files.buffered);
+}
+
+TEST(IoTrace, VariableIsZeroOrOne) {
+  EXPECT_FALSE(io_detail::io_trace_from(nullptr));  // unset: no trace
+  EXPECT_FALSE(io_detail::io_trace_from("0"));
+  EXPECT_TRUE(io_detail::io_trace_from("1"));
+  for (const char* bad : {"", "2", "yes", "-1", " 1", "1.0", "99999999999999999999999"}) {
+    const std::string message = test::message_of([&] { (void)io_detail::io_trace_from(bad); });
+    EXPECT_NE(message.find("NBODY_IO_TRACE"), std::string::npos) << bad << ": " << message;
+    EXPECT_NE(message.find("must be 0 or 1"), std::string::npos) << bad << ": " << message;
+  }
 }
 
 #if NBODY_HAVE_HDF5

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nbody/error.hpp"
@@ -127,21 +128,21 @@ TEST_F(TestParticleIoTest, TextAndCsvRefuseABadDirective) {
   };
   const std::string p = file("b.txt").string(), c = file("b.csv").string();
   const std::string bodies = "0 0 0 0 0 0 1\n1 0 0 0 0 0 2\n";
-  EXPECT_EQ(refused("b.txt", "# nbody: n_active=3\n" + bodies),
-            p + ":1: n_active 3 but the file holds 2 bodies");
-  EXPECT_EQ(refused("b.txt", "# nbody: n_active=0\n" + bodies),
-            p + ":1: n_active must be a whole number >= 1 (the active bodies), got '0'");
-  EXPECT_EQ(refused("b.txt", "#nbody: n_active=1.5\n" + bodies),
-            p + ":1: n_active must be a whole number >= 1 (the active bodies), got '1.5'");
-  EXPECT_EQ(refused("b.txt", "# nbody: test_particle_type=2\n" + bodies),
-            p + ":1: test_particle_type must be 0 (test particles feel the active bodies only) "
-                "or 1 (they also pull on them), got '2'");
-  EXPECT_EQ(refused("b.txt", "# nbody: n_active=1 n_active=1\n" + bodies),
-            p + ":1: n_active given twice");
-  EXPECT_EQ(refused("b.txt", "# nbody: nactive=1\n" + bodies),
-            p + ":1: unknown key 'nactive=1' in '# nbody:' (n_active, test_particle_type)");
-  EXPECT_EQ(refused("b.txt", "# nbody:\n" + bodies),
-            p + ":1: '# nbody:' takes n_active=K and/or test_particle_type=T, found 0 fields");
+  // The first line of b.txt before two bodies, and the message after "b.txt:1: ".
+  const std::pair<const char*, const char*> bad_lines[] = {
+      {"# nbody: n_active=3", "n_active 3 but the file holds 2 bodies"},
+      {"# nbody: n_active=0", "n_active must be a whole number >= 1 (the active bodies), got '0'"},
+      {"#nbody: n_active=1.5",
+       "n_active must be a whole number >= 1 (the active bodies), got '1.5'"},
+      {"# nbody: test_particle_type=2",
+       "test_particle_type must be 0 (test particles feel the active bodies only) or 1 (they "
+       "also pull on them), got '2'"},
+      {"# nbody: n_active=1 n_active=1", "n_active given twice"},
+      {"# nbody: nactive=1",
+       "unknown key 'nactive=1' in '# nbody:' (n_active, test_particle_type)"},
+      {"# nbody:", "'# nbody:' takes n_active=K and/or test_particle_type=T, found 0 fields"}};
+  for (const auto& [line, message] : bad_lines)
+    EXPECT_EQ(refused("b.txt", std::string(line) + "\n" + bodies), p + ":1: " + message);
   EXPECT_EQ(refused("b.txt", "0 0 0 0 0 0 1\n# nbody: n_active=1\n1 0 0 0 0 0 2\n"),
             p + ":2: '# nbody:' must come before the first body");
   EXPECT_EQ(

@@ -53,6 +53,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
   if (app.count("--steps") == 0 && !until_time)
     throw UsageError("nbody run needs a length: --steps K or --t-end T");
   check_collision_options(app, a.collisions);
+  (void)io_detail::io_trace_on();  // NBODY_IO_TRACE checked here, on every rank alike
   const OutputOptions& out = a.outputs;
   if (!out.snapshot_fields.empty() && out.snapshot_every == 0 && out.snapshot_dt == 0) {
     throw Error(
