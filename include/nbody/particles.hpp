@@ -55,6 +55,11 @@ class ParticleSystem {
 
   void resize(std::size_t n);
   void reserve(std::size_t n);
+  /// resize(n) for arrays about to be overwritten (a download, a file's rows): an array that
+  /// must grow is replaced, not copied, with room for n/8 more, so that a rank whose share
+  /// of a decomposed run changes in number keeps reusing its memory (new memory is slow on
+  /// some machines: core/huge_pages.hpp). The values are unspecified until written.
+  void resize_for_overwrite(std::size_t n);
   void clear();
   /// Appends a body; an id of 0 gets one more than the largest id seen so far.
   void add(const Body& body);

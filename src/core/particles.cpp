@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "core/huge_pages.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -14,6 +16,19 @@ void ParticleSystem::resize(std::size_t n) {
   for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &potential, &mass, &radius})
     v->resize(n, 0.0);
   id.resize(n, 0);
+  invalidate_accelerations();
+}
+
+void ParticleSystem::resize_for_overwrite(std::size_t n) {
+  auto fit = [n](auto& v) {
+    if (n > v.capacity()) {
+      std::remove_reference_t<decltype(v)>().swap(v);  // no copy of what is overwritten
+      reserve_huge(v, n + n / 8);
+    }
+    v.resize(n);
+  };
+  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &potential, &mass, &radius}) fit(*v);
+  fit(id);
   invalidate_accelerations();
 }
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>  // fmt::join (in format.h before fmt 11)
 
+#include "core/huge_pages.hpp"
 #include "core/machine_memory.hpp"
 #include "ic/models.hpp"
 #include "ic/parallel.hpp"
@@ -234,9 +235,14 @@ ParticleSystem allocate(std::size_t n, int threads) {
 #pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (n >= kParallelMin)
   for (int a = 0; a < kArrays; ++a) {
     errors.run([&] {
+      // Room for n/8 more (memory not touched until used): a rank's share of a decomposed
+      // run changes in number, and its downloads then reuse these arrays
+      // (ParticleSystem::resize_for_overwrite).
       if (a < kArrays - 1) {
+        reserve_huge(*arrays[a], n + n / 8);
         arrays[a]->resize(n);
       } else {
+        reserve_huge(ps.id, n + n / 8);
         ps.id.resize(n);
       }
     });

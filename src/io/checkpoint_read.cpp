@@ -189,7 +189,7 @@ CheckpointState read_rows(const hdf5::Group& group, const hdf5::Group* view, Rea
   const std::uint64_t rows = mine.last - mine.first;
   // Before anything is allocated: 13 arrays of the rows, and each one read.
   hdf5::detail::check_memory(group.where("x"), rows, 14 * 8, group);
-  ps.resize(rows);
+  ps.resize_for_overwrite(rows);  // room for a share that grows as the run goes on
   const std::string count_place = group.where(counted);
   for (std::size_t k = 0; k < kArrays.size(); ++k) {
     const ArrayField& a = kArrays[k];

@@ -86,5 +86,26 @@ TEST(Particles, ValidateBodiesNamesTheFirstBadBody) {
   EXPECT_NO_THROW(validate_bodies(bad));
 }
 
+TEST(Particles, ResizeForOverwriteGrowsWithRoomAndReusesIt) {
+  // A rank's share changes in number: grown arrays get n/8 of room, and a share that shrinks
+  // and grows again within it keeps its memory (no new pages to touch).
+  ParticleSystem ps = test::random_system(100, 3);
+  ps.resize_for_overwrite(1000);
+  for (const auto* v : {&ps.x, &ps.vz, &ps.ax, &ps.potential, &ps.mass, &ps.radius}) {
+    EXPECT_EQ(v->size(), 1000u);
+    EXPECT_GE(v->capacity(), 1125u);
+  }
+  EXPECT_EQ(ps.id.size(), 1000u);
+  EXPECT_GE(ps.id.capacity(), 1125u);
+  EXPECT_FALSE(ps.accelerations_valid());
+  const double* x = ps.x.data();
+  const std::uint64_t* id = ps.id.data();
+  ps.resize_for_overwrite(900);
+  ps.resize_for_overwrite(1120);
+  EXPECT_EQ(ps.x.data(), x);
+  EXPECT_EQ(ps.id.data(), id);
+  EXPECT_EQ(ps.size(), 1120u);
+}
+
 }  // namespace
 }  // namespace nbody

@@ -118,7 +118,9 @@ void check(const ParticleSystem& all, int dim, int parts, bool cut_along_keys,
       dim, parts, cut_along_keys ? "cut along the keys" : "dealt out",
       curve == parallel::DomainCurve::Hilbert ? " (Hilbert)" : "", shared, one.cells());
   // Cut along the curve, the shared cells are those around the cuts: a few per level.
-  if (cut_along_keys) EXPECT_LE(shared, std::size_t(parts) * 4 * 31);
+  if (cut_along_keys) {
+    EXPECT_LE(shared, std::size_t(parts) * 4 * 31);
+  }
   EXPECT_GT(shared, 0u);
 }
 

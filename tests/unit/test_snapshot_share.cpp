@@ -215,15 +215,17 @@ void expect_same_repeat(const std::vector<std::uint64_t>& ids, bool zero_is_none
 }
 
 TEST(SnapshotShare, RepeatedIdsAreFoundInDenseAndSparseRangesOnAnyNumberOfRanks) {
-  // Dense (numbered from 1, shuffled: a bitmap of the range) and sparse (ids ~2^60 apart:
+  // Dense (numbered from 1, shuffled: a bitmap of the whole range on every rank), spaced
+  // (16 apart: each rank a bitmap of its part of the range) and sparse (ids ~2^50 apart:
   // sorted) lists, without repeats and with one across ranks, with and without zeros.
-  std::vector<std::uint64_t> dense(5000), sparse(5000);
+  std::vector<std::uint64_t> dense(5000), spaced(5000), sparse(5000);
   for (std::size_t i = 0; i < dense.size(); ++i) {
     dense[i] = (i * 2654435761u) % 5000 + 1;  // a permutation of 1..5000
+    spaced[i] = dense[i] * 16 + 3;
     sparse[i] = dense[i] * (std::uint64_t(1) << 50) + 7;
   }
-  for (auto* ids : {&dense, &sparse}) {
-    const char* what = ids == &dense ? "dense" : "sparse";
+  for (auto* ids : {&dense, &spaced, &sparse}) {
+    const char* what = ids == &dense ? "dense" : ids == &spaced ? "spaced" : "sparse";
     expect_same_repeat(*ids, false, what);
     EXPECT_FALSE(io_detail::first_repeated_id(*ids, 0, nullptr, false).has_value()) << what;
     std::vector<std::uint64_t> again = *ids;
@@ -242,31 +244,33 @@ TEST(SnapshotShare, RepeatedIdsAreFoundInDenseAndSparseRangesOnAnyNumberOfRanks)
   }
 }
 
-TEST(SnapshotShare, RepeatedIdsAreFoundAcrossTheDenseChecksRounds) {
-  // More ids than a round (2^21 a rank) on 1 and 2 ranks: a repeat of an id of rank 0's first
+TEST(SnapshotShare, RepeatedIdsAreFoundAcrossRoundsAndBitmapParts) {
+  // More ids than a round (2^21 a rank) on 1 and 2 ranks, 16 apart (the rounds) and numbered
+  // from 1 (the whole range's bitmap, marked by threads): a repeat of an id of rank 0's first
   // round in rank 1's last round is found, and none where there is none.
   const std::size_t n = (std::size_t(1) << 22) + 1001;
-  std::vector<std::uint64_t> ids(n);
-  for (std::size_t i = 0; i < n; ++i) ids[i] = (i * 2654435761u) % n + 1;  // a permutation
-  std::vector<std::uint64_t> again = ids;
-  again[n - 3] = again[11];
-  for (int parts : {1, 2}) {
-    const auto found =
-        testing::run_parts<std::pair<bool, bool>>(parts, [&](std::shared_ptr<ForceReducer> r) {
-          const ShareRange w = share_range(n, r->part(), r->parts());
-          auto mine = [&](const std::vector<std::uint64_t>& all) {
-            return std::vector<std::uint64_t>(all.begin() + std::ptrdiff_t(w.first),
-                                              all.begin() + std::ptrdiff_t(w.last));
-          };
-          const auto none = io_detail::first_repeated_id(mine(ids), w.first, r.get(), false);
-          const auto one = io_detail::first_repeated_id(mine(again), w.first, r.get(), false);
-          return std::pair{none.has_value(), one && one->first == 11 && one->again == n - 3};
-        });
-    for (const auto& [none, one] : found) {
-      EXPECT_FALSE(none) << parts << " ranks";
-      EXPECT_TRUE(one) << parts << " ranks";
+  for (const std::uint64_t apart : {16, 1})
+    for (int parts : {1, 2}) {
+      std::vector<std::uint64_t> ids(n);
+      for (std::size_t i = 0; i < n; ++i) ids[i] = ((i * 2654435761u) % n) * apart + 1;
+      std::vector<std::uint64_t> again = ids;
+      again[n - 3] = again[11];
+      const auto found =
+          testing::run_parts<std::pair<bool, bool>>(parts, [&](std::shared_ptr<ForceReducer> r) {
+            const ShareRange w = share_range(n, r->part(), r->parts());
+            auto mine = [&](const std::vector<std::uint64_t>& all) {
+              return std::vector<std::uint64_t>(all.begin() + std::ptrdiff_t(w.first),
+                                                all.begin() + std::ptrdiff_t(w.last));
+            };
+            const auto none = io_detail::first_repeated_id(mine(ids), w.first, r.get(), false);
+            const auto one = io_detail::first_repeated_id(mine(again), w.first, r.get(), false);
+            return std::pair{none.has_value(), one && one->first == 11 && one->again == n - 3};
+          });
+      for (const auto& [none, one] : found) {
+        EXPECT_FALSE(none) << parts << " ranks, ids " << apart << " apart";
+        EXPECT_TRUE(one) << parts << " ranks, ids " << apart << " apart";
+      }
     }
-  }
 }
 
 }  // namespace

@@ -86,10 +86,9 @@ struct StateCopies {
   template <class S>
   static void download(S& s, ParticleSystem& ps) {
     const std::size_t n = s.n_;
-    for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az,
-                    &ps.potential, &ps.mass, &ps.radius})
-      v->resize(n);
-    ps.id.resize(n);
+    // A decomposed run's share changes in number: grown arrays are replaced with room, not
+    // copied (at 2^29 bodies a rank, vectors grown by resize() took 34 s of new memory).
+    ps.resize_for_overwrite(n);
     const std::size_t bytes = n * sizeof(double);
     const std::pair<const double*, std::vector<double>*> copies[] = {
         {s.x_.data(), &ps.x},    {s.y_.data(), &ps.y},
