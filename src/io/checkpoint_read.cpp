@@ -201,7 +201,10 @@ CheckpointState read_rows(const hdf5::Group& group, const hdf5::Group* view, Rea
                            ps.*kArrays[k + 2].member);
       continue;
     }
-    if (view && a.member == &ParticleSystem::radius && !group.has(a.name)) continue;  // all 0
+    if (view && a.member == &ParticleSystem::radius && !group.has(a.name)) {
+      std::fill(ps.radius.begin(), ps.radius.end(), 0.0);  // none written: all 0
+      continue;
+    }
     check_shape(group, a.name, n, count_place);
     group.read_doubles_into(a.name, mine.first, ps.*a.member);
   }

@@ -98,6 +98,27 @@ TEST(DirectWriter, AFailedWriteSaysWhy) {
   ::close(files.buffered);
 }
 
+TEST(DirectWriter, AFailedWriteOnItsThreadIsSaidByFinish) {
+  // The staged writes go out on threads: one that fails (a descriptor not open for writing)
+  // is reported by finish() at the latest, with the system's reason, whatever append said.
+  const fs::path dir = folder("nbody_direct_writer_fail");
+  const fs::path path = dir / "f.bin";
+  std::ofstream(path, std::ios::binary).put('x');
+  RowFiles files{::open(path.c_str(), O_WRONLY | O_CLOEXEC), ::open(path.c_str(), O_RDONLY)};
+  ASSERT_GE(files.buffered, 0);
+  ASSERT_GE(files.direct, 0);
+  {
+    DirectWriter w(files, 0);
+    const std::vector<unsigned char> data(2 * DirectWriter::kStage + 10, 7);
+    (void)w.append(data.data(), data.size());  // may not know yet
+    EXPECT_FALSE(w.finish());
+    EXPECT_NE(w.reason().find("Bad file descriptor"), std::string::npos) << w.reason();
+  }
+  ::close(files.buffered);
+  ::close(files.direct);
+  fs::remove_all(dir);
+}
+
 TEST(IoTrace, VariableIsZeroOrOne) {
   EXPECT_FALSE(io_detail::io_trace_from(nullptr));  // unset: no trace
   EXPECT_FALSE(io_detail::io_trace_from("0"));
