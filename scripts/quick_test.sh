@@ -22,16 +22,17 @@ area_of() {
     tests/unit/*essential_tree*) echo parallel ;;
     src/gravity/* | include/nbody/physics/pair_force.hpp | include/nbody/gravity.hpp | \
       tests/unit/test_pair_force.cpp | tests/unit/test_direct_sum.cpp | tests/unit/test_shared_forces.cpp | \
-      tests/unit/test_solver_potential.cpp | tests/unit/test_active_forces.cpp) echo gravity backend ;;
+      tests/unit/test_solver_potential.cpp | tests/unit/*active_forces*) echo gravity backend ;;
     src/integrators/* | include/nbody/physics/integration.hpp | include/nbody/physics/timestep.hpp | \
       include/nbody/integrator.hpp | tests/unit/test_ias15*.cpp | tests/unit/test_integrators.cpp) echo integrators backend ;;
-    src/io/* | include/nbody/io.hpp | include/nbody/snapshot.hpp | tests/unit/test_io.cpp | \
+    src/io/* | include/nbody/io.hpp | include/nbody/snapshot.hpp | tests/unit/test_io*.cpp | \
+      tests/unit/io_test_helpers.hpp | tests/unit/*checkpoint_share* | tests/unit/*test_particle_* | \
       tests/unit/test_snapshot*.cpp | tests/unit/test_run_options.cpp | tests/unit/test_config_file.cpp) echo io ;;
     src/ic/* | src/diagnostics/* | src/core/* | include/nbody/initial_conditions.hpp | \
-      include/nbody/diagnostics.hpp | include/nbody/particles.hpp | tests/unit/test_initial_conditions.cpp | \
+      include/nbody/diagnostics.hpp | include/nbody/particles.hpp | tests/unit/test_initial_conditions*.cpp | \
       tests/unit/test_diagnostics.cpp | tests/unit/test_particles.cpp) echo ic ;;
     src/collisions/* | include/nbody/collisions.hpp | include/nbody/physics/collision_response.hpp | \
-      tests/unit/test_collisions.cpp | tests/unit/collision_test_helpers.hpp) echo collisions backend ;;
+      tests/unit/test_collision*.cpp | tests/unit/collision_test_helpers.hpp) echo collisions backend ;;
     src/render/* | tests/unit/test_render.cpp) echo render ;;
     src/simulation/* | include/nbody/simulation.hpp | tests/backend/* | tests/backend_test.hpp) echo backend ;;
     src/cli/* | src/viewer/* | tests/cli/* | python/*) echo cli ;;

@@ -2,23 +2,18 @@
 // and read back in shares (issue 36, item 3): whatever the number of ranks that wrote it
 // (P = 1..4, thread ranks) the file holds one process's bodies (by id, every bit) and
 // attributes, in the ranks' order; read whole or in shares on Q = 1..4 ranks it gives them
-// back, every id once; what any rank refuses every rank refuses with the whole reader's
-// message; a failed write leaves no file under the name, nor a temporary.
+// back, every id once, and each rank its own rows, cuts and costs where as many read it.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "nbody/error.hpp"
+#include "checkpoint_share_helpers.hpp"
 #include "nbody/gravity.hpp"
-#include "nbody/initial_conditions.hpp"
 #include "nbody/snapshot.hpp"
 #include "test_helpers.hpp"
 #include "thread_ranks.hpp"
@@ -29,53 +24,12 @@ namespace nbody {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A folder of its own for each test (no temporaries of other tests in it).
-fs::path folder(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-/// A state as a run leaves it: accelerations valid, every scalar set.
-CheckpointState sample_state(std::size_t n) {
-  CheckpointState s;
-  s.particles = generate({.model = "plummer", .n = n, .seed = 5, .radius = 0.01});
-  ParticleSystem& ps = s.particles;
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    ps.ax[i] = std::sin(double(i));
-    ps.ay[i] = -1.0 / double(i + 1);
-    ps.az[i] = 1e-300 * double(i);
-  }
-  ps.time = 0.375;
-  ps.set_accelerations_valid();
-  s.step = 77;
-  s.initial_energy = -0.2512345;
-  s.collisions.stages = 3;
-  s.next_snapshot = 4;
-  s.next_snapshot_time = 0.5;
-  s.snapshot_origin = 0.0;
-  s.parameters = "dt = 0.005\n";
-  return s;
-}
-
-/// Rank r of P holds bodies r, r + P, r + 2P, ...: the file's order (by rank) is not the ids'.
-ParticleSystem dealt(const ParticleSystem& all, int r, int parts) {
-  ParticleSystem mine;
-  mine.dim = all.dim;
-  mine.time = all.time;
-  for (std::size_t i = std::size_t(r); i < all.size(); i += std::size_t(parts)) {
-    mine.add(Body{{all.x[i], all.y[i], all.z[i]},
-                  {all.vx[i], all.vy[i], all.vz[i]},
-                  all.mass[i],
-                  all.radius[i],
-                  all.id[i]});
-    mine.ax.back() = all.ax[i], mine.ay.back() = all.ay[i], mine.az.back() = all.az[i];
-  }
-  if (all.accelerations_valid()) mine.set_accelerations_valid();
-  return mine;
-}
+using testing_checkpoint_share::dealt;
+using testing_checkpoint_share::folder;
+using testing_checkpoint_share::read_in_shares;
+using testing_checkpoint_share::sample_state;
+using testing_checkpoint_share::Share;
+using testing_checkpoint_share::write_in_shares;
 
 /// Every value of the body of each id, bit for bit, and the scalars.
 void expect_same_bodies(const CheckpointState& a, const CheckpointState& b) {
@@ -103,32 +57,6 @@ void expect_same_bodies(const CheckpointState& a, const CheckpointState& b) {
   EXPECT_EQ(a.next_snapshot_time, b.next_snapshot_time);
   EXPECT_EQ(a.snapshot_origin, b.snapshot_origin);
   EXPECT_EQ(a.parameters, b.parameters);
-}
-
-/// write_checkpoint_share on `parts` thread ranks, each holding dealt(); each rank's error.
-std::vector<std::string> write_in_shares(
-    const fs::path& path, const CheckpointState& state, int parts,
-    const std::function<void(int, CheckpointState&)>& edit = nullptr) {
-  return testing::run_parts<std::string>(parts, [&](std::shared_ptr<ForceReducer> r) {
-    CheckpointState mine = state;
-    mine.particles = dealt(state.particles, r->part(), parts);
-    if (edit) edit(r->part(), mine);
-    return test::message_of([&] { write_checkpoint_share(path, mine, mine.particles, *r); });
-  });
-}
-
-struct Share {
-  CheckpointState state;
-  std::size_t total = 0;
-  std::string error;
-};
-
-std::vector<Share> read_in_shares(const fs::path& path, int parts) {
-  return testing::run_parts<Share>(parts, [&](std::shared_ptr<ForceReducer> r) {
-    Share s;
-    s.error = test::message_of([&] { s.state = read_checkpoint_share(path, *r, s.total); });
-    return s;
-  });
 }
 
 TEST(CheckpointShare, WrittenByAnyNumberOfRanksReadsBackOnAnyNumber) {
@@ -193,11 +121,6 @@ TEST(CheckpointShare, WrittenByAnyNumberOfRanksReadsBackOnAnyNumber) {
   EXPECT_EQ(header.particles.time, 0.375);
   EXPECT_EQ(header.parameters, "dt = 0.005\n");
   fs::remove_all(dir);
-}
-
-/// Every rank's message is the whole file's reader's.
-void expect_every_rank_says(const fs::path& p, int parts, const std::string& whole) {
-  for (const Share& s : read_in_shares(p, parts)) EXPECT_EQ(s.error, whole);
 }
 
 // A decomposed CPU run's record of its ranks (issue 36: a restart on as many ranks is the same
@@ -265,93 +188,6 @@ TEST(CheckpointShare, RanksGetBackTheirRowsCutsAndCosts) {
     EXPECT_TRUE(s.state.decomposition.cuts.empty());
     EXPECT_TRUE(s.state.decomposition.cost.empty());
   }
-  fs::remove_all(dir);
-}
-
-TEST(CheckpointShare, EveryRankRefusesWhatOneRankFinds) {
-  const fs::path dir = folder("nbody_cp_share_bad");
-  CheckpointState state = sample_state(7);
-  // On 3 ranks the shares are rows [0,2) [2,4) [4,7): each problem below is in the last.
-  auto refused = [&](const std::string& name, const std::function<void(CheckpointState&)>& edit,
-                     const std::string& expected) {
-    SCOPED_TRACE(name);
-    CheckpointState bad = state;
-    edit(bad);
-    const fs::path p = dir / (name + ".h5");
-    write_checkpoint(p, bad);  // the writer checks sizes, not values: a damaged file
-    const std::string whole = test::error_of([&] { (void)read_checkpoint(p); });
-    EXPECT_NE(whole.find(p.string() + ": " + expected), std::string::npos) << whole;
-    expect_every_rank_says(p, 3, whole);
-    expect_every_rank_says(p, 2, whole);
-  };
-  refused(
-      "mass", [](CheckpointState& s) { s.particles.mass[5] = 0; },
-      "/Checkpoint/mass[5]: must be finite and > 0 (got 0)");
-  // Two problems in two shares: the whole reader meets x (the first array) first.
-  refused(
-      "two", [](CheckpointState& s) { s.particles.mass[0] = -1, s.particles.x[6] = NAN; },
-      "/PartType1/Coordinates[6, 0]: must be finite (got nan)");
-  refused(
-      "id", [](CheckpointState& s) { s.particles.id = {1, 9, 3, 4, 5, 6, 9}; },
-      "/Checkpoint/id[6]: is used twice (also by body 1) (got 9)");
-  refused(
-      "acceleration", [](CheckpointState& s) { s.particles.az[4] = INFINITY; },
-      "/Checkpoint/az[4]: must be finite (got inf)");
-  refused(
-      "planar",
-      [](CheckpointState& s) {
-        s.particles.dim = 2;
-        for (std::size_t i = 0; i < 7; ++i) s.particles.z[i] = s.particles.vz[i] = 0;
-        s.particles.vz[6] = 0.5;
-      },
-      "/PartType1/Velocities[6, 2]: must be 0 in a planar (dim 2) checkpoint (got 0.5)");
-  // IAS15's state is read whole: IAS15 never runs decomposed.
-  CheckpointState ias15 = state;
-  ias15.integrator.values.assign(48 * 7, 0.0);
-  ias15.integrator.next_dt = 0.01;
-  write_checkpoint(dir / "ias15.h5", ias15);
-  EXPECT_EQ(read_checkpoint(dir / "ias15.h5").integrator.values.size(), 48u * 7);
-  for (const Share& s : read_in_shares(dir / "ias15.h5", 2))
-    EXPECT_NE(s.error.find("/Checkpoint/integrator_state is IAS15's state, which one process "
-                           "reads whole"),
-              std::string::npos)
-        << s.error;
-  for (const std::string& e : write_in_shares(dir / "ias15_shares.h5", ias15, 2))
-    EXPECT_NE(e.find("IAS15's state is written by one process"), std::string::npos) << e;
-  EXPECT_FALSE(fs::exists(dir / "ias15_shares.h5"));
-  fs::remove_all(dir);
-}
-
-/// The names in `dir` (temporaries included).
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-TEST(CheckpointShare, AFailedWriteOnOneRankLeavesNoFileAndEveryRankSaysSo) {
-  const fs::path dir = folder("nbody_cp_share_fail");
-  const CheckpointState state = sample_state(50);
-  // An old checkpoint under the name stays as it was.
-  const fs::path p = dir / "checkpoint.h5";
-  write_checkpoint(p, sample_state(3));
-  const auto old_size = fs::file_size(p);
-  // The last rank's bodies are malformed (a missing radius): it finds it, every rank throws.
-  const auto errors = write_in_shares(p, state, 3, [](int part, CheckpointState& s) {
-    if (part == 2) s.particles.radius.pop_back();
-  });
-  for (const std::string& e : errors) {
-    EXPECT_EQ(e, errors[0]);
-    EXPECT_NE(e.find(p.string() + ": cannot write checkpoint (radius has"), std::string::npos) << e;
-  }
-  EXPECT_EQ(fs::file_size(p), old_size);
-  EXPECT_EQ(names_in(dir), std::vector<std::string>{"checkpoint.h5"});
-  // Rank 0 cannot create the file (no such folder): the other ranks do not wait for it.
-  const fs::path nowhere = dir / "missing" / "checkpoint.h5";
-  for (const std::string& e : write_in_shares(nowhere, state, 3))
-    EXPECT_NE(e.find("does not exist"), std::string::npos) << e;
-  EXPECT_EQ(names_in(dir), std::vector<std::string>{"checkpoint.h5"});
   fs::remove_all(dir);
 }
 
