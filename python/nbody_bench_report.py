@@ -41,21 +41,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
-import textwrap
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its modules, however it is run
+from nbody_bench_plots import write_plots, x_columns  # noqa: E402
+from nbody_bench_records import as_records, format_value, label_line  # noqa: E402
 
 PLOT_KINDS = ("line", "stacked_bar", "bar")
 REQUIRED_KEYS = {"suite": str, "title": str, "columns": list, "rows": list, "plots": list}
 REPORT_HEADING = "# nbody benchmarks\n"
-MISSING_MATPLOTLIB = ("plots skipped: matplotlib is not installed "
-                      "(pip install matplotlib, or apt install python3-matplotlib)")
-DPI = 150
-FIGSIZE = (8.0, 5.0)
-LINE_STYLES = ("-", "--", ":", "-.")
-MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
 class BadInput(Exception):
@@ -134,83 +130,6 @@ def plot_problem(spec, columns: list) -> str | None:
     return None
 
 
-def as_records(doc: dict) -> list[dict]:
-    """Rows as {column: value} dicts."""
-    return [dict(zip(doc["columns"], row)) for row in doc["rows"]]
-
-
-def select(records: list[dict], spec: dict) -> list[dict]:
-    """The rows a plot draws: those matching its filter."""
-    wanted = {k: v if isinstance(v, list) else [v] for k, v in (spec.get("filter") or {}).items()}
-    return [r for r in records if all(r[k] in vs for k, vs in wanted.items())]
-
-
-# ---------------------------------------------------------------- labels and tables
-
-def format_value(value) -> str:
-    """Numbers as in the report: floats to 4 significant digits, null as an em dash."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float):
-        return f"{value:.4g}" if math.isfinite(value) else str(value)
-    return str(value)
-
-
-def distinct(records: list[dict], column: str) -> list:
-    """Non-null values of a column in first-seen order (empty when there is no such column)."""
-    seen = []
-    for r in records:
-        v = r.get(column)
-        if v is not None and v not in seen:
-            seen.append(v)
-    return seen
-
-
-def setting(meta: dict, records: list[dict], key: str) -> str | None:
-    """A setting as shown in a label: the column's range or list when the rows vary it,
-    otherwise meta[key]."""
-    values = distinct(records, key)
-    if not values:
-        value = meta.get(key)
-        return None if value is None else format_value(value)
-    if len(values) == 1:
-        return format_value(values[0])
-    if all(isinstance(v, (int, float)) for v in values):
-        return f"{format_value(min(values))}–{format_value(max(values))}"
-    return "/".join(format_value(v) for v in values)
-
-
-def device_parts(meta: dict, records: list[dict]) -> list[str]:
-    """CPU model and/or GPU name, for the devices the rows (or meta.device) were measured on."""
-    devices = distinct(records, "device") or ([meta["device"]] if meta.get("device") else [])
-    parts = []
-    if meta.get("cpu") and (not devices or any(d != "gpu" for d in devices)):
-        threads = setting(meta, records, "threads")  # the threads suite varies it
-        parts.append(f"CPU {meta['cpu']}" + (f" ({threads} threads)" if threads else ""))
-    if meta.get("gpu") and (not devices or any(d != "cpu" for d in devices)):
-        parts.append(f"GPU {meta['gpu']}")
-    return parts
-
-
-def label_line(meta: dict, records: list[dict]) -> str:
-    """Device, N, precision, theta, softening, git revision and date, as one line."""
-    parts = device_parts(meta, records)
-    for key, fmt in (("n", "N = {}"), ("precision", "{}"), ("theta", "θ = {}"),
-                     ("softening", "softening {}")):
-        value = setting(meta, records, key)
-        if value is not None:
-            parts.append(fmt.format(value))
-    if meta.get("git"):
-        parts.append(f"git {meta['git']}")
-    if meta.get("date"):
-        parts.append(str(meta["date"]))
-    if meta.get("quick"):
-        parts.append("--quick")
-    return " · ".join(parts)
-
-
 def markdown_table(columns: list, rows: list) -> str:
     """Every row (the CSV beside the report holds them too); numeric columns right-aligned."""
     def cell(v):
@@ -276,179 +195,6 @@ def update_report(out_dir: Path, suite: str, section: str) -> Path:
     report = path.read_text(encoding="utf-8") if path.exists() else REPORT_HEADING
     write_atomically(path, merge_section(report, suite, section).encode("utf-8"))
     return path
-
-
-# ---------------------------------------------------------------- plots
-
-def load_pyplot():
-    """matplotlib.pyplot with the Agg backend (no display), or None with the reason."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None, MISSING_MATPLOTLIB
-    except Exception as e:  # a broken installation: report it, still write the tables
-        return None, f"plots skipped: matplotlib could not be loaded ({e})"
-    return plt, None
-
-
-def x_columns(spec: dict) -> list[str]:
-    return spec["x"] if isinstance(spec["x"], list) else [spec["x"]]
-
-
-def y_columns(spec: dict) -> list[str]:
-    return spec["y"] if isinstance(spec["y"], list) else [spec["y"]]
-
-
-def draw_line(ax, spec: dict, records: list[dict]) -> None:
-    """One line with markers per group (or per y column, or per (group, y column))."""
-    x = spec["x"]
-    xs_all = distinct(records, x)
-    numeric_x = all(isinstance(v, (int, float)) for v in xs_all)
-    position = (lambda v: v) if numeric_x else {v: i for i, v in enumerate(xs_all)}.get
-    groups = distinct(records, spec["group"]) if spec.get("group") else [None]
-    ys = y_columns(spec)
-    for gi, group in enumerate(groups):
-        color = f"C{gi % 10}" if len(ys) > 1 and group is not None else None
-        for yi, y in enumerate(ys):
-            points = sorted((position(r[x]), r[y], format_value(r.get(spec.get("labels"))))
-                            for r in records if r[x] is not None and r[y] is not None
-                            and (group is None or r[spec["group"]] == group))
-            if not points:
-                continue
-            label = " ".join(str(p) for p in (group, y if len(ys) > 1 else None) if p is not None)
-            ax.plot([p[0] for p in points], [p[1] for p in points], label=label or y,
-                    color=color, linestyle=LINE_STYLES[yi % len(LINE_STYLES)],
-                    marker=MARKERS[(yi if color else gi) % len(MARKERS)], markersize=4)
-            for px, py, text in points if spec.get("labels") else []:
-                ax.annotate(text, (px, py), textcoords="offset points", xytext=(4, 4), fontsize=6,
-                            color=ax.lines[-1].get_color())
-    if not numeric_x:
-        set_category_ticks(ax, xs_all)
-    elif all(isinstance(v, int) for v in xs_all) and not spec.get("logx"):
-        from matplotlib.ticker import MaxNLocator  # thread counts, iterations: no 1.5 ticks
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-
-
-def draw_bars(ax, spec: dict, records: list[dict], stacked: bool) -> None:
-    """Grouped bars, or bars stacked by group (with percentages when spec['share'])."""
-    x, y, group_col = spec["x"], spec["y"], spec.get("group")
-    xs = distinct(records, x)
-    groups = distinct(records, group_col) if group_col else [None]
-    height = {}
-    for r in records:
-        if r[x] is not None and r[y] is not None:
-            key = (r[x], r[group_col] if group_col else None)
-            height[key] = height.get(key, 0.0) + r[y]
-    totals = [sum(height.get((c, g), 0.0) for g in groups) for c in xs]
-    bottom = [0.0] * len(xs)
-    width = 0.8 if stacked else 0.8 / len(groups)
-    for gi, group in enumerate(groups):
-        values = [height.get((c, group), 0.0) for c in xs]
-        offsets = [i if stacked else i - 0.4 + width * (gi + 0.5) for i in range(len(xs))]
-        ax.bar(offsets, values, width, bottom=bottom if stacked else None,
-               label=None if group is None else str(group))
-        if stacked and spec.get("share"):
-            annotate_shares(ax, offsets, bottom, values, totals)
-        if stacked:
-            bottom = [b + v for b, v in zip(bottom, values)]
-    set_category_ticks(ax, xs)
-
-
-def annotate_shares(ax, offsets, bottom, values, totals) -> None:
-    """Writes each segment's share of its bar inside it, where it is tall enough to hold it."""
-    tallest = max(totals, default=0.0) or 1.0
-    for x, b, v, total in zip(offsets, bottom, values, totals):
-        if total > 0 and v / tallest >= 0.04:
-            ax.text(x, b + v / 2, f"{100 * v / total:.0f}%", ha="center", va="center",
-                    fontsize=7, color="white")
-
-
-def set_category_ticks(ax, values: list) -> None:
-    labels = [format_value(v) for v in values]
-    rotate = len(values) > 6 or any(len(s) > 10 for s in labels)
-    ax.set_xticks(range(len(values)))
-    ax.set_xticklabels(labels, rotation=30 if rotate else 0, ha="right" if rotate else "center")
-
-
-def draw_plot(plt, doc: dict, spec: dict, out_dir: Path) -> Path:
-    """Draws one plot spec into out_dir/spec['file']."""
-    records = select(as_records(doc), spec)
-    label = label_line(doc.get("meta") or {}, records)
-    xs = x_columns(spec)
-    xlabels = spec.get("xlabel") if isinstance(spec.get("xlabel"), list) else [spec.get("xlabel")]
-    fig, axes = plt.subplots(1, len(xs), squeeze=False, sharey=True,
-                             figsize=(FIGSIZE[0] * (1 + 0.6 * (len(xs) - 1)), FIGSIZE[1]))
-    try:
-        for i, (ax, x) in enumerate(zip(axes[0], xs)):  # one panel per x column
-            panel = dict(spec, x=x, xlabel=xlabels[i] if i < len(xlabels) else None)
-            if len(xs) > 1:
-                panel["title"] = None
-            if spec["kind"] == "line":
-                draw_line(ax, panel, records)
-            else:
-                draw_bars(ax, spec, records, stacked=spec["kind"] == "stacked_bar")
-            if not ax.has_data():
-                ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center")
-                print(f"{spec['file']}: no rows to plot", file=sys.stderr)
-            decorate(ax, panel, doc, title=len(xs) == 1)
-            if i > 0:
-                ax.set_ylabel("")  # shared with the first panel
-        if len(xs) > 1:
-            fig.suptitle(spec.get("title") or doc["title"])
-        wrapped = textwrap.fill(label, width=120)
-        fig.text(0.5, 0.01, wrapped, ha="center", va="bottom", fontsize=7, color="0.3")
-        fig.tight_layout(rect=(0, 0.03 + 0.025 * wrapped.count("\n"), 1, 1))
-        path = out_dir / spec["file"]
-        tmp = path.with_name(f".{path.name}.tmp")
-        fig.savefig(tmp, dpi=DPI, format="png")
-        os.replace(tmp, path)
-        return path
-    finally:
-        plt.close(fig)
-
-
-def decorate(ax, spec: dict, doc: dict, title: bool = True) -> None:
-    """Axis scales, labels, title (unless a panel of several), legend and grid."""
-    if spec.get("logx") and spec["kind"] == "line":
-        ax.set_xscale("log")
-    if spec.get("logy"):
-        ax.set_yscale("log")
-    ax.set_xlabel(spec.get("xlabel") or spec["x"])
-    ax.set_ylabel(spec.get("ylabel") or ", ".join(y_columns(spec)))
-    if title:
-        ax.set_title(spec.get("title") or doc["title"])
-    axis = "both" if spec["kind"] == "line" else "y"  # no grid lines through the bars
-    ax.set_axisbelow(True)
-    ax.grid(True, which="major", axis=axis, alpha=0.4)
-    if spec.get("logx") or spec.get("logy"):
-        ax.grid(True, which="minor", axis=axis, alpha=0.15)
-    handles, _ = ax.get_legend_handles_labels()
-    if len(handles) > 8:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    elif handles:
-        ax.legend(fontsize=8)
-
-
-def write_plots(doc: dict, out_dir: Path) -> tuple[list[dict], str | None, bool]:
-    """Draws every plot; returns the specs drawn, a note when plots were skipped, and whether
-    every plot succeeded."""
-    if not doc["plots"]:
-        return [], None, True
-    plt, reason = load_pyplot()
-    if plt is None:
-        print(reason, file=sys.stderr)
-        return [], reason, True
-    drawn, ok = [], True
-    for spec in doc["plots"]:
-        try:
-            draw_plot(plt, doc, spec, out_dir)
-            drawn.append(spec)
-        except Exception as e:  # one bad plot must not cost the report
-            print(f"{out_dir / spec['file']}: plot failed: {e}", file=sys.stderr)
-            ok = False
-    return drawn, None, ok
 
 
 # ---------------------------------------------------------------- command line
