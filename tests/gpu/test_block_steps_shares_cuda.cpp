@@ -23,16 +23,7 @@
 namespace nbody {
 namespace {
 
-using block_steps_test::adaptive_options;
-using block_steps_test::kDt;
-using block_steps_test::kSoftening;
-using block_steps_test::kSteps;
-using block_steps_test::plummer;
-using block_steps_test::position_difference;
-using block_steps_test::run_stepper;
-using block_steps_test::StepRun;
-using block_steps_test::text;
-using block_steps_test::tree_adaptive;
+using namespace block_steps_test;  // the helpers of this suite's files
 
 constexpr double kPi = 3.14159265358979323846;
 

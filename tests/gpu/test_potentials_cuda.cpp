@@ -27,17 +27,7 @@
 namespace nbody {
 namespace {
 
-using potentials_test::evaluate;
-using potentials_test::exact_tolerance;
-using potentials_test::expect_flags;
-using potentials_test::expect_same_accelerations;
-using potentials_test::kSoftening;
-using potentials_test::OnOff;
-using potentials_test::potential_error;
-using potentials_test::PotentialError;
-using potentials_test::Reference;
-using potentials_test::reference;
-using potentials_test::w_from;
+using namespace potentials_test;  // the helpers of this suite's files
 
 // ---- The direct sum ---------------------------------------------------------------------
 

@@ -20,19 +20,7 @@
 namespace nbody {
 namespace {
 
-using active_forces_test::active_forces;
-using active_forces_test::everyone;
-using active_forces_test::expect_flags_unchanged;
-using active_forces_test::expect_only_active_written;
-using active_forces_test::expect_same_results;
-using active_forces_test::expect_shares_sum_to_whole;
-using active_forces_test::field;
-using active_forces_test::full_forces;
-using active_forces_test::kG;
-using active_forces_test::pick;
-using active_forces_test::plummer;
-using active_forces_test::with_sentinels;
-using active_forces_test::worst_relative;
+using namespace active_forces_test;  // the helpers of this suite's files
 
 // ---- The direct sum ------------------------------------------------------------------
 

@@ -24,12 +24,7 @@ namespace nbody {
 namespace {
 
 namespace fs = std::filesystem;
-using testing_checkpoint_share::dealt;
-using testing_checkpoint_share::folder;
-using testing_checkpoint_share::read_in_shares;
-using testing_checkpoint_share::sample_state;
-using testing_checkpoint_share::Share;
-using testing_checkpoint_share::write_in_shares;
+using namespace testing_checkpoint_share;  // the helpers of this suite's files
 
 /// Every value of the body of each id, bit for bit, and the scalars.
 void expect_same_bodies(const CheckpointState& a, const CheckpointState& b) {

@@ -20,11 +20,7 @@ namespace nbody {
 namespace {
 
 namespace fs = std::filesystem;
-using testing_checkpoint_share::folder;
-using testing_checkpoint_share::read_in_shares;
-using testing_checkpoint_share::sample_state;
-using testing_checkpoint_share::Share;
-using testing_checkpoint_share::write_in_shares;
+using namespace testing_checkpoint_share;  // the helpers of this suite's files
 
 /// Every rank's message is the whole file's reader's.
 void expect_every_rank_says(const fs::path& p, int parts, const std::string& whole) {
