@@ -252,4 +252,8 @@ int piece_split_from(const char* text) {
   return int(whole_from_environment("NBODY_DOMAIN_PIECE_SPLIT", text, 0, 2, "must be 0, 1 or 2"));
 }
 
+bool merge_received_from(const char* text) {
+  return whole_from_environment("NBODY_DOMAIN_MERGE", text, 0, 1, "must be 0 or 1") == 1;
+}
+
 }  // namespace nbody::parallel

@@ -114,8 +114,15 @@ std::size_t pieces_per_rank_from(const char* text);
 /// span the centre, and every sender ships what such a box opens: with fixed cuts (2M
 /// Plummer, 4 domains, GpuReceiverPieces.WideCellsSplitSendLess, one H200) the GPU ranks'
 /// essential trees held 1,510,671 bodies in all with modes 0 and 1, 10,729 with mode 2
-/// (geometric; 1,502,593 and 2,620 relative). Mode 2 is not the default: its forces against
-/// one process on GPU ranks and its step on 2 and 4 GPUs are not measured yet.
+/// (geometric; 1,502,593 and 2,620 relative). Mode 2 is not the default: on 2 and 4 H200s it
+/// changed neither the bytes sent (273.0 against 246.3 MB at 2^26 on 4) nor the step, and
+/// on 3 thread ranks its p99 force error passed the test's bound.
 int piece_split_from(const char* text);
+
+/// Whether a GPU rank walks the essential trees it received as one tree (1: joined under a
+/// root of their own, TreeForces::walk_received) or one by one (0, unset: the default), from
+/// NBODY_DOMAIN_MERGE, given its text. Throws the input error that names the variable
+/// otherwise. An experiment of issues 35/39, to measure on 4 GPUs.
+bool merge_received_from(const char* text);
 
 }  // namespace nbody::parallel

@@ -10,6 +10,8 @@
 //   on 2 H200s);
 // - the direct sum (bodies gathered, each-pair-once tasks dealt): one process's forces to
 //   float rounding.
+// - the received essential trees walked as one (NBODY_DOMAIN_MERGE=1) on 3 and 4 ranks: the
+//   same bounds.
 // Skipped, and saying so, without a usable CUDA device.
 #include <gtest/gtest.h>
 
@@ -189,6 +191,44 @@ TEST(GpuDomain, MigrationInRoundsKeepsEveryBodyOnce) {
       "[ measured ] rounds of 997 on 3 ranks: median difference from one process %.1f %% "
       "of its error\n",
       100 * diff / med);
+}
+
+// NBODY_DOMAIN_MERGE=1 (tree_gpu_merge.cu): each rank walks the 2 or 3 essential trees it
+// received as one tree joined under a root of its own. The walk meets the same cells, so the
+// forces keep one process's accuracy, with the bounds above, for every criterion.
+TEST(GpuDomain, ReceivedTreesWalkedAsOneKeepOneProcessForces) {
+  NBODY_SKIP_WITHOUT_GPU();
+  ASSERT_EQ(setenv("NBODY_DOMAIN_MERGE", "1", 1), 0);
+  for (const Case& c : cases()) {
+    if (c.gravity.algorithm != GravityAlgorithm::Tree) continue;
+    ModelOptions m;
+    m.model = "plummer";
+    m.n = c.n;
+    m.seed = 33;
+    m.dim = c.gravity.dim;
+    const ParticleSystem start = generate(m);
+    const ParticleSystem one = run(c, start, nullptr);
+    const std::vector<double> tree_error = relative_errors(one, direct_reference(one, c.gravity));
+    const double med = quantile(tree_error, 0.5), p99 = quantile(tree_error, 0.99);
+    for (int parts : {3, 4}) {
+      const std::vector<ParticleSystem> each = testing::run_parts<ParticleSystem>(
+          parts, [&](std::shared_ptr<ForceReducer> r) { return run(c, start, std::move(r)); },
+          test::cuda_copies());
+      const std::string what = c.name + " joined, P = " + std::to_string(parts);
+      const ParticleSystem& got = each[0];
+      ASSERT_EQ(got.size(), one.size()) << what;
+      const std::vector<double> error = relative_errors(got, direct_reference(got, c.gravity));
+      const double diff = quantile(relative_errors(got, one), 0.5);
+      EXPECT_LE(quantile(error, 0.99), 1.5 * p99) << what;
+      EXPECT_LE(quantile(error, 0.5), 1.5 * med) << what;
+      EXPECT_LE(diff, 0.1 * med) << what;
+      std::printf(
+          "[ measured ] %s: tree error median %.3e p99 %.3e (one process %.3e %.3e); "
+          "median difference from one process %.1f %% of its error\n",
+          what.c_str(), quantile(error, 0.5), quantile(error, 0.99), med, p99, 100 * diff / med);
+    }
+  }
+  unsetenv("NBODY_DOMAIN_MERGE");
 }
 
 }  // namespace

@@ -366,5 +366,13 @@ TEST(DomainGravity, PieceSplitVariableRefusesAnythingButZeroOneOrTwo) {
                  {"", "abc", "3", "-1", "+2", " 2", "2 ", "1.5", "99999999999999999999999"});
 }
 
+TEST(DomainGravity, MergeVariableRefusesAnythingButZeroOrOne) {
+  EXPECT_FALSE(parallel::merge_received_from(nullptr));  // unset: one walk a received tree
+  EXPECT_FALSE(parallel::merge_received_from("0"));
+  EXPECT_TRUE(parallel::merge_received_from("1"));
+  expect_refused(parallel::merge_received_from, "NBODY_DOMAIN_MERGE",
+                 {"", "yes", "2", "-1", "+1", " 1", "1 ", "0.5"});
+}
+
 }  // namespace
 }  // namespace nbody

@@ -79,6 +79,7 @@ class DomainForces {
     if (direct_) sharing_ = direct_->set_share(comm_->part(), comm_->parts());
     if (tree_)
       tree_->set_piece_split(parallel::piece_split_from(std::getenv("NBODY_DOMAIN_PIECE_SPLIT")));
+    merge_ = parallel::merge_received_from(std::getenv("NBODY_DOMAIN_MERGE"));
     // The work beside the local walk on a stream of its own, first in the block scheduler's
     // queue: its kernels mostly run after the walk, whose persistent grid holds every SM
     // (docs/distributed.md, Part 2b).
@@ -362,19 +363,21 @@ class DomainForces {
     NBODY_CUDA_CHECK(cudaStreamWaitEvent(stream, received_, 0));
     timer_.mark(DomainTimer::Received, stream);
     sent_ = received_counts_ = {};
+    std::vector<cuda_tree::TreeSources<Real>> received;
     for (int p = 0; p < parts; ++p) {
       const auto q = std::size_t(p);
       sent_.cells += to[q].cells, sent_.bodies += to[q].bodies;
       received_counts_.cells += from[q].cells, received_counts_.bodies += from[q].bodies;
-      if (n_ == 0 || from[q].cells == 0) continue;
-      const cuda_tree::TreeSources<Real> sources = tree_->essential_sources(recv[q], from[q]);
-      tree_->walk_sources(n_, eps, stream, potential, &sources, true);
+      if (n_ > 0 && from[q].cells > 0)
+        received.push_back(tree_->essential_sources(recv[q], from[q]));
     }
+    tree_->walk_received(n_, eps, stream, potential, received, merge_);
     timer_.mark(DomainTimer::Done, stream);
   }
 
   DomainTimer timer_;
   bool trace_ = std::getenv("NBODY_DOMAIN_TRACE") != nullptr;
+  bool merge_ = false;  // NBODY_DOMAIN_MERGE: the received trees walked as one
   double local_interactions_ = 0;
   cuda_tree::EssentialCounts sent_, received_counts_;
   cuda_tree::TreeForces<Real>* tree_;

@@ -140,6 +140,11 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// out() +=. Interactions sum over the walks of one build.
   void walk_sources(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                     const TreeSources<Real>* foreign, bool accumulate);
+  /// The received essential trees (essential_sources of each buffer), each walked as foreign
+  /// sources adding to out(); merge: joined under a root of their own and walked once
+  /// (tree_gpu_merge.cu; NBODY_DOMAIN_MERGE, an experiment).
+  void walk_received(std::size_t n, Real eps, cudaStream_t stream, bool potential,
+                     const std::vector<TreeSources<Real>>& received, bool merge);
   void record_costs(float* cost) { cost_ = cost; }  // walks add each body's list entries
   [[nodiscard]] const Bounds* bounds_device() const { return bounds_.data(); }  // last build's
   [[nodiscard]] const Vec4<Real>* sorted() const { return sorted_.data(); }     // tree order
@@ -281,8 +286,9 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   DeviceBuffer<unsigned char> shared_;  // per cell: the shared top tree's marks
   TopScratch top_;
   std::size_t top_candidates_ = 0, top_cells_shared_ = 0;
-  int piece_split_ = 0;         // set_piece_split
-  EssentialScratch<Real> ess_;  // count_essential, write_essential
+  int piece_split_ = 0;                 // set_piece_split
+  EssentialScratch<Real> ess_;          // count_essential, write_essential
+  DeviceBuffer<unsigned char> merged_;  // walk_received's joined tree
   void essential_flags(std::size_t batch, cudaStream_t s, bool count);  // 32 receivers, top down
   static constexpr int kStages = 5;
   cudaEvent_t events_[kStages + 1] = {};
