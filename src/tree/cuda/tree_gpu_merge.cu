@@ -75,8 +75,7 @@ __global__ void join_cells(TreeSources<Real> from, unsigned root_slot, unsigned 
 }  // namespace
 
 template <class Real>
-void TreeForces<Real>::walk_received(std::size_t n, Real eps, cudaStream_t stream,
-                                     bool potential,
+void TreeForces<Real>::walk_received(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                                      const std::vector<TreeSources<Real>>& received, bool merge) {
   if (!merge || received.size() < 2) {
     for (const TreeSources<Real>& s : received) walk_sources(n, eps, stream, potential, &s, true);
@@ -101,8 +100,8 @@ void TreeForces<Real>::walk_received(std::size_t n, Real eps, cudaStream_t strea
   unsigned cell_base = 1 + k, body_base = 0;
   for (unsigned j = 0; j < k; ++j) {
     const TreeSources<Real>& s = received[j];
-    join_cells<Real><<<gpu::blocks_for(s.cells, 256), 256, 0, stream>>>(s, 1 + j, cell_base,
-                                                                         body_base, to);
+    join_cells<Real>
+        <<<gpu::blocks_for(s.cells, 256), 256, 0, stream>>>(s, 1 + j, cell_base, body_base, to);
     NBODY_CUDA_CHECK_LAUNCH("join_cells");
     if (s.bodies > 0) {
       NBODY_CUDA_CHECK(cudaMemcpyAsync(bodies + body_base, s.sorted, s.bodies * sizeof(Vec4<Real>),
