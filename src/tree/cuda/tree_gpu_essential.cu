@@ -145,17 +145,6 @@ struct LeafBodies {
 };
 
 template <class Real>
-struct Packed {
-  Vec4<Real>* box;
-  Vec4<Real>* com;
-  Vec4<Real>* quad;
-  CellLink* link;
-  Real* bmax;
-  unsigned char* shared;
-  Vec4<Real>* bodies;
-};
-
-template <class Real>
 __global__ void write_cells(TreeView<Real> t, unsigned cells, const unsigned* __restrict__ opened,
                             const unsigned* __restrict__ included, unsigned bit,
                             const unsigned* __restrict__ index, const unsigned* __restrict__ offset,
@@ -312,16 +301,8 @@ void TreeForces<Real>::write_essential(std::size_t k, void* packed, cudaStream_t
   NBODY_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, bodies, ess_.offset.data(), items, s));
   const EssentialCounts c{ess_.host[2 * k], ess_.host[2 * k + 1]};
-  const Layout<Real> l = layout<Real>(c, quadrupole_, mac_ == OpeningCriterion::Bmax, decomposed_);
-  auto* base = static_cast<unsigned char*>(packed);
-  const Packed<Real> out{
-      reinterpret_cast<Vec4<Real>*>(base + l.box),
-      reinterpret_cast<Vec4<Real>*>(base + l.com),
-      quadrupole_ ? reinterpret_cast<Vec4<Real>*>(base + l.quad) : nullptr,
-      reinterpret_cast<CellLink*>(base + l.link),
-      mac_ == OpeningCriterion::Bmax ? reinterpret_cast<Real*>(base + l.bmax) : nullptr,
-      decomposed_ ? base + l.shared : nullptr,
-      reinterpret_cast<Vec4<Real>*>(base + l.bodies)};
+  const Packed<Real> out =
+      packed_at<Real>(packed, c, quadrupole_, mac_ == OpeningCriterion::Bmax, decomposed_);
   write_cells<Real><<<gpu::blocks_for(cells, 256), 256, 0, s>>>(
       view(n_), cells, ess_.open.data(), ess_.flags.data(), bit, ess_.index.data(),
       ess_.offset.data(), out);

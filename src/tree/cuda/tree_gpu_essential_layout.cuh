@@ -35,4 +35,31 @@ inline Layout<Real> layout(EssentialCounts c, bool quadrupole, bool bmax, bool s
   return l;
 }
 
+/// A packed tree's arrays in its buffer, for writing it (the sender's write_essential, the
+/// receiver's joined tree: tree_gpu_merge.cu); quad, bmax and shared null where absent.
+template <class Real>
+struct Packed {
+  Vec4<Real>* box;
+  Vec4<Real>* com;
+  Vec4<Real>* quad;
+  CellLink* link;
+  Real* bmax;
+  unsigned char* shared;
+  Vec4<Real>* bodies;
+};
+
+template <class Real>
+inline Packed<Real> packed_at(void* buffer, EssentialCounts c, bool quadrupole, bool bmax,
+                              bool shared) {
+  const Layout<Real> l = layout<Real>(c, quadrupole, bmax, shared);
+  auto* base = static_cast<unsigned char*>(buffer);
+  return {reinterpret_cast<Vec4<Real>*>(base + l.box),
+          reinterpret_cast<Vec4<Real>*>(base + l.com),
+          quadrupole ? reinterpret_cast<Vec4<Real>*>(base + l.quad) : nullptr,
+          reinterpret_cast<CellLink*>(base + l.link),
+          bmax ? reinterpret_cast<Real*>(base + l.bmax) : nullptr,
+          shared ? base + l.shared : nullptr,
+          reinterpret_cast<Vec4<Real>*>(base + l.bodies)};
+}
+
 }  // namespace nbody::cuda_tree

@@ -26,20 +26,10 @@ namespace nbody::cuda_tree {
 
 namespace {
 
-template <class Real>
-struct JoinedTree {
-  Vec4<Real>* box;
-  Vec4<Real>* com;
-  Vec4<Real>* quad;  // null: no quadrupoles
-  CellLink* link;
-  Real* bmax;             // null: not the bmax criterion
-  unsigned char* shared;  // null: no shared top cells
-};
-
 /// Cell 0: the common root cube (received root 0's box), no mass, children 1..k.
 template <class Real>
 __global__ void join_root(const Vec4<Real>* first_root_box, unsigned k, unsigned bodies,
-                          JoinedTree<Real> to) {
+                          Packed<Real> to) {
   const Vec4<Real> b = first_root_box[0];
   to.box[0] = b;
   to.com[0] = {b.x, b.y, b.z, Real(0)};
@@ -53,7 +43,7 @@ __global__ void join_root(const Vec4<Real>* first_root_box, unsigned k, unsigned
 /// children and bodies moved by the same bases.
 template <class Real>
 __global__ void join_cells(TreeSources<Real> from, unsigned root_slot, unsigned cell_base,
-                           unsigned body_base, JoinedTree<Real> to) {
+                           unsigned body_base, Packed<Real> to) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= from.cells) return;
   const unsigned at = i == 0 ? root_slot : cell_base + i - 1;
@@ -84,16 +74,8 @@ void TreeForces<Real>::walk_received(std::size_t n, Real eps, cudaStream_t strea
   EssentialCounts all{1, 0};  // the joined root, then every received cell and body
   for (const TreeSources<Real>& s : received) all.cells += s.cells, all.bodies += s.bodies;
   const bool bmax = mac_ == OpeningCriterion::Bmax;
-  const Layout<Real> l = layout<Real>(all, quadrupole_, bmax, decomposed_);
-  merged_.reserve(l.end, "essential trees joined");
-  unsigned char* base = merged_.data();
-  const JoinedTree<Real> to{reinterpret_cast<Vec4<Real>*>(base + l.box),
-                            reinterpret_cast<Vec4<Real>*>(base + l.com),
-                            quadrupole_ ? reinterpret_cast<Vec4<Real>*>(base + l.quad) : nullptr,
-                            reinterpret_cast<CellLink*>(base + l.link),
-                            bmax ? reinterpret_cast<Real*>(base + l.bmax) : nullptr,
-                            decomposed_ ? base + l.shared : nullptr};
-  auto* bodies = reinterpret_cast<Vec4<Real>*>(base + l.bodies);
+  merged_.reserve(layout<Real>(all, quadrupole_, bmax, decomposed_).end, "essential trees joined");
+  const Packed<Real> to = packed_at<Real>(merged_.data(), all, quadrupole_, bmax, decomposed_);
   const auto k = unsigned(received.size());
   join_root<Real><<<1, 1, 0, stream>>>(received[0].box, k, all.bodies, to);
   NBODY_CUDA_CHECK_LAUNCH("join_root");
@@ -104,13 +86,14 @@ void TreeForces<Real>::walk_received(std::size_t n, Real eps, cudaStream_t strea
         <<<gpu::blocks_for(s.cells, 256), 256, 0, stream>>>(s, 1 + j, cell_base, body_base, to);
     NBODY_CUDA_CHECK_LAUNCH("join_cells");
     if (s.bodies > 0) {
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(bodies + body_base, s.sorted, s.bodies * sizeof(Vec4<Real>),
-                                       cudaMemcpyDeviceToDevice, stream));
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(to.bodies + body_base, s.sorted,
+                                       s.bodies * sizeof(Vec4<Real>), cudaMemcpyDeviceToDevice,
+                                       stream));
     }
     cell_base += s.cells - 1;
     body_base += s.bodies;
   }
-  const TreeSources<Real> joined = essential_sources(base, all);
+  const TreeSources<Real> joined = essential_sources(merged_.data(), all);
   walk_sources(n, eps, stream, potential, &joined, true);
 }
 
