@@ -17,7 +17,8 @@ jobs=$(nproc)
 area_of() {
   case $1 in
     src/tree/* | include/nbody/physics/opening_criterion.hpp | include/nbody/physics/multipole.hpp | \
-      include/nbody/physics/moments.hpp | tests/unit/test_tree*.cpp | tests/unit/test_opening_criteria.cpp | \
+      include/nbody/physics/moments.hpp | tests/unit/test_tree*.cpp | tests/unit/test_joined_trees.cpp | \
+      tests/unit/test_opening_criteria.cpp | \
       tests/unit/test_force_error.cpp | src/diagnostics/force_error.cpp) echo tree parallel backend ;;
     tests/unit/*essential_tree*) echo parallel ;;
     src/gravity/* | include/nbody/physics/pair_force.hpp | include/nbody/gravity.hpp | \

@@ -21,6 +21,7 @@
 #include "core/cuda/launch.cuh"
 #include "tree/cuda/tree_gpu.cuh"
 #include "tree/cuda/tree_gpu_essential_layout.cuh"
+#include "tree/joined_trees.hpp"
 
 namespace nbody::cuda_tree {
 
@@ -46,7 +47,7 @@ __global__ void join_cells(TreeSources<Real> from, unsigned root_slot, unsigned 
                            unsigned body_base, Packed<Real> to) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= from.cells) return;
-  const unsigned at = i == 0 ? root_slot : cell_base + i - 1;
+  const unsigned at = tree::joined_cell(i, root_slot, cell_base);
   to.box[at] = from.box[i];
   to.com[at] = from.com[i];
   if (to.quad) {
@@ -56,7 +57,7 @@ __global__ void join_cells(TreeSources<Real> from, unsigned root_slot, unsigned 
   if (to.bmax) to.bmax[at] = from.bmax[i];
   if (to.shared) to.shared[at] = from.shared[i];
   CellLink l = from.link[i];
-  if (l.first_child > 0) l.first_child = int(cell_base) + l.first_child - 1;  // never the root
+  l.first_child = tree::joined_first_child(l.first_child, cell_base);
   l.begin += body_base;
   l.end += body_base;
   to.link[at] = l;
@@ -71,27 +72,26 @@ void TreeForces<Real>::walk_received(std::size_t n, Real eps, cudaStream_t strea
     for (const TreeSources<Real>& s : received) walk_sources(n, eps, stream, potential, &s, true);
     return;
   }
-  EssentialCounts all{1, 0};  // the joined root, then every received cell and body
-  for (const TreeSources<Real>& s : received) all.cells += s.cells, all.bodies += s.bodies;
+  std::vector<unsigned> cells, bodies;
+  for (const TreeSources<Real>& s : received) cells.push_back(s.cells), bodies.push_back(s.bodies);
+  const tree::JoinPlan plan = tree::plan_join(cells, bodies);
+  const EssentialCounts all{plan.cells, plan.bodies};
   const bool bmax = mac_ == OpeningCriterion::Bmax;
   merged_.reserve(layout<Real>(all, quadrupole_, bmax, decomposed_).end, "essential trees joined");
   const Packed<Real> to = packed_at<Real>(merged_.data(), all, quadrupole_, bmax, decomposed_);
   const auto k = unsigned(received.size());
   join_root<Real><<<1, 1, 0, stream>>>(received[0].box, k, all.bodies, to);
   NBODY_CUDA_CHECK_LAUNCH("join_root");
-  unsigned cell_base = 1 + k, body_base = 0;
   for (unsigned j = 0; j < k; ++j) {
     const TreeSources<Real>& s = received[j];
-    join_cells<Real>
-        <<<gpu::blocks_for(s.cells, 256), 256, 0, stream>>>(s, 1 + j, cell_base, body_base, to);
+    join_cells<Real><<<gpu::blocks_for(s.cells, 256), 256, 0, stream>>>(s, 1 + j, plan.cell_base[j],
+                                                                        plan.body_base[j], to);
     NBODY_CUDA_CHECK_LAUNCH("join_cells");
     if (s.bodies > 0) {
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(to.bodies + body_base, s.sorted,
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(to.bodies + plan.body_base[j], s.sorted,
                                        s.bodies * sizeof(Vec4<Real>), cudaMemcpyDeviceToDevice,
                                        stream));
     }
-    cell_base += s.cells - 1;
-    body_base += s.bodies;
   }
   const TreeSources<Real> joined = essential_sources(merged_.data(), all);
   walk_sources(n, eps, stream, potential, &joined, true);
