@@ -39,7 +39,8 @@ std::vector<SmallTree> three_trees() {
 TEST(JoinedTrees, EveryCellIsReachedOnceWithItsChildrenAndBodies) {
   const std::vector<SmallTree> trees = three_trees();
   std::vector<unsigned> cells, bodies;
-  for (const SmallTree& t : trees) cells.push_back(unsigned(t.cells.size())), bodies.push_back(unsigned(t.bodies.size()));
+  for (const SmallTree& t : trees)
+    cells.push_back(unsigned(t.cells.size())), bodies.push_back(unsigned(t.bodies.size()));
   const tree::JoinPlan plan = tree::plan_join(cells, bodies);
   ASSERT_EQ(plan.cells, 1u + 5 + 1 + 4);  // the new root, then every tree's cells
   ASSERT_EQ(plan.bodies, 11u);
@@ -62,7 +63,8 @@ TEST(JoinedTrees, EveryCellIsReachedOnceWithItsChildrenAndBodies) {
       joined[at] = l;
       origin[at] = {int(j), int(i)};
     }
-    for (unsigned b = 0; b < bodies[j]; ++b) joined_bodies[plan.body_base[j] + b] = trees[j].bodies[b];
+    for (unsigned b = 0; b < bodies[j]; ++b)
+      joined_bodies[plan.body_base[j] + b] = trees[j].bodies[b];
   }
   for (unsigned at = 1; at < plan.cells; ++at) EXPECT_NE(origin[at].first, -1) << "slot " << at;
 
