@@ -60,6 +60,8 @@ class ParticleSystem {
   /// of a decomposed run changes in number keeps reusing its memory (new memory is slow on
   /// some machines: core/huge_pages.hpp). The values are unspecified until written.
   void resize_for_overwrite(std::size_t n);
+  /// n and the room resize_for_overwrite (and the generators) give arrays that grow: n/8 more.
+  [[nodiscard]] static std::size_t with_room(std::size_t n) { return n + n / 8; }
   void clear();
   /// Appends a body; an id of 0 gets one more than the largest id seen so far.
   void add(const Body& body);

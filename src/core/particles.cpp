@@ -12,30 +12,37 @@
 
 namespace nbody {
 
+namespace {
+
+/// f(array) for every per-body array: the float64 ones, then the ids.
+template <class F>
+void each_array(ParticleSystem& ps, F&& f) {
+  for (auto* v : {&ps.x, &ps.y, &ps.z, &ps.vx, &ps.vy, &ps.vz, &ps.ax, &ps.ay, &ps.az,
+                  &ps.potential, &ps.mass, &ps.radius})
+    f(*v);
+  f(ps.id);
+}
+
+}  // namespace
+
 void ParticleSystem::resize(std::size_t n) {
-  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &potential, &mass, &radius})
-    v->resize(n, 0.0);
-  id.resize(n, 0);
+  each_array(*this, [n](auto& v) { v.resize(n); });  // new values 0
   invalidate_accelerations();
 }
 
 void ParticleSystem::resize_for_overwrite(std::size_t n) {
-  auto fit = [n](auto& v) {
+  each_array(*this, [n](auto& v) {
     if (n > v.capacity()) {
       std::remove_reference_t<decltype(v)>().swap(v);  // no copy of what is overwritten
-      reserve_huge(v, n + n / 8);
+      reserve_huge(v, with_room(n));
     }
     v.resize(n);
-  };
-  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &potential, &mass, &radius}) fit(*v);
-  fit(id);
+  });
   invalidate_accelerations();
 }
 
 void ParticleSystem::reserve(std::size_t n) {
-  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &ax, &ay, &az, &potential, &mass, &radius})
-    v->reserve(n);
-  id.reserve(n);
+  each_array(*this, [n](auto& v) { v.reserve(n); });
 }
 
 void ParticleSystem::clear() {

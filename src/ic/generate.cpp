@@ -235,14 +235,14 @@ ParticleSystem allocate(std::size_t n, int threads) {
 #pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (n >= kParallelMin)
   for (int a = 0; a < kArrays; ++a) {
     errors.run([&] {
-      // Room for n/8 more (memory not touched until used): a rank's share of a decomposed
+      // Room to grow (memory not touched until used): a rank's share of a decomposed
       // run changes in number, and its downloads then reuse these arrays
       // (ParticleSystem::resize_for_overwrite).
       if (a < kArrays - 1) {
-        reserve_huge(*arrays[a], n + n / 8);
+        reserve_huge(*arrays[a], ParticleSystem::with_room(n));
         arrays[a]->resize(n);
       } else {
-        reserve_huge(ps.id, n + n / 8);
+        reserve_huge(ps.id, ParticleSystem::with_room(n));
         ps.id.resize(n);
       }
     });

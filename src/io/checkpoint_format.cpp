@@ -7,7 +7,6 @@
 // the ranks' order, not by id); read in checkpoint_read.cpp.
 #include <fmt/format.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -150,17 +149,10 @@ void write_checkpoint_rows(const fs::path& path, const CheckpointState& state,
   const DecompositionState& domain = state.decomposition;
   const bool owned =
       group && group->max(domain.cuts.empty() || domain.cost.size() != ps.size() ? 1 : 0) == 0;
-  std::vector<std::uint64_t> rank_rows;  // every decomposed run's: a restart on as many ranks
-  if (group) {                           // reads its own bodies, with no first migration
-    const std::uint64_t count = ps.size();
-    ForceReducer::Bytes mine(sizeof count);
-    std::memcpy(mine.data(), &count, sizeof count);
-    for (const ForceReducer::Bytes& b : group->all_gather(mine)) {
-      std::uint64_t r = 0;
-      if (b.size() == sizeof r) std::memcpy(&r, b.data(), sizeof r);
-      rank_rows.push_back(r);
-    }
-  }
+  // Every decomposed run's: a restart on as many ranks reads its own bodies, with no first
+  // migration.
+  const std::vector<std::uint64_t> rank_rows =
+      group ? io_detail::every_rank_count(*group, ps.size()) : std::vector<std::uint64_t>{};
   const bool valid =
       group ? group->max(ps.accelerations_valid() ? 0 : 1) == 0 : ps.accelerations_valid();
   io_detail::write_together(

@@ -2,11 +2,7 @@
 // float or double, unsigned 64-bit ids; readers check the class and convert.
 #include <fmt/format.h>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <optional>
 

@@ -39,6 +39,17 @@ std::string first_found(ForceReducer& group, const std::string& problem) {
   return {};
 }
 
+std::vector<std::uint64_t> every_rank_count(ForceReducer& group, std::uint64_t count) {
+  Bytes mine(sizeof count);
+  std::memcpy(mine.data(), &count, sizeof count);
+  std::vector<std::uint64_t> all;
+  for (const Bytes& said : group.all_gather(mine)) {
+    if (said.size() != sizeof count) throw Error("a rank sent a malformed count of rows");
+    all.push_back(word_at(said, 0));
+  }
+  return all;
+}
+
 void throw_what_any_found(ForceReducer& group, const std::string& problem,
                           const std::string& prefix) {
   if (std::string found = first_found(group, problem); !found.empty()) throw Error(prefix + found);

@@ -15,6 +15,9 @@ namespace nbody::io_detail {
 /// Collective: the first problem any rank had, in rank order ("" when none), on every rank.
 [[nodiscard]] std::string first_found(ForceReducer& group, const std::string& problem);
 
+/// Collective: every rank's `count` (the rows it writes), in rank order.
+[[nodiscard]] std::vector<std::uint64_t> every_rank_count(ForceReducer& group, std::uint64_t count);
+
 /// Collective: every rank throws the first problem any rank had ("" none), prefixed.
 void throw_what_any_found(ForceReducer& group, const std::string& problem,
                           const std::string& prefix = "");

@@ -2,10 +2,10 @@
 // at once, rank 0 renames it into place once all agree that every part was written.
 #include "io/written_together.hpp"
 
-#include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -37,15 +37,11 @@ void write_together(const fs::path& path, ForceReducer* group, std::uint64_t cou
   IoTrace trace(fmt::format("rank {} {}", part, path.filename().string()));
   std::uint64_t total = count, offset = 0;
   if (group) {  // the rows of every rank, and of those before this one
-    Bytes mine(sizeof count);
-    std::memcpy(mine.data(), &count, sizeof count);
-    const auto all = group->all_gather(mine);
+    const std::vector<std::uint64_t> all = every_rank_count(*group, count);
     total = 0;
     for (int p = 0; p < parts; ++p) {
-      std::uint64_t c = 0;
-      std::memcpy(&c, all[std::size_t(p)].data(), sizeof c);
-      total += c;
-      if (p < part) offset += c;
+      total += all[std::size_t(p)];
+      if (p < part) offset += all[std::size_t(p)];
     }
   }
   std::string problem, tmp;

@@ -152,14 +152,7 @@ __global__ void write_cells(TreeView<Real> t, unsigned cells, const unsigned* __
   const unsigned c = blockIdx.x * 256u + threadIdx.x;
   if (c >= cells || ((included[c] >> bit) & 1u) == 0) return;
   const unsigned i = index[c], at = offset[c];
-  out.box[i] = t.box[c];
-  out.com[i] = t.com[c];
-  if (out.quad) {
-    out.quad[2 * std::size_t(i)] = t.quad[2 * std::size_t(c)];
-    out.quad[2 * std::size_t(i) + 1] = t.quad[2 * std::size_t(c) + 1];
-  }
-  if (out.bmax) out.bmax[i] = t.bmax[c];
-  if (out.shared) out.shared[i] = t.shared != nullptr ? t.shared[c] : 0;
+  pack_cell(t.box, t.com, t.quad, t.bmax, t.shared, c, out, i);
   const CellLink lk = t.link[c];
   if (lk.first_child >= 0) {
     // Opened: its children (all included, contiguous); otherwise a leaf without bodies.

@@ -48,6 +48,24 @@ struct Packed {
   Vec4<Real>* bodies;
 };
 
+/// A cell's box, moments, b_max and shared-top mark from the source arrays (cell `c`) to a
+/// packed tree (cell `i`); its link is the caller's. quad, bmax, shared: null where absent
+/// (a null source mark is 0).
+template <class Real>
+__device__ inline void pack_cell(const Vec4<Real>* box, const Vec4<Real>* com,
+                                 const Vec4<Real>* quad, const Real* bmax,
+                                 const unsigned char* shared, unsigned c, const Packed<Real>& out,
+                                 unsigned i) {
+  out.box[i] = box[c];
+  out.com[i] = com[c];
+  if (out.quad) {
+    out.quad[2 * std::size_t(i)] = quad[2 * std::size_t(c)];
+    out.quad[2 * std::size_t(i) + 1] = quad[2 * std::size_t(c) + 1];
+  }
+  if (out.bmax) out.bmax[i] = bmax[c];
+  if (out.shared) out.shared[i] = shared != nullptr ? shared[c] : 0;
+}
+
 template <class Real>
 inline Packed<Real> packed_at(void* buffer, EssentialCounts c, bool quadrupole, bool bmax,
                               bool shared) {

@@ -48,14 +48,7 @@ __global__ void join_cells(TreeSources<Real> from, unsigned root_slot, unsigned 
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= from.cells) return;
   const unsigned at = tree::joined_cell(i, root_slot, cell_base);
-  to.box[at] = from.box[i];
-  to.com[at] = from.com[i];
-  if (to.quad) {
-    to.quad[2 * std::size_t(at)] = from.quad[2 * std::size_t(i)];
-    to.quad[2 * std::size_t(at) + 1] = from.quad[2 * std::size_t(i) + 1];
-  }
-  if (to.bmax) to.bmax[at] = from.bmax[i];
-  if (to.shared) to.shared[at] = from.shared[i];
+  pack_cell(from.box, from.com, from.quad, from.bmax, from.shared, i, to, at);
   CellLink l = from.link[i];
   l.first_child = tree::joined_first_child(l.first_child, cell_base);
   l.begin += body_base;
