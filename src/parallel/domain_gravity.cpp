@@ -194,9 +194,12 @@ std::string replicated_because(const SimulationOptions& o) {
     return "the input-order walk is not decomposed";
   if (cpu && g.algorithm == GravityAlgorithm::Direct && g.kernel != ForceKernel::Fast)
     return fmt::format("the {} kernel is not decomposed; --kernel fast is", to_string(g.kernel));
-  // Hierarchical steps: CPU ranks (BlockSteps::share_bins); the GPU's bins are not shared yet.
-  if (!cpu && o.integrator.timestep == TimestepMode::Adaptive)
-    return "adaptive steps on GPUs are not decomposed yet";
+  // Hierarchical steps: CPU ranks (BlockSteps::share_bins) and the GPU tree (the substeps'
+  // histograms all-gathered, cuda/device_block_steps.cuh). The GPU direct sum's decomposition
+  // would compute every body at every substep; its shares walk the active bodies alone.
+  if (!cpu && o.integrator.timestep == TimestepMode::Adaptive &&
+      g.algorithm != GravityAlgorithm::Tree)
+    return "adaptive steps with the GPU direct sum share out the active bodies instead";
   // Its cells' densities count every body (integrators/cell_density.hpp).
   if (o.integrator.timestep == TimestepMode::Adaptive &&
       o.integrator.timestep_criterion == TimestepCriterion::Dynamical)

@@ -2,11 +2,11 @@
 result, and only rank 0 writes and talks.
 
 Two schemes (docs/distributed.md). Where the domain decomposition runs (the direct sum's fast
-kernel and the tree, fixed steps or CPU adaptive ones, with or without collisions) every rank owns its bodies: the direct sum's
+kernel and the tree, fixed or adaptive steps, with or without collisions on CPUs) every rank owns its bodies: the direct sum's
 ring adds the same terms in another order (files equal to ~1e-15), the tree's essential trees
 see a cell split between ranks as one multipole per rank (a small part of the tree's own
 error: checked against how far one process's tree run is from its direct-sum run). Elsewhere
-(collisions or adaptive steps on GPUs) the state is replicated and each body's force computed by one
+(collisions on GPUs, the GPU direct sum's adaptive steps) the state is replicated and each body's force computed by one
 rank, the shares summed with exact zeros elsewhere: bit for bit one process's files.
 The files such runs write and restart from: test_mpi_files_cli.py. Skipped (with the reason)
 when mpirun or an MPI build is missing.

@@ -17,6 +17,7 @@
 #include "gpu/block_steps_helpers.hpp"
 #include "gpu/cuda_copies.hpp"
 #include "nbody/simulation.hpp"
+#include "parallel/domain_gravity.hpp"
 #include "thread_ranks.hpp"
 #include "unit/test_helpers.hpp"
 
@@ -50,8 +51,14 @@ TEST(GpuBlockSteps, SharesGiveOneProcessResult) {
     std::size_t n;
     bool exact;
   };
+  // The GPU tree's adaptive steps decompose under mpirun (test_domain_block_steps_cuda.cpp);
+  // with collisions they still share out the work (replicated state): bounces on, no radii.
+  SimulationOptions shared_tree = tree_adaptive(Device::Gpu);
+  shared_tree.collisions.model = CollisionModel::Bounce;
+  shared_tree.collisions.device = Device::Gpu;
+  ASSERT_FALSE(parallel::runs_decomposed(shared_tree));
   const Case cases[] = {
-      {"tree float", tree_adaptive(Device::Gpu), 40000, true},
+      {"tree float with collisions", shared_tree, 40000, true},
       {"direct float each pair once",
        adaptive_options(Device::Gpu, GravityAlgorithm::Direct, Precision::Float, kSoftening), 20000,
        false}};

@@ -60,11 +60,19 @@ std::vector<Case> cases() {
 
 ParticleSystem run(const Case& c, const ParticleSystem& start,
                    std::shared_ptr<ForceReducer> reducer) {
-  // Hierarchical steps: the replicated scheme's (fixed steps own their bodies:
-  // test_domain_cuda.cpp); every force evaluation goes through the shares.
+  // Hierarchical steps with collisions on (radii of 1e-9: no contact): the replicated scheme's
+  // (fixed steps own their bodies, test_domain_cuda.cpp, and so do the tree's adaptive steps
+  // without collisions, test_domain_block_steps_cuda.cpp); every evaluation goes through the
+  // shares.
   IntegratorOptions integrator;
   integrator.timestep = TimestepMode::Adaptive;
-  Simulation sim(start, c.gravity, integrator, {}, std::move(reducer));
+  CollisionOptions contacts;
+  contacts.model = CollisionModel::Bounce;
+  contacts.device = Device::Gpu;
+  ParticleSystem bodies = start;
+  bodies.radius.assign(bodies.size(), 1e-9);
+  Simulation sim(std::move(bodies), c.gravity, integrator, contacts, std::move(reducer));
+  EXPECT_FALSE(sim.decomposed()) << c.name;
   for (int s = 0; s < 4; ++s) sim.step(2e-3);
   return sim.particles();
 }

@@ -133,6 +133,12 @@ bool DeviceDomain::global_bounds(const DeviceBodies& b, std::size_t n, double (&
   return union_of_boxes(*comm_, n > 0, lo, hi);  // domain.hpp, as the CPU ranks' cube
 }
 
+void DeviceDomain::refresh_root_box(const DeviceBodies& b, std::size_t n, cudaStream_t stream) {
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  (void)global_bounds(b, n, lo, hi, stream);
+  for (int k = 0; k < 3; ++k) box_lo_[k] = lo[k], box_hi_[k] = hi[k];
+}
+
 void DeviceDomain::root_box(double (&lo)[3], double (&hi)[3]) const {
   for (int k = 0; k < 3; ++k) lo[k] = box_lo_[k], hi[k] = box_hi_[k];
 }

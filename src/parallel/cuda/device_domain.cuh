@@ -80,6 +80,9 @@ class DeviceDomain {
   /// Collective. Sends every body to its owner (above); `n` is this rank's count before and
   /// after. Grows the arrays (keeping their contents) when arrivals need room.
   void update(const DeviceBodies& bodies, std::size_t& n, Work work, cudaStream_t stream);
+  /// Collective. The root box again, from the bodies where they are now, with no cut and no
+  /// migration (block steps' substeps: the bins are in the bodies' order). Only x, y, z read.
+  void refresh_root_box(const DeviceBodies& bodies, std::size_t n, cudaStream_t stream);
   /// The root box of every rank's tree (physical units), the same bits on every rank.
   void root_box(double (&lo)[3], double (&hi)[3]) const;
   /// How far this step's root cube is from the cut's (centre and half, over the cut's half).

@@ -135,6 +135,7 @@ __global__ void finish_substep_kernel(State s, const Vec4<Real>* __restrict__ ou
 
 void launch_assign_bins(const State& s, const double* phi, std::uint8_t* bin,
                         const BlockStepParams& p, SubstepCounts* counts, cudaStream_t stream) {
+  if (s.n == 0) return;  // a decomposed run's rank that owns nothing
   assign_bins_kernel<<<blocks_for(s.n), kThreads, 0, stream>>>(s, phi, bin, p, &counts->floored);
   NBODY_CUDA_CHECK_LAUNCH("assign_bins_kernel");
 }
@@ -153,8 +154,10 @@ void launch_move_velocities(const State& s, const std::uint8_t* bin, double dt, 
 void launch_histogram(const std::uint8_t* bin, unsigned n, std::uint64_t tick,
                       SubstepCounts* counts, cudaStream_t stream) {
   NBODY_CUDA_CHECK(cudaMemsetAsync(counts->bins, 0, sizeof(counts->bins), stream));
-  histogram_kernel<<<blocks_for(n), kThreads, 0, stream>>>(bin, n, counts->bins);
-  NBODY_CUDA_CHECK_LAUNCH("histogram_kernel");
+  if (n > 0) {
+    histogram_kernel<<<blocks_for(n), kThreads, 0, stream>>>(bin, n, counts->bins);
+    NBODY_CUDA_CHECK_LAUNCH("histogram_kernel");
+  }
   next_tick_kernel<<<1, 1, 0, stream>>>(counts, static_cast<unsigned long long>(tick));
   NBODY_CUDA_CHECK_LAUNCH("next_tick_kernel");
 }

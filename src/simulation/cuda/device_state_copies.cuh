@@ -142,9 +142,10 @@ struct StateCopies {
   }
 
   /// A decomposed run: every body to the rank that owns it (the state's arrays may grow, the
-  /// bodies change in number and order), the trees' root box, the stats.
+  /// bodies change in number and order), the trees' root box, the stats. `move` false: the
+  /// root box alone, from where the bodies are (block steps' substeps keep their order).
   template <class S>
-  static void migrate(S& s) {
+  static void migrate(S& s, bool move = true) {
     parallel::DeviceBodies b;
     b.doubles = {&s.x_,
                  &s.y_,
@@ -160,11 +161,18 @@ struct StateCopies {
     b.id = &s.id_;
     b.work = &s.work_;
     b.key_room = s.domain_forces_->key_room(b.key_room_capacity);
-    s.domain_->update(b, s.n_, s.last_work_, s.stream_);
+    if (move) {
+      s.domain_->update(b, s.n_, s.last_work_, s.stream_);
+    } else {
+      s.domain_->refresh_root_box(b, s.n_, s.stream_);
+    }
     s.domain_->root_box(s.root_.lo, s.root_.hi);
     const double scale = std::ldexp(1.0, -s.position_exponent_);  // exact: the tree's units
     for (int k = 0; k < 3; ++k) s.root_.lo[k] *= scale, s.root_.hi[k] *= scale;
+    if (!move) return;
     if (s.accelerations_valid_) s.evaluated_ = s.n_;  // a moved with its bodies
+    s.potentials_valid_ = false;                      // phi did not
+    if (s.integrator_.timestep == TimestepMode::Adaptive) s.blocks_.reserve(s.n_);
     const parallel::DomainStats& d = s.domain_->stats();
     DecompositionStats& sum = s.times_.decomposition;
     sum.recuts += d.recut ? 1 : 0;

@@ -72,10 +72,9 @@ class DeviceStepper final : public Stepper {
         tree_energy_(options.gravity.dim) {
     if (options.collisions.model != CollisionModel::None)
       collisions_ = std::make_unique<cuda_collisions::CollisionEngine>(options.collisions);
-    // Several processes: each owns its bodies where the decomposition runs (the tree's
-    // bodies migrate, domain_forces.cuh); else each computes its share of the forces of
-    // all bodies, one all-reduce sums them (an algorithm that cannot split computes
-    // everything on every process, no sum).
+    // Several processes: each owns its bodies where the decomposition runs (domain_forces.cuh);
+    // else each computes its share of the forces of all bodies, summed by one all-reduce (an
+    // algorithm that cannot split computes everything on every process, no sum).
     if (reducer_ && reducer_->parts() > 1 && parallel::runs_decomposed(options)) {
       domain_forces_ = std::make_unique<DomainForces<Real>>(*forces_, reducer_, options.gravity);
       if (domain_forces_->is_tree())
@@ -105,7 +104,7 @@ class DeviceStepper final : public Stepper {
 
   void step(double dt, bool potential) override {
     if (integrator_.timestep == TimestepMode::Adaptive) {  // device_block_steps.cuh
-      if (n_ > 0) blocks_.step(*this, dt, potential);
+      if (n_ > 0 || domain_forces_) blocks_.step(*this, dt, potential);
       time_ += dt;
       return;
     }
@@ -225,7 +224,7 @@ class DeviceStepper final : public Stepper {
   /// forces_->out(), timed by events. `active` (a device list): those n_active bodies alone.
   void evaluate_forces(bool potential, bool collide_first, const unsigned* active = nullptr,
                        std::size_t n_active = 0, bool migrate = true) {
-    if (domain_forces_) return evaluate_owned(potential, migrate);
+    if (domain_forces_) return evaluate_owned(potential, migrate, active, n_active);
     if (collide_first) collide();
     const double position_scale = std::ldexp(1.0, -position_exponent_);
     const double mass_scale = std::ldexp(1.0, -mass_exponent_);
@@ -265,9 +264,10 @@ class DeviceStepper final : public Stepper {
   }
 
   /// The forces of the bodies this rank owns (domain_forces.cuh), after the migration when
-  /// `migrate` (device_domain.cuh: the bodies may change, in number and order).
-  void evaluate_owned(bool potential, bool migrate) {
-    if (migrate && domain_) StateCopies::migrate(*this);
+  /// `migrate` (device_domain.cuh: the bodies may change, in number and order; else the root
+  /// box anew); `active`: those alone, and the cuts keep the last full evaluation's work.
+  void evaluate_owned(bool potential, bool migrate, const unsigned* active, std::size_t n_active) {
+    if (domain_) StateCopies::migrate(*this, migrate);
     // After prepare(): its reallocations are not force work, and the cuts balance this time.
     const auto target = domain_forces_->prepare(n_);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_], stream_));
@@ -281,11 +281,10 @@ class DeviceStepper final : public Stepper {
       launch_acceleration_magnitudes(state(), 1 / (std::abs(G_) * acceleration_scale()), a_old,
                                      stream_);
     evaluated_ = n_;
-    if (domain_ && n_ > 0)
-      NBODY_CUDA_CHECK(cudaMemsetAsync(work_.data(), 0, n_ * sizeof(float), stream_));
+    float* work = domain_ && !active ? work_.data() : nullptr;  // a step ends with a full one
+    if (work && n_ > 0) NBODY_CUDA_CHECK(cudaMemsetAsync(work, 0, n_ * sizeof(float), stream_));
     domain_forces_->launch(Real(softening_ * std::ldexp(1.0, -position_exponent_)), stream_,
-                           potential, a_old, domain_ ? work_.data() : nullptr,
-                           domain_ ? &root_ : nullptr);
+                           potential, a_old, work, domain_ ? &root_ : nullptr, active, n_active);
     NBODY_CUDA_CHECK(cudaEventRecord(events_[2 * timed_pairs_ + 1], stream_));
     ++timed_pairs_;
     times_.decomposition.evaluations += 1;

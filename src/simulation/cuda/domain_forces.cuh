@@ -81,8 +81,7 @@ class DomainForces {
       tree_->set_piece_split(parallel::piece_split_from(std::getenv("NBODY_DOMAIN_PIECE_SPLIT")));
     merge_ = parallel::merge_received_from(std::getenv("NBODY_DOMAIN_MERGE"));
     // The work beside the local walk on a stream of its own, first in the block scheduler's
-    // queue: its kernels mostly run after the walk, whose persistent grid holds every SM
-    // (docs/distributed.md, Part 2b).
+    // queue (its kernels mostly run after the walk, whose grid holds every SM: Part 2b).
     int least = 0, greatest = 0;
     NBODY_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     NBODY_CUDA_CHECK(cudaStreamCreateWithPriority(&comm_stream_, cudaStreamNonBlocking, greatest));
@@ -129,12 +128,17 @@ class DomainForces {
   /// potentials in .w when `potential`; a_old: the relative criterion's |a_old| / G of the
   /// packed bodies (null: none this evaluation). The tree: `root` the root box of every
   /// rank's tree (scaled units, the same on every rank), `work` (per body, may be null) gets
-  /// each body's interactions added.
+  /// each body's interactions added. `active` (device, ascending body indices; may be null):
+  /// the tree walks those n_active bodies alone, out() holds theirs, and the pieces describe
+  /// their walk groups (block steps' substeps: every rank takes part, with or without active
+  /// bodies). The direct sum computes every body.
   void launch(Real eps, cudaStream_t stream, bool potential, const Real* a_old, float* work,
-              const cuda_tree::Bounds* root) {
+              const cuda_tree::Bounds* root, const unsigned* active = nullptr,
+              std::size_t n_active = 0) {
     bytes_sent_ = 0;
+    walked_ = active ? n_active : n_;
     if (tree_) {
-      launch_tree(eps, stream, potential, a_old, work, root);
+      launch_tree(eps, stream, potential, a_old, work, root, active, n_active);
     } else {
       launch_direct(eps, stream, potential);
     }
@@ -145,7 +149,7 @@ class DomainForces {
   }
   /// This rank's interactions of the last launch (after the stream's synchronisation).
   [[nodiscard]] double work() const {
-    return tree_ ? tree_->interactions_per_body() * double(n_)
+    return tree_ ? tree_->interactions_per_body() * double(walked_)
                  : double(n_) * double(block_ * std::size_t(comm_->parts()));
   }
   [[nodiscard]] std::uint64_t bytes_sent() const { return bytes_sent_; }
@@ -238,7 +242,7 @@ class DomainForces {
   }
 
   void launch_tree(Real eps, cudaStream_t stream, bool potential, const Real* a_old, float* work,
-                   const cuda_tree::Bounds* root) {
+                   const cuda_tree::Bounds* root, const unsigned* active, std::size_t n_active) {
     using cuda_tree::BodyPiece;
     using cuda_tree::EssentialCounts;
     const int parts = comm_->parts(), me = comm_->part();
@@ -251,6 +255,7 @@ class DomainForces {
     if (n_ > 0) {
       tree_->set_root_box(root);
       tree_->build_only(n_, stream);
+      if (active) tree_->select_active(n_, active, n_active, stream);
     }
     timer_.mark(DomainTimer::Begin, stream);
     // The rank's span of keys for the shared top tree, then the pieces' kernels (they read
@@ -268,16 +273,11 @@ class DomainForces {
     // the exchange's stream: the pieces taken to the host (when their kernels are done, not
     // the walk) and all-gathered, the essential trees counted, their sizes exchanged, the
     // trees written and sent. Measured on 2 H100s at 64M (docs/distributed.md, Part 2b):
-    // - all of that before the walk: 3.5 ms a step more (the host collectives left the GPU
-    //   idle); the pieces taken to the host before the walk: 1.7-2.5 ms for describe, against
-    //   1.3 ms for their kernels alone.
-    // - The kernels beside the walk run after it (its persistent grid holds every SM): 3.3 ms
-    //   of wait after the walk. Not won back: 8 SMs left to them (the walk 1.6 ms longer, the
-    //   wait 1.9 ms shorter); the walk in slices that stop taking groups when the host asks
-    //   for the SMs, for the count and then for the write: a flag copied to the device on
-    //   the exchange's stream stopped the second slice too late (the write waited 28 ms), a
-    //   flag in pinned host memory read at every group made the walk 3.5x slower, and either
-    //   way the count on the whole GPU took 2-4 ms, as long as the wait it saved.
+    // all of that before the walk cost 3.5 ms a step more (the host collectives left the GPU
+    // idle). The kernels beside the walk run after it (its persistent grid holds every SM):
+    // 3.3 ms of wait then. Not won back by leaving 8 SMs to them, nor by a walk in slices that
+    // yield the SMs to the count and the write (a device flag stopped it too late, a pinned
+    // one made it 3.5x slower; the count on the whole GPU took 2-4 ms, the wait it saved).
     if (n_ > 0) tree_->walk_sources(n_, eps, stream, potential, nullptr, false);
     timer_.mark(DomainTimer::Walked, stream);
     std::vector<BodyPiece> pieces;
@@ -297,6 +297,9 @@ class DomainForces {
       receivers.push_back(receiver_of(b, a_old != nullptr));
       receiver_rank.push_back(p);
     }
+    // The count and the write read the top cells' marks and moments (share_top_cells, on
+    // `stream`): unordered, a GPU shared by processes gave p99 errors 4-8x (ctest -j6).
+    NBODY_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, timer_.event(DomainTimer::Top), 0));
     timer_.mark(DomainTimer::Gathered, comm_stream_);
     const cuda_tree::WalkParams params{options_.theta, options_.quadrupole, potential};
     std::vector<EssentialCounts> counts;
@@ -333,8 +336,7 @@ class DomainForces {
       send_total += (send_bytes[q] + 255) / 256 * 256;
       recv_total += (recv_bytes[q] + 255) / 256 * 256;
     }
-    // With room to grow; given back when far larger than needed (the first evaluations,
-    // before the relative criterion has |a_old| and before the cuts settle, send more).
+    // With room to grow; given back when far larger than needed (the first evaluations send more).
     const auto fit = [](gpu::DeviceBuffer<unsigned char>& b, std::size_t bytes, const char* what) {
       if (b.capacity() > 2 * bytes + (std::size_t(64) << 20)) b.release();
       if (bytes > b.capacity()) b.reserve(bytes + bytes / 8, what);
@@ -386,7 +388,7 @@ class DomainForces {
   GravityOptions options_;
   bool sharing_ = false;
   std::size_t pieces_per_rank_;  // NBODY_DOMAIN_PIECES, read at the start
-  std::size_t n_ = 0, block_ = 0, reserved_ = 0;
+  std::size_t n_ = 0, block_ = 0, reserved_ = 0, walked_ = 0;  // walked_: the last launch's
   std::uint64_t bytes_sent_ = 0;
   cudaStream_t comm_stream_ = nullptr;
   cudaEvent_t received_ = nullptr;

@@ -142,6 +142,7 @@ void launch_open_step(IntegratorScheme scheme, const State& s, const StepFactors
 void launch_drift_extent(const State& s, double h, unsigned long long* extent,
                          cudaStream_t stream) {
   NBODY_CUDA_CHECK(cudaMemsetAsync(extent, 0, sizeof(unsigned long long), stream));
+  if (s.n == 0) return;  // a decomposed run's rank that owns nothing
   drift_kernel<<<blocks_for(s.n), kThreads, 0, stream>>>(s, h, extent);
   NBODY_CUDA_CHECK_LAUNCH("drift_kernel");
 }

@@ -136,6 +136,11 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// Issue 35: launch() = build_only + walk_sources(own); old accelerations given serve
   /// every walk of this build.
   void build_only(std::size_t n, cudaStream_t stream);
+  /// After build_only: the walks of this build (walk_sources) take the n_active listed bodies
+  /// alone (body indices, ascending), as launch_active's; out() holds only theirs. The pieces
+  /// (describe_bodies) then hold the bodies of the walk groups with an active body alone.
+  void select_active(std::size_t n, const unsigned* active, std::size_t n_active,
+                     cudaStream_t stream);
   /// The built tree's groups against its own cells (foreign null) or foreign ones; accumulate:
   /// out() +=. Interactions sum over the walks of one build.
   void walk_sources(std::size_t n, Real eps, cudaStream_t stream, bool potential,
@@ -278,6 +283,8 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   std::size_t temp_bytes_ = 0;
   unsigned* host_counters_ = nullptr;  // pinned: 4 counters, then the interaction count
   bool a_old_use_ = false, cursors_fresh_ = false;  // a_old for this build; cursors just reset
+  bool active_walk_ = false;                        // select_active for this build
+  DeviceBuffer<unsigned char> walked_groups_;       // select_active: per tree position
   bool root_box_set_ = false;
   Bounds root_box_{};
   float* cost_ = nullptr;    // record_costs

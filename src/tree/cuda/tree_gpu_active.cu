@@ -1,5 +1,7 @@
 // TreeForces::launch_active (hierarchical time steps): the tree of all bodies as launch()
-// builds it, then the walk of the active bodies alone. Their tree positions come from a
+// builds it, then the walk of the active bodies alone; select_active, the same selection for
+// the walks of a decomposed run's build (build_only, then walk_sources of its own tree and of
+// every received one). Their tree positions come from a
 // flag per body and cub::DeviceSelect in tree order, each walk group is cut down to its
 // active bodies, and the walk (tree_gpu_walk.cu, Active) tests the whole group's box, so
 // every active body gets the full walk's result bit for bit.
@@ -72,21 +74,47 @@ __global__ void active_groups(TreeView<Real> t, unsigned most, const unsigned* a
                       lower_bound(active_pos, count, whole.end)};
 }
 
+/// walked[i] = 1 for every tree position i of a group with an active body (the pieces of a
+/// decomposed run's substep describe those: the walk tests each such group's whole box).
+__global__ void mark_walked_groups(const Group* groups, const Group* active_groups,
+                                   const unsigned* group_count, unsigned most,
+                                   unsigned char* walked) {
+  const unsigned g = blockIdx.x * 256u + threadIdx.x;
+  if (g >= most || g >= *group_count || active_groups[g].end == active_groups[g].begin) return;
+  for (unsigned i = groups[g].begin; i < groups[g].end; ++i) walked[i] = 1;
+}
+
 }  // namespace
 
 template <class Real>
 void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                                      const unsigned* active, std::size_t n_active) {
   n_ = n;
-  walked_ = n_active;
   potential_ = potential;
   a_old_use_ = std::exchange(a_old_given_, false) && n > 0;
   if (n == 0) return;
   throw_if_failed();
   reserve(n);
   build(n, stream);
+  select_active(n, active, n_active, stream);
+  TreeView<Real> t = view(n);
+  t.active_groups = active_groups_.data();
+  t.active_pos = active_pos_.data();
+  NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
+  const WalkParams p = walk_params(t, potential);
+  launch_active_walk(t, p, eps * eps, stacks_.data(), out(), stream);
+  cursors_fresh_ = false;  // consumed: a walk_sources of this build resets them
+  active_walk_ = false;
+  copy_counters(stream);
+}
 
-  // force: the active bodies' tree positions, the groups cut down to them, the walk
+template <class Real>
+void TreeForces<Real>::select_active(std::size_t n, const unsigned* active, std::size_t n_active,
+                                     cudaStream_t stream) {
+  walked_ = n_active;
+  active_walk_ = true;
+  if (n == 0) return;
+  // The active bodies' tree positions, the groups cut down to them.
   active_flags_.reserve(body_capacity_, "tree active flags");
   active_pos_.reserve(body_capacity_, "tree active positions");
   active_count_.reserve(1, "tree active count");
@@ -106,24 +134,27 @@ void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t strea
   scratch(bytes);
   NBODY_CUDA_CHECK(cub::DeviceSelect::If(temp_.data(), bytes, positions, active_pos_.data(),
                                          active_count_.data(), items, select, stream));
-  TreeView<Real> t = view(n);
+  const TreeView<Real> t = view(n);
   // Groups are non-empty and disjoint, and groups_ holds at most one per cell slot.
   const unsigned most_groups = unsigned(std::min(n, cell_capacity_));
   active_groups<Real><<<gpu::blocks_for(most_groups, 256), 256, 0, stream>>>(
       t, most_groups, active_pos_.data(), active_count_.data(), active_groups_.data());
   NBODY_CUDA_CHECK_LAUNCH("tree active_groups");
-  t.active_groups = active_groups_.data();
-  t.active_pos = active_pos_.data();
-  NBODY_CUDA_CHECK(cudaMemsetAsync(interactions_.data(), 0, sizeof(unsigned long long), stream));
-  const WalkParams p = walk_params(t, potential);
-  launch_active_walk(t, p, eps * eps, stacks_.data(), out(), stream);
-  cursors_fresh_ = false;  // consumed: a walk_sources of this build resets them
-  copy_counters(stream);
+  walked_groups_.reserve(body_capacity_, "tree walked groups");
+  NBODY_CUDA_CHECK(cudaMemsetAsync(walked_groups_.data(), 0, n, stream));
+  mark_walked_groups<<<gpu::blocks_for(most_groups, 256), 256, 0, stream>>>(
+      groups_.data(), active_groups_.data(), counter_.data() + 2, most_groups,
+      walked_groups_.data());
+  NBODY_CUDA_CHECK_LAUNCH("tree mark_walked_groups");
 }
 
 template void TreeForces<float>::launch_active(std::size_t, float, cudaStream_t, bool,
                                                const unsigned*, std::size_t);
 template void TreeForces<double>::launch_active(std::size_t, double, cudaStream_t, bool,
                                                 const unsigned*, std::size_t);
+template void TreeForces<float>::select_active(std::size_t, const unsigned*, std::size_t,
+                                               cudaStream_t);
+template void TreeForces<double>::select_active(std::size_t, const unsigned*, std::size_t,
+                                                cudaStream_t);
 
 }  // namespace nbody::cuda_tree

@@ -316,6 +316,7 @@ template <class Real>
 void TreeForces<Real>::build_only(std::size_t n, cudaStream_t stream) {
   n_ = n;
   walked_ = n;
+  active_walk_ = false;
   // The old accelerations given for this build serve each of its walks (own tree, then every
   // received one); the next build needs them again.
   a_old_use_ = std::exchange(a_old_given_, false) && n > 0;
@@ -352,6 +353,10 @@ void TreeForces<Real>::walk_sources(std::size_t n, Real eps, cudaStream_t stream
   const WalkParams p = walk_params(t, potential);
   if (input_walk_) {
     prepare_input_walk(t, n, stream);
+    launch_active_walk(t, p, eps * eps, stacks_.data(), out(), stream);
+  } else if (active_walk_) {  // select_active: the active bodies alone
+    t.active_groups = active_groups_.data();
+    t.active_pos = active_pos_.data();
     launch_active_walk(t, p, eps * eps, stacks_.data(), out(), stream);
   } else {
     launch_walk(t, p, eps * eps, stacks_.data(), out(), stream);

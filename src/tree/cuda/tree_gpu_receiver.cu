@@ -77,18 +77,21 @@ __global__ void select_pieces(TreeView<Real> t, unsigned cells, unsigned limit, 
 
 /// Block k (those at or past *count return) summarises piece k:
 /// out[8 k ...) = the box of its bodies (lower, upper corner), their smallest and mean |a_old|
-/// (a_old in body order through `order`; 0 without).
+/// (a_old in body order through `order`; 0 without). `walked` (tree order, may be null): the
+/// bodies counted (none: an empty box, lower above upper).
 template <class Real>
 __global__ void piece_stats(const unsigned* __restrict__ ranges, const unsigned* __restrict__ count,
                             const Vec4<Real>* __restrict__ sorted,
                             const unsigned* __restrict__ order, const Real* __restrict__ a_old,
-                            int dim, double* out) {
-  __shared__ double v[8][256];
+                            const unsigned char* __restrict__ walked, int dim, double* out) {
+  __shared__ double v[9][256];
   const unsigned k = blockIdx.x, t = threadIdx.x;
   if (k >= *count) return;
   const unsigned begin = ranges[2 * k], end = ranges[2 * k + 1];
-  double m[8] = {DBL_MAX, DBL_MAX, DBL_MAX, -DBL_MAX, -DBL_MAX, -DBL_MAX, DBL_MAX, 0.0};
+  double m[9] = {DBL_MAX, DBL_MAX, DBL_MAX, -DBL_MAX, -DBL_MAX, -DBL_MAX, DBL_MAX, 0.0, 0.0};
   for (unsigned i = begin + t; i < end; i += blockDim.x) {
+    if (walked && !walked[i]) continue;
+    m[8] += 1;
     const Vec4<Real> b = sorted[i];
     const double p[3] = {double(b.x), double(b.y), dim == 2 ? 0.0 : double(b.z)};
     for (int d = 0; d < 3; ++d) m[d] = fmin(m[d], p[d]), m[3 + d] = fmax(m[3 + d], p[d]);
@@ -97,13 +100,13 @@ __global__ void piece_stats(const unsigned* __restrict__ ranges, const unsigned*
       m[6] = fmin(m[6], a), m[7] += a;
     }
   }
-  for (int d = 0; d < 8; ++d) v[d][t] = m[d];
+  for (int d = 0; d < 9; ++d) v[d][t] = m[d];
   __syncthreads();
   for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
     if (t < half) {
-      for (int d = 0; d < 8; ++d) {
+      for (int d = 0; d < 9; ++d) {
         const double a = v[d][t], b = v[d][t + half];
-        v[d][t] = d == 7 ? a + b : d >= 3 && d < 6 ? fmax(a, b) : fmin(a, b);
+        v[d][t] = d >= 7 ? a + b : d >= 3 && d < 6 ? fmax(a, b) : fmin(a, b);
       }
     }
     __syncthreads();
@@ -112,7 +115,7 @@ __global__ void piece_stats(const unsigned* __restrict__ ranges, const unsigned*
     double* o = out + 8 * std::size_t(k);
     for (int d = 0; d < 6; ++d) o[d] = v[d][0];
     o[6] = a_old ? v[6][0] : 0.0;
-    o[7] = a_old ? v[7][0] / double(end - begin) : 0.0;
+    o[7] = a_old && v[8][0] > 0 ? v[7][0] / v[8][0] : 0.0;
   }
 }
 
@@ -139,9 +142,9 @@ void TreeForces<Real>::launch_describe(const Real* a_old, unsigned piece_bodies,
       view(n_), cells, piece_bodies, piece_bodies < n_ ? piece_split_ : 0, scratch.ranges.data(),
       kRoom, scratch.count.data());
   NBODY_CUDA_CHECK_LAUNCH("select_pieces");
-  piece_stats<Real><<<kRoom, 256, 0, s>>>(scratch.ranges.data(), scratch.count.data(),
-                                          sorted_.data(), order_.data(), a_old, dim_,
-                                          scratch.stats.data());
+  piece_stats<Real><<<kRoom, 256, 0, s>>>(
+      scratch.ranges.data(), scratch.count.data(), sorted_.data(), order_.data(), a_old,
+      active_walk_ ? walked_groups_.data() : nullptr, dim_, scratch.stats.data());
   NBODY_CUDA_CHECK_LAUNCH("piece_stats");
   NBODY_CUDA_CHECK(cudaMemcpyAsync(scratch.ranges_host.data(), scratch.ranges.data(),
                                    2 * kRoom * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
@@ -179,10 +182,12 @@ std::vector<BodyPiece> TreeForces<Real>::describe_bodies(const Real* a_old, unsi
   std::vector<std::pair<unsigned, unsigned>> by_begin(pieces);
   for (unsigned k = 0; k < pieces; ++k) by_begin[k] = {scratch.ranges_host.data()[2 * k], k};
   std::sort(by_begin.begin(), by_begin.end());
-  std::vector<BodyPiece> out(pieces);
+  std::vector<BodyPiece> out;
+  out.reserve(pieces);
   for (unsigned k = 0; k < pieces; ++k) {
     const double* st = scratch.stats_host.data() + 8 * std::size_t(by_begin[k].second);
-    out[k] = {{st[0], st[1], st[2]}, {st[3], st[4], st[5]}, st[6], st[7]};
+    if (st[0] > st[3]) continue;  // no walked body (select_active)
+    out.push_back({{st[0], st[1], st[2]}, {st[3], st[4], st[5]}, st[6], st[7]});
   }
   return out;
 }

@@ -56,6 +56,8 @@ void launch_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* s
 template <class Real>
 void launch_active_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2, int* stacks,
                         Vec4<Real>* out, cudaStream_t stream) {
+  if (t.foreign.box || t.accumulate || t.cost || t.shared)  // a decomposed run's (select_active)
+    return launch_foreign_active_walk(t, p, eps2, stacks, out, stream);
   if (t.bmax || t.a_old) return launch_mac_walk(t, p, eps2, stacks, out, stream, true);
   launch_walk_variant<true, false>(t, p, eps2, stacks, out, stream);
 }

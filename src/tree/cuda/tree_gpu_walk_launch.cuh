@@ -20,6 +20,10 @@ void launch_foreign_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2
                          Vec4<Real>* out, cudaStream_t stream);
 template <class Real>
 unsigned foreign_walk_blocks();
+/// Its active variant (TreeForces::select_active; tree_gpu_walk_foreign_active.cu).
+template <class Real>
+void launch_foreign_active_walk(const TreeView<Real>& t, const WalkParams& p, Real eps2,
+                                int* stacks, Vec4<Real>* out, cudaStream_t stream);
 
 namespace {
 
