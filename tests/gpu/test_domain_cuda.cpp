@@ -1,6 +1,6 @@
 // GPU ranks that own their bodies (issue 35, docs/distributed.md part 2), with the ranks as
 // threads on one GPU (thread_ranks.hpp: the collectives and the point-to-point traffic go
-// through the host instead of NCCL): P = 2 and 3 against one process, after resident
+// through the host instead of NCCL): P = 2, 3 and 4 against one process, after resident
 // leapfrog steps (the bodies migrate between the ranks at every step).
 // - ids: every body is on exactly one rank (all_particles() gathers N distinct ids);
 // - the tree (local trees and locally essential trees, cuda/domain_forces.cuh): every
@@ -150,7 +150,7 @@ TEST(GpuDomain, OwnedBodiesGiveOneProcessForces) {
   for (const Case& c : cases()) {
     const OneProcess ref = one_process(c, 31);
     const ParticleSystem& one = ref.one;
-    for (int parts : {2, 3}) {
+    for (int parts : {2, 3, 4}) {
       const std::vector<ParticleSystem> each = testing::run_parts<ParticleSystem>(
           parts, [&](std::shared_ptr<ForceReducer> r) { return run(c, ref.start, std::move(r)); },
           test::cuda_copies());

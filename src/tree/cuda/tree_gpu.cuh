@@ -206,6 +206,10 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
 
  private:
   void reserve_cells(std::size_t cells);
+  /// The active bodies' tree positions and each walk group's range of them (active_pos_,
+  /// active_groups_) for this build; walked_ = n_active.
+  void select_positions(std::size_t n, const unsigned* active, std::size_t n_active,
+                        cudaStream_t stream);
   /// Runs `write_cells` (a build's stage that appends cells: the Morton split, the insertion
   /// build's layout), and again with twice the room while it runs out of cell slots (the
   /// overflow flag, counter[1]); returns the cells used.

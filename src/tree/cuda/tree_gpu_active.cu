@@ -90,13 +90,14 @@ template <class Real>
 void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                                      const unsigned* active, std::size_t n_active) {
   n_ = n;
+  walked_ = n_active;
   potential_ = potential;
   a_old_use_ = std::exchange(a_old_given_, false) && n > 0;
   if (n == 0) return;
   throw_if_failed();
   reserve(n);
   build(n, stream);
-  select_active(n, active, n_active, stream);
+  select_positions(n, active, n_active, stream);
   TreeView<Real> t = view(n);
   t.active_groups = active_groups_.data();
   t.active_pos = active_pos_.data();
@@ -104,15 +105,29 @@ void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t strea
   const WalkParams p = walk_params(t, potential);
   launch_active_walk(t, p, eps * eps, stacks_.data(), out(), stream);
   cursors_fresh_ = false;  // consumed: a walk_sources of this build resets them
-  active_walk_ = false;
   copy_counters(stream);
 }
 
 template <class Real>
 void TreeForces<Real>::select_active(std::size_t n, const unsigned* active, std::size_t n_active,
                                      cudaStream_t stream) {
-  walked_ = n_active;
   active_walk_ = true;
+  select_positions(n, active, n_active, stream);
+  if (n == 0) return;
+  // The bodies of the groups walked, for the pieces (describe_bodies).
+  const unsigned most_groups = unsigned(std::min(n, cell_capacity_));
+  walked_groups_.reserve(body_capacity_, "tree walked groups");
+  NBODY_CUDA_CHECK(cudaMemsetAsync(walked_groups_.data(), 0, n, stream));
+  mark_walked_groups<<<gpu::blocks_for(most_groups, 256), 256, 0, stream>>>(
+      groups_.data(), active_groups_.data(), counter_.data() + 2, most_groups,
+      walked_groups_.data());
+  NBODY_CUDA_CHECK_LAUNCH("tree mark_walked_groups");
+}
+
+template <class Real>
+void TreeForces<Real>::select_positions(std::size_t n, const unsigned* active, std::size_t n_active,
+                                        cudaStream_t stream) {
+  walked_ = n_active;
   if (n == 0) return;
   // The active bodies' tree positions, the groups cut down to them.
   active_flags_.reserve(body_capacity_, "tree active flags");
@@ -140,12 +155,6 @@ void TreeForces<Real>::select_active(std::size_t n, const unsigned* active, std:
   active_groups<Real><<<gpu::blocks_for(most_groups, 256), 256, 0, stream>>>(
       t, most_groups, active_pos_.data(), active_count_.data(), active_groups_.data());
   NBODY_CUDA_CHECK_LAUNCH("tree active_groups");
-  walked_groups_.reserve(body_capacity_, "tree walked groups");
-  NBODY_CUDA_CHECK(cudaMemsetAsync(walked_groups_.data(), 0, n, stream));
-  mark_walked_groups<<<gpu::blocks_for(most_groups, 256), 256, 0, stream>>>(
-      groups_.data(), active_groups_.data(), counter_.data() + 2, most_groups,
-      walked_groups_.data());
-  NBODY_CUDA_CHECK_LAUNCH("tree mark_walked_groups");
 }
 
 template void TreeForces<float>::launch_active(std::size_t, float, cudaStream_t, bool,
