@@ -122,9 +122,9 @@ std::uint64_t PySimulation::step(std::uint64_t count, const std::function<bool()
   std::uint64_t done = 0;
   while (done < count) {
     if (sim_->own_steps()) {  // IAS15: one of its own steps (dt: the first one's guess)
-      sim_->own_step(options_.dt, std::numeric_limits<double>::infinity());
+      sim_->own_step(options_.step(), std::numeric_limits<double>::infinity());
     } else {
-      sim_->step(options_.dt);
+      sim_->step(options_.step());
     }
     ++done;
     if (after_step_) after_step_();
@@ -141,7 +141,7 @@ void PySimulation::check_evolve(double t_end) const {
   check_has_bodies("evolve");
   // The CLI's checks and messages: every step advancing the time up to t_end, at most
   // 2^53 of them (IAS15: its first step advancing it).
-  check_run_until(options_.integrator, time(), t_end, options_.dt);
+  check_run_until(options_.integrator, time(), t_end, options_.step());
 }
 
 std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& keep_going) {
@@ -151,7 +151,7 @@ std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& ke
   std::uint64_t done = 0;
   if (sim_->own_steps()) {  // IAS15: its own steps, the last one landing on t_end
     while (time() < t_end) {
-      sim_->own_step(options_.dt, t_end);
+      sim_->own_step(options_.step(), t_end);
       ++done;
       if (after_step_) after_step_();
       if (time() < t_end && !keep_going()) break;
@@ -159,12 +159,12 @@ std::uint64_t PySimulation::evolve(double t_end, const std::function<bool()>& ke
     remember_fingerprint();
     return done;
   }
-  for (double h = step_toward(time(), t_end, options_.dt); h > 0;
-       h = step_toward(time(), t_end, options_.dt)) {
+  for (double h = step_toward(time(), t_end, options_.step()); h > 0;
+       h = step_toward(time(), t_end, options_.step())) {
     sim_->step(h);
     ++done;
     if (after_step_) after_step_();
-    if (step_toward(time(), t_end, options_.dt) > 0 && !keep_going()) break;
+    if (step_toward(time(), t_end, options_.step()) > 0 && !keep_going()) break;
   }
   remember_fingerprint();
   return done;

@@ -71,7 +71,7 @@ std::string to_str(nb::handle value, const char* name) {
 const std::vector<OptionSpec> kOptions = {
     NBODY_OPTION("dt",
                  "Time step of step() and evolve() (evolve shortens its last step to land on t).",
-                 o.dt, to_double, o.dt = v),
+                 o.step(), to_double, (o.dt = v, o.dt_set = true)),
     NBODY_OPTION("G", "Gravitational constant (e.g. 6.67430e-11 for SI units). Changes the forces.",
                  o.gravity.G, to_double, o.gravity.G = v),
     NBODY_OPTION("softening",

@@ -10,6 +10,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include "nbody/ias15_first_step.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody::python {
@@ -19,7 +20,13 @@ namespace nb = nanobind;
 /// The Simulation's options (gravity, integrator, collisions) and the time step, which
 /// the Simulation takes per step instead.
 struct RunOptions : SimulationOptions {
+  /// The step of step() and evolve(): dt, or for IAS15 (its first step's guess) REBOUND's
+  /// default until dt is set, as `nbody run` without --dt.
+  [[nodiscard]] double step() const {
+    return dt_set || integrator.scheme != IntegratorScheme::Ias15 ? dt : kIas15FirstStep;
+  }
   double dt = 0.01;
+  bool dt_set = false;  // sim.dt (or dt=) given
 };
 
 /// Throws nbody::Error (the CLI's message) for the first bad option. dim is the

@@ -131,7 +131,7 @@ std::string repr(PySimulation& sim) {
   std::string text = fmt::format(
       "nbody.Simulation(n={}, dim={}, time={:g}, dt={:g}, G={:g}, softening={:g}, "
       "gravity='{}'",
-      sim.size(), sim.dim(), sim.time(), o.dt, o.gravity.G, o.gravity.softening,
+      sim.size(), sim.dim(), sim.time(), o.step(), o.gravity.G, o.gravity.softening,
       to_string(o.gravity.algorithm));
   if (o.gravity.algorithm == GravityAlgorithm::Tree)
     text += fmt::format(", theta={:g}", o.gravity.theta);

@@ -108,6 +108,17 @@ class TestIas15Runs(CliTestCase):
         self.assertEqual(j["dt_min"], 0.125)
         self.assertEqual(j["dt_max"], 0.125)
 
+    def test_first_step_defaults_to_rebounds(self):
+        # REBOUND's default dt, 0.001, where --dt is not given (epsilon 0: fixed steps of it);
+        # the leapfrog's --dt default stays 0.01, and a given --dt is taken.
+        fixed = ["--model", "kepler", "--ias15-epsilon", 0, "--t-end", 0.01]
+        j = run_json(*fixed, *IAS15)
+        self.assertEqual((j["steps"], j["dt_max"]), (10, 0.001))
+        j = run_json(*fixed, *IAS15, "--dt", 0.005)
+        self.assertEqual((j["steps"], j["dt_max"]), (2, 0.005))
+        j = run_json("--model", "kepler", "--t-end", 0.1, "-q")
+        self.assertEqual(j["step"], 10)
+
     def test_steps_counts_its_own_steps_and_t_end_is_landed_on(self):
         j = run_json("--model", "figure-eight", *IAS15, "--steps", 100)
         self.assertEqual(j["steps"], 100)

@@ -34,6 +34,21 @@ def test_evolve_lands_on_t_and_keeps_the_energy():
     assert math.dist(x[1], x[2]) < 1.0 and math.dist(x[0], x[1]) > 5.0
 
 
+def test_first_step_defaults_to_rebounds_dt():
+    sim = nbody.Simulation(positions=[[1, 3, 0], [-2, -1, 0], [1, -1, 0]],
+                           velocities=[[0, 0, 0]] * 3, masses=[3, 4, 5])
+    assert sim.dt == 0.01  # the leapfrog's step
+    sim.integrator = "ias15"
+    assert sim.dt == 0.001  # REBOUND's default, as `nbody run` without --dt
+    sim.ias15_epsilon = 0  # fixed steps of dt
+    sim.step(3)
+    assert sim.time == pytest.approx(0.003, rel=1e-12)
+    sim.dt = 0.02
+    assert sim.dt == 0.02
+    sim.integrator = "leapfrog"
+    assert sim.dt == 0.02  # set: kept
+
+
 def test_step_takes_its_own_steps_and_the_rule_can_be_chosen():
     sim = pythagorean()
     sim.integrator = "ias15"
