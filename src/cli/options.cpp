@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "nbody/error.hpp"
+#include "nbody/ias15_first_step.hpp"
 #include "nbody/io.hpp"
 
 namespace nbody::cli {
@@ -249,6 +250,13 @@ void check_collision_options(const CLI::App& app, const CollisionOptions& c) {
   if (app.count("--collision-search") && c.model == CollisionModel::None) {
     throw Error("--collision-search: needs --collisions bounce or merge");
   }
+}
+
+void default_ias15_first_step(const CLI::App& app, const IntegratorOptions& integrator,
+                              double& dt) {
+  const CLI::Option* given = app.get_option_no_throw("--dt");
+  if (integrator.scheme == IntegratorScheme::Ias15 && given && given->count() == 0)
+    dt = kIas15FirstStep;
 }
 
 void add_integrator_options(CLI::App* app, IntegratorOptions& i) {

@@ -39,6 +39,9 @@ void check_collision_options(const CLI::App& app, const CollisionOptions& collis
 
 /// --integrator, --damping, --timestep, --eta, --dt-min.
 void add_integrator_options(CLI::App* app, IntegratorOptions& integrator);
+/// After parsing (and a config file): IAS15 takes --dt as its first step's guess only, so
+/// where --dt was not given it gets REBOUND's default, kIas15FirstStep.
+void default_ias15_first_step(const CLI::App& app, const IntegratorOptions& integrator, double& dt);
 
 /// --format text|csv|auto.
 void add_format_option(CLI::App* app, std::string& format);

@@ -233,7 +233,9 @@ void add_render_command(CLI::App& app) {
                                     "pattern such as 'out_*.txt' (sorted), or a list of files");
   snapshots->excludes(input)->excludes(model);
   add_model_options(cmd, args->model);
-  cmd->add_option("--dt", args->dt, "Time step")->check(time_step_check())->capture_default_str();
+  cmd->add_option("--dt", args->dt, "Time step (IAS15: its first step, default 0.001)")
+      ->check(time_step_check())
+      ->capture_default_str();
   add_gravity_options(cmd, args->gravity);
   add_integrator_options(cmd, args->integrator);
   add_collision_options(cmd, args->collisions);
@@ -280,7 +282,10 @@ void add_render_command(CLI::App& app) {
                 "Write the simulated time (t = ...) in the top-left corner of every frame (on "
                 "by default; a text or CSV snapshot, which stores no time, shows its file name)");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress line or summary");
-  cmd->callback([args, cmd] { render(*args, *cmd); });
+  cmd->callback([args, cmd] {
+    default_ias15_first_step(*cmd, args->integrator, args->dt);
+    render(*args, *cmd);
+  });
 }
 
 }  // namespace nbody::cli

@@ -10,7 +10,6 @@
 #include "cli/run/run_args.hpp"
 #include "cli/usage_error.hpp"
 #include "nbody/error.hpp"
-#include "nbody/ias15_first_step.hpp"
 
 namespace nbody::cli {
 
@@ -24,9 +23,9 @@ void add_run_command(CLI::App& app) {
       "--steps", args->steps, "Run until this step (with --restart: counted from the run's start)");
   auto* t_end = cmd->add_option("--t-end", args->t_end, "Run until this simulated time");
   steps->excludes(t_end);
-  auto* dt = cmd->add_option("--dt", args->dt, "Time step (IAS15: its first step, default 0.001)")
-                 ->check(time_step_check())
-                 ->capture_default_str();
+  cmd->add_option("--dt", args->dt, "Time step (IAS15: its first step, default 0.001)")
+      ->check(time_step_check())
+      ->capture_default_str();
   add_gravity_options(cmd, args->gravity);
   add_integrator_options(cmd, args->integrator);
   add_collision_options(cmd, args->collisions);
@@ -52,13 +51,10 @@ void add_run_command(CLI::App& app) {
       "Print milliseconds per step of each force stage (tree: bbox, sort, build, summarise, force) "
       "and of integration, with their shares of the step; --device gpu: the GPU memory of "
       "nbody's buffers and the bytes a body");
-  cmd->callback([args, cmd, dt] {
+  cmd->callback([args, cmd] {
     std::vector<ConfigSetting> from_file;
     if (!args->config.empty()) from_file = apply_config_file(*cmd, args->config);
-    // IAS15 takes --dt as its first step's guess only: REBOUND's default where none is given
-    // (a restart takes the checkpoint's, below).
-    if (args->integrator.scheme == IntegratorScheme::Ias15 && dt->count() == 0)
-      args->dt = kIas15FirstStep;
+    default_ias15_first_step(*cmd, args->integrator, args->dt);  // a restart: the checkpoint's
     int status = 0;
     try {
       args->restart = plan_restart(*cmd, *args, from_file);  // the checkpoint's options

@@ -67,7 +67,9 @@ void add_view_command(CLI::App& app) {
   add_source_options(cmd, args->input, args->format, args->model.model);
   add_model_options(cmd, args->model);
   viewer::ViewerOptions& v = args->view;
-  cmd->add_option("--dt", v.dt, "Time step")->check(time_step_check())->capture_default_str();
+  cmd->add_option("--dt", v.dt, "Time step (IAS15: its first step, default 0.001)")
+      ->check(time_step_check())
+      ->capture_default_str();
   add_gravity_options(cmd, v.gravity);
   add_integrator_options(cmd, v.integrator);
   add_collision_options(cmd, v.collisions);
@@ -109,7 +111,10 @@ void add_view_command(CLI::App& app) {
                   "'frame N pick X Y', 'frame N scroll X Y NOTCHES', 'frame N "
                   "pause|resume|step|reset' (window pixels)")
       ->check(existing_file());
-  cmd->callback([args, cmd] { view(*args, *cmd); });
+  cmd->callback([args, cmd] {
+    default_ias15_first_step(*cmd, args->view.integrator, args->view.dt);
+    view(*args, *cmd);
+  });
 }
 
 }  // namespace nbody::cli
