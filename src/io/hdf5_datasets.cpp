@@ -67,8 +67,9 @@ void Group::create_values(const std::string& name, std::uint64_t rows, std::size
                 H5T_NATIVE_DOUBLE, nullptr);
 }
 
-void Group::create_ids(const std::string& name, std::uint64_t rows) {
-  write_dataset(name, Shape{rows}, H5T_STD_U64LE, H5T_NATIVE_UINT64, nullptr);
+void Group::create_ids(const std::string& name, std::uint64_t rows, bool narrow) {
+  write_dataset(name, Shape{rows}, narrow ? H5T_STD_U32LE : H5T_STD_U64LE,
+                narrow ? H5T_NATIVE_UINT32 : H5T_NATIVE_UINT64, nullptr);
 }
 
 namespace {
@@ -175,8 +176,17 @@ void Group::write_rows_at(const std::string& name, std::uint64_t first, std::spa
 }
 
 void Group::write_ids_at(const std::string& name, std::uint64_t first,
-                         std::span<const std::uint64_t> ids) {
-  write_selection(name, {first, ids.size(), 1}, H5T_NATIVE_UINT64, ids.data());
+                         std::span<const std::uint64_t> ids, bool narrow) {
+  if (!narrow) {
+    write_selection(name, {first, ids.size(), 1}, H5T_NATIVE_UINT64, ids.data());
+    return;
+  }
+  write_blocks(name, {first, ids.size(), 1}, H5T_NATIVE_UINT32, sizeof(std::uint32_t),
+               [&](std::uint64_t begin, std::uint64_t count, void* out) {
+                 auto* o = static_cast<std::uint32_t*>(out);
+                 for (std::uint64_t i = 0; i < count; ++i)
+                   o[i] = static_cast<std::uint32_t>(ids[begin + i]);
+               });
 }
 
 Handle Group::open_dataset(const std::string& name) const {

@@ -116,13 +116,14 @@ class Group {
   /// [first, first + n) of it, from n values (or n rows of x, y, z).
   void create_values(const std::string& name, std::uint64_t rows, std::size_t columns,
                      Precision precision);
-  void create_ids(const std::string& name, std::uint64_t rows);
+  /// narrow: 32-bit ids (GADGET's default, every id below 2^32), else 64-bit.
+  void create_ids(const std::string& name, std::uint64_t rows, bool narrow = false);
   void write_values_at(const std::string& name, std::uint64_t first, std::span<const double> values,
                        Precision precision);
   void write_rows_at(const std::string& name, std::uint64_t first, std::span<const double> x,
                      std::span<const double> y, std::span<const double> z, Precision precision);
   void write_ids_at(const std::string& name, std::uint64_t first,
-                    std::span<const std::uint64_t> ids);
+                    std::span<const std::uint64_t> ids, bool narrow = false);
   /// Throws "FILE: /name is missing" when there is no such dataset.
   [[nodiscard]] Shape dataset_shape(const std::string& name) const;
   /// Every element in storage order (row-major).

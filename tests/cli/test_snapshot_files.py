@@ -244,6 +244,26 @@ class TestFilesFromOtherCodes(SnapshotCase):
         self.assertEqual(a, b)  # float64 on disk: the same bodies to the last bit
 
 
+    def test_ids_take_32_bits_when_every_id_fits(self):
+        # GADGET's default: 32-bit ParticleIDs where every id is below 2^32, else 64-bit; the
+        # ids kept either way.
+        h5py, np = self.need("h5py", "numpy")
+        with h5py.File(self.gen("small.hdf5", "plummer", "-n", 50, "--seed", 5)) as f:
+            self.assertEqual(f["PartType1/ParticleIDs"].dtype, np.uint32)
+            self.assertEqual(list(f["PartType1/ParticleIDs"][:3]), [1, 2, 3])
+        path = self.dir / "gadget.hdf5"
+        self.write_gadget_file(path)
+        with h5py.File(path, "a") as f:
+            del f["PartType1/ParticleIDs"]
+            f["PartType1/ParticleIDs"] = np.array([1, 2, 2**33], dtype=np.uint64)
+        out = self.dir / "out.hdf5"
+        nbody("run", "-i", path, "--steps", 1, "--dt", 0.001, "--softening", 0.1, "-o", out, "-q")
+        with h5py.File(out) as f:
+            self.assertEqual(f["PartType1/ParticleIDs"].dtype, np.uint64)
+            ids = sorted(int(i) for i in f["PartType1/ParticleIDs"][:])
+        self.assertEqual(ids, [1, 2, 4, 5, 2**33])  # the gas bodies' 4 and 5 come along
+
+
 class TestBadSnapshotFiles(SnapshotCase):
     def test_truncated_and_fake_hdf5_files_fail_clearly(self):
         whole = self.gen("whole.hdf5", "plummer", "-n", 2000, "--seed", 1)
