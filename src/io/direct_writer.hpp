@@ -3,7 +3,7 @@
 // 4096-byte-aligned middle with O_DIRECT (no page cache: on the VMs measured, filling the page
 // cache of a fresh file ran at 0.76 GB/s where the disk took 2.1 GB/s), its unaligned ends
 // through the page cache (docs/snapshots.md, "Large files"). The direct writes go out on
-// threads of their own, up to kInFlight at once, while the caller converts and stages the
+// threads of their own, one a staging buffer (kStages), while the caller converts and stages the
 // next pieces: the conversion no longer waits for the disk, nor the disk for it.
 #include <array>
 #include <cstddef>

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
+#include <numeric>
 #include <span>
 #include <string>
 #include <vector>
@@ -101,17 +101,10 @@ struct Columns {
 bool narrow_ids(const ParticleSystem& ps, bool usable, ForceReducer* group) {
   std::uint64_t largest =
       usable ? (ps.id.empty() ? 0 : *std::max_element(ps.id.begin(), ps.id.end())) : ps.size();
-  if (group) {
-    ForceReducer::Bytes mine(sizeof largest);
-    std::memcpy(mine.data(), &largest, sizeof largest);
-    std::uint64_t most = 0, rows = 0;
-    for (const ForceReducer::Bytes& b : group->all_gather(mine)) {
-      std::uint64_t v = 0;
-      if (b.size() == sizeof v) std::memcpy(&v, b.data(), sizeof v);
-      most = std::max(most, v);
-      rows += v;  // unusable ids: each rank's count, numbered over the file
-    }
-    largest = usable ? most : rows;
+  if (group) {  // unusable ids: each rank's count, numbered over the file
+    const std::vector<std::uint64_t> all = io_detail::every_rank_count(*group, largest);
+    largest = usable ? *std::max_element(all.begin(), all.end())
+                     : std::accumulate(all.begin(), all.end(), std::uint64_t{0});
   }
   return largest <= std::numeric_limits<std::uint32_t>::max();
 }

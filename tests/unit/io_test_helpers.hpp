@@ -21,8 +21,6 @@ class IoTest : public test::FolderTest {
  protected:
   IoTest() : FolderTest("io") {}
 
-  std::filesystem::path file(const std::string& name) const { return dir_ / name; }
-
   std::filesystem::path write_raw(const std::string& name, const std::string& content) const {
     const std::filesystem::path p = file(name);
     std::ofstream(p, std::ios::binary) << content;

@@ -37,6 +37,9 @@ class FolderTest : public ::testing::Test {
     if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
   }
 
+  /// A file of this test's folder.
+  [[nodiscard]] std::filesystem::path file(const std::string& name) const { return dir_ / name; }
+
   std::filesystem::path dir_;
 
  private:

@@ -17,7 +17,6 @@ namespace nbody::testing_test_particle_io {
 class TestParticleIoTest : public test::FolderTest {
  protected:
   TestParticleIoTest() : FolderTest("tpio") {}
-  std::filesystem::path file(const std::string& name) const { return dir_ / name; }
 };
 
 template <class T>

@@ -46,8 +46,6 @@ class SnapshotTest : public test::FolderTest {
     FolderTest::SetUp();
   }
 
-  fs::path file(const std::string& name) const { return dir_ / name; }
-
   std::vector<std::string> dir_entries() const {
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
