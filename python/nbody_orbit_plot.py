@@ -31,7 +31,11 @@ def read_tracks(files, center, stride):
                 t = float(f["Header"].attrs["Time"])
                 pos = f["PartType1/Coordinates"][:]
                 ids = f["PartType1/ParticleIDs"][:]
-                mass = f["PartType1/Masses"][:] if center == "com" else None
+                mass = None
+                if center == "com":  # equal masses: one value, Header/MassTable[1]
+                    bodies = f["PartType1"]
+                    mass = (bodies["Masses"][:] if "Masses" in bodies
+                            else np.full(len(pos), f["Header"].attrs["MassTable"][1]))
         except (OSError, KeyError) as e:
             fail(f"{path}: not an nbody snapshot ({e})")
         if center == "com":

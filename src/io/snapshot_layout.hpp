@@ -26,8 +26,11 @@ inline constexpr const char* kTestParticleType = "TestParticleType";
 
 /// Writes /Header (the GADGET attributes plus nbody's Dimension) for n active bodies of type
 /// 1 and `tests` test particles of type 3 (with them, TestParticleType `test_type`).
+/// body_mass > 0: MassTable[1], the mass of every type-1 body (no Masses dataset then, as
+/// GADGET writes it); 0: masses per body.
 void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
-                  hdf5::Precision precision, std::uint64_t tests = 0, int test_type = 0);
+                  hdf5::Precision precision, std::uint64_t tests = 0, int test_type = 0,
+                  double body_mass = 0.0);
 
 /// True when every id is >= 1 and no two are equal (what GADGET-style readers expect).
 [[nodiscard]] bool ids_usable(const std::vector<std::uint64_t>& ids);

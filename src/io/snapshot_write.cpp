@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -28,7 +30,7 @@ namespace fs = std::filesystem;
 namespace snapshot_layout {
 
 void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
-                  hdf5::Precision precision, std::uint64_t tests, int test_type) {
+                  hdf5::Precision precision, std::uint64_t tests, int test_type, double body_mass) {
   hdf5::Group header = root.create_group("Header");
   // GADGET's counts are 32-bit; NumPart_Total_HighWord holds the bits above (N >= 2^32).
   std::vector<std::uint32_t> low(6, 0), high(6, 0);
@@ -39,7 +41,9 @@ void write_header(hdf5::Group& root, std::uint64_t n, double time, int dim,
   header.write_attribute("NumPart_ThisFile", low);
   header.write_attribute("NumPart_Total", low);
   header.write_attribute("NumPart_Total_HighWord", high);
-  header.write_attribute("MassTable", std::vector<double>(6, 0.0));  // 0: masses per body
+  std::vector<double> mass_table(6, 0.0);  // 0: masses per body (the Masses dataset)
+  mass_table[kBodyType] = body_mass;
+  header.write_attribute("MassTable", mass_table);
   header.write_attribute("Time", time);
   header.write_attribute("Redshift", 0.0);
   // 0: an isolated system around the origin. yt then infers the domain from the
@@ -92,8 +96,34 @@ namespace {
 struct Columns {
   hdf5::Precision precision;
   bool radii, acceleration, potential;
-  bool narrow_ids;  // 32-bit ParticleIDs
+  bool narrow_ids;   // 32-bit ParticleIDs
+  double body_mass;  // > 0: every type-1 body's (Header/MassTable, no Masses); 0: per body
 };
+
+/// Collective with a group. The mass every one of the file's active bodies has, where they
+/// all have the same one (> 0), else 0. GADGET then stores it once in Header/MassTable and
+/// writes no Masses dataset: 4 of a float snapshot's 32 bytes a body (28 B at 2^30 bodies
+/// is 30.1 GB instead of 34.4), read by yt, pynbody and nbody's reader alike.
+double common_mass(const ParticleSystem& ps, std::size_t active, ForceReducer* group) {
+  // This rank's answer as 64 bits: the mass's own, 0 (the bits of +0.0) for none in common,
+  // or kNoBodies where the rank writes no active body (it then has no say).
+  constexpr std::uint64_t kNoBodies = ~std::uint64_t{0};
+  std::uint64_t mine = kNoBodies;
+  if (active > 0) {
+    const auto [lo, hi] = std::minmax_element(ps.mass.begin(), ps.mass.begin() + active);
+    const bool common = *lo == *hi && *lo > 0 && std::isfinite(*lo);
+    mine = common ? std::bit_cast<std::uint64_t>(*lo) : 0;
+  }
+  std::vector<std::uint64_t> all{mine};
+  if (group) all = io_detail::every_rank_count(*group, mine);
+  std::uint64_t found = kNoBodies;
+  for (const std::uint64_t v : all) {
+    if (v == kNoBodies) continue;
+    if (found != kNoBodies && v != found) return 0.0;
+    found = v;
+  }
+  return found == kNoBodies ? 0.0 : std::bit_cast<double>(found);
+}
 
 /// Collective with a group. Whether every id the file holds is below 2^32, so that its
 /// ParticleIDs take 32 bits as GADGET's do by default (4 bytes a body less: 11 % of a float
@@ -109,11 +139,13 @@ bool narrow_ids(const ParticleSystem& ps, bool usable, ForceReducer* group) {
   return largest <= std::numeric_limits<std::uint32_t>::max();
 }
 
-void create_bodies(hdf5::Group& root, const char* name, std::uint64_t rows, Columns c) {
+/// `masses`: the Masses dataset (false: the header's MassTable gives them).
+void create_bodies(hdf5::Group& root, const char* name, std::uint64_t rows, Columns c,
+                   bool masses) {
   hdf5::Group bodies = root.create_group(name);
   bodies.create_values("Coordinates", rows, 3, c.precision);
   bodies.create_values("Velocities", rows, 3, c.precision);
-  bodies.create_values("Masses", rows, 1, c.precision);
+  if (masses) bodies.create_values("Masses", rows, 1, c.precision);
   bodies.create_ids("ParticleIDs", rows, c.narrow_ids);
   if (c.radii) bodies.create_values("Radii", rows, 1, c.precision);
   if (c.acceleration) bodies.create_values("Accelerations", rows, 3, c.precision);
@@ -126,13 +158,13 @@ void create_bodies(hdf5::Group& root, const char* name, std::uint64_t rows, Colu
 void write_bodies(hdf5::File& file, const char* name, std::uint64_t offset,
                   const ParticleSystem& ps, std::size_t first, std::size_t last,
                   const std::vector<double>* potential, bool usable, std::uint64_t first_id,
-                  Columns c) {
+                  Columns c, bool masses) {
   hdf5::Group bodies = file.root().open_group(name);
   const std::size_t n = last - first;
   auto rows = [&](const std::vector<double>& v) { return std::span(v).subspan(first, n); };
   bodies.write_rows_at("Coordinates", offset, rows(ps.x), rows(ps.y), rows(ps.z), c.precision);
   bodies.write_rows_at("Velocities", offset, rows(ps.vx), rows(ps.vy), rows(ps.vz), c.precision);
-  bodies.write_values_at("Masses", offset, rows(ps.mass), c.precision);
+  if (masses) bodies.write_values_at("Masses", offset, rows(ps.mass), c.precision);
   if (usable) {
     bodies.write_ids_at("ParticleIDs", offset, std::span(ps.id).subspan(first, n), c.narrow_ids);
   } else {
@@ -176,30 +208,39 @@ void write_snapshot_rows(const fs::path& path, const ParticleSystem& ps,
   trace.mark("agree");
   const bool usable = snapshot_layout::ids_usable_over(ps.id, group, options.ids_usable);
   trace.mark("ids");
+  // One process's test particles (the bodies from active_count()) go to their own group,
+  // with their Masses (0) always.
+  const std::uint64_t active = ps.active_count(), tests = ps.size() - active;
   const Columns columns{options.precision == SnapshotPrecision::Double ? hdf5::Precision::Double
                                                                        : hdf5::Precision::Float,
-                        radii, options.acceleration, with_potential, narrow_ids(ps, usable, group)};
-  // One process's test particles (the bodies from active_count()) go to their own group.
-  const std::uint64_t active = ps.active_count(), tests = ps.size() - active;
+                        radii,
+                        options.acceleration,
+                        with_potential,
+                        narrow_ids(ps, usable, group),
+                        common_mass(ps, active, group)};
+  const bool body_masses = columns.body_mass == 0.0;
+  trace.mark("columns");
   using snapshot_layout::kBodyGroup, snapshot_layout::kTestGroup;
   io_detail::write_together(
       path, group, ps.size(),
       [&](hdf5::File& file, std::uint64_t total) {
         snapshot_layout::write_header(file.root(), total - tests, ps.time, ps.dim,
-                                      columns.precision, tests, ps.test_particle_type);
-        create_bodies(file.root(), kBodyGroup, total - tests, columns);
-        if (tests > 0) create_bodies(file.root(), kTestGroup, tests, columns);
+                                      columns.precision, tests, ps.test_particle_type,
+                                      columns.body_mass);
+        create_bodies(file.root(), kBodyGroup, total - tests, columns, body_masses);
+        if (tests > 0) create_bodies(file.root(), kTestGroup, tests, columns, true);
         if (options.parameters) snapshot_layout::write_parameters(file.root(), *options.parameters);
       },
       [&](hdf5::File& file, std::uint64_t offset) {
         if (tests == 0) {  // ids numbered by row over the file when not usable
           write_bodies(file, kBodyGroup, offset, ps, 0, ps.size(), potential, usable, offset + 1,
-                       columns);
+                       columns, body_masses);
           return;
         }
-        write_bodies(file, kBodyGroup, 0, ps, 0, active, potential, usable, 1, columns);
+        write_bodies(file, kBodyGroup, 0, ps, 0, active, potential, usable, 1, columns,
+                     body_masses);
         write_bodies(file, kTestGroup, 0, ps, active, ps.size(), potential, usable, active + 1,
-                     columns);
+                     columns, true);
       });
 }
 

@@ -154,7 +154,7 @@ class TestKillDuringSnapshotWrites(CliTestCase):
             for path in snapshots:
                 with h5py.File(path, "r") as f:
                     self.assertEqual(f["PartType1/Coordinates"].shape, (n, 3), path)
-                    self.assertEqual(f["PartType1/Masses"].shape, (n,), path)
+                    self.assertGreater(f["Header"].attrs["MassTable"][1], 0, path)  # equal masses
                     f["PartType1/Coordinates"][-1]  # the last row is readable
             for path in out.glob("snapshot_*"):
                 self.assertTrue(path.name.endswith(".hdf5"), path)

@@ -263,6 +263,22 @@ class TestFilesFromOtherCodes(SnapshotCase):
             ids = sorted(int(i) for i in f["PartType1/ParticleIDs"][:])
         self.assertEqual(ids, [1, 2, 4, 5, 2**33])  # the gas bodies' 4 and 5 come along
 
+    def test_equal_masses_go_to_the_mass_table(self):
+        # GADGET's layout: where every body has one mass, Header/MassTable[1] holds it (in
+        # double) and no Masses dataset is written; else every body's mass is.
+        h5py, np = self.need("h5py", "numpy")
+        with h5py.File(self.gen("equal.hdf5", "plummer", "-n", 50, "--seed", 5)) as f:
+            self.assertNotIn("Masses", f["PartType1"])
+            self.assertEqual(list(f["Header"].attrs["MassTable"]), [0, 1 / 50, 0, 0, 0, 0])
+        self.assertAlmostEqual(json.loads(nbody("info", self.dir / "equal.hdf5", "--json").stdout)["total_mass"], 1.0)
+        path = self.dir / "gadget.hdf5"
+        self.write_gadget_file(path)  # gas of 0.1 and 0.2, type 1 from its MassTable
+        out = self.dir / "out.hdf5"
+        nbody("run", "-i", path, "--steps", 1, "--dt", 0.001, "--softening", 0.1, "-o", out, "-q")
+        with h5py.File(out) as f:
+            self.assertEqual(list(f["Header"].attrs["MassTable"]), [0] * 6)
+            self.assertEqual(len(f["PartType1/Masses"]), 5)
+
 
 class TestBadSnapshotFiles(SnapshotCase):
     def test_truncated_and_fake_hdf5_files_fail_clearly(self):

@@ -4,6 +4,7 @@
 // than one block of rows and one staging buffer, written by 3 thread ranks, read back as the
 // bodies written, every bit (float: as converted).
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "io/direct_writer.hpp"
+#include "io/hdf5_file.hpp"
 #include "io/io_trace.hpp"
 #include "nbody/snapshot.hpp"
 #include "test_helpers.hpp"
@@ -171,9 +173,46 @@ TEST(LargeFilesTogether, CheckpointAndFloatSnapshotHoldEveryBody) {
              c.mass[i] != all.mass[i];
     wrong += s.id[i] != all.id[i] || s.x[i] != double(float(all.x[i])) ||
              s.vy[i] != double(float(all.vy[i])) || s.z[i] != double(float(all.z[i])) ||
-             s.mass[i] != double(float(all.mass[i]));
+             s.mass[i] != all.mass[i];  // equal masses: Header/MassTable, in double
   }
   EXPECT_EQ(wrong, 0u);
+  fs::remove_all(dir);
+}
+
+/// GADGET's MassTable: where every body has one mass, the header holds it and no Masses
+/// dataset is written, whatever the number of ranks (one with no bodies has no say); where one
+/// body on any rank differs, every body's mass is written.
+TEST(LargeFilesTogether, EqualMassesGoToTheMassTableOnAnyNumberOfRanks) {
+  const fs::path dir = folder("nbody_mass_table");
+  for (const int parts : {1, 2, 3, 5}) {
+    for (const bool odd_one : {false, true}) {
+      constexpr std::size_t n = 4;
+      const fs::path path = dir / fmt::format("s{}{}.hdf5", parts, odd_one ? "odd" : "");
+      const auto errors =
+          testing::run_parts<std::string>(parts, [&](std::shared_ptr<ForceReducer> r) {
+            ParticleSystem mine;
+            for (std::size_t i = 0; i < n; ++i) {  // body i on rank i % parts (5: one empty)
+              if (int(i) % parts != r->part()) continue;
+              const double m = odd_one && i == n - 1 ? 0.5 : 0.125;
+              mine.add(Body{{double(i), 0, 0}, {0, 1, 0}, m, 0.0, i + 1});
+            }
+            return test::message_of(
+                [&] { write_snapshot_share(path, mine, SnapshotOptions{}, nullptr, *r); });
+          });
+      for (const std::string& e : errors) EXPECT_EQ(e, "") << path;
+      const hdf5::File f = hdf5::File::open(path);
+      const std::vector<double> table =
+          f.root().open_group("Header").read_attribute_doubles("MassTable");
+      ASSERT_EQ(table.size(), 6u);
+      EXPECT_EQ(table[1], odd_one ? 0.0 : 0.125) << path;
+      EXPECT_EQ(f.root().open_group("PartType1").has("Masses"), odd_one) << path;
+      const ParticleSystem s = read_snapshot(path);
+      ASSERT_EQ(s.size(), n);
+      double total = 0;
+      for (const double m : s.mass) total += m;
+      EXPECT_EQ(total, odd_one ? 0.875 : 0.5) << path;
+    }
+  }
   fs::remove_all(dir);
 }
 
