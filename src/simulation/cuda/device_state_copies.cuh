@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/cuda/cuda_check.cuh"
+#include "core/cuda/host_download.cuh"
 #include "gravity/cuda/force_scaling.cuh"
 #include "gravity/direct_cuda.hpp"
 #include "gravity/unit_scaling.hpp"
@@ -99,19 +100,15 @@ struct StateCopies {
         {s.az_.data(), &ps.az}};
     if (n > 0) {
       if (!s.radii_) std::fill(ps.radius.begin(), ps.radius.end(), 0.0);
+      std::vector<gpu::HostCopy> jobs;
       for (const auto& [from, to] : copies) {
         if (to == &ps.ax && !s.accelerations_valid_) break;
         if (from == nullptr) continue;  // no radii held: all 0
-        NBODY_CUDA_CHECK(
-            cudaMemcpyAsync(to->data(), from, bytes, cudaMemcpyDeviceToHost, s.stream_));
+        jobs.push_back({to->data(), from, bytes});
       }
-      NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.id.data(), s.id_.data(), n * sizeof(std::uint64_t),
-                                       cudaMemcpyDeviceToHost, s.stream_));
-      if (s.potentials_valid_) {
-        NBODY_CUDA_CHECK(cudaMemcpyAsync(ps.potential.data(), s.phi_.data(), bytes,
-                                         cudaMemcpyDeviceToHost, s.stream_));
-      }
-      NBODY_CUDA_CHECK(cudaStreamSynchronize(s.stream_));
+      jobs.push_back({ps.id.data(), s.id_.data(), n * sizeof(std::uint64_t)});
+      if (s.potentials_valid_) jobs.push_back({ps.potential.data(), s.phi_.data(), bytes});
+      s.host_download_.run(jobs, s.stream_);  // staged, the host side on threads
     }
     ps.time = s.time_;
     ps.n_active = s.tests_.n_active();

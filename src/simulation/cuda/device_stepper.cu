@@ -359,6 +359,7 @@ class DeviceStepper final : public Stepper {
   PinnedBuffer<unsigned long long> extent_host_;
   DeviceBuffer<float> positions_;
   PinnedBuffer<float> positions_host_;
+  gpu::HostDownload host_download_;  // download(): the state through pinned chunks
   DiagnosticsBuffers diagnostics_;
   BlockSteps<DeviceStepper> blocks_;  // adaptive steps: the bins
   TestParticles<Real> tests_;         // the state's n_active and type
