@@ -100,19 +100,42 @@ struct Columns {
   double body_mass;  // > 0: every type-1 body's (Header/MassTable, no Masses); 0: per body
 };
 
+/// This rank's largest id and the range of its first `active` masses, in one pass on threads
+/// (a pass over each on one thread took 1.7 s at 2^29 bodies a rank).
+struct BodyFacts {
+  std::uint64_t largest_id = 0;
+  double lightest = std::numeric_limits<double>::infinity();
+  double heaviest = -std::numeric_limits<double>::infinity();
+};
+
+BodyFacts body_facts(const ParticleSystem& ps, std::size_t active) {
+  std::uint64_t largest = 0;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  const std::uint64_t* id = ps.id.data();
+  const double* m = ps.mass.data();
+  const auto n = std::ptrdiff_t(ps.size()), a = std::ptrdiff_t(active);
+#pragma omp parallel for reduction(max : largest) reduction(min : lo) reduction(max : hi) \
+    schedule(static) if (n > 65536)
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    largest = std::max(largest, id[i]);
+    if (i < a) lo = std::min(lo, m[i]), hi = std::max(hi, m[i]);
+  }
+  return {largest, lo, hi};
+}
+
 /// Collective with a group. The mass every one of the file's active bodies has, where they
 /// all have the same one (> 0), else 0. GADGET then stores it once in Header/MassTable and
 /// writes no Masses dataset: 4 of a float snapshot's 32 bytes a body (28 B at 2^30 bodies
 /// is 30.1 GB instead of 34.4), read by yt, pynbody and nbody's reader alike.
-double common_mass(const ParticleSystem& ps, std::size_t active, ForceReducer* group) {
+double common_mass(const BodyFacts& facts, std::size_t active, ForceReducer* group) {
   // This rank's answer as 64 bits: the mass's own, 0 (the bits of +0.0) for none in common,
   // or kNoBodies where the rank writes no active body (it then has no say).
   constexpr std::uint64_t kNoBodies = ~std::uint64_t{0};
   std::uint64_t mine = kNoBodies;
   if (active > 0) {
-    const auto [lo, hi] = std::minmax_element(ps.mass.begin(), ps.mass.begin() + active);
-    const bool common = *lo == *hi && *lo > 0 && std::isfinite(*lo);
-    mine = common ? std::bit_cast<std::uint64_t>(*lo) : 0;
+    const double m = facts.lightest;
+    const bool common = m == facts.heaviest && m > 0 && std::isfinite(m);
+    mine = common ? std::bit_cast<std::uint64_t>(m) : 0;
   }
   std::vector<std::uint64_t> all{mine};
   if (group) all = io_detail::every_rank_count(*group, mine);
@@ -128,9 +151,9 @@ double common_mass(const ParticleSystem& ps, std::size_t active, ForceReducer* g
 /// Collective with a group. Whether every id the file holds is below 2^32, so that its
 /// ParticleIDs take 32 bits as GADGET's do by default (4 bytes a body less: 11 % of a float
 /// snapshot): usable ids by their largest over every rank, else the rows' numbers 1..N.
-bool narrow_ids(const ParticleSystem& ps, bool usable, ForceReducer* group) {
-  std::uint64_t largest =
-      usable ? (ps.id.empty() ? 0 : *std::max_element(ps.id.begin(), ps.id.end())) : ps.size();
+bool narrow_ids(const ParticleSystem& ps, const BodyFacts& facts, bool usable,
+                ForceReducer* group) {
+  std::uint64_t largest = usable ? facts.largest_id : ps.size();
   if (group) {  // unusable ids: each rank's count, numbered over the file
     const std::vector<std::uint64_t> all = io_detail::every_rank_count(*group, largest);
     largest = usable ? *std::max_element(all.begin(), all.end())
@@ -211,13 +234,14 @@ void write_snapshot_rows(const fs::path& path, const ParticleSystem& ps,
   // One process's test particles (the bodies from active_count()) go to their own group,
   // with their Masses (0) always.
   const std::uint64_t active = ps.active_count(), tests = ps.size() - active;
+  const BodyFacts facts = body_facts(ps, active);
   const Columns columns{options.precision == SnapshotPrecision::Double ? hdf5::Precision::Double
                                                                        : hdf5::Precision::Float,
                         radii,
                         options.acceleration,
                         with_potential,
-                        narrow_ids(ps, usable, group),
-                        common_mass(ps, active, group)};
+                        narrow_ids(ps, facts, usable, group),
+                        common_mass(facts, active, group)};
   const bool body_masses = columns.body_mass == 0.0;
   trace.mark("columns");
   using snapshot_layout::kBodyGroup, snapshot_layout::kTestGroup;
