@@ -114,7 +114,10 @@ BodyFacts body_facts(const ParticleSystem& ps, std::size_t active) {
   const std::uint64_t* id = ps.id.data();
   const double* m = ps.mass.data();
   const auto n = std::ptrdiff_t(ps.size()), a = std::ptrdiff_t(active);
-#pragma omp parallel for reduction(max : largest) reduction(min : lo) reduction(max : hi) \
+#pragma omp parallel for reduction(max                                        \
+                                   : largest) reduction(min                   \
+                                                        : lo) reduction(max   \
+                                                                        : hi) \
     schedule(static) if (n > 65536)
   for (std::ptrdiff_t i = 0; i < n; ++i) {
     largest = std::max(largest, id[i]);
