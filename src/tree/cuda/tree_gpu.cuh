@@ -154,9 +154,16 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   [[nodiscard]] const Bounds* bounds_device() const { return bounds_.data(); }  // last build's
   [[nodiscard]] const Vec4<Real>* sorted() const { return sorted_.data(); }     // tree order
   [[nodiscard]] const unsigned* order() const { return order_.data(); }         // tree pos -> body
-  /// The sort's input keys, free between builds: a decomposed run's domain keys borrow them.
-  [[nodiscard]] unsigned long long* spare_keys() const { return keys_tmp_.data(); }
-  [[nodiscard]] std::size_t spare_key_capacity() const { return keys_tmp_.capacity(); }
+  /// The sort's second key buffer, free between builds: a decomposed run's domain keys borrow
+  /// it (8 bytes a body it need not hold).
+  [[nodiscard]] unsigned long long* spare_keys() const {
+    if (build_ == TreeBuild::Insertion) return keys_tmp_.data();
+    return reinterpret_cast<unsigned long long*>(sorted_.data());
+  }
+  [[nodiscard]] std::size_t spare_key_capacity() const {
+    if (build_ == TreeBuild::Insertion) return keys_tmp_.capacity();
+    return sorted_.capacity() * sizeof(Vec4<Real>) / sizeof(unsigned long long);
+  }
   void set_root_box(const Bounds* box);  // later builds' root cube as for bodies of this box
   /// Collective, after build_only (tree_gpu_shared_top.cu): the shared top tree of a decomposed
   /// run (parallel/shared_top_tree.hpp). The cells whose key range meets another rank's span
@@ -211,8 +218,8 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   void select_positions(std::size_t n, const unsigned* active, std::size_t n_active,
                         cudaStream_t stream);
   /// Runs `write_cells` (a build's stage that appends cells: the Morton split, the insertion
-  /// build's layout), and again with twice the room while it runs out of cell slots (the
-  /// overflow flag, counter[1]); returns the cells used.
+  /// build's layout), and again with half as much room again while it runs out of cell slots
+  /// (the overflow flag, counter[1]); returns the cells used.
   template <class WriteCells>
   unsigned until_cells_fit(const WriteCells& write_cells, cudaStream_t stream) {
     for (;;) {
@@ -221,7 +228,8 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
                                        cudaMemcpyDeviceToHost, stream));
       NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
       if ((host_counters_[1] & 1u) == 0) return host_counters_[0];
-      reserve_cells(std::max<std::size_t>(2 * cell_capacity_, std::size_t(host_counters_[0]) + 64));
+      reserve_cells(std::max<std::size_t>(cell_capacity_ + cell_capacity_ / 2,
+                                          std::size_t(host_counters_[0]) + 64));
     }
   }
   /// The Morton build's sort and build stages (events 1 to 3); returns the cells used.
@@ -263,6 +271,8 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   std::size_t body_capacity_ = 0;
   std::size_t cell_capacity_ = 0;
   DeviceBuffer<Vec4<Real>> bodies_, out_, sorted_;
+  // The sort's second buffers: the Morton build's live in sorted_ (sort_room), the insertion
+  // build's in order_tmp_ and keys_tmp_ (its placement reads the keys as it writes sorted_).
   DeviceBuffer<unsigned> order_, order_tmp_;
   DeviceBuffer<Real> share_send_, share_recv_;  // exchange(): this process's chunks, everyone's
   DeviceBuffer<unsigned long long> keys_, keys_tmp_;
@@ -288,7 +298,8 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   unsigned* host_counters_ = nullptr;  // pinned: 4 counters, then the interaction count
   bool a_old_use_ = false, cursors_fresh_ = false;  // a_old for this build; cursors just reset
   bool active_walk_ = false;                        // select_active for this build
-  DeviceBuffer<unsigned char> walked_groups_;       // select_active: per tree position
+  bool sort_from_room_ = false;  // the Morton sort starts in sorted_'s room (build_morton)
+  DeviceBuffer<unsigned char> walked_groups_;  // select_active: per tree position
   bool root_box_set_ = false;
   Bounds root_box_{};
   float* cost_ = nullptr;    // record_costs

@@ -3,7 +3,6 @@
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
-#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -40,9 +39,10 @@ constexpr const char* kStageNames[] = {"bbox", "sort", "build", "summarise", "fo
 constexpr const char* kInsertionStageNames[] = {"bbox", "build", "sort", "summarise", "force"};
 
 /// Cells the arrays start with for n bodies (Plummer spheres need ~0.3 n with 8-body
-/// leaves); the build grows them when a system needs more.
+/// leaves; ~68 bytes a cell in float with monopoles): 3n/8, where n/2 held 10 bytes a body
+/// more. The build grows them by half when a system needs more (until_cells_fit).
 std::size_t initial_cells(std::size_t n) {
-  return n / 2 + 64;
+  return 3 * (n / 8) + 64;
 }
 
 /// Whether the forces take the packed bodies' place (out()).
@@ -99,9 +99,11 @@ void TreeForces<Real>::reserve(std::size_t n) {
     return;
   }
   // Say up front what n bodies need, rather than failing on whichever buffer comes last.
-  const std::size_t per_body = (over ? 2 : 3) * sizeof(Vec4<Real>) + 2 * sizeof(unsigned) +
-                               2 * sizeof(unsigned long long) +
-                               (mac_ == OpeningCriterion::Relative ? sizeof(Real) : 0);
+  const bool insertion = build_ == TreeBuild::Insertion;
+  const std::size_t per_body =
+      (over ? 2 : 3) * sizeof(Vec4<Real>) +
+      (insertion ? 2 : 1) * (sizeof(unsigned) + sizeof(unsigned long long)) +
+      (mac_ == OpeningCriterion::Relative ? sizeof(Real) : 0);
   const std::size_t per_cell = 2 * sizeof(Vec4<Real>) + (quadrupole_ ? 2 * sizeof(Vec4<Real>) : 0) +
                                sizeof(CellLink) + 2 * sizeof(unsigned) + sizeof(Group) +
                                (mac_ == OpeningCriterion::Bmax ? sizeof(Real) : 0);
@@ -122,9 +124,11 @@ void TreeForces<Real>::reserve(std::size_t n) {
   if (!over) out_.reserve(n, "tree accelerations");
   sorted_.reserve(n, "tree-ordered bodies");
   order_.reserve(n, "tree order");
-  order_tmp_.reserve(n, "tree order (sort input)");
   keys_.reserve(n, "Morton keys");
-  keys_tmp_.reserve(n, "Morton keys (sort input)");
+  if (insertion) {
+    order_tmp_.reserve(n, "tree order (sort input)");
+    keys_tmp_.reserve(n, "Morton keys (sort input)");
+  }
   if (mac_ == OpeningCriterion::Relative) a_old_.reserve(n, "tree old accelerations");
   body_capacity_ = n;
   reserve_cells(initial_cells(n));
@@ -264,35 +268,6 @@ unsigned TreeForces<Real>::build(std::size_t n, cudaStream_t stream) {
   launch_group_write(view(n), cells, stream);
   NBODY_CUDA_CHECK(cudaEventRecord(events_[4], stream));
   return cells;
-}
-
-template <class Real>
-unsigned TreeForces<Real>::build_morton(std::size_t n, cudaStream_t stream) {
-  const auto items = static_cast<long long>(n);
-  std::size_t bytes = 0;
-  // sort: keys into the sort's input arrays, radix sort, bodies gathered into tree order
-  TreeView<Real> unsorted = view(n);
-  unsorted.keys = keys_tmp_.data();
-  unsorted.order = order_tmp_.data();
-  launch_keys(unsorted, stream);
-  const int key_bits_used = dim_ * key_bits(dim_);
-  // A double-buffered sort: cub's scratch is then a few histograms, not a copy of the keys
-  // and the order (12 bytes a body). Each pair's sorted half becomes keys_ / order_.
-  cub::DoubleBuffer<unsigned long long> keys(keys_tmp_.data(), keys_.data());
-  cub::DoubleBuffer<unsigned> order(order_tmp_.data(), order_.data());
-  bytes = 0;
-  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, order, items, 0,
-                                                   key_bits_used, stream));
-  scratch(bytes);
-  NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, keys, order, items, 0,
-                                                   key_bits_used, stream));
-  if (keys.Current() != keys_.data()) keys_.swap(keys_tmp_);
-  if (order.Current() != order_.data()) order_.swap(order_tmp_);
-  launch_gather(view(n), stream);
-  NBODY_CUDA_CHECK(cudaEventRecord(events_[2], stream));
-
-  // build, grown and redone while the cells overflow
-  return until_cells_fit([&] { launch_build(view(n), stream); }, stream);
 }
 
 template <class Real>
