@@ -38,11 +38,11 @@ constexpr const char* kStageNames[] = {"bbox", "sort", "build", "summarise", "fo
 // The insertion build's: insertion (with its keys) then the layout, the seeds' "sort".
 constexpr const char* kInsertionStageNames[] = {"bbox", "build", "sort", "summarise", "force"};
 
-/// Cells the arrays start with for n bodies (Plummer spheres need ~0.3 n with 8-body
-/// leaves; ~68 bytes a cell in float with monopoles): 3n/8, where n/2 held 10 bytes a body
-/// more. The build grows them by half when a system needs more (until_cells_fit).
+/// Cells the arrays start with for n bodies; the build grows them by half when a system
+/// needs more (until_cells_fit). 3n/8 was too few for a Plummer sphere of 64M bodies: grown to
+/// 0.56 n, it held more than n/2 does (2 H200s, 2026-11-30).
 std::size_t initial_cells(std::size_t n) {
-  return 3 * (n / 8) + 64;
+  return n / 2 + 64;
 }
 
 /// Whether the forces take the packed bodies' place (out()).
