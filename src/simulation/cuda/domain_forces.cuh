@@ -305,36 +305,20 @@ class DomainForces {
     std::vector<EssentialCounts> counts;
     if (!receivers.empty()) counts = tree_->count_essential(receivers, params, comm_stream_);
     timer_.mark(DomainTimer::Counted, comm_stream_);
-    // Sizes to every rank, theirs to this one.
-    std::vector<ForceReducer::Bytes> announce(static_cast<std::size_t>(parts));
-    std::vector<EssentialCounts> to(static_cast<std::size_t>(parts)),
-        from(static_cast<std::size_t>(parts));
+    // This rank's trees are written as soon as counted, before the sizes are exchanged on the
+    // host: that exchange waits for the slower rank, and now the write runs meanwhile.
+    const std::size_t P = static_cast<std::size_t>(parts);
+    std::vector<EssentialCounts> to(P), from(P);
     for (std::size_t k = 0; k < receivers.size(); ++k)
       to[std::size_t(receiver_rank[k])] = counts[k];
-    for (int p = 0; p < parts; ++p) {
-      announce[std::size_t(p)].resize(sizeof(EssentialCounts));
-      std::memcpy(announce[std::size_t(p)].data(), &to[std::size_t(p)], sizeof(EssentialCounts));
-    }
-    const auto heard = comm_->exchange(announce);
-    timer_.mark(DomainTimer::Announced, comm_stream_);
-    std::vector<const void*> send(static_cast<std::size_t>(parts));
-    std::vector<void*> recv(static_cast<std::size_t>(parts));
-    std::vector<std::size_t> send_bytes(static_cast<std::size_t>(parts)),
-        recv_bytes(static_cast<std::size_t>(parts)), send_at(static_cast<std::size_t>(parts)),
-        recv_at(static_cast<std::size_t>(parts));
+    std::vector<const void*> send(P);
+    std::vector<void*> recv(P);
+    std::vector<std::size_t> send_bytes(P), recv_bytes(P), send_at(P), recv_at(P);
     std::size_t send_total = 0, recv_total = 0;
-    for (int p = 0; p < parts; ++p) {
-      const auto q = std::size_t(p);
-      if (heard[q].size() != sizeof(EssentialCounts))
-        throw Error("domain decomposition: a rank sent a malformed essential-tree size");
-      std::memcpy(&from[q], heard[q].data(), sizeof(EssentialCounts));
-      if (p == me) from[q] = {}, to[q] = {};
+    for (std::size_t q = 0; q < P; ++q) {
       send_bytes[q] = to[q].cells > 0 ? tree_->essential_bytes(to[q]) : 0;
-      recv_bytes[q] = from[q].cells > 0 ? tree_->essential_bytes(from[q]) : 0;
       send_at[q] = send_total;
-      recv_at[q] = recv_total;
       send_total += (send_bytes[q] + 255) / 256 * 256;
-      recv_total += (recv_bytes[q] + 255) / 256 * 256;
     }
     // With room to grow; given back when far larger than needed (the first evaluations send more).
     const auto fit = [](gpu::DeviceBuffer<unsigned char>& b, std::size_t bytes, const char* what) {
@@ -342,18 +326,34 @@ class DomainForces {
       if (bytes > b.capacity()) b.reserve(bytes + bytes / 8, what);
     };
     fit(send_, send_total, "essential trees sent");
-    fit(recv_, recv_total, "essential trees received");
-    for (int p = 0; p < parts; ++p) {
-      const auto q = std::size_t(p);
-      send[q] = send_.data() + send_at[q];
-      recv[q] = recv_.data() + recv_at[q];
-    }
     for (std::size_t k = 0; k < receivers.size(); ++k) {
       const auto q = std::size_t(receiver_rank[k]);
       tree_->write_essential(k, send_.data() + send_at[q], comm_stream_);
       bytes_sent_ += send_bytes[q];
     }
     timer_.mark(DomainTimer::Written, comm_stream_);
+    // Sizes to every rank, theirs to this one.
+    std::vector<ForceReducer::Bytes> announce(P);
+    for (std::size_t q = 0; q < P; ++q) {
+      announce[q].resize(sizeof(EssentialCounts));
+      std::memcpy(announce[q].data(), &to[q], sizeof(EssentialCounts));
+    }
+    const auto heard = comm_->exchange(announce);
+    timer_.mark(DomainTimer::Announced, comm_stream_);
+    for (std::size_t q = 0; q < P; ++q) {
+      if (heard[q].size() != sizeof(EssentialCounts))
+        throw Error("domain decomposition: a rank sent a malformed essential-tree size");
+      std::memcpy(&from[q], heard[q].data(), sizeof(EssentialCounts));
+      if (int(q) == me) from[q] = {};
+      recv_bytes[q] = from[q].cells > 0 ? tree_->essential_bytes(from[q]) : 0;
+      recv_at[q] = recv_total;
+      recv_total += (recv_bytes[q] + 255) / 256 * 256;
+    }
+    fit(recv_, recv_total, "essential trees received");
+    for (std::size_t q = 0; q < P; ++q) {
+      send[q] = send_.data() + send_at[q];
+      recv[q] = recv_.data() + recv_at[q];
+    }
     timer_.mark(DomainTimer::ExchangeBegin, comm_stream_);
     comm_->exchange_device(send, send_bytes, recv, recv_bytes, comm_stream_);
     timer_.mark(DomainTimer::ExchangeEnd, comm_stream_);

@@ -28,8 +28,8 @@ class DomainTimer {
     Described,
     Gathered,
     Counted,
-    Announced,
-    Written,
+    Written,    // this rank's essential trees, written before the sizes' exchange
+    Announced,  // after that exchange on the host (it waits for the slower rank)
     Walked,
     Received,
     Done,
@@ -58,13 +58,14 @@ class DomainTimer {
             {"wait", ms(Walked, Received)},
             {"foreign", ms(Received, Done)}};
   }
-  /// The work beside the local walk in parts (gather, count, announce, write, send), ms.
+  /// The work beside the local walk in parts (gather, count, write, announce, send), ms;
+  /// announce: what of the sizes' exchange on the host the write did not hide.
   [[nodiscard]] std::vector<std::pair<std::string, double>> beside() const {
     if (!recorded_) return {};
     return {{"gather", ms(Top, Gathered)},
             {"count", ms(Gathered, Counted)},
-            {"announce", ms(Counted, Announced)},
-            {"write", ms(Announced, Written)},
+            {"write", ms(Counted, Written)},
+            {"announce", ms(Written, Announced)},
             {"send", ms(ExchangeBegin, ExchangeEnd)}};
   }
   /// The milliseconds this rank waited for the received trees after its local walk: the
