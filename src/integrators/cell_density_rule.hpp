@@ -32,7 +32,7 @@ NBODY_HD void cube(const double* lo, const double* hi, int dim, double* corner, 
 /// The key of a point in the cube of corner lo and 2^bits cells a side (scale: cells per
 /// unit length); coordinates outside (or not finite) are clamped to the cube.
 NBODY_HD std::uint64_t key(const double* lo, double scale, int dim, double x, double y, double z) {
-  const double cells = ldexp(1.0, key_bits(dim));
+  const double cells = double(std::uint64_t(1) << key_bits(dim));  // ldexp(1, bits), folded
   const double c[3] = {x, y, z};
   std::uint64_t k = 0;
   for (int a = 0; a < dim; ++a) {
@@ -70,21 +70,36 @@ NBODY_HD std::size_t bound(const std::uint64_t* keys, std::size_t from, std::siz
   return from;
 }
 
-/// omega^2 of sorted position p of n (keys sorted; mass_before[q] the mass of the bodies
-/// before position q; run_level[s] common_level of the ends of the run [s, s + want)): the
-/// deepest of those runs holding p gives the cell; its mass over its volume.
-NBODY_HD double omega2_at(const std::uint64_t* keys, const double* mass_before,
-                          const std::uint8_t* run_level, std::size_t n, std::size_t want,
-                          std::size_t p, int dim, double side, double G, double softening) {
+/// The level of sorted position p's cell: the deepest of the runs [s, s + want) holding p
+/// (run_level[s]: common_level of the run's ends).
+NBODY_HD int cell_level(const std::uint8_t* run_level, std::size_t n, std::size_t want,
+                        std::size_t p) {
   const std::size_t runs = n - want + 1;
   const std::size_t first = p + 1 >= want ? p + 1 - want : 0;
   const std::size_t last = p < runs - 1 ? p : runs - 1;
   int level = 0;
   for (std::size_t s = first; s <= last; ++s)
     level = run_level[s] > level ? int(run_level[s]) : level;
+  return level;
+}
+
+/// The keys of the cell at `level` that holds `key`: [lo, hi].
+NBODY_HD void cell_keys(std::uint64_t key, int level, int dim, std::uint64_t* lo,
+                        std::uint64_t* hi) {
   const int shift = dim * (key_bits(dim) - level);
-  const std::uint64_t lo = keys[p] >> shift << shift;
-  const std::uint64_t hi = lo | ((std::uint64_t(1) << shift) - 1);
+  *lo = key >> shift << shift;
+  *hi = *lo | ((std::uint64_t(1) << shift) - 1);
+}
+
+/// omega^2 of sorted position p of n (keys sorted; mass_before[q] the mass of the bodies
+/// before position q; run_level[s] common_level of the ends of the run [s, s + want)): the
+/// deepest of those runs holding p gives the cell; its mass over its volume.
+NBODY_HD double omega2_at(const std::uint64_t* keys, const double* mass_before,
+                          const std::uint8_t* run_level, std::size_t n, std::size_t want,
+                          std::size_t p, int dim, double side, double G, double softening) {
+  const int level = cell_level(run_level, n, want, p);
+  std::uint64_t lo = 0, hi = 0;
+  cell_keys(keys[p], level, dim, &lo, &hi);
   const std::size_t b = bound(keys, 0, p, lo, false);
   const std::size_t e = bound(keys, p, n, hi, true);
   const double mass = mass_before[e] - mass_before[b];

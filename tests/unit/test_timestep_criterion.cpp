@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "integrators/cell_density.hpp"
+#include "integrators/cell_density_rule.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/physics/timestep.hpp"
@@ -90,6 +93,56 @@ TEST(CellDensity, FewBodiesShareTheRootCell) {
   std::vector<double> w2;
   CellDensity().compute(ps, 3, 2.0, 0.1, w2);
   for (const double v : w2) EXPECT_DOUBLE_EQ(v, cell_omega2(2.0, 1.0, 2.0, 0.1));
+}
+
+/// omega2_at (the per-body rule the GPU kernel runs) for every body, from the rule's own
+/// functions and std::sort: what CellDensity::compute must give bit for bit.
+std::vector<double> omega2_body_by_body(const ParticleSystem& ps, int dim, double G, double eps) {
+  const std::size_t n = ps.size();
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  const std::vector<double>* c[3] = {&ps.x, &ps.y, &ps.z};
+  for (int a = 0; a < dim; ++a)
+    for (const double v : *c[a]) lo[a] = std::min(lo[a], v), hi[a] = std::max(hi[a], v);
+  double corner[3], side = 0;
+  density::cube(lo, hi, dim, corner, &side);
+  const double scale = std::ldexp(1.0, density::key_bits(dim)) / side;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(n);
+  for (std::size_t i = 0; i < n; ++i)
+    keyed[i] = {density::key(corner, scale, dim, ps.x[i], ps.y[i], ps.z[i]), std::uint32_t(i)};
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::uint64_t> keys(n);
+  std::vector<double> before(n + 1, 0.0);
+  for (std::size_t p = 0; p < n; ++p)
+    keys[p] = keyed[p].first, before[p + 1] = before[p] + ps.mass[keyed[p].second];
+  const std::size_t want = std::min<std::size_t>(kDensityCellBodies, n);
+  std::vector<std::uint8_t> level(n - want + 1);
+  for (std::size_t s = 0; s < level.size(); ++s)
+    level[s] = std::uint8_t(density::common_level(keys[s], keys[s + want - 1], dim));
+  std::vector<double> w2(n);
+  for (std::size_t p = 0; p < n; ++p)
+    w2[keyed[p].second] =
+        density::omega2_at(keys.data(), before.data(), level.data(), n, want, p, dim, side, G, eps);
+  return w2;
+}
+
+TEST(CellDensity, ReusedCellsGiveTheRuleBodyByBody) {
+  // CellDensity::compute reuses a cell's bounds and omega^2 for the next bodies in key order
+  // and runs on threads from 8192 bodies: every value must be the per-body rule's (the GPU's),
+  // in a cusp, with bodies at one point, and in 2D; below and above the threads' threshold.
+  for (const std::size_t n : {std::size_t(3000), std::size_t(20000)}) {
+    ParticleSystem ps = hernquist(n, 7);
+    for (std::size_t i = 0; i < 40; ++i) ps.x[i] = ps.x[40], ps.y[i] = ps.y[40], ps.z[i] = ps.z[40];
+    for (const int dim : {3, 2}) {
+      std::vector<double> w2;
+      CellDensity().compute(ps, dim, 1.3, 0.01, w2);
+      const std::vector<double> want = omega2_body_by_body(ps, dim, 1.3, 0.01);
+      ASSERT_EQ(w2.size(), want.size());
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < n; ++i) differ += w2[i] != want[i];
+      EXPECT_EQ(differ, 0u) << "n " << n << ", dim " << dim;
+    }
+  }
 }
 
 TEST(DynamicalStep, PlanetsTakeTheirOrbitsSteps) {
