@@ -7,7 +7,8 @@
 // sorted by Morton key, so every cell of every level is one run of the sorted keys; the
 // deepest cell holding a body and kDensityCellBodies bodies is the deepest common cell of
 // the ends of one of the runs of kDensityCellBodies sorted bodies around it (one XOR and
-// one count of leading zeros a run), and its run of keys is found by binary search. A
+// one count of leading zeros a run), and its run of keys is found by binary search (on the
+// CPU once a cell: the bodies are taken in key order, the next ones in it reuse it). A
 // cell's mass is a difference of prefix sums in key order. The result depends only on the positions
 // and masses: the same for any number of threads. A GPU twin does the same operations
 // (simulation/cuda/cell_density.cu).
