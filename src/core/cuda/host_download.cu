@@ -4,6 +4,7 @@
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/parallel_copy.hpp"
+#include "nbody/error.hpp"
 
 namespace nbody::gpu {
 
@@ -29,15 +30,19 @@ void HostDownload::run(const std::vector<HostCopy>& copies, cudaStream_t stream)
                         static_cast<const unsigned char*>(c.device) + at,
                         std::min(chunk_, c.bytes - at)});
   }
-  if (total < 2 * chunk_) {
+  auto straight = [&] {
     for (const HostCopy& c : copies)
       if (c.bytes > 0)
         NBODY_CUDA_CHECK(
             cudaMemcpyAsync(c.host, c.device, c.bytes, cudaMemcpyDeviceToHost, stream));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return;
+  };
+  if (total < 2 * chunk_) return straight();
+  try {
+    staging_.reserve(kSlots * chunk_);
+  } catch (const Error&) {  // no pinned memory to spare: the driver's own staging
+    return straight();
   }
-  staging_.reserve(kSlots * chunk_);
   for (cudaEvent_t& e : copied_)
     if (!e) NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   auto queue = [&](std::size_t k) {

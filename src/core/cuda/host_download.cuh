@@ -29,7 +29,8 @@ class HostDownload {
   HostDownload(const HostDownload&) = delete;
   HostDownload& operator=(const HostDownload&) = delete;
   /// Every copy done when it returns, after the stream's earlier work. Copies of less than
-  /// two chunks in all go straight (cudaMemcpyAsync, then the stream's synchronisation).
+  /// two chunks in all go straight (cudaMemcpyAsync, then the stream's synchronisation), and
+  /// so do all where the pinned staging buffers cannot be had.
   void run(const std::vector<HostCopy>& copies, cudaStream_t stream);
 
  private:
