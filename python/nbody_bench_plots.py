@@ -39,23 +39,42 @@ def y_columns(spec: dict) -> list[str]:
     return spec["y"] if isinstance(spec["y"], list) else [spec["y"]]
 
 
+def group_columns(spec: dict) -> list[str]:
+    """The columns whose values together name a line (`group`: one column or a list)."""
+    group = spec.get("group")
+    return [] if not group else group if isinstance(group, list) else [group]
+
+
+def group_of(record: dict, spec: dict) -> str | None:
+    """A record's line: its group columns' values, the null ones left out ("adaptive
+    dynamical", "fixed"); None without a group."""
+    columns = group_columns(spec)
+    if not columns:
+        return None
+    return " ".join(str(record.get(c)) for c in columns if record.get(c) is not None)
+
+
 def draw_line(ax, spec: dict, records: list[dict]) -> None:
     """One line with markers per group (or per y column, or per (group, y column))."""
     x = spec["x"]
     xs_all = distinct(records, x)
     numeric_x = all(isinstance(v, (int, float)) for v in xs_all)
     position = (lambda v: v) if numeric_x else {v: i for i, v in enumerate(xs_all)}.get
-    groups = distinct(records, spec["group"]) if spec.get("group") else [None]
+    groups = []
+    for r in records:
+        g = group_of(r, spec)
+        if g not in groups:
+            groups.append(g)
     ys = y_columns(spec)
     for gi, group in enumerate(groups):
         color = f"C{gi % 10}" if len(ys) > 1 and group is not None else None
         for yi, y in enumerate(ys):
             points = sorted((position(r[x]), r[y], format_value(r.get(spec.get("labels"))))
                             for r in records if r[x] is not None and r[y] is not None
-                            and (group is None or r[spec["group"]] == group))
+                            and group_of(r, spec) == group)
             if not points:
                 continue
-            label = " ".join(str(p) for p in (group, y if len(ys) > 1 else None) if p is not None)
+            label = " ".join(str(p) for p in (group, y if len(ys) > 1 else None) if p)
             ax.plot([p[0] for p in points], [p[1] for p in points], label=label or y,
                     color=color, linestyle=LINE_STYLES[yi % len(LINE_STYLES)],
                     marker=MARKERS[(yi if color else gi) % len(MARKERS)], markersize=4)
@@ -151,8 +170,10 @@ def decorate(ax, spec: dict, doc: dict, title: bool = True) -> None:
     """Axis scales, labels, title (unless a panel of several), legend and grid."""
     if spec.get("logx") and spec["kind"] == "line":
         ax.set_xscale("log")
+        quiet_minor_labels(ax.xaxis)
     if spec.get("logy"):
         ax.set_yscale("log")
+        quiet_minor_labels(ax.yaxis)
     ax.set_xlabel(spec.get("xlabel") or spec["x"])
     ax.set_ylabel(spec.get("ylabel") or ", ".join(y_columns(spec)))
     if title:
@@ -167,6 +188,15 @@ def decorate(ax, spec: dict, doc: dict, title: bool = True) -> None:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     elif handles:
         ax.legend(fontsize=8)
+
+
+def quiet_minor_labels(axis) -> None:
+    """No labels on a log axis's minor ticks where it spans a decade or more: matplotlib labels
+    them (2, 3, 4 x 10^k) on axes of a few decades, and they ran into each other."""
+    from matplotlib.ticker import NullFormatter
+    low, high = sorted(axis.get_view_interval())
+    if low > 0 and high / low >= 10:
+        axis.set_minor_formatter(NullFormatter())
 
 
 def write_plots(doc: dict, out_dir: Path) -> tuple[list[dict], str | None, bool]:

@@ -121,7 +121,11 @@ def plot_problem(spec, columns: list) -> str | None:
     ys = spec["y"] if isinstance(spec["y"], list) else [spec["y"]]
     if spec["kind"] != "line" and (len(ys) != 1 or isinstance(spec["x"], list)):
         return f"kind '{spec['kind']}' takes one x and one y column"
-    named = [*x_columns(spec), *ys, *([spec["group"]] if spec.get("group") else [])]
+    group = spec.get("group")
+    if isinstance(group, list) and (spec["kind"] != "line" or not group
+                                    or not all(isinstance(g, str) for g in group)):
+        return f"'group' must be a column, or for a line a non-empty list of columns, not {group!r}"
+    named = [*x_columns(spec), *ys, *(group if isinstance(group, list) else [group] if group else [])]
     named += [spec["labels"]] if spec.get("labels") else []
     named += list((spec.get("filter") or {}).keys())
     for name in named:

@@ -87,20 +87,22 @@ def theta_suite():
 
 
 def timestep_suite():
-    """a line plot in two panels (a list of x columns), points labelled from a column."""
+    """a line plot in two panels (a list of x columns), points labelled from a column, a line
+    per pair of columns (mode and criterion, null for the fixed steps)."""
     rows = [["fixed", 1 / 16 / 2 ** k, None, f"dt {1 / 16 / 2 ** k:.4g}", 16 * 2 ** k,
-             0.5 * 2 ** k, 3e-4 / 4 ** k] for k in range(4)]
+             0.5 * 2 ** k, 3e-4 / 4 ** k, None] for k in range(4)]
     rows += [["adaptive", 1 / 16, eta, f"η {eta:g}", 16 * (1 + 4 * (0.1 / eta) ** 0.5),
-              0.5 * (1 + 4 * (0.1 / eta) ** 0.5), 3e-5 * eta / 0.1] for eta in (0.1, 0.025)]
+              0.5 * (1 + 4 * (0.1 / eta) ** 0.5), 3e-5 * eta / 0.1, criterion]
+             for criterion in ("acceleration", "dynamical") for eta in (0.1, 0.025)]
     return {
         "suite": "timestep", "title": "Fixed against adaptive steps",
         "meta": dict(META, device="cpu", gpu=None, n=20000, model="plummer"),
         "columns": ["mode", "dt", "eta", "label", "force_evaluations_per_body", "wall_seconds",
-                    "energy_error"],
+                    "energy_error", "criterion"],
         "rows": rows,
         "plots": [{"file": "timestep.png", "kind": "line",
                    "x": ["wall_seconds", "force_evaluations_per_body"], "y": "energy_error",
-                   "group": "mode", "labels": "label", "logx": True, "logy": True,
+                   "group": ["mode", "criterion"], "labels": "label", "logx": True, "logy": True,
                    "xlabel": ["wall seconds", "force evaluations per body"],
                    "ylabel": "|ΔE/E|", "title": "Fixed and adaptive steps"}],
         "notes": ["Headline: adaptive steps take ×0.5 the force evaluations."],
@@ -173,6 +175,34 @@ class TestPlots(ReportTestCase):
         self.assertIn("![Fixed and adaptive steps](timestep.png)", report)
         self.assertIn("| adaptive | 0.0625 | 0.025 | η 0.025 |", report)
         self.assertIn("*CPU AMD EPYC 7B13 (2 threads) · N = 20000 · float", report)
+
+    @unittest.skipUnless(HAVE_MATPLOTLIB, NO_MATPLOTLIB)
+    def test_a_line_per_group_of_columns_and_quiet_minor_labels(self):
+        """group [mode, criterion]: one line each for fixed, adaptive acceleration and
+        adaptive dynamical (a null value left out of the name); a log axis over two decades
+        has no labels on its minor ticks (they ran into each other)."""
+        sys.path.insert(0, str(SCRIPT.parent))
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+            from matplotlib.ticker import NullFormatter
+            import nbody_bench_plots as plots
+            from nbody_bench_records import as_records
+        finally:
+            sys.path.remove(str(SCRIPT.parent))
+        doc = timestep_suite()
+        spec = dict(doc["plots"][0], x="wall_seconds")
+        fig, ax = plt.subplots()
+        try:
+            plots.draw_line(ax, spec, as_records(doc))
+            plots.decorate(ax, spec, doc)
+            _, labels = ax.get_legend_handles_labels()
+            self.assertEqual(labels, ["fixed", "adaptive acceleration", "adaptive dynamical"])
+            self.assertEqual([len(line.get_xdata()) for line in ax.lines], [4, 2, 2])
+            self.assertIsInstance(ax.xaxis.get_minor_formatter(), NullFormatter)
+        finally:
+            plt.close(fig)
 
     @unittest.skipUnless(HAVE_MATPLOTLIB, NO_MATPLOTLIB)
     def test_plot_with_no_rows_left_is_still_written(self):
@@ -302,11 +332,19 @@ class TestBadInput(ReportTestCase):
 
     def test_unknown_column(self):
         for key, value in (("x", "bodies"), ("y", ["steps_per_second", "fps"]), ("group", "algo"),
-                           ("filter", {"gpu": "H200"})):
+                           ("group", ["solver", "algo"]), ("filter", {"gpu": "H200"})):
             doc = scaling_suite()
             doc["plots"][0][key] = value
             with self.subTest(key=key):
                 self.assert_fails(doc, "plots[0]", "unknown column")
+
+    def test_a_list_of_group_columns_only_for_lines(self):
+        doc = scaling_suite()
+        doc["plots"][0]["group"] = []
+        self.assert_fails(doc, "plots[0]", "'group' must be a column")
+        doc = phases_suite()
+        doc["plots"][0]["group"] = ["config", "stage"]
+        self.assert_fails(doc, "plots[0]", "for a line a non-empty list", suite="phases")
 
     def test_ragged_row_and_wrong_suite(self):
         doc = scaling_suite()

@@ -369,7 +369,7 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
                      {"kind", "line"},
                      {"x", json::array({"wall_seconds", "force_evaluations_per_body"})},
                      {"y", "energy_error"},
-                     {"group", "mode"},
+                     {"group", json::array({"mode", "criterion"})},  // a line per criterion
                      {"labels", "label"},
                      {"logx", true},
                      {"logy", true},
