@@ -66,12 +66,16 @@ def draw_line(ax, spec: dict, records: list[dict]) -> None:
         if g not in groups:
             groups.append(g)
     ys = y_columns(spec)
+    # A log axis has no place for 0 or less (a reference run's error of 0): such points are left out.
+    def on_axes(r, y):
+        return (r[x] is not None and r[y] is not None
+                and not (spec.get("logx") and numeric_x and r[x] <= 0)
+                and not (spec.get("logy") and r[y] <= 0))
     for gi, group in enumerate(groups):
         color = f"C{gi % 10}" if len(ys) > 1 and group is not None else None
         for yi, y in enumerate(ys):
             points = sorted((position(r[x]), r[y], format_value(r.get(spec.get("labels"))))
-                            for r in records if r[x] is not None and r[y] is not None
-                            and group_of(r, spec) == group)
+                            for r in records if on_axes(r, y) and group_of(r, spec) == group)
             if not points:
                 continue
             label = " ".join(str(p) for p in (group, y if len(ys) > 1 else None) if p)
@@ -191,12 +195,18 @@ def decorate(ax, spec: dict, doc: dict, title: bool = True) -> None:
 
 
 def quiet_minor_labels(axis) -> None:
-    """No labels on a log axis's minor ticks where it spans a decade or more: matplotlib labels
-    them (2, 3, 4 x 10^k) on axes of a few decades, and they ran into each other."""
-    from matplotlib.ticker import NullFormatter
+    """Readable ticks on a log axis: no labels on its minor ticks (matplotlib labels 2, 3, 4 x
+    10^k on axes of one or two decades, and they ran into each other); below three decades,
+    major ticks at 1, 2 and 5 x 10^k written as plain numbers instead, so that a short axis
+    keeps a few labels."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     low, high = sorted(axis.get_view_interval())
-    if low > 0 and high / low >= 10:
-        axis.set_minor_formatter(NullFormatter())
+    if not low > 0:
+        return
+    axis.set_minor_formatter(NullFormatter())
+    if high / low < 1000:
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
 
 
 def write_plots(doc: dict, out_dir: Path) -> tuple[list[dict], str | None, bool]:

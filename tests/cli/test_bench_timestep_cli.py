@@ -109,10 +109,11 @@ class TestBenchTimestep(CliTestCase):
     def test_png(self):
         if not HAVE_MATPLOTLIB and not TOOLS_REQUIRED:
             self.skipTest("matplotlib is not installed: PNG check skipped")
-        png = (self.out / "timestep.png").read_bytes()
-        self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
-        self.assertGreater(len(png), 5000)
-        self.assertIn("](timestep.png)", (self.out / "report.md").read_text())
+        for name in ("timestep.png", "timestep_lagrangian.png"):  # energy and structure
+            png = (self.out / name).read_bytes()
+            self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n", name)
+            self.assertGreater(len(png), 5000, name)
+            self.assertIn(f"]({name})", (self.out / "report.md").read_text())
 
     def test_without_output_prints_a_table_and_json(self):
         proc = nbody("bench", "timestep", "--quick", "-n", 500, "--dts", "0.25,0.125", "--etas",
