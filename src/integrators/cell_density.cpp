@@ -11,7 +11,7 @@ namespace nbody {
 namespace {
 
 // ~kDensityCellBodies + 30 operations a body: threads pay off from here.
-constexpr std::size_t kParallelThreshold = 8192;
+constexpr std::size_t kParallelThreshold = 50000;
 
 }  // namespace
 

@@ -128,9 +128,9 @@ std::vector<double> omega2_body_by_body(const ParticleSystem& ps, int dim, doubl
 
 TEST(CellDensity, ReusedCellsGiveTheRuleBodyByBody) {
   // CellDensity::compute reuses a cell's bounds and omega^2 for the next bodies in key order
-  // and runs on threads from 8192 bodies: every value must be the per-body rule's (the GPU's),
-  // in a cusp, with bodies at one point, and in 2D; below and above the threads' threshold.
-  for (const std::size_t n : {std::size_t(3000), std::size_t(20000)}) {
+  // and runs on threads above 50,000 bodies: every value must be the per-body rule's (the
+  // GPU's), in a cusp, with bodies at one point, and in 2D; below and above that threshold.
+  for (const std::size_t n : {std::size_t(3000), std::size_t(60000)}) {
     ParticleSystem ps = hernquist(n, 7);
     for (std::size_t i = 0; i < 40; ++i) ps.x[i] = ps.x[40], ps.y[i] = ps.y[40], ps.z[i] = ps.z[40];
     for (const int dim : {3, 2}) {
