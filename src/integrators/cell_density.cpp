@@ -35,9 +35,8 @@ void CellDensity::compute(const ParticleSystem& ps, int dim, double G, double so
   density::cube(lo, hi, dim, corner, &side);
   const double scale = std::ldexp(1.0, density::key_bits(dim)) / side;
   keyed_.resize(n);
-  const auto count = std::ptrdiff_t(n);
 #pragma omp parallel for schedule(static) if (n > kParallelThreshold)
-  for (std::ptrdiff_t i = 0; i < count; ++i)
+  for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i)
     keyed_[i] = {density::key(corner, scale, dim, ps.x[i], ps.y[i], ps.z[i]), std::uint32_t(i)};
   radix_sort(keyed_, tmp_, dim * density::key_bits(dim));
   keys_.resize(n);
@@ -59,7 +58,7 @@ void CellDensity::compute(const ParticleSystem& ps, int dim, double G, double so
 #pragma omp parallel for schedule(static) if (n > kParallelThreshold)
   for (std::ptrdiff_t s = 0; s < std::ptrdiff_t(runs); ++s)
     level_[s] = std::uint8_t(density::common_level(keys_[s], keys_[s + want - 1], dim));
-  // The positions [from, to) in order (omega2_at's arithmetic): neighbours in key order
+  // The positions [from, to) in order (omega2_at's steps): neighbours in key order
   // mostly share their cell, whose bounds are then reused, not searched again (two binary
   // searches of the whole key line, with their mispredicted branches, were most of the
   // ~115 ns a body this took at 20,000 bodies).
@@ -72,10 +71,8 @@ void CellDensity::compute(const ParticleSystem& ps, int dim, double G, double so
       if (l != level || keys_[p] > last_key) {
         level = l;
         density::cell_keys(keys_[p], l, dim, &first_key, &last_key);
-        const std::size_t b = density::bound(keys_.data(), 0, p, first_key, false);
-        const std::size_t e = density::bound(keys_.data(), p, n, last_key, true);
-        cell =
-            cell_omega2(G, mass_before_[e] - mass_before_[b], std::ldexp(side, -level), softening);
+        cell = density::cell_omega2_at(keys_.data(), mass_before_.data(), n, p, l, first_key,
+                                       last_key, side, G, softening);
       }
       omega2[keyed_[p].second] = cell;
     }

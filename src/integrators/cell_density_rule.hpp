@@ -91,6 +91,16 @@ NBODY_HD void cell_keys(std::uint64_t key, int level, int dim, std::uint64_t* lo
   *hi = *lo | ((std::uint64_t(1) << shift) - 1);
 }
 
+/// omega^2 of the cell at `level` with keys [lo, hi] that holds sorted position p of n: its
+/// mass (its run of keys found on both sides of p) over its volume.
+NBODY_HD double cell_omega2_at(const std::uint64_t* keys, const double* mass_before, std::size_t n,
+                               std::size_t p, int level, std::uint64_t lo, std::uint64_t hi,
+                               double side, double G, double softening) {
+  const std::size_t b = bound(keys, 0, p, lo, false);
+  const std::size_t e = bound(keys, p, n, hi, true);
+  return cell_omega2(G, mass_before[e] - mass_before[b], ldexp(side, -level), softening);
+}
+
 /// omega^2 of sorted position p of n (keys sorted; mass_before[q] the mass of the bodies
 /// before position q; run_level[s] common_level of the ends of the run [s, s + want)): the
 /// deepest of those runs holding p gives the cell; its mass over its volume.
@@ -100,10 +110,7 @@ NBODY_HD double omega2_at(const std::uint64_t* keys, const double* mass_before,
   const int level = cell_level(run_level, n, want, p);
   std::uint64_t lo = 0, hi = 0;
   cell_keys(keys[p], level, dim, &lo, &hi);
-  const std::size_t b = bound(keys, 0, p, lo, false);
-  const std::size_t e = bound(keys, p, n, hi, true);
-  const double mass = mass_before[e] - mass_before[b];
-  return cell_omega2(G, mass, ldexp(side, -level), softening);
+  return cell_omega2_at(keys, mass_before, n, p, level, lo, hi, side, G, softening);
 }
 
 }  // namespace nbody::density
