@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -317,6 +318,21 @@ TEST(GpuBlockSteps, TreeMatchesTheCpuTree) {
   const StepRun got = run_stepper(start, tree_adaptive(Device::Gpu), kSteps, kDt);
   const StepRun want = run_stepper(start, tree_adaptive(Device::Cpu), kSteps, kDt);
   expect_close_tree_runs(got, want, start, "tree float, GPU vs CPU stepper");
+}
+
+// NBODY_TREE_REFIT=1: between a step's builds the substeps refit the tree (TreeForces::refit):
+// the same run as with a build at every substep (the default) to the trees' accuracy, and not
+// its bits (the refit ran).
+TEST(GpuBlockSteps, TreeRefitsKeepTheRebuiltRun) {
+  NBODY_SKIP_WITHOUT_GPU();
+  const ParticleSystem start = plummer(2000, 19);
+  const StepRun rebuilt = run_stepper(start, tree_adaptive(Device::Gpu), kSteps, kDt);
+  ASSERT_EQ(setenv("NBODY_TREE_REFIT", "1", 1), 0);
+  const StepRun refitted = run_stepper(start, tree_adaptive(Device::Gpu), kSteps, kDt);
+  unsetenv("NBODY_TREE_REFIT");
+  ASSERT_GT(refitted.substeps, std::uint64_t(2 * kSteps)) << "the test needs substeps to refit";
+  EXPECT_GT(position_difference(refitted.end, rebuilt.end), 0.0) << "no refit took place";
+  expect_close_tree_runs(refitted, rebuilt, start, "tree float, refitted vs rebuilt substeps");
 }
 
 }  // namespace

@@ -9,12 +9,15 @@
 #include <cstdint>
 #include <numbers>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "integrators/block_steps.hpp"
 #include "integrators/cell_density.hpp"
 #include "integrators/cell_density_rule.hpp"
 #include "nbody/diagnostics.hpp"
+#include "nbody/error.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/physics/timestep.hpp"
 #include "nbody/simulation.hpp"
@@ -211,6 +214,24 @@ TEST(DynamicalStep, CentralBodiesOfACuspTakeSmallerSteps) {
               dyn.size(), share_in_bin0(dyn), acc.size(), share_in_bin0(acc));
   EXPECT_GE(dyn.size(), 3u);
   EXPECT_GT(share_in_bin0(dyn), share_in_bin0(acc));
+}
+
+// NBODY_TREE_REFIT: the GPU substeps' tree refit, an experiment on with "1"; anything but 0 or
+// 1 is refused with a message that names the variable and the text.
+TEST(TreeRefitVariable, RefusesAnythingButZeroOrOne) {
+  EXPECT_FALSE(tree_refit_from(nullptr));
+  EXPECT_TRUE(tree_refit_from("1"));
+  EXPECT_FALSE(tree_refit_from("0"));
+  for (const char* text : {"", "yes", "2", "-1", " 1", "1 ", "0.5"}) {
+    try {
+      (void)tree_refit_from(text);
+      ADD_FAILURE() << "NBODY_TREE_REFIT accepted '" << text << "'";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("NBODY_TREE_REFIT"), std::string::npos) << what;
+      EXPECT_NE(what.find(text), std::string::npos) << what;
+    }
+  }
 }
 
 }  // namespace

@@ -64,6 +64,12 @@ class DeviceForces {
     (void)n_active;
     launch(n, eps, stream, potential);
   }
+  /// Hierarchical time steps, `ok`: the next launch_active() alone may refit what the last
+  /// launch built instead of building it anew (the tree: its cells' boxes and moments updated
+  /// bottom-up at the bodies' new places, with the same order and cells); the caller knows the
+  /// n bodies are the same ones, in the same order and scaling, as at that build. A launch()
+  /// clears it. The other algorithms ignore it.
+  virtual void allow_refit(bool ok) { (void)ok; }
   /// E.g. "direct-cuda-fast" or "tree-cuda-octree".
   [[nodiscard]] virtual std::string name() const = 0;
   /// Milliseconds per stage of the last launch, in pipeline order; call after the stream

@@ -40,12 +40,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <string>
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/device_buffer.cuh"
+#include "integrators/block_steps.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/integrator.hpp"
@@ -98,6 +101,12 @@ class BlockSteps {
     finish_bookkeeping(s, 0);
     std::uint64_t tick = 0;
     bool potentials = false;
+    // This step's last evaluation: its bodies and scaling, which a substep's refit keeps.
+    struct Built {
+      std::size_t n = 0;
+      int position_exponent = 0, mass_exponent = 0;
+    };
+    std::optional<Built> built;
     while (tick < kTicksPerStep) {
       const SubstepCounts& c = *counts_host_.data();
       const std::uint64_t next = next_tick(c.bins, tick);
@@ -136,7 +145,15 @@ class BlockSteps {
       if (n_active > 0 || s.domain_forces_) {  // collective where the ranks own their bodies
         // Every body active: the fixed step's full launch (the same kernels, the same bits).
         const bool all = n_active == s.n_;
+        // Between this step's evaluations the bodies stay in their order unless merges
+        // renumbered them: a substep refits the last one's tree (TreeForces::refit) while they
+        // and their scaling are the same; the step's last substep (all active) builds anew.
+        const Built now{s.n_, s.position_exponent_, s.mass_exponent_};
+        s.forces_->allow_refit(refit_ && !all && !s.domain_forces_ && built && built->n == now.n &&
+                               built->position_exponent == now.position_exponent &&
+                               built->mass_exponent == now.mass_exponent);
         s.evaluate_forces(potentials, false, all ? nullptr : active_.data(), n_active, false);
+        built = now;
         launch_finish_substep<typename Stepper::RealType>(
             s.state(), s.forces_->out(), active_.data(), n_active, s.G_, s.acceleration_scale(),
             s.potential_scale(), potentials ? s.phi() : nullptr, bin_.data(), p, tick,
@@ -235,6 +252,8 @@ class BlockSteps {
                          stream);
   }
 
+  /// NBODY_TREE_REFIT (1: refits between a step's builds; 0, unset: every substep builds).
+  bool refit_ = tree_refit_from(std::getenv("NBODY_TREE_REFIT"));
   std::uint64_t everyone_active_ = 0;  // a decomposed run's: of every rank, at the next end
   gpu::DeviceBuffer<std::uint8_t> bin_;
   gpu::DeviceBuffer<unsigned> active_;

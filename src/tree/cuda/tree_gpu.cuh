@@ -52,8 +52,11 @@ template <class Real>
 void launch_gather(const TreeView<Real>& t, cudaStream_t stream);
 template <class Real>
 void launch_build(const TreeView<Real>& t, cudaStream_t stream);
+/// grow: a refit's, each cell's box first grown to the smallest cube holding its old box and
+/// its bodies' (children's) boxes now.
 template <class Real>
-void launch_moments(const TreeView<Real>& t, bool quadrupole, cudaStream_t stream);
+void launch_moments(const TreeView<Real>& t, bool quadrupole, cudaStream_t stream,
+                    bool grow = false);
 template <class Real>
 void launch_group_count(const TreeView<Real>& t, unsigned cells, cudaStream_t stream);
 template <class Real>
@@ -63,6 +66,10 @@ struct WalkParams {
   double theta = 0.5;
   bool quadrupole = false;
   bool potential = false;  // also each body's potential, in out[].w (DeviceForces::launch)
+  /// The pass-1 budget of list entries is this many times one tree's: walk_received's joined
+  /// walk of k received trees takes k, so that a group goes body by body when its list is
+  /// longer than the k separate walks would each allow, not when their sum is.
+  double budget_scale = 1.0;
 };
 /// Warps the walk runs at once (its grid is persistent): the stacks hold this many.
 template <class Real>
@@ -115,6 +122,10 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   /// gathers every chunk. Rebuilt, not refitted (tree_gpu_active.cu).
   void launch_active(std::size_t n, Real eps, cudaStream_t stream, bool potential,
                      const unsigned* active, std::size_t n_active) override;
+  /// The next launch_active() refits the last build (tree_gpu_active.cu) when it was a Morton
+  /// build of the same n; refits() counts the launches that did.
+  void allow_refit(bool ok) override { refit_allowed_ = ok; }
+  [[nodiscard]] std::uint64_t refits() const { return refits_; }
   /// The shares do not overlap: each process packs the accelerations of its dealt chunks (tree
   /// order, 3 values per body, 4 with the last launch's potentials) and one all-gather brings
   /// every chunk to every process: 3 (4) values per body once, not 4 twice (an all-reduce).
@@ -243,6 +254,9 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   void prepare_input_walk(TreeView<Real>& t, std::size_t n, cudaStream_t stream);
   /// bbox, sort, build, summarise for n bodies (events 0 to 4); returns the cells used.
   unsigned build(std::size_t n, cudaStream_t stream);
+  /// The last build's cells at the bodies' new places (events 0 to 4: the gather in "sort",
+  /// the grown boxes and the moments in "summarise"); the walk groups stay.
+  void refit(std::size_t n, cudaStream_t stream);
   /// The walk's counters back to the host after the force stage (event 5).
   void copy_counters(cudaStream_t stream);
   void scratch(std::size_t bytes);
@@ -297,7 +311,11 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   std::size_t temp_bytes_ = 0;
   unsigned* host_counters_ = nullptr;  // pinned: 4 counters, then the interaction count
   bool a_old_use_ = false, cursors_fresh_ = false;  // a_old for this build; cursors just reset
-  bool active_walk_ = false;                        // select_active for this build
+  bool refit_allowed_ = false;                      // allow_refit(), for the next launch_active
+  std::size_t built_n_ = 0;  // the bodies of the last build (0: none to refit)
+  std::uint64_t refits_ = 0;
+  double budget_scale_ = 1.0;    // WalkParams::budget_scale of the next walks (walk_received)
+  bool active_walk_ = false;     // select_active for this build
   bool sort_from_room_ = false;  // the Morton sort starts in sorted_'s room (build_morton)
   DeviceBuffer<unsigned char> walked_groups_;  // select_active: per tree position
   bool root_box_set_ = false;

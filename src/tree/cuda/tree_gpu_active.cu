@@ -6,9 +6,14 @@
 // active bodies, and the walk (tree_gpu_walk.cu, Active) tests the whole group's box, so
 // every active body gets the full walk's result bit for bit.
 //
-// Rebuilt from scratch each substep, not refitted: a refit keeps the summarise stage, grows the
-// cells' boxes (longer lists) and lets the order go stale; it would pay only in deep
-// hierarchies with small active sets (not measured).
+// A substep's tree is the last build refitted when the caller allows it (allow_refit: the
+// device block steps do between a step's substeps, docs/timesteps.md): the bodies gathered into
+// the build's order at their new places, each cell's box grown bottom-up to the smallest cube
+// holding its old box and its bodies now, the moments (b_max, quadrupoles) summed anew. No
+// keys, no sort, no level-by-level build, the same walk groups. The boxes only grow, so the
+// walk opens every cell the build's edges would open, at a cost of longer lists as the bodies
+// spread; the order goes stale until the next build (the step's last substep, every body
+// active, is always a full launch()).
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -96,7 +101,11 @@ void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t strea
   if (n == 0) return;
   throw_if_failed();
   reserve(n);
-  build(n, stream);
+  if (std::exchange(refit_allowed_, false) && n == built_n_) {
+    refit(n, stream);
+  } else {
+    build(n, stream);
+  }
   select_positions(n, active, n_active, stream);
   TreeView<Real> t = view(n);
   t.active_groups = active_groups_.data();
@@ -106,6 +115,21 @@ void TreeForces<Real>::launch_active(std::size_t n, Real eps, cudaStream_t strea
   launch_active_walk(t, p, eps * eps, stacks_.data(), out(), stream);
   cursors_fresh_ = false;  // consumed: a walk_sources of this build resets them
   copy_counters(stream);
+}
+
+template <class Real>
+void TreeForces<Real>::refit(std::size_t n, cudaStream_t stream) {
+  ++refits_;
+  top_shared_ = false;
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[0], stream));
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[1], stream));
+  launch_gather(view(n), stream);
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[2], stream));
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[3], stream));
+  launch_moments(view(n), quadrupole_, stream, true);
+  // The walk's cursors, which the group write resets in a build.
+  NBODY_CUDA_CHECK(cudaMemsetAsync(counter_.data() + 3, 0, 3 * sizeof(unsigned), stream));
+  NBODY_CUDA_CHECK(cudaEventRecord(events_[4], stream));
 }
 
 template <class Real>

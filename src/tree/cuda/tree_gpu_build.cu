@@ -169,13 +169,51 @@ __device__ double body_reach(const TreeView<Real>& t, const CellLink& lk, Real x
   return reach;
 }
 
+/// A refit's box of cell c (TreeForces::refit): the smallest cube holding its old box and
+/// its bodies' places now (a leaf) or its children's boxes, already grown (the levels run
+/// bottom-up). So a cell only grows between builds and holds every body it stands for: the
+/// overlap test still opens it for a group among its bodies, and the criteria judge it by
+/// an edge no smaller than the build's.
 template <class Real>
-__global__ void moments_level(TreeView<Real> t, int level, bool quadrupole) {
+__device__ Vec4<Real> grown_box(const TreeView<Real>& t, const CellLink& lk, Vec4<Real> old) {
+  const bool planar = t.dim == 2;
+  double lo[3] = {double(old.x) - old.w, double(old.y) - old.w, double(old.z) - old.w};
+  double hi[3] = {double(old.x) + old.w, double(old.y) + old.w, double(old.z) + old.w};
+  auto hold = [&](double x, double y, double z, double h) {
+    lo[0] = fmin(lo[0], x - h), hi[0] = fmax(hi[0], x + h);
+    lo[1] = fmin(lo[1], y - h), hi[1] = fmax(hi[1], y + h);
+    lo[2] = fmin(lo[2], z - h), hi[2] = fmax(hi[2], z + h);
+  };
+  if (lk.first_child < 0) {
+    for (unsigned k = lk.begin; k < lk.end; ++k) {
+      const Vec4<Real> b = t.sorted[k];
+      hold(double(b.x), double(b.y), double(b.z), 0.0);
+    }
+  } else {
+    for (int ch = lk.first_child; ch < lk.first_child + lk.child_count; ++ch) {
+      const Vec4<Real> b = t.box[ch];
+      hold(double(b.x), double(b.y), double(b.z), double(b.w));
+    }
+  }
+  const Real cx = Real(0.5 * (lo[0] + hi[0])), cy = Real(0.5 * (lo[1] + hi[1]));
+  const Real cz = planar ? Real(0) : Real(0.5 * (lo[2] + hi[2]));
+  // The half edge from the rounded centre, rounded up: the cube holds the whole range.
+  double half = fmax(fmax(hi[0] - double(cx), double(cx) - lo[0]),
+                     fmax(hi[1] - double(cy), double(cy) - lo[1]));
+  if (!planar) half = fmax(half, fmax(hi[2] - double(cz), double(cz) - lo[2]));
+  Real h = Real(half);
+  if (double(h) < half) h = nextafter(h, Real(INFINITY));
+  return {cx, cy, cz, h};
+}
+
+template <class Real>
+__global__ void moments_level(TreeView<Real> t, int level, bool quadrupole, bool grow) {
   const unsigned lb = t.level_start[level], le = t.level_start[level + 1];
   const bool planar = t.dim == 2;
   for (unsigned c = lb + blockIdx.x * blockDim.x + threadIdx.x; c < le;
        c += gridDim.x * blockDim.x) {
     const CellLink lk = t.link[c];
+    if (grow) t.box[c] = grown_box(t, lk, t.box[c]);
     double m = 0, mx = 0, my = 0, mz = 0;
     if (lk.first_child < 0) {
       for (unsigned k = lk.begin; k < lk.end; ++k) {
@@ -293,9 +331,9 @@ void launch_build(const TreeView<Real>& t, cudaStream_t stream) {
 }
 
 template <class Real>
-void launch_moments(const TreeView<Real>& t, bool quadrupole, cudaStream_t stream) {
+void launch_moments(const TreeView<Real>& t, bool quadrupole, cudaStream_t stream, bool grow) {
   for (int level = key_bits(t.dim); level >= 0; --level) {
-    moments_level<Real><<<kLevelBlocks, kThreads, 0, stream>>>(t, level, quadrupole);
+    moments_level<Real><<<kLevelBlocks, kThreads, 0, stream>>>(t, level, quadrupole, grow);
     NBODY_CUDA_CHECK_LAUNCH("tree moments_level");
   }
 }
@@ -316,7 +354,7 @@ void launch_group_write(const TreeView<Real>& t, unsigned cells, cudaStream_t st
   template void launch_keys<Real>(const TreeView<Real>&, cudaStream_t);                  \
   template void launch_gather<Real>(const TreeView<Real>&, cudaStream_t);                \
   template void launch_build<Real>(const TreeView<Real>&, cudaStream_t);                 \
-  template void launch_moments<Real>(const TreeView<Real>&, bool, cudaStream_t);         \
+  template void launch_moments<Real>(const TreeView<Real>&, bool, cudaStream_t, bool);   \
   template void launch_group_count<Real>(const TreeView<Real>&, unsigned, cudaStream_t); \
   template void launch_group_write<Real>(const TreeView<Real>&, unsigned, cudaStream_t);
 NBODY_TREE_BUILD(float)

@@ -201,7 +201,7 @@ Real* TreeForces<Real>::old_accelerations(std::size_t n) {
 
 template <class Real>
 WalkParams TreeForces<Real>::walk_params(TreeView<Real>& t, bool potential) {
-  WalkParams p{theta_, quadrupole_, potential};
+  WalkParams p{theta_, quadrupole_, potential, budget_scale_};
   if (a_old_use_) {
     t.a_old = a_old_.data();
     t.alpha = Real(alpha_);
@@ -253,6 +253,7 @@ unsigned TreeForces<Real>::build(std::size_t n, cudaStream_t stream) {
   }
   NBODY_CUDA_CHECK(cudaEventRecord(events_[3], stream));
   cells_ = cells;
+  built_n_ = build_ == TreeBuild::Morton ? n : 0;  // what a refit may start from
 
   // summarise: moments bottom-up, then the walk groups
   launch_moments(view(n), quadrupole_, stream);
@@ -292,6 +293,7 @@ void TreeForces<Real>::build_only(std::size_t n, cudaStream_t stream) {
   n_ = n;
   walked_ = n;
   active_walk_ = false;
+  refit_allowed_ = false;
   // The old accelerations given for this build serve each of its walks (own tree, then every
   // received one); the next build needs them again.
   a_old_use_ = std::exchange(a_old_given_, false) && n > 0;

@@ -57,8 +57,9 @@ __device__ __forceinline__ unsigned tree_position(const unsigned* active_pos, un
 /// Mac: the bmax criterion (t.bmax: b_max^2 >= theta^2 d^2) or, with t.a_old set, the
 /// relative one (M s^2 > alpha a_min d^4, a_min the smallest |a_old| / G of the whole
 /// group's bodies; in pass 2 the body's own, GADGET-4's per-body test: a group's smallest
-/// is set by its body nearest the system's centre, where |a| -> 0); otherwise the geometric test (a
-/// kernel of its own, so that the default one keeps its registers).
+/// is set by its body nearest the system's centre, where |a| -> 0; Foreign: still the
+/// group's); otherwise the geometric test (a kernel of its own, so that the default one keeps
+/// its registers).
 /// Foreign: the walk of TreeForces::walk_sources (t.foreign's sources when set, t.accumulate,
 /// t.cost); its own variant too (else 80 -> 96 registers in the default float kernel).
 template <class Real, class Math, bool Quad, bool Single, bool Pot, bool Active = false,
@@ -162,7 +163,12 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
                ghz = Real(0.5) * (hz - lz);
     [[maybe_unused]] Real alpha_a = Real(0);  // relative: alpha |a_old| / G, the group's smallest
     if constexpr (Mac) {
-      if (relative && Single) {  // pass 2: the body's own, as in GADGET-4's per-body walk
+      // Pass 2: the body's own, as in GADGET-4's per-body walk; but in a received tree's
+      // walk still its group's: there a group with a long list is one beside a dense
+      // domain of another rank, not a central one, and its bodies' own |a_old| let ~1 % of
+      // them reach 7-13x one process's 99th percentile error (3-4 thread ranks, the joined
+      // walk, GpuDomain.ReceivedTreesWalkedAsOneKeepOneProcessForces).
+      if (relative && Single && !Foreign) {
         alpha_a = t.alpha * t.a_old[t.order[me.id[0]]];
       } else if (relative) {
         const Group whole_group = t.groups[g];  // tree positions, in every variant
