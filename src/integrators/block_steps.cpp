@@ -5,7 +5,6 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/environment_value.hpp"
 #include "integrators/scheme_step.hpp"
 #include "nbody/physics/collision_response.hpp"
 #include "nbody/physics/integration.hpp"
@@ -252,10 +251,6 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
   ps.set_force_flags(true, needs_phi || potential);
   ps.time += dt;
   counts.bins.assign(global_.begin(), global_.begin() + std::ptrdiff_t(deepest_bin() + 1));
-}
-
-bool tree_refit_from(const char* text) {
-  return whole_from_environment("NBODY_TREE_REFIT", text, 0, 1, "must be 0 or 1") == 1;
 }
 
 }  // namespace nbody

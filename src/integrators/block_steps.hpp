@@ -125,9 +125,4 @@ class BlockSteps {
 void merged_accelerations(const std::vector<std::uint64_t>& ids, std::vector<double> (&kept)[4],
                           const std::vector<MergeEvent>& merged, ParticleSystem& after);
 
-/// Whether the GPU's substeps refit the tree between a step's builds (1, an experiment) or
-/// build it each time (0, unset: the default; docs/timesteps.md has the measurement), from
-/// NBODY_TREE_REFIT, given its text. Throws the input error that names the variable otherwise.
-bool tree_refit_from(const char* text);
-
 }  // namespace nbody

@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "integrators/block_steps.hpp"
 #include "integrators/cell_density.hpp"
 #include "integrators/cell_density_rule.hpp"
 #include "nbody/diagnostics.hpp"
@@ -21,6 +20,7 @@
 #include "nbody/initial_conditions.hpp"
 #include "nbody/physics/timestep.hpp"
 #include "nbody/simulation.hpp"
+#include "tree/gpu_walk_options.hpp"
 
 namespace nbody {
 namespace {
@@ -216,12 +216,12 @@ TEST(DynamicalStep, CentralBodiesOfACuspTakeSmallerSteps) {
   EXPECT_GT(share_in_bin0(dyn), share_in_bin0(acc));
 }
 
-// NBODY_TREE_REFIT: the GPU substeps' tree refit, an experiment on with "1"; anything but 0 or
-// 1 is refused with a message that names the variable and the text.
-TEST(TreeRefitVariable, RefusesAnythingButZeroOrOne) {
+// NBODY_TREE_REFIT: the GPU substeps' refit, an experiment on with "1"; anything but 0 or 1 is
+// refused with a message that names the variable and the text.
+TEST(GpuWalkOptions, RefitRefusesAnythingButZeroOrOne) {
   EXPECT_FALSE(tree_refit_from(nullptr));
-  EXPECT_TRUE(tree_refit_from("1"));
   EXPECT_FALSE(tree_refit_from("0"));
+  EXPECT_TRUE(tree_refit_from("1"));
   for (const char* text : {"", "yes", "2", "-1", " 1", "1 ", "0.5"}) {
     try {
       (void)tree_refit_from(text);

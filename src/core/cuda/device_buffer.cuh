@@ -41,7 +41,12 @@ class DeviceBuffer {
     if (count <= capacity_) return;
     T* grown = static_cast<T*>(device_allocate(count * sizeof(T), what));
     if (keep > 0 && data_) {
-      const cudaError_t e = cudaMemcpy(grown, data_, keep * sizeof(T), cudaMemcpyDeviceToDevice);
+      // Synchronous on both sides: the copy runs on the legacy stream, which neither waits for
+      // the writers of data_ on non-blocking streams nor makes their next kernels wait for it.
+      cudaError_t e = cudaDeviceSynchronize();
+      if (e == cudaSuccess)
+        e = cudaMemcpy(grown, data_, keep * sizeof(T), cudaMemcpyDeviceToDevice);
+      if (e == cudaSuccess) e = cudaDeviceSynchronize();
       if (e != cudaSuccess) {
         device_release(grown);
         throw_cuda_error(e, what);

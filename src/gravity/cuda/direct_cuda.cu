@@ -162,8 +162,14 @@ void DirectForces<Real>::launch(std::size_t n, Real eps, cudaStream_t stream, bo
         tasks.swap(mine);
       }
       tasks_.reserve(std::max<std::size_t>(tasks.size(), 1), "kernel tasks");
-      NBODY_CUDA_CHECK(cudaMemcpy(tasks_.data(), tasks.data(), tasks.size() * sizeof(MutualTask),
-                                  cudaMemcpyHostToDevice));
+      // On the launch's stream. A cudaMemcpy from pageable memory may return before its data
+      // reach the device, and the launch's stream (non-blocking) does not wait for the legacy
+      // one: a kernel that ran first read zeroed tasks and summed nothing (every acceleration
+      // exactly 0, once in a test suite of processes sharing a GPU). An async copy from
+      // pageable memory is staged before it returns, so `tasks` may go.
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(tasks_.data(), tasks.data(),
+                                       tasks.size() * sizeof(MutualTask), cudaMemcpyHostToDevice,
+                                       stream));
       planned_for_ = p;
       n_tasks_ = unsigned(tasks.size());
     }

@@ -48,7 +48,6 @@
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/device_buffer.cuh"
-#include "integrators/block_steps.hpp"
 #include "nbody/distributed.hpp"
 #include "nbody/error.hpp"
 #include "nbody/integrator.hpp"
@@ -56,6 +55,7 @@
 #include "simulation/cuda/block_step_kernels.cuh"
 #include "simulation/cuda/cell_density.cuh"
 #include "simulation/cuda/device_state_copies.cuh"
+#include "tree/gpu_walk_options.hpp"
 
 namespace nbody::cuda_resident {
 

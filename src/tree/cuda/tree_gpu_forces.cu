@@ -62,6 +62,9 @@ TreeForces<Real>::TreeForces(int dim, double theta, bool quadrupole, OpeningCrit
   level_done_.reserve(33, "tree level tickets");
   NBODY_CUDA_CHECK(cudaMemset(level_done_.data(), 0, 33 * sizeof(unsigned)));
   NBODY_CUDA_CHECK(cudaMemset(counter_.data(), 0, 6 * sizeof(unsigned)));
+  // cudaMemset may return before it ran, on the legacy stream, which the launches' streams
+  // (non-blocking) do not wait for: the first build must find these zeros.
+  NBODY_CUDA_CHECK(cudaDeviceSynchronize());
   interactions_.reserve(1, "tree interaction count");
   bounds_.reserve(2, "bounding box");  // the bodies', the root cube's (set_root_box)
   NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_counters_),
