@@ -218,6 +218,56 @@ TEST(GpuActiveForces, TreeSecondPassMatchesTheFullLaunch) {
   unsetenv("NBODY_TREE_ENTRY_BUDGET");
 }
 
+// Regression (2026-11-30): the each-pair-once kernel's first launch copied its task list with
+// a cudaMemcpy on the legacy stream, which may return before the data reach the device, and
+// the launch's non-blocking stream did not wait for it: a kernel that ran first summed nothing
+// (every acceleration exactly 0, once in a GPU suite of processes sharing the device). Here a
+// large copy on another stream keeps the copy engine busy at each first launch of a new
+// DirectForces, whose forces must still be those of an undisturbed launch.
+TEST(GpuActiveForces, FirstMutualLaunchWaitsForItsTasks) {
+  NBODY_SKIP_WITHOUT_GPU();
+  gpu::select_gpu();
+  const ParticleSystem ps = plummer(17000, 61);
+  cuda_direct::DirectForces<double> quiet(cuda_direct::Kernel::Fast, 512, true);
+  const std::vector<Vec4<double>> want = forces_of<double>(quiet, ps, kSoftening, false, nullptr);
+  const std::size_t big = std::size_t(256) << 20;
+  void* host = nullptr;
+  void* device = nullptr;
+  check(cudaMallocHost(&host, big), "cudaMallocHost");
+  check(cudaMalloc(&device, big), "cudaMalloc");
+  cudaStream_t busy = nullptr, stream = nullptr;
+  check(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking), "busy stream");
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  const std::vector<Vec4<double>> bodies = packed<double>(ps, ps.size());
+  for (int round = 0; round < 8; ++round) {
+    cuda_direct::DirectForces<double> f(cuda_direct::Kernel::Fast, 512, true);
+    f.reserve(ps.size());
+    check(cudaMemcpy(f.bodies(), bodies.data(), bodies.size() * sizeof(Vec4<double>),
+                     cudaMemcpyHostToDevice),
+          "bodies");
+    check(cudaDeviceSynchronize(), "upload");
+    check(cudaMemcpyAsync(device, host, big, cudaMemcpyHostToDevice, busy), "busy copy");
+    f.launch(ps.size(), kSoftening, stream, false);
+    check(cudaStreamSynchronize(stream), "launch");
+    std::vector<Vec4<double>> got(ps.size());
+    check(
+        cudaMemcpy(got.data(), f.out(), got.size() * sizeof(Vec4<double>), cudaMemcpyDeviceToHost),
+        "out");
+    double d2 = 0, a2 = 0;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const double dx = got[i].x - want[i].x, dy = got[i].y - want[i].y, dz = got[i].z - want[i].z;
+      d2 += dx * dx + dy * dy + dz * dz;
+      a2 += want[i].x * want[i].x + want[i].y * want[i].y + want[i].z * want[i].z;
+    }
+    EXPECT_LE(std::sqrt(d2 / a2), 1e-12) << "round " << round;
+    check(cudaDeviceSynchronize(), "busy copy");
+  }
+  check(cudaStreamDestroy(busy), "busy stream");
+  check(cudaStreamDestroy(stream), "stream");
+  check(cudaFree(device), "cudaFree");
+  check(cudaFreeHost(host), "cudaFreeHost");
+}
+
 // The per-call solver (a CPU Simulation with --gravity on the GPU): compute_forces_active
 // keeps the other bodies' entries and the flags.
 TEST(GpuActiveForces, SolverComputesTheListedBodies) {
