@@ -66,8 +66,6 @@ struct WalkParams {
   double theta = 0.5;
   bool quadrupole = false;
   bool potential = false;  // also each body's potential, in out[].w (DeviceForces::launch)
-  /// False: no group goes to the second pass, body by body (walk_received's joined walk).
-  bool second_pass = true;
 };
 /// Warps the walk runs at once (its grid is persistent): the stacks hold this many.
 template <class Real>
@@ -312,7 +310,6 @@ class TreeForces final : public cuda_gravity::DeviceForces<Real> {
   bool refit_allowed_ = false;                      // allow_refit(), for the next launch_active
   std::size_t built_n_ = 0;  // the bodies of the last build (0: none to refit)
   std::uint64_t refits_ = 0;
-  bool second_pass_ = true;      // WalkParams::second_pass of the next walks (walk_received)
   bool active_walk_ = false;     // select_active for this build
   bool sort_from_room_ = false;  // the Morton sort starts in sorted_'s room (build_morton)
   DeviceBuffer<unsigned char> walked_groups_;  // select_active: per tree position

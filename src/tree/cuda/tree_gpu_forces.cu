@@ -204,7 +204,7 @@ Real* TreeForces<Real>::old_accelerations(std::size_t n) {
 
 template <class Real>
 WalkParams TreeForces<Real>::walk_params(TreeView<Real>& t, bool potential) {
-  WalkParams p{theta_, quadrupole_, potential, second_pass_};
+  WalkParams p{theta_, quadrupole_, potential};
   if (a_old_use_) {
     t.a_old = a_old_.data();
     t.alpha = Real(alpha_);

@@ -87,16 +87,11 @@ void TreeForces<Real>::walk_received(std::size_t n, Real eps, cudaStream_t strea
     }
   }
   const TreeSources<Real> joined = essential_sources(merged_.data(), all);
-  // No second pass (body by body): with it, ~1 % of the bodies of some decompositions had
-  // errors up to 7-13x one process's 99th percentile under the relative criterion (3-4 thread
-  // ranks, GpuDomain.ReceivedTreesWalkedAsOneKeepOneProcessForces: 5 failures in 9 runs; 1
-  // in 6 with a budget k times one walk's, and 1 in 6 with the group's |a_old| in the second
-  // pass as well; 0 in 6 with no second pass; the cause inside the second pass is not found).
-  // The joined lists are the received trees' alone, a fifth of the local walk's at 64M on 2
-  // GPUs.
-  second_pass_ = false;
+  // Its second pass tests the shared top cells with the group's box, as every other walk of
+  // the build (tree_gpu_walk_kernel.cuh): with the body's point box ~1 % of the bodies of some
+  // decompositions had errors up to 7-13x one process's 99th percentile (the relative
+  // criterion on 3-4 thread ranks, GpuDomain.ReceivedTreesWalkedAsOneKeepOneProcessForces).
   walk_sources(n, eps, stream, potential, &joined, true);
-  second_pass_ = true;
 }
 
 template void TreeForces<float>::walk_received(std::size_t, float, cudaStream_t, bool,

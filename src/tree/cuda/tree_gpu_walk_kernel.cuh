@@ -58,8 +58,8 @@ __device__ __forceinline__ unsigned tree_position(const unsigned* active_pos, un
 /// relative one (M s^2 > alpha a_min d^4, a_min the smallest |a_old| / G of the whole
 /// group's bodies; in pass 2 the body's own, GADGET-4's per-body test: a group's smallest
 /// is set by its body nearest the system's centre, where |a| -> 0; Foreign: still the
-/// group's); otherwise the geometric test (a kernel of its own, so that the default one keeps
-/// its registers).
+/// group's, and so is the box a shared top cell is tested with); otherwise the geometric
+/// test (a kernel of its own, so that the default one keeps its registers).
 /// Foreign: the walk of TreeForces::walk_sources (t.foreign's sources when set, t.accumulate,
 /// t.cost); its own variant too (else 80 -> 96 registers in the default float kernel).
 template <class Real, class Math, bool Quad, bool Single, bool Pot, bool Active = false,
@@ -161,13 +161,17 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
     const Real gx = Real(0.5) * (lx + hx), gy = Real(0.5) * (ly + hy), gz = Real(0.5) * (lz + hz);
     const Real ghx = Real(0.5) * (hx - lx), ghy = Real(0.5) * (hy - ly),
                ghz = Real(0.5) * (hz - lz);
+    // Pass 2, Foreign: a shared top cell is tested with the group's box, as pass 1 does, so that
+    // every walk of a build decides its copies alike (else its mass could count twice or never).
+    [[maybe_unused]] Real tc[3] = {gx, gy, gz}, th[3] = {ghx, ghy, ghz};
+    if constexpr (Foreign && Single) {
+      if (shared != nullptr) group_box<kPerLane>(t.sorted, t.groups[g], lane, tc, th);
+    }
     [[maybe_unused]] Real alpha_a = Real(0);  // relative: alpha |a_old| / G, the group's smallest
     if constexpr (Mac) {
-      // Pass 2: the body's own, as in GADGET-4's per-body walk; but in a received tree's
-      // walk still its group's: there a group with a long list is one beside a dense
-      // domain of another rank, not a central one, and its bodies' own |a_old| let ~1 % of
-      // them reach 7-13x one process's 99th percentile error (3-4 thread ranks, the joined
-      // walk, GpuDomain.ReceivedTreesWalkedAsOneKeepOneProcessForces).
+      // Pass 2: the body's own, as in GADGET-4's per-body walk; in a decomposed run's walks
+      // (Foreign, the own tree's too) still its group's, as for its box at shared top cells
+      // (below): every walk of a build must decide those alike.
       if (relative && Single && !Foreign) {
         alpha_a = t.alpha * t.a_old[t.order[me.id[0]]];
       } else if (relative) {
@@ -230,10 +234,14 @@ __global__ void __launch_bounds__(kWalkThreads<Real>)
         const Vec4<Real> b = box[c];
         m = com[c];
         const Real h = b.w, s = Real(2) * h;
-        bool open = boxes_overlap(b.x, b.y, b.z, h, h, planar ? Real(0) : h, gx, gy, gz, ghx, ghy,
-                                  ghz, slack);
+        bool whole = false;  // a shared top cell in pass 2: the group's box (above)
+        if constexpr (Foreign && Single) whole = shared != nullptr && shared[c] != 0;
+        const Real cx = whole ? tc[0] : gx, cy = whole ? tc[1] : gy, cz = whole ? tc[2] : gz;
+        const Real chx = whole ? th[0] : ghx, chy = whole ? th[1] : ghy, chz = whole ? th[2] : ghz;
+        bool open = boxes_overlap(b.x, b.y, b.z, h, h, planar ? Real(0) : h, cx, cy, cz, chx, chy,
+                                  chz, slack);
         if (!open) {
-          const Real d2 = distance2_point_box(m.x, m.y, m.z, gx, gy, gz, ghx, ghy, ghz);
+          const Real d2 = distance2_point_box(m.x, m.y, m.z, cx, cy, cz, chx, chy, chz);
           if constexpr (Mac) {
             const Real r = relative ? Real(0) : bmax[c];
             open = relative ? relative_must_open(m.w * s * s, alpha_a, d2, s * s)

@@ -85,7 +85,6 @@ void launch_walk_variant(const TreeView<Real>& t, const WalkParams& p, Real eps2
   const Real theta2 = Real(p.theta * p.theta);
   unsigned long long budget =
       t.a_old != nullptr ? relative_entry_budget(double(t.alpha)) : entry_budget(p.theta);
-  if (!p.second_pass) budget = clamp_budget(1e30);
   // Tests and tuning: NBODY_TREE_ENTRY_BUDGET=64 sends almost every group to pass 2.
   if (const char* e = std::getenv("NBODY_TREE_ENTRY_BUDGET"))
     budget = std::strtoull(e, nullptr, 10);

@@ -1,6 +1,6 @@
 #pragma once
 // Warp-wide primitives of the GPU tree walk (tree_gpu_walk_kernel.cuh): min and max over
-// the lanes, an exclusive prefix sum.
+// the lanes, an exclusive prefix sum, a walk group's box.
 #include <cuda_runtime.h>
 
 namespace nbody::cuda_tree {
@@ -32,6 +32,33 @@ __device__ __forceinline__ int warp_exclusive_sum(int v, unsigned lane, int& sum
   }
   sum = __shfl_sync(kFull, upto, 31);
   return upto - v;
+}
+
+/// The centre and half extents of the walk group `grp` (a range of tree positions in
+/// `sorted`), as the walk's pass 1 makes its box: each lane's PerLane bodies (idle slots hold
+/// the first), min and max over the warp, so the same bits.
+template <int PerLane, class Real, class Body, class Range>
+__device__ __forceinline__ void group_box(const Body* sorted, Range grp, unsigned lane,
+                                          Real (&centre)[3], Real (&half)[3]) {
+  Real lo[3], hi[3];
+#pragma unroll
+  for (int k = 0; k < PerLane; ++k) {
+    const unsigned j = grp.begin + lane + 32u * unsigned(k);
+    const Body e = sorted[j < grp.end ? j : grp.begin];
+    const Real v[3] = {e.x, e.y, e.z};
+#pragma unroll
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = k == 0 ? v[d] : min(lo[d], v[d]);
+      hi[d] = k == 0 ? v[d] : max(hi[d], v[d]);
+    }
+  }
+#pragma unroll
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = warp_min(lo[d]);
+    hi[d] = warp_max(hi[d]);
+    centre[d] = Real(0.5) * (lo[d] + hi[d]);
+    half[d] = Real(0.5) * (hi[d] - lo[d]);
+  }
 }
 
 }  // namespace
