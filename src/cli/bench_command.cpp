@@ -239,9 +239,9 @@ void add_bench_command(CLI::App& app) {
       ->check(positive_number());
   cmd->add_option("--timestep-criteria", steps->criteria,
                   "timestep: the adaptive runs' step criteria (comma-separated: acceleration, "
-                  "dynamical; default both)")
+                  "dynamical, jerk (the CPU direct sum); default acceleration and dynamical)")
       ->delimiter(',')
-      ->check(one_of({"acceleration", "dynamical"}));
+      ->check(one_of({"acceleration", "dynamical", "jerk"}));
   cmd->add_option("--timestep-modes", steps->modes,
                   "timestep: the schemes with bins beside the fixed steps (comma-separated: "
                   "adaptive, hierarchical (CPU); default adaptive)")

@@ -281,9 +281,10 @@ void add_integrator_options(CLI::App* app, IntegratorOptions& i) {
       ->capture_default_str();
   add_enum_option(app, "--timestep-criterion", i.timestep_criterion, parse_timestep_criterion,
                   "Adaptive steps: what sets a body's step: acceleration (sqrt(2 eta eps / |a|), "
-                  "GADGET's) or dynamical (eta / omega, omega^2 = G M / r^3 from the density of "
-                  "the body's neighbourhood or its own orbit, Zemp et al. 2007; "
-                  "docs/timesteps.md)");
+                  "GADGET's), dynamical (eta / omega, omega^2 = G M / r^3 from the density of "
+                  "the body's neighbourhood or its own orbit, Zemp et al. 2007) or jerk "
+                  "(eta |a| / |da/dt|, Aarseth's first-order form; the CPU direct sum, one "
+                  "process; docs/timesteps.md)");
   app->add_option("--dt-min", i.dt_min,
                   "Adaptive steps: the smallest step allowed (0: dt/2^30); bodies that want less "
                   "are counted and reported")

@@ -72,9 +72,10 @@ constexpr std::array<NameTable<TimestepMode>, 3> kTimestepModes{{
     {TimestepMode::Adaptive, "adaptive"},
     {TimestepMode::Hierarchical, "hierarchical"},
 }};
-constexpr std::array<NameTable<TimestepCriterion>, 2> kTimestepCriteria{{
+constexpr std::array<NameTable<TimestepCriterion>, 3> kTimestepCriteria{{
     {TimestepCriterion::Acceleration, "acceleration"},
     {TimestepCriterion::Dynamical, "dynamical"},
+    {TimestepCriterion::Jerk, "jerk"},
 }};
 
 template <class Enum, std::size_t N>

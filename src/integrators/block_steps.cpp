@@ -8,6 +8,7 @@
 #include "integrators/scheme_step.hpp"
 #include "nbody/physics/collision_response.hpp"
 #include "nbody/physics/integration.hpp"
+#include "nbody/physics/pair_force.hpp"
 #include "nbody/physics/timestep.hpp"
 
 namespace nbody {
@@ -42,12 +43,40 @@ BlockSteps::BlockSteps(const IntegratorOptions& options, const GravityOptions& g
 double BlockSteps::wanted(const ParticleSystem& ps, std::size_t i) const {
   if (criterion_ == TimestepCriterion::Dynamical)
     return wanted_step_dynamical(eta_, omega2_[i], ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
+  if (criterion_ == TimestepCriterion::Jerk)
+    return wanted_step_jerk(eta_, ps.ax[i], ps.ay[i], ps.az[i], jerk_[i], 0, 0);
   return wanted_step(eta_, softening_, ps.ax[i], ps.ay[i], ps.az[i], phi_of(ps, i));
 }
 
 void BlockSteps::update_density(const ParticleSystem& ps) {
   if (criterion_ == TimestepCriterion::Dynamical)
     density_.compute(ps, dim_, G_, softening_, omega2_);
+}
+
+void BlockSteps::update_jerk(const ParticleSystem& ps, const std::vector<std::uint32_t>* list) {
+  if (criterion_ != TimestepCriterion::Jerk) return;
+  const std::size_t n = ps.size();
+  jerk_.resize(n);
+  const std::size_t targets = list ? list->size() : n;
+  const double eps2 = softening_ * softening_;
+  auto one = [&](std::size_t k) {
+    const std::size_t i = list ? (*list)[k] : k;
+    double jx = 0, jy = 0, jz = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      accumulate_pair_jerk(ps.x[j] - ps.x[i], ps.y[j] - ps.y[i], ps.z[j] - ps.z[i],
+                           ps.vx[j] - ps.vx[i], ps.vy[j] - ps.vy[i], ps.vz[j] - ps.vz[i],
+                           ps.mass[j], eps2, jx, jy, jz);
+    }
+    jerk_[i] = std::abs(G_) * std::sqrt(jx * jx + jy * jy + jz * jz);
+  };
+  // Each target sums every body: threads from a few thousand pair terms a thread.
+  if (targets * n > 1u << 16) {
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::size_t k = 0; k < targets; ++k) one(k);
+  } else {
+    for (std::size_t k = 0; k < targets; ++k) one(k);
+  }
 }
 
 void BlockSteps::sync_bins(BlockStepCounts& counts) {
@@ -148,11 +177,18 @@ void BlockSteps::kick_active(ParticleSystem& ps, double dt, std::uint64_t tick, 
                              int deepest) {
   const bool last = tick == kTicksPerStep;
   std::uint64_t floored = 0;
+  // The jerk criterion reads the velocities: every closing kick first (the others' are
+  // independent of the order), then the active bodies' jerks.
+  const bool closed_first = criterion_ == TimestepCriterion::Jerk && !last;
+  if (closed_first) {
+    for (const std::uint32_t i : active_) kick_body(ps, i, bin_half_step(dt, bin_of(bin_[i])));
+    update_jerk(ps, &active_);
+  }
   for (const std::uint32_t i : active_) {
     const std::uint8_t byte = bin_[i];
     const int old_bin = bin_of(byte);
-    kick_body(ps, i, bin_half_step(dt, old_bin));  // the closing kick, with the old step
-    if (last) continue;                            // synchronised: the next step assigns bins
+    if (!closed_first) kick_body(ps, i, bin_half_step(dt, old_bin));  // closing, the old step
+    if (last) continue;  // synchronised: the next step assigns bins
     bool fl = false;
     const int k = contact_bin(
         next_bin(timestep_bin(wanted(ps, i), dt, k_limit, &fl), old_bin, tick), byte, deepest);
@@ -180,7 +216,8 @@ void drift_all(ParticleSystem& ps, double h) {
 void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const BlockStepStages& stages,
                       BlockStepCounts& counts) {
   // The acceleration rule without softening, and the dynamical one, use phi.
-  const bool needs_phi = !(softening_ > 0) || criterion_ == TimestepCriterion::Dynamical;
+  const bool needs_phi = criterion_ == TimestepCriterion::Dynamical ||
+                         (criterion_ == TimestepCriterion::Acceleration && !(softening_ > 0));
   if (!ps.accelerations_valid()) {
     stages.all_forces(ps, needs_phi);  // gravity alone: contacts wait for the first drift
   } else {
@@ -190,6 +227,7 @@ void BlockSteps::step(ParticleSystem& ps, double dt, bool potential, const Block
   const std::size_t n = ps.size();
   const int k_limit = bin_limit(dt, dt_min_);
   update_density(ps);
+  update_jerk(ps, nullptr);
 
   // Synchronised: every body takes the bin its acceleration asks for, and its opening kick.
   bin_.resize(n);

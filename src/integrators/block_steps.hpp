@@ -99,6 +99,9 @@ class BlockSteps {
   [[nodiscard]] double wanted(const ParticleSystem& ps, std::size_t i) const;
   /// The dynamical criterion: omega2_ from the current positions (all bodies).
   void update_density(const ParticleSystem& ps);
+  /// The jerk criterion: jerk_[i] = |da_i/dt| of the listed bodies (null: all), summed over
+  /// every body at the current positions and velocities.
+  void update_jerk(const ParticleSystem& ps, const std::vector<std::uint32_t>* list);
 
   double eta_;
   double dt_min_;
@@ -108,6 +111,7 @@ class BlockSteps {
   int dim_;
   CellDensity density_;
   std::vector<double> omega2_;            // the dynamical criterion: each body's cell omega^2
+  std::vector<double> jerk_;              // the jerk criterion: each body's |da/dt|
   std::vector<std::uint8_t> bin_;         // with kContactFlag (physics/timestep.hpp)
   std::vector<std::uint64_t> histogram_;  // this process's bodies per bin
   std::vector<std::uint64_t> global_;     // every rank's (histogram_ without a group)

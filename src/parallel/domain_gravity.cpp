@@ -204,6 +204,10 @@ std::string replicated_because(const SimulationOptions& o) {
   if (o.integrator.timestep == TimestepMode::Adaptive &&
       o.integrator.timestep_criterion == TimestepCriterion::Dynamical)
     return "the dynamical time-step criterion is not decomposed yet";
+  // Its jerk sums every pair on the host (block_steps.cpp).
+  if (o.integrator.timestep == TimestepMode::Adaptive &&
+      o.integrator.timestep_criterion == TimestepCriterion::Jerk)
+    return "the jerk time-step criterion is not decomposed yet";
   return {};
 }
 

@@ -38,6 +38,15 @@ void check_integrator_options(const SimulationOptions& o) {
       throw input_error("--collisions", "not with --timestep hierarchical (adaptive takes them)",
                         to_string(o.collisions.model));
   }
+  if (has_bins(o.integrator.timestep) &&
+      o.integrator.timestep_criterion == TimestepCriterion::Jerk) {
+    // The jerk is summed over every pair, beside the forces (block_steps.cpp).
+    if (o.gravity.device == Device::Gpu)
+      throw input_error("--timestep-criterion", "runs on the CPU (--device cpu) for now", "jerk");
+    if (o.gravity.algorithm != GravityAlgorithm::Direct)
+      throw input_error("--timestep-criterion",
+                        "needs --gravity direct (the jerk is summed over every pair)", "jerk");
+  }
   if (o.integrator.scheme != IntegratorScheme::Ias15) return;
   const GravityOptions& g = o.gravity;
   if (g.device == Device::Gpu) {

@@ -239,7 +239,9 @@ class TestRanksEqualOneProcess(CliTestCase):
         for extra, why in ((["--integrator", "ias15"], "IAS15 is not decomposed"),
                            (["--kernel", "scalar"], "the scalar kernel is not decomposed; --kernel fast is"),
                            (["--gravity", "tree", "--timestep", "adaptive", "--timestep-criterion",
-                             "dynamical"], "the dynamical time-step criterion is not decomposed yet")):
+                             "dynamical"], "the dynamical time-step criterion is not decomposed yet"),
+                           (["--gravity", "direct", "--timestep", "adaptive", "--timestep-criterion",
+                             "jerk"], "the jerk time-step criterion is not decomposed yet")):
             proc = mpirun(2, "run", "--model", "plummer", "-n", 200, "--steps", 2, *extra)
             self.assertIn(f"on 2 MPI ranks (each holds every body: {why})\n", proc.stdout + proc.stderr)
         proc = mpirun(2, "run", "--model", "plummer", "-n", 200, "--steps", 2, "--gravity", "tree")

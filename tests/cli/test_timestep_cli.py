@@ -89,6 +89,30 @@ class TestAdaptiveRuns(CliTestCase):
                          "--timestep-criterion: differs from the checkpoint's dynamical")
 
 
+    def test_jerk_criterion_is_reported_restarts_and_is_cpu_direct_only(self):
+        # Kepler e = 0.9: |a| / |da/dt| shrinks at pericentre, which takes a deeper bin.
+        j = run_json(*KEPLER, "--steps", 64, "--timestep", "adaptive", "--timestep-criterion",
+                     "jerk", "--eta", 0.01)
+        self.assertEqual(j["timestep"]["criterion"], "jerk")
+        self.assertGreaterEqual(len(j["timestep"]["bins"]), 4)
+        self.assertLess(abs(j["energy_drift"]), 1e-3)
+        run = ["--model", "plummer", "-n", 300, "--softening", 0.01, "--gravity", "direct",
+               "--timestep", "adaptive", "--timestep-criterion", "jerk", "--dt", 0.05, "-q"]
+        whole = run_json(*run, "--steps", 4)
+        nbody("run", *run, "--steps", 2, "--checkpoint-every", 2, "--output-dir", self.dir / "a")
+        resumed = run_json("--restart", self.dir / "a" / "checkpoint_00000002.h5", "--steps", 4,
+                           "--output-dir", self.dir / "b", "-q")
+        self.assertEqual(resumed["timestep"]["criterion"], "jerk")
+        self.assertEqual(resumed["energy_end"], whole["energy_end"])
+        base = ["run", "--model", "plummer", "-n", 100, "--steps", 1, "--timestep", "adaptive",
+                "--timestep-criterion", "jerk"]
+        self.check_fails([*base, "--gravity", "tree"],
+                         "--timestep-criterion: needs --gravity direct (the jerk is summed over "
+                         "every pair) (got jerk)")
+        self.check_fails([*base, "--gravity", "direct", "--device", "gpu"],
+                         "--timestep-criterion: runs on the CPU (--device cpu) for now (got jerk)")
+
+
 class TestAdaptiveOptionErrors(CliTestCase):
     def test_bad_values(self):
         base = ["run", "--model", "kepler", "--steps", 1, "--timestep", "adaptive"]

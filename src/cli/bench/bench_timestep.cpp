@@ -324,8 +324,7 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
     adaptive.timestep_criterion = c;
     for (const double eta : etas) {
       adaptive.eta = eta;
-      run(adaptive, dts.front(),
-          fmt::format("{} η {:g}", c == TimestepCriterion::Dynamical ? "dyn" : "acc", eta));
+      run(adaptive, dts.front(), fmt::format("{} η {:g}", to_string(c).substr(0, 3), eta));
     }
   }
   // The momentum-conserving scheme (the acceleration criterion, the CPU).
