@@ -46,6 +46,23 @@ class FolderTest : public ::testing::Test {
   std::string prefix_;
 };
 
+/// A star of mass 1 at rest and five planets of mass 1e-4 on circular orbits in the plane
+/// z = 0 at r = 0.3 ... 4.8 (periods 1 ... 66), G = 1.
+inline ParticleSystem star_and_planets() {
+  ParticleSystem ps;
+  ps.add(Body{{0, 0, 0}, {0, 0, 0}, 1.0, 0, 0});
+  double r = 0.3;
+  for (int k = 0; k < 5; ++k, r *= 2) {
+    const double v = std::sqrt(1.0 / r), phase = 1.3 * k;
+    ps.add(Body{{r * std::cos(phase), r * std::sin(phase), 0},
+                {-v * std::sin(phase), v * std::cos(phase), 0},
+                1e-4,
+                0,
+                std::uint64_t(k + 1)});
+  }
+  return ps;
+}
+
 /// n bodies uniform in [-1,1]^3, velocities uniform in [-0.1,0.1]^3, masses in [0.5,1.5]/n.
 inline ParticleSystem random_system(std::size_t n, std::uint64_t seed, int dim = 3) {
   std::mt19937_64 rng(seed);

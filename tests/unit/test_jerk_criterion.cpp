@@ -14,6 +14,7 @@
 #include "nbody/physics/pair_force.hpp"
 #include "nbody/physics/timestep.hpp"
 #include "nbody/simulation.hpp"
+#include "test_helpers.hpp"
 
 namespace nbody {
 namespace {
@@ -51,22 +52,6 @@ TEST(JerkStep, PairJerkIsTheTimeDerivativeOfThePairForce) {
   }
 }
 
-/// A star of mass 1 and five planets of mass 1e-4 on circular orbits at r = 0.3 ... 4.8.
-ParticleSystem planets() {
-  ParticleSystem ps;
-  ps.add(Body{{0, 0, 0}, {0, 0, 0}, 1.0, 0, 0});
-  double r = 0.3;
-  for (int k = 0; k < 5; ++k, r *= 2) {
-    const double v = std::sqrt(1.0 / r), phase = 1.3 * k;
-    ps.add(Body{{r * std::cos(phase), r * std::sin(phase), 0},
-                {-v * std::sin(phase), v * std::cos(phase), 0},
-                1e-4,
-                0,
-                std::uint64_t(k + 1)});
-  }
-  return ps;
-}
-
 struct PlanetRun {
   std::vector<std::uint64_t> bins;
   std::uint64_t evaluations = 0;
@@ -80,7 +65,7 @@ PlanetRun run_planets(TimestepCriterion criterion, double eta) {
   o.integrator.timestep = TimestepMode::Adaptive;
   o.integrator.timestep_criterion = criterion;
   o.integrator.eta = eta;
-  Simulation sim(planets(), o);
+  Simulation sim(test::star_and_planets(), o);
   const double e0 = sim.diagnostics(EnergyMethod::Exact).total_energy;
   for (int s = 0; s < 20; ++s) sim.step(0.5);
   PlanetRun r;
@@ -119,7 +104,7 @@ TEST(JerkStep, CpuDirectSumOnly) {
     o.integrator.timestep = TimestepMode::Adaptive;
     o.integrator.timestep_criterion = TimestepCriterion::Jerk;
     try {
-      Simulation sim(planets(), o);
+      Simulation sim(test::star_and_planets(), o);
       ADD_FAILURE() << (gpu ? "the GPU" : "the tree") << " was accepted";
     } catch (const Error& e) {
       const std::string what = e.what();

@@ -20,6 +20,7 @@
 #include "nbody/initial_conditions.hpp"
 #include "nbody/physics/timestep.hpp"
 #include "nbody/simulation.hpp"
+#include "test_helpers.hpp"
 #include "tree/gpu_walk_options.hpp"
 
 namespace nbody {
@@ -152,17 +153,7 @@ TEST(DynamicalStep, PlanetsTakeTheirOrbitsSteps) {
   // A star and planets at r = 0.3 ... 4.8 (periods 1 ... 66): each planet's step is eta
   // P / (2 pi) from its orbit (|a|^2 / |phi| of a Kepler orbit), so the bins spread over
   // ~5 levels.
-  ParticleSystem ps;
-  ps.add(Body{{0, 0, 0}, {0, 0, 0}, 1.0, 0, 0});
-  double r = 0.3;
-  for (int k = 0; k < 5; ++k, r *= 2) {
-    const double v = std::sqrt(1.0 / r), phase = 1.3 * k;
-    ps.add(Body{{r * std::cos(phase), r * std::sin(phase), 0},
-                {-v * std::sin(phase), v * std::cos(phase), 0},
-                1e-4,
-                0,
-                0});
-  }
+  const ParticleSystem ps = test::star_and_planets();
   SimulationOptions o;
   o.gravity.algorithm = GravityAlgorithm::Direct;
   o.gravity.softening = 0;
