@@ -60,9 +60,11 @@ enum class TimestepMode { Fixed, Adaptive, Hierarchical };
 /// time 1 / omega, omega^2 the larger of the mean density of the body's neighbourhood (the
 /// smallest octree cell around it holding kDensityCellBodies bodies) as G M / r^3 and
 /// |a|^2 / |phi| (G M / r^3 of a Kepler orbit): Zemp et al. (2007)'s dynamical time.
-enum class TimestepCriterion { Acceleration, Dynamical };
+/// Jerk: dt_i = eta |a_i| / |da_i/dt|, the first-order form of Aarseth's criterion, with the
+/// jerk summed directly over the bodies (the CPU direct sum, one process).
+enum class TimestepCriterion { Acceleration, Dynamical, Jerk };
 
-/// "acceleration" or "dynamical" (src/core/option_names.cpp).
+/// "acceleration", "dynamical" or "jerk" (src/core/option_names.cpp).
 [[nodiscard]] std::string_view to_string(TimestepCriterion c);
 /// Throws nbody::Error naming --timestep-criterion for an unknown name.
 [[nodiscard]] TimestepCriterion parse_timestep_criterion(std::string_view name);

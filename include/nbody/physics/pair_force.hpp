@@ -23,6 +23,21 @@ struct PairMath {
   }
 };
 
+/// The pair's jerk, d/dt of accumulate_pair_acceleration's term (per unit G), with
+/// dv = v_j - v_i: j_i += m_j (dv / s^3 - 3 (dx . dv) dx / s^5), s^2 = r^2 + eps^2.
+template <class Real>
+NBODY_HD void accumulate_pair_jerk(Real dx, Real dy, Real dz, Real dvx, Real dvy, Real dvz, Real mj,
+                                   Real eps2, Real& jx, Real& jy, Real& jz) {
+  const Real s2 = eps2 + dx * dx + dy * dy + dz * dz;
+  if (!(s2 > Real(0))) return;  // the body itself (or a coincident one without softening)
+  const Real inv_s = Real(1) / std::sqrt(s2);
+  const Real inv_s3 = mj * inv_s * inv_s * inv_s;
+  const Real rv = Real(3) * (dx * dvx + dy * dvy + dz * dvz) * inv_s * inv_s;
+  jx += inv_s3 * (dvx - rv * dx);
+  jy += inv_s3 * (dvy - rv * dy);
+  jz += inv_s3 * (dvz - rv * dz);
+}
+
 /// accumulate_pair_acceleration plus the pair's potential: phi -= m_j / sqrt(r^2 + eps^2)
 /// (per unit G), from the same rsqrt: one more add per interaction. The acceleration is
 /// computed by the same expressions in the same order, so it has the same bits whether or

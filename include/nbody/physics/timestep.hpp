@@ -72,6 +72,20 @@ NBODY_HD double wanted_step(double eta, double softening, double ax, double ay, 
   return exact_div(exact_sqrt(exact_mul(2 * eta, std::fabs(phi))), a);
 }
 
+// The jerk criterion (--timestep-criterion jerk): dt_i = eta |a_i| / |da_i/dt|, the first-order
+// form of Aarseth's criterion, which Hermite codes use for a body's first step (Makino &
+// Aarseth 1992, PASJ 44, 141; Aarseth 2003, "Gravitational N-Body Simulations"). It follows
+// the rate at which a body's force changes, so a star feels its planets' periods in its own
+// reflex motion, which |a| alone misses. For a circular Kepler orbit |da/dt| = omega |a|:
+// eta is the step as a fraction of P / 2 pi, as for the dynamical criterion.
+/// The step the jerk criterion wants (infinity when the jerk is 0).
+NBODY_HD double wanted_step_jerk(double eta, double ax, double ay, double az, double jx, double jy,
+                                 double jz) {
+  const double j2 = squared_acceleration(jx, jy, jz);
+  if (!(j2 > 0)) return INFINITY;
+  return exact_div(exact_mul(eta, exact_sqrt(squared_acceleration(ax, ay, az))), exact_sqrt(j2));
+}
+
 // The dynamical criterion (--timestep-criterion dynamical): dt_i = eta / omega_i with
 // omega_i^2 = G M_enc / r^3 the inverse square of the local dynamical time (Zemp et al.
 // 2007, "An optimum time-stepping scheme for N-body simulations", MNRAS 376, 273: the step
