@@ -162,12 +162,14 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                           a.integrator.ias15_epsilon, to_string(a.integrator.ias15_rule), a.dt,
                           until_time ? fmt::format("until t = {:g}", a.t_end)
                                      : fmt::format("{} steps", last_step - first_step))
-            : fmt::format("{} dt = {:g}{}, {} steps", sim.integrator_name(), a.dt,
-                          has_bins(a.integrator.timestep)
-                              ? fmt::format(" ({}: bins dt/2^k, eta = {:g})",
-                                            to_string(a.integrator.timestep), a.integrator.eta)
-                              : std::string(),
-                          last_step - first_step);
+            : fmt::format(
+                  "{} dt = {:g}{}, {} steps", sim.integrator_name(), a.dt,
+                  has_bins(a.integrator.timestep)
+                      ? fmt::format(" ({}: bins dt/2^k, {} criterion, eta = {:g})",
+                                    to_string(a.integrator.timestep),
+                                    to_string(a.integrator.timestep_criterion), a.integrator.eta)
+                      : std::string(),
+                  last_step - first_step);
     // Under mpirun, a run that replicates the state says why (docs/distributed.md Part 1).
     const std::string why = sim.decomposed() ? "" : parallel::replicated_because(sim.options());
     const std::string threads =
