@@ -155,6 +155,10 @@ class TestBenchTimestepBadInput(CliTestCase):
         self.check_fails(["bench", "timestep", "--seed", -1], "--seed", "(got -1)")
         self.check_fails(["bench", "timestep", "--timestep-modes", "fixed"], "--timestep-modes")
         self.check_fails(["bench", "timestep", "--seed", "1e40"], "--seed", "(got 1e40)")
+        self.check_fails(["bench", "timestep", "--gravity", "tree", "--timestep-criteria",
+                          "acceleration,jerk"],
+                         "--timestep-criteria: jerk needs --gravity direct and --device cpu (the "
+                         "jerk is summed over every pair) (got acceleration,jerk)")
 
 
 if __name__ == "__main__":

@@ -239,6 +239,14 @@ SuiteResult timestep_suite(const BenchArgs& a, const TimestepBenchArgs& t, std::
   g.theta = a.theta;
   g.quadrupole = a.quadrupole;
   g.threads = a.threads;
+  // Before any run: the jerk is summed over every pair on the host (docs/timesteps.md).
+  if (std::find(criteria.begin(), criteria.end(), TimestepCriterion::Jerk) != criteria.end() &&
+      (g.algorithm != GravityAlgorithm::Direct || g.device != Device::Cpu)) {
+    throw input_error("--timestep-criteria",
+                      "jerk needs --gravity direct and --device cpu (the jerk is summed over "
+                      "every pair)",
+                      fmt::format("{}", fmt::join(criterion_names, ",")));
+  }
 
   ModelOptions m;
   m.model = model;
