@@ -156,20 +156,7 @@ int run_simulation(RunArgs& a, const CLI::App& app) {
                                              resumed.has_value(), first_step);
 
   if (talk) {
-    const std::string stepping =
-        own_steps
-            ? fmt::format("ias15 (epsilon = {:g}, {} step rule, first dt = {:g}), {}",
-                          a.integrator.ias15_epsilon, to_string(a.integrator.ias15_rule), a.dt,
-                          until_time ? fmt::format("until t = {:g}", a.t_end)
-                                     : fmt::format("{} steps", last_step - first_step))
-            : fmt::format(
-                  "{} dt = {:g}{}, {} steps", sim.integrator_name(), a.dt,
-                  has_bins(a.integrator.timestep)
-                      ? fmt::format(" ({}: bins dt/2^k, {} criterion, eta = {:g})",
-                                    to_string(a.integrator.timestep),
-                                    to_string(a.integrator.timestep_criterion), a.integrator.eta)
-                      : std::string(),
-                  last_step - first_step);
+    const std::string stepping = stepping_text(a, sim, until_time, last_step - first_step);
     // Under mpirun, a run that replicates the state says why (docs/distributed.md Part 1).
     const std::string why = sim.decomposed() ? "" : parallel::replicated_because(sim.options());
     const std::string threads =

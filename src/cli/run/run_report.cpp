@@ -85,6 +85,23 @@ nlohmann::ordered_json timestep_json(const RunArgs& a, Simulation& sim, const Ru
 
 }  // namespace
 
+std::string stepping_text(const RunArgs& a, const Simulation& sim, bool until_time,
+                          std::uint64_t steps) {
+  const IntegratorOptions& i = a.integrator;
+  if (sim.own_steps()) {
+    return fmt::format(
+        "ias15 (epsilon = {:g}, {} step rule, first dt = {:g}), {}", i.ias15_epsilon,
+        to_string(i.ias15_rule), a.dt,
+        until_time ? fmt::format("until t = {:g}", a.t_end) : fmt::format("{} steps", steps));
+  }
+  const std::string bins =
+      has_bins(i.timestep)
+          ? fmt::format(" ({}: bins dt/2^k, {} criterion, eta = {:g})", to_string(i.timestep),
+                        to_string(i.timestep_criterion), i.eta)
+          : std::string();
+  return fmt::format("{} dt = {:g}{}, {} steps", sim.integrator_name(), a.dt, bins, steps);
+}
+
 void print_run_summary(std::FILE* human, const RunArgs& a, Simulation& sim, const RunResult& r) {
   const double drift = relative_energy_drift(r.initial_energy, r.end.total_energy);
   const CollisionTotals& coll = sim.collision_totals();

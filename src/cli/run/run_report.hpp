@@ -22,6 +22,11 @@ struct RunResult {
   std::vector<std::string> warnings;  // printed as `nbody: warning: ...` and in the JSON
 };
 
+/// The header's integrator part: the scheme, dt, the bins and criterion of adaptive steps, or
+/// IAS15's settings (whose steps are its own: until --t-end when `until_time`); `steps` of
+/// this invocation.
+[[nodiscard]] std::string stepping_text(const RunArgs& args, const Simulation& sim, bool until_time,
+                                        std::uint64_t steps);
 /// The closing lines (energy, momenta, collisions, timings) on `human`.
 void print_run_summary(std::FILE* human, const RunArgs& args, Simulation& sim,
                        const RunResult& result);
